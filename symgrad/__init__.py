@@ -1,0 +1,29 @@
+"""symgrad: symbolic differentiation over SymPy expressions, driven by a
+rule table whose rules you can override.
+
+>>> from sympy import symbols, sin
+>>> from symgrad import grad
+>>> x, y = symbols("x y")
+>>> grad(sin(x * y), [x, y])
+(y*cos(x*y), x*cos(x*y))
+"""
+
+from .autodiff import grad, hessian, jacobian, jvp, vjp
+from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
+from .functions import rint
+
+__all__ = [
+    "grad",
+    "jacobian",
+    "hessian",
+    "jvp",
+    "vjp",
+    "rint",
+    "SymgradError",
+    "RuleError",
+    "NoRuleError",
+    "ComplexValueError",
+    "ShapeError",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,185 @@
+"""The differentiation operators: grad, jacobian, hessian, jvp, vjp.
+
+All are built on the one walker (:mod:`symgrad.walker`); results are
+ordinary SymPy expressions.  Symbols are treated as real variables.
+"""
+
+from __future__ import annotations
+
+from sympy import Expr, Matrix, S, Symbol
+
+from .errors import SymgradError
+from .rules import Opts
+from .shapes import check_same, flatten_exprs, flatten_symbols
+from .walker import forward, reverse
+
+__all__ = ["grad", "jacobian", "hessian", "jvp", "vjp"]
+
+_UNCONNECTED = ("zero", "none")
+
+
+def grad(
+    expr: Expr,
+    wrt: Symbol | list | tuple | Matrix,
+    *,
+    unconnected: str = "zero",
+    convention: str = "ad",
+    ties: str = "split",
+) -> Expr | tuple | Matrix | None:
+    """The gradient of a scalar expression, by reverse mode.
+
+    ``wrt`` a Symbol gives an expression; a list/tuple gives a tuple; a
+    Matrix of symbols gives a Matrix of the same shape.  A symbol that no
+    gradient reaches gets 0, or None with ``unconnected="none"`` (as
+    TensorFlow's ``unconnected_gradients``).  ``convention`` and ``ties``
+    choose the rules of non-differentiable nodes (see the user guide).
+
+    >>> from sympy import symbols, sin, floor, Max
+    >>> x, y, z = symbols("x y z", real=True)
+    >>> grad(x * sin(y), [x, y])
+    (sin(y), x*cos(y))
+    >>> grad(floor(x) + y, [x, z], unconnected="none")
+    (None, None)
+    >>> grad(Max(x, y), x).subs({x: 1, y: 1})
+    1/2
+    """
+    if unconnected not in _UNCONNECTED:
+        raise ValueError(
+            f"unconnected={unconnected!r} is not one of {_UNCONNECTED}: 'zero' gives 0 "
+            "for a symbol no gradient reaches, 'none' gives None"
+        )
+    opts = Opts(convention, ties)
+    outs, ostruct = flatten_exprs(expr, "expr")
+    if ostruct.kind != "scalar":
+        raise SymgradError(
+            f"grad needs a scalar expression but got {ostruct.describe()}; "
+            "use jacobian(exprs, wrt) or vjp(exprs, wrt, cotangents)"
+        )
+    syms, struct = flatten_symbols(wrt)
+    got = reverse(outs, [S.One], syms, opts)
+    missing = None if unconnected == "none" else S.Zero
+    return struct.build([got.get(s, missing) for s in syms])
+
+
+def jacobian(
+    exprs: Expr | list | tuple | Matrix,
+    wrt: Symbol | list | tuple | Matrix,
+    *,
+    convention: str = "ad",
+    ties: str = "split",
+) -> Matrix:
+    """The Jacobian Matrix, one row per output, one column per symbol.
+
+    It runs reverse mode once per output or forward mode once per symbol,
+    whichever is fewer passes.
+
+    >>> from sympy import symbols, exp
+    >>> x, y = symbols("x y")
+    >>> jacobian([x * y, exp(x)], [x, y])
+    Matrix([
+    [     y, x],
+    [exp(x), 0]])
+    """
+    opts = Opts(convention, ties)
+    outs, _ = flatten_exprs(exprs, "exprs")
+    syms, _ = flatten_symbols(wrt)
+    m, n = len(outs), len(syms)
+    rows = [[S.Zero] * n for _ in range(m)]
+    if m <= n:
+        for i in range(m):
+            got = reverse(outs, [S.One if k == i else S.Zero for k in range(m)], syms, opts)
+            rows[i] = [got.get(s, S.Zero) for s in syms]
+    else:
+        for j, s in enumerate(syms):
+            col = forward(outs, {s: S.One}, opts)
+            for i in range(m):
+                rows[i][j] = S.Zero if col[i] is None else col[i]
+    return Matrix(m, n, [v for r in rows for v in r])
+
+
+def hessian(
+    expr: Expr,
+    wrt: list | tuple | Matrix,
+    *,
+    convention: str = "ad",
+    ties: str = "split",
+) -> Matrix:
+    """The Hessian, forward-over-reverse: one reverse pass for the gradient,
+    then one forward pass over the gradient's DAG per symbol.  The upper
+    triangle is computed and mirrored, so the result is exactly symmetric.
+
+    >>> from sympy import symbols, sin
+    >>> x, y = symbols("x y")
+    >>> hessian(x**2 * sin(y), [x, y])
+    Matrix([
+    [  2*sin(y), 2*x*cos(y)],
+    [2*x*cos(y), -x**2*sin(y)]])
+    """
+    opts = Opts(convention, ties)
+    outs, ostruct = flatten_exprs(expr, "expr")
+    if ostruct.kind != "scalar":
+        raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
+    syms, _ = flatten_symbols(wrt)
+    n = len(syms)
+    got = reverse(outs, [S.One], syms, opts)
+    g = [got.get(s, S.Zero) for s in syms]
+    h = [[S.Zero] * n for _ in range(n)]
+    for j, s in enumerate(syms):
+        col = forward(g[: j + 1], {s: S.One}, opts)
+        for i in range(j + 1):
+            v = S.Zero if col[i] is None else col[i]
+            h[i][j] = h[j][i] = v
+    return Matrix(h)
+
+
+def jvp(
+    exprs: Expr | list | tuple | Matrix,
+    wrt: Symbol | list | tuple | Matrix,
+    tangents: Expr | list | tuple | Matrix,
+    *,
+    convention: str = "ad",
+    ties: str = "split",
+) -> Expr | tuple | Matrix:
+    """The Jacobian-vector product J·v, by forward mode; ``tangents`` has
+    the shape of ``wrt``, the result the shape of ``exprs``.
+
+    >>> from sympy import symbols, sin
+    >>> x, y, u, v = symbols("x y u v")
+    >>> jvp(x * sin(y), [x, y], [u, v])
+    u*sin(y) + v*x*cos(y)
+    """
+    opts = Opts(convention, ties)
+    outs, ostruct = flatten_exprs(exprs, "exprs")
+    syms, sstruct = flatten_symbols(wrt)
+    ts, tstruct = flatten_exprs(tangents, "tangents")
+    check_same(sstruct, tstruct, "tangents", "wrt")
+    seeds: dict[Symbol, Expr] = {}
+    for s, t in zip(syms, ts):
+        seeds[s] = seeds[s] + t if s in seeds else t
+    res = forward(outs, seeds, opts)
+    return ostruct.build([S.Zero if r is None else r for r in res])
+
+
+def vjp(
+    exprs: Expr | list | tuple | Matrix,
+    wrt: Symbol | list | tuple | Matrix,
+    cotangents: Expr | list | tuple | Matrix,
+    *,
+    convention: str = "ad",
+    ties: str = "split",
+) -> Expr | tuple | Matrix:
+    """The vector-Jacobian product uᵀ·J, by reverse mode; ``cotangents``
+    has the shape of ``exprs``, the result the shape of ``wrt``.
+
+    >>> from sympy import symbols, sin
+    >>> x, y, u = symbols("x y u")
+    >>> vjp(x * sin(y), [x, y], u)
+    (u*sin(y), u*x*cos(y))
+    """
+    opts = Opts(convention, ties)
+    outs, ostruct = flatten_exprs(exprs, "exprs")
+    syms, sstruct = flatten_symbols(wrt)
+    cts, cstruct = flatten_exprs(cotangents, "cotangents")
+    check_same(ostruct, cstruct, "cotangents", "exprs")
+    got = reverse(outs, cts, syms, opts)
+    return sstruct.build([got.get(s, S.Zero) for s in syms])

@@ -1,0 +1,55 @@
+"""Walking formulas as DAGs: every distinct subexpression once, children
+before parents, without recursion.
+
+SymPy shares equal subtrees (and compares them structurally), so a formula
+whose printed tree is exponential may have only linearly many distinct
+nodes; a tree walk would visit the tree, this walks the DAG.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+
+__all__ = ["postorder"]
+
+
+def postorder(
+    roots: Iterable[Hashable], children: Callable[[Hashable], Sequence[Hashable]]
+) -> tuple[list, dict]:
+    """Distinct nodes reachable from ``roots``, each after all its children.
+
+    Returns ``(order, kids)`` where ``kids[node]`` is ``children(node)``,
+    called exactly once per distinct node.
+
+    >>> from sympy import sin, symbols
+    >>> x, y = symbols("x y")
+    >>> e = sin(x + y) * (x + y)
+    >>> order, kids = postorder([e], lambda n: n.args)
+    >>> order[-1] == e, order.index(x + y) < order.index(sin(x + y))
+    (True, True)
+    >>> sum(1 for n in order if n == x + y)
+    1
+    """
+    kids: dict = {}
+    done: set = set()
+    order: list = []
+    for root in roots:
+        if root in done:
+            continue
+        stack = [root]
+        while stack:
+            node = stack[-1]
+            if node in done:
+                stack.pop()
+                continue
+            ks = kids.get(node)
+            if ks is None:
+                ks = kids[node] = tuple(children(node))
+                pending = [k for k in ks if k not in done]
+                if pending:
+                    stack.extend(reversed(pending))
+                    continue
+            stack.pop()
+            done.add(node)
+            order.append(node)
+    return order, kids

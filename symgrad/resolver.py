@@ -1,0 +1,54 @@
+"""Which rule differentiates a node.
+
+Precedence, highest first: the node's own tag (``override(expr, ...)``), the
+innermost active ``gradient_override_map``, the rule table, and finally
+SymPy's own ``fdiff``.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from sympy import Basic, Function
+
+from .rules import DEFAULT_TABLE, NONSMOOTH, Opts, Rule, RuleTable
+from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
+
+__all__ = ["node_name", "resolve", "ACTIVE_MAPS"]
+
+# Stack of active override maps (node name -> rule name), innermost last.
+# A ContextVar makes it local to each thread and each asyncio task.
+ACTIVE_MAPS: ContextVar[tuple[dict[str, str], ...]] = ContextVar("symgrad_override_maps", default=())
+
+
+def node_name(node: Basic) -> str:
+    """The name rules and overrides use for ``node``: its SymPy class name,
+    or the name a symgrad marker node declares."""
+    return getattr(type(node), "_symgrad_name", type(node).__name__)
+
+
+def resolve(node: Basic, opts: Opts, table: RuleTable = DEFAULT_TABLE) -> Rule:
+    """The rule that differentiates ``node`` under ``opts``.
+
+    >>> from sympy import floor, sin, Symbol
+    >>> x = Symbol("x")
+    >>> resolve(sin(x), Opts()).name, resolve(floor(x), Opts()).name
+    ('sin', 'floor')
+    """
+    tag = getattr(type(node), "_symgrad_tag", None)
+    if tag is not None:
+        return tag if isinstance(tag, Rule) else table.rule(tag)
+    name = node_name(node)
+    for mapping in reversed(ACTIVE_MAPS.get()):
+        target = mapping.get(name)
+        if target is not None:
+            return table.rule(target)
+    if opts.convention == "distribution" and name in NONSMOOTH:
+        if table.for_node(node, name) is not None:
+            return SympyChainRule(name)
+    rule = table.for_node(node, name)
+    if rule is not None:
+        return rule
+    if isinstance(node, Function):
+        return FdiffRule(name)
+    return SympyLeafRule(name)

@@ -1,0 +1,140 @@
+"""The default rule table: one line of partials per function, by family.
+
+Each ``d(node, *args)`` is ∂node/∂argᵢ; ``o`` is the node itself (its
+output), so ``exp``'s rule is just ``o`` and ``tanh``'s is ``1 - o**2``.
+"""
+
+from __future__ import annotations
+
+from sympy import (
+    Abs,
+    Add,
+    Heaviside,
+    LambertW,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Piecewise,
+    Pow,
+    acos,
+    acosh,
+    acot,
+    acoth,
+    acsc,
+    acsch,
+    asec,
+    asech,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    ceiling,
+    csc,
+    csch,
+    erf,
+    erfc,
+    frac,
+    gamma,
+    loggamma,
+    pi,
+    sec,
+    sech,
+    sqrt,
+)
+
+from ..functions import rint
+from .forms import IdentityRule, PartialsRule, Rule, ZeroRule
+from .shared import cos, cosh, cot, coth, exp, floor, log, polygamma, sign, sin, sinh, tan, tanh
+from .structural import AddRule, ExtremumRule, IntegerParamRule, MulRule, PiecewiseRule
+from .table import RuleTable
+
+__all__ = ["DEFAULT_TABLE", "NONSMOOTH", "build_default_table"]
+
+# Nodes whose "ad" rule is a convention (a subgradient, or zero almost
+# everywhere); under convention="distribution" SymPy's own answer is used.
+NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mod", "Max", "Min")
+
+
+def build_default_table() -> RuleTable:
+    t = RuleTable()
+
+    def rule(cls: type, *partials) -> None:
+        cls = getattr(cls, "cls", cls)  # unwrap a ``shared`` constructor
+        t.add(cls.__name__, PartialsRule(cls.__name__, *partials), cls)
+
+    def special(cls: type, r: Rule) -> None:
+        t.add(cls.__name__, r, cls)
+
+    def nondifferentiable(*classes: type) -> None:
+        for cls in classes:
+            cls = getattr(cls, "cls", cls)
+            t.add(cls.__name__, ZeroRule(cls.__name__), cls)
+
+    # fmt: off
+    # ---- arithmetic --------------------------------------------------------
+    special(Add, AddRule())
+    special(Mul, MulRule())
+    rule(Pow,      lambda o, b, e: e * b**(e - 1),       lambda o, b, e: o * log(b))
+    # ---- exponential and logarithmic ---------------------------------------
+    rule(exp,      lambda o, x: o)
+    rule(log,      lambda o, x: 1 / x)
+    # ---- trigonometric -----------------------------------------------------
+    rule(sin,      lambda o, x: cos(x))
+    rule(cos,      lambda o, x: -sin(x))
+    rule(tan,      lambda o, x: 1 + o**2)
+    rule(cot,      lambda o, x: -1 - o**2)
+    rule(sec,      lambda o, x: o * tan(x))
+    rule(csc,      lambda o, x: -o * cot(x))
+    # ---- inverse trigonometric ---------------------------------------------
+    rule(asin,     lambda o, x: 1 / sqrt(1 - x**2))
+    rule(acos,     lambda o, x: -1 / sqrt(1 - x**2))
+    rule(atan,     lambda o, x: 1 / (1 + x**2))
+    rule(acot,     lambda o, x: -1 / (1 + x**2))
+    rule(asec,     lambda o, x: 1 / (x**2 * sqrt(1 - 1 / x**2)))
+    rule(acsc,     lambda o, x: -1 / (x**2 * sqrt(1 - 1 / x**2)))
+    rule(atan2,    lambda o, y, x: x / (x**2 + y**2),   lambda o, y, x: -y / (x**2 + y**2))
+    # ---- hyperbolic ----------------------------------------------------------
+    rule(sinh,     lambda o, x: cosh(x))
+    rule(cosh,     lambda o, x: sinh(x))
+    rule(tanh,     lambda o, x: 1 - o**2)
+    rule(coth,     lambda o, x: 1 - o**2)
+    rule(sech,     lambda o, x: -o * tanh(x))
+    rule(csch,     lambda o, x: -o * coth(x))
+    # ---- inverse hyperbolic ----------------------------------------------------
+    rule(asinh,    lambda o, x: 1 / sqrt(x**2 + 1))
+    rule(acosh,    lambda o, x: 1 / (sqrt(x - 1) * sqrt(x + 1)))
+    rule(atanh,    lambda o, x: 1 / (1 - x**2))
+    rule(acoth,    lambda o, x: 1 / (1 - x**2))
+    rule(asech,    lambda o, x: -1 / (x * sqrt(1 - x**2)))
+    rule(acsch,    lambda o, x: -1 / (x**2 * sqrt(1 + 1 / x**2)))
+    # ---- special functions -----------------------------------------------------
+    rule(erf,      lambda o, x: 2 * exp(-x**2) / sqrt(pi))
+    rule(erfc,     lambda o, x: -2 * exp(-x**2) / sqrt(pi))
+    rule(gamma,    lambda o, x: o * polygamma(0, x))
+    rule(loggamma, lambda o, x: polygamma(0, x))
+    # ---- non-smooth: a subgradient, or the derivative of the smooth part -----
+    rule(Abs,      lambda o, x: sign(x))
+    rule(frac,     lambda o, x: 1)
+    rule(Mod,      lambda o, x, y: 1,                   lambda o, x, y: -floor(x / y))
+    special(Max, ExtremumRule("Max", +1))
+    special(Min, ExtremumRule("Min", -1))
+    special(Piecewise, PiecewiseRule())
+    # ---- piecewise-constant: zero almost everywhere ----------------------------
+    nondifferentiable(floor, ceiling, rint, sign, Heaviside)
+    # fmt: on
+
+    # polygamma(n, x) and LambertW(x, k): the order n and the branch k are
+    # integers; a gradient into them is an error, raised by the walker.
+    t.add("polygamma", IntegerParamRule("polygamma", (0,), lambda o, n, x: polygamma(n + 1, x)),
+          polygamma.cls)
+    t.add("LambertW", IntegerParamRule("LambertW", (1,), lambda o, x, *k: o / (x * (1 + o))),
+          LambertW)
+    # Rules any override can name.
+    t.add("Identity", IdentityRule())
+    t.add("Zero", ZeroRule())
+    return t
+
+
+DEFAULT_TABLE = build_default_table()

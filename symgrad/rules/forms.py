@@ -1,0 +1,324 @@
+"""The forms a derivative rule can take, and how each serves both modes.
+
+A rule is asked two questions by the walker:
+
+* ``vjp(node, ct, needed, opts)`` -- the cotangent of each input, given the
+  cotangent ``ct`` of the node (reverse mode);
+* ``jvp(node, tangents, opts)`` -- the tangent of the node, given a tangent
+  (or ``None`` for zero) per input (forward mode).
+
+The most compact form is *partials*, ``∂node/∂inputᵢ``: VJP is ``ct·pᵢ`` and
+JVP is ``Σ pᵢ·tᵢ``.  A rule written as a VJP serves forward mode because it
+is linear in its cotangent (``pᵢ = vjp(node, 1)ᵢ``); a rule written as a JVP
+serves reverse mode through ``pᵢ = jvp(node, eᵢ)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S, sympify
+from sympy.core.function import ArgumentIndexError, Derivative
+from sympy.core.sympify import SympifyError
+
+from ..errors import RuleError
+
+__all__ = [
+    "Opts",
+    "Rule",
+    "PartialsRule",
+    "VJPRule",
+    "JVPRule",
+    "ZeroRule",
+    "IdentityRule",
+    "FdiffRule",
+    "SympyChainRule",
+    "SympyLeafRule",
+    "scale",
+]
+
+CONVENTIONS = ("ad", "distribution")
+TIES = ("split", "first")
+
+
+@dataclass(frozen=True)
+class Opts:
+    """Per-call options every rule may read."""
+
+    convention: str = "ad"
+    ties: str = "split"
+
+    def __post_init__(self) -> None:
+        if self.convention not in CONVENTIONS:
+            raise ValueError(
+                f"convention={self.convention!r} is not one of {CONVENTIONS}: "
+                "'ad' gives the gradients TensorFlow/JAX/PyTorch give, "
+                "'distribution' keeps SymPy's own (DiracDelta) answers"
+            )
+        if self.ties not in TIES:
+            raise ValueError(
+                f"ties={self.ties!r} is not one of {TIES}: 'split' shares the "
+                "cotangent of Max/Min equally among tied arguments, 'first' gives "
+                "all of it to the first (as TensorFlow does)"
+            )
+
+
+def scale(ct: Expr, p: Expr) -> Expr | None:
+    """``ct * p``, keeping a zero branch of a Piecewise cotangent exactly zero.
+
+    Distributing over the branches is what keeps a NaN/inf partial of an
+    untaken branch (``1/(2*sqrt(x))`` at ``x < 0``) out of the gradient.
+    """
+    if p is S.One:
+        return ct
+    if p is S.Zero or ct is S.Zero:
+        return None
+    if isinstance(ct, Piecewise):
+        return Piecewise(
+            *[(S.Zero if e is S.Zero else Mul(e, p), c) for e, c in ct.args]
+        )
+    return Mul(ct, p)
+
+
+def as_expr(value: object, rule: str, node: Basic, what: str) -> Expr | None:
+    """Validate one value a rule returned: a SymPy expression, a number or None."""
+    if value is None:
+        return None
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, Basic)):
+        raise RuleError(
+            f"rule {rule!r} returned {value!r} ({type(value).__name__}) as {what} "
+            f"for node {node}; a rule must return SymPy expressions, numbers or None"
+        )
+    try:
+        out = sympify(value, strict=True)
+    except SympifyError as exc:  # pragma: no cover - guarded above
+        raise RuleError(f"rule {rule!r} returned {value!r} for node {node}") from exc
+    if not isinstance(out, Expr):
+        raise RuleError(
+            f"rule {rule!r} returned {value!r} ({type(value).__name__}) as {what} "
+            f"for node {node}; a rule must return SymPy expressions, numbers or None"
+        )
+    return out
+
+
+def as_tuple(value: object, n: int, rule: str, node: Basic, what: str) -> tuple:
+    """A rule's answer as a tuple of ``n`` expressions (or None), checked."""
+    if n == 1 and not isinstance(value, (tuple, list)):
+        value = (value,)
+    if not isinstance(value, (tuple, list)):
+        raise RuleError(
+            f"rule {rule!r} returned {value!r} for node {node} with {n} arguments; "
+            f"it must return a tuple of {n} {what}"
+        )
+    if len(value) != n:
+        raise RuleError(
+            f"rule {rule!r} returned {len(value)} {what} for node {node}, "
+            f"which has {n} argument{'s' if n != 1 else ''}; return one per argument "
+            "(None for an argument that gets no gradient)"
+        )
+    return tuple(as_expr(v, rule, node, what[:-1] if what.endswith("s") else what) for v in value)
+
+
+def _call(rule: str, node: Basic, fn: Callable, *args: object) -> object:
+    try:
+        return fn(*args)
+    except RuleError:
+        raise
+    except Exception as exc:
+        raise RuleError(
+            f"rule {rule!r} raised {type(exc).__name__}: {exc} while differentiating "
+            f"node {node}"
+        ) from exc
+
+
+def _dot(partials: Sequence[Expr | None], tangents: Sequence[Expr | None]) -> Expr | None:
+    terms = [
+        t if p is S.One else Mul(p, t)
+        for p, t in zip(partials, tangents)
+        if p is not None and t is not None and p is not S.Zero
+    ]
+    if not terms:
+        return None
+    return terms[0] if len(terms) == 1 else Add(*terms)
+
+
+class Rule:
+    """Base class: a named derivative rule.  Subclasses define ``partials``
+    or override ``vjp``/``jvp`` directly."""
+
+    name: str = "?"
+
+    def inputs(self, node: Basic) -> tuple:
+        """The subexpressions that receive a gradient (conditions never do)."""
+        return node.args
+
+    def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:
+        raise NotImplementedError
+
+    def vjp(self, node: Basic, ct: Expr, needed: Sequence[bool], opts: Opts) -> tuple:
+        ps = self.partials(node, needed, opts)
+        return tuple(scale(ct, p) if (p is not None and k) else None for p, k in zip(ps, needed))
+
+    def jvp(self, node: Basic, tangents: Sequence[Expr | None], opts: Opts) -> Expr | None:
+        needed = [t is not None for t in tangents]
+        return _dot(self.partials(node, needed, opts), tangents)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class PartialsRule(Rule):
+    """Rule from partials: either one callable per input, ``d(node, *args)``,
+    or (``joint=True``) one callable returning all partials as a tuple."""
+
+    def __init__(self, name: str, *fns: Callable, joint: bool = False) -> None:
+        self.name = name
+        self.fns = fns
+        self.joint = joint
+
+    def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:
+        args = self.inputs(node)
+        if self.joint:
+            out = _call(self.name, node, self.fns[0], node, *args)
+            return as_tuple(out, len(args), self.name, node, "partials")
+        if len(self.fns) != len(args):
+            raise RuleError(
+                f"rule {self.name!r} has {len(self.fns)} partials but node {node} has "
+                f"{len(args)} arguments"
+            )
+        return tuple(
+            as_expr(_call(self.name, node, f, node, *args), self.name, node, "a partial")
+            if k
+            else None
+            for f, k in zip(self.fns, needed)
+        )
+
+
+class VJPRule(Rule):
+    """Rule given as TensorFlow's gradient function ``fn(node, grad)``,
+    returning one cotangent per argument."""
+
+    def __init__(self, name: str, fn: Callable) -> None:
+        self.name = name
+        self.fn = fn
+
+    def vjp(self, node: Basic, ct: Expr, needed: Sequence[bool], opts: Opts) -> tuple:
+        out = _call(self.name, node, self.fn, node, ct)
+        cts = as_tuple(out, len(needed), self.name, node, "cotangents")
+        return tuple(c if k else None for c, k in zip(cts, needed))
+
+    def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:
+        # A VJP is linear in its cotangent, so its value at 1 is the partials.
+        return self.vjp(node, S.One, needed, opts)
+
+
+class JVPRule(Rule):
+    """Rule given as ``fn(node, tangents) -> tangent``; ``tangents`` has one
+    entry per argument (``0`` where an argument has none)."""
+
+    def __init__(self, name: str, fn: Callable) -> None:
+        self.name = name
+        self.fn = fn
+
+    def jvp(self, node: Basic, tangents: Sequence[Expr | None], opts: Opts) -> Expr | None:
+        ts = tuple(S.Zero if t is None else t for t in tangents)
+        out = as_expr(_call(self.name, node, self.fn, node, ts), self.name, node, "a tangent")
+        return None if out is S.Zero else out
+
+    def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:
+        n = len(needed)
+        return tuple(
+            self.jvp(node, [S.One if j == i else None for j in range(n)], opts) if k else None
+            for i, k in enumerate(needed)
+        )
+
+
+class ZeroRule(Rule):
+    """No gradient to any input (``StopGradient``; piecewise-constant nodes)."""
+
+    def __init__(self, name: str = "Zero") -> None:
+        self.name = name
+
+    def vjp(self, node, ct, needed, opts):
+        return (None,) * len(needed)
+
+    def jvp(self, node, tangents, opts):
+        return None
+
+    def partials(self, node, needed, opts):
+        return (None,) * len(needed)
+
+
+class IdentityRule(Rule):
+    """Pass the cotangent through to every input (``tf.identity``'s rule)."""
+
+    def __init__(self, name: str = "Identity") -> None:
+        self.name = name
+
+    def partials(self, node, needed, opts):
+        return (S.One,) * len(needed)
+
+
+def _real_dummy_chain(node: Basic, i: int) -> Expr:
+    """∂node/∂argᵢ the way ``sympy.diff`` computes it (arguments are real)."""
+    d = Dummy("xi", real=True)
+    args = list(node.args)
+    arg = args[i]
+    args[i] = d
+    return node.func(*args).diff(d).subs(d, arg)
+
+
+class FdiffRule(Rule):
+    """SymPy's own ``fdiff``; where a class has none (the unevaluated
+    ``Derivative`` comes back), SymPy's ``diff`` through a real dummy."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def partials(self, node, needed, opts):
+        out = []
+        for i, k in enumerate(needed):
+            if not k:
+                out.append(None)
+                continue
+            try:
+                p = node.fdiff(i + 1)
+            except ArgumentIndexError:
+                raise RuleError(
+                    f"{type(node).__name__} is not differentiable in argument {i + 1} "
+                    f"({node.args[i]}) of node {node}; keep that argument free of the "
+                    "symbols you differentiate with respect to, or register a rule with "
+                    f"symgrad.register_gradient({type(node).__name__!r})"
+                ) from None
+            if isinstance(p, Derivative) and p.expr == node:
+                p = _real_dummy_chain(node, i)
+            out.append(p)
+        return tuple(out)
+
+
+class SympyChainRule(Rule):
+    """SymPy's answer for ∂node/∂argᵢ, through a real dummy (used for the
+    ``distribution`` convention: DiracDelta and friends)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def partials(self, node, needed, opts):
+        return tuple(_real_dummy_chain(node, i) if k else None for i, k in enumerate(needed))
+
+
+class SympyLeafRule(Rule):
+    """For expression nodes that are not functions (``Derivative``, ``Subs``,
+    ``Integral``, ...): SymPy's ``diff`` straight to each free symbol."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def inputs(self, node):
+        return tuple(sorted(node.free_symbols, key=str))
+
+    def partials(self, node, needed, opts):
+        return tuple(node.diff(s) if k else None for s, k in zip(self.inputs(node), needed))

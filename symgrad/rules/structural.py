@@ -1,0 +1,137 @@
+"""Rules whose shape depends on the node: variadic Add and Mul, Max/Min with
+their tie conventions, and Piecewise (gradient to branches, never to
+conditions)."""
+
+from __future__ import annotations
+
+from sympy import Add, Eq, Heaviside, Mul, Piecewise, Rational, S
+
+from ..errors import RuleError
+from .forms import Rule
+
+__all__ = ["AddRule", "MulRule", "ExtremumRule", "PiecewiseRule", "IntegerParamRule"]
+
+
+class AddRule(Rule):
+    """∂(a₁+…+aₙ)/∂aᵢ = 1."""
+
+    name = "Add"
+
+    def vjp(self, node, ct, needed, opts):
+        return tuple(ct if k else None for k in needed)
+
+    def jvp(self, node, tangents, opts):
+        ts = [t for t in tangents if t is not None]
+        if not ts:
+            return None
+        return ts[0] if len(ts) == 1 else Add(*ts)
+
+    def partials(self, node, needed, opts):
+        return tuple(S.One if k else None for k in needed)
+
+
+class MulRule(Rule):
+    """∂(a₁⋯aₙ)/∂aᵢ = ∏_{j≠i} aⱼ (never ``node/aᵢ``, which is 0/0 at aᵢ = 0)."""
+
+    name = "Mul"
+
+    def partials(self, node, needed, opts):
+        args = node.args
+        out = []
+        for i, k in enumerate(needed):
+            if not k:
+                out.append(None)
+                continue
+            rest = args[:i] + args[i + 1 :]
+            # A sub-tuple of a canonical Mul's factors is canonical already.
+            out.append(rest[0] if len(rest) == 1 else Mul._from_args(rest, node.is_commutative))
+        return tuple(out)
+
+
+class ExtremumRule(Rule):
+    """Max/Min route the cotangent to the selected argument.
+
+    ``ties="split"`` shares it equally among tied arguments (the subgradient
+    in the middle of the interval; JAX's choice); ``ties="first"`` gives all
+    of it to the first tied argument (TensorFlow's choice).
+    """
+
+    def __init__(self, name: str, sign: int) -> None:
+        self.name = name
+        self.sign = sign  # +1 for Max, -1 for Min
+
+    def partials(self, node, needed, opts):
+        args = node.args
+        if len(args) == 2:
+            a, b = args
+            d = self.sign * (a - b)
+            if opts.ties == "split":
+                h = (Rational(1, 2), Rational(1, 2))
+            else:
+                h = (S.One, S.Zero)
+            ps = (Heaviside(d, h[0]), Heaviside(-d, h[1]))
+            return tuple(p if k else None for p, k in zip(ps, needed))
+        ind = [Piecewise((1, Eq(a, node)), (0, True)) for a in args]
+        out = []
+        for i, k in enumerate(needed):
+            if not k:
+                out.append(None)
+            elif opts.ties == "split":
+                out.append(ind[i] / Add(*ind))
+            else:
+                out.append(Mul(ind[i], *[1 - ind[j] for j in range(i)]))
+        return tuple(out)
+
+
+class PiecewiseRule(Rule):
+    """Piecewise differentiates branch by branch; conditions get nothing."""
+
+    name = "Piecewise"
+
+    def inputs(self, node):
+        return tuple(pair.expr for pair in node.args)
+
+    def vjp(self, node, ct, needed, opts):
+        conds = [pair.cond for pair in node.args]
+        out = []
+        for i, k in enumerate(needed):
+            if not k:
+                out.append(None)
+                continue
+            out.append(Piecewise(*[(ct if j == i else S.Zero, c) for j, c in enumerate(conds)]))
+        return tuple(out)
+
+    def jvp(self, node, tangents, opts):
+        if all(t is None for t in tangents):
+            return None
+        return Piecewise(
+            *[(S.Zero if t is None else t, pair.cond) for t, pair in zip(tangents, node.args)]
+        )
+
+    def partials(self, node, needed, opts):
+        return self.vjp(node, S.One, needed, opts)
+
+
+class IntegerParamRule(Rule):
+    """A function with integer-valued parameters (an order, a branch) that
+    admit no gradient; ``d`` is the partial in the one real argument."""
+
+    def __init__(self, name: str, int_positions: tuple[int, ...], d) -> None:
+        self.name = name
+        self.int_positions = int_positions
+        self.d = d
+
+    def partials(self, node, needed, opts):
+        out = []
+        for i, k in enumerate(needed):
+            if not k:
+                out.append(None)
+            elif i in self.int_positions:
+                raise RuleError(
+                    f"{self.name} is not differentiable in its integer argument "
+                    f"{node.args[i]} (node {node}); keep it free of the symbols you "
+                    "differentiate with respect to"
+                )
+            else:
+                out.append(self.d(node, *node.args))
+        return tuple(out)

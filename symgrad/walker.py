@@ -1,0 +1,166 @@
+"""The walker: reverse- and forward-mode accumulation over a formula's DAG.
+
+It visits every distinct subexpression once, children before parents,
+without recursion, and knows no function by name: each node's rule comes
+from the resolver.  Cost is linear in the number of distinct nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sympy import Add, Basic, Expr, I, S, Symbol
+from sympy.core.parameters import distribute
+from sympy.functions.elementary.complexes import (
+    adjoint,
+    arg,
+    conjugate,
+    im,
+    periodic_argument,
+    polar_lift,
+    principal_branch,
+    re,
+)
+
+from .errors import ComplexValueError, RuleError
+from .graph import postorder
+from .resolver import node_name, resolve
+from .rules import NONSMOOTH, Opts, Rule
+from .rules.shared import NODES
+
+__all__ = ["Walk", "reverse", "forward"]
+
+# Nodes that only make sense for complex arguments.
+_COMPLEX_PARTS = (re, im, conjugate, arg, adjoint, polar_lift, periodic_argument, principal_branch)
+# Built-in rules that are wrong for complex arguments (not holomorphic).
+_NONHOLOMORPHIC = frozenset(NONSMOOTH) | {"Piecewise", "atan2"}
+
+
+def _is_complex_symbol(s: Basic) -> bool:
+    return isinstance(s, Symbol) and (
+        s.is_extended_real is False or (s.is_complex and s.is_extended_real is None)
+    )
+
+
+class Walk:
+    """One formula's DAG, with each node's rule, inputs and dependence on
+    the symbols being differentiated."""
+
+    def __init__(self, roots: Sequence[Expr], wrt: frozenset, opts: Opts) -> None:
+        self.opts = opts
+        self.wrt = wrt
+        self.rules: dict[Basic, Rule] = {}
+
+        def children(node: Basic) -> tuple:
+            if not node.args or not isinstance(node, Expr):
+                return ()
+            rule = self.rules[node] = resolve(node, opts)
+            return rule.inputs(node)
+
+        self.order, self.inputs = postorder(roots, children)
+        self.depends: dict[Basic, bool] = {}
+        cplx: dict[Basic, bool] = {}
+        depends, rules, inputs = self.depends, self.rules, self.inputs
+        for node in self.order:
+            kids = inputs[node]
+            if not kids:
+                depends[node] = node in wrt
+                cplx[node] = node is I or _is_complex_symbol(node)
+                if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
+                    raise RuleError(
+                        f"{node} ({type(node).__name__}) is not an expression, so no "
+                        "gradient can flow into it; keep it free of the symbols you "
+                        "differentiate with respect to"
+                    )
+                continue
+            d = False
+            c = False
+            for k in kids:
+                d = d or depends[k]
+                c = c or cplx[k]
+            depends[node] = d
+            cplx[node] = c
+            if d:
+                if isinstance(node, _COMPLEX_PARTS):
+                    raise ComplexValueError(
+                        f"{node} takes a complex part ({type(node).__name__}); symgrad "
+                        "treats symbols as real and its rules are real-valued. Declare "
+                        "the symbols real (Symbol('x', real=True)) so SymPy simplifies "
+                        "it away, or use sympy.diff for complex analysis"
+                    )
+                if c and rules[node].name in _NONHOLOMORPHIC:
+                    raise ComplexValueError(
+                        f"{node} applies {node_name(node)}, which is not complex-"
+                        "differentiable, to a complex-valued argument; its real-valued "
+                        "rule would give a wrong answer. Keep I and complex symbols out "
+                        "of its argument"
+                    )
+
+    def nodes(self) -> list:
+        """Nodes that depend on the symbols, children first."""
+        return [n for n in self.order if self.depends[n]]
+
+
+def _sum(terms: list) -> Expr:
+    return terms[0] if len(terms) == 1 else Add(*terms)
+
+
+def reverse(
+    outputs: Sequence[Expr], cotangents: Sequence[Expr], wrt: Sequence[Symbol], opts: Opts
+) -> dict[Symbol, Expr]:
+    """Σₖ cotangentₖ · ∂outputₖ/∂s for each ``s`` in ``wrt`` (missing where
+    no cotangent reaches ``s``)."""
+    wrtset = frozenset(wrt)
+    with distribute(False):
+        walk = Walk(outputs, wrtset, opts)
+        token = NODES.set({n: n for n in walk.order})
+        acc: dict[Basic, list] = {}
+        for out, c in zip(outputs, cotangents):
+            if c is not S.Zero and c != 0:
+                acc.setdefault(out, []).append(c)
+        result: dict[Symbol, Expr] = {}
+        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+        for node in reversed(walk.order):
+            terms = acc.pop(node, None)
+            if not terms or not depends[node]:
+                continue
+            g = _sum(terms)
+            if node in wrtset:
+                result[node] = g
+                continue
+            kids = inputs[node]
+            needed = [depends[k] for k in kids]
+            cts = rules[node].vjp(node, g, needed, opts)
+            if len(cts) != len(kids):
+                raise RuleError(
+                    f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
+                    f"{node}, which has {len(kids)} inputs"
+                )
+            for k, c in zip(kids, cts):
+                if c is not None and c is not S.Zero:
+                    acc.setdefault(k, []).append(c)
+        NODES.reset(token)
+    return result
+
+
+def forward(
+    outputs: Sequence[Expr], tangents: dict[Symbol, Expr], opts: Opts
+) -> list[Expr | None]:
+    """The tangent of each output given a tangent per symbol (None = zero)."""
+    seeds = {s: t for s, t in tangents.items() if t is not None and t is not S.Zero and t != 0}
+    with distribute(False):
+        walk = Walk(outputs, frozenset(seeds), opts)
+        token = NODES.set({n: n for n in walk.order})
+        tan: dict[Basic, Expr] = dict(seeds)
+        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+        for node in walk.order:
+            if not depends[node] or node in seeds:
+                continue
+            ts = [tan.get(k) for k in inputs[node]]
+            if all(t is None for t in ts):
+                continue
+            t = rules[node].jvp(node, ts, opts)
+            if t is not None and t is not S.Zero:
+                tan[node] = t
+        NODES.reset(token)
+    return [tan.get(o) for o in outputs]
