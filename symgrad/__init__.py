@@ -9,8 +9,10 @@ rule table whose rules you can override.
 """
 
 from .autodiff import grad, hessian, jacobian, jvp, vjp
+from .codegen import lambdify, numpy_code
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
 from .functions import rint
+from .lowering import expand
 
 __all__ = [
     "grad",
@@ -19,6 +21,9 @@ __all__ = [
     "jvp",
     "vjp",
     "rint",
+    "lambdify",
+    "numpy_code",
+    "expand",
     "SymgradError",
     "RuleError",
     "NoRuleError",

@@ -1,0 +1,6 @@
+"""NumPy code generation: straight-line, blocked, numpy-only functions from
+SymPy expressions (see ``docs/codegen.md``)."""
+
+from .build import lambdify, numpy_code
+
+__all__ = ["lambdify", "numpy_code"]

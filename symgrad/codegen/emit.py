@@ -1,0 +1,186 @@
+"""Straight-line code from a formula's DAG.
+
+One assignment per shared subexpression: a node used more than once (or an
+output) gets a temporary, found from the DAG's structure in one linear walk
+(no ``sympy.cse``).  A node used once is written inside its user's line when
+that keeps the line short; otherwise it gets a temporary too, so no line of
+the output is deep and no printer ever recurses deeply.
+
+Nodes needed only by a ``Piecewise`` branch (or by a condition tested after
+the first) are computed for every element but used only where their branch
+is taken; their lines run under ``np.errstate(all="ignore")``, so a branch
+not taken neither warns nor, through ``np.where``, reaches the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sympy import (
+    Basic,
+    Derivative,
+    Integral,
+    Piecewise,
+    Subs,
+    Symbol,
+)
+from sympy.core.function import AppliedUndef
+from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.printing.codeprinter import PrintMethodNotImplementedError
+
+from ..graph import postorder
+from .printer import KernelPrinter, NoNumpyFormError
+
+__all__ = ["Program", "build_program", "describe"]
+
+# A line holds at most this many operations, nested at most this deep.
+INLINE_SIZE = 6
+INLINE_DEPTH = 3
+
+
+@dataclass
+class Statement:
+    name: str
+    code: str
+    quiet: bool  # computes a value only a Piecewise branch may use
+
+
+@dataclass
+class Program:
+    """The body of a generated function: statements, then result codes."""
+
+    statements: list[Statement] = field(default_factory=list)
+    results: list[str] = field(default_factory=list)
+    n_ops: int = 0  # operations (DAG nodes evaluated), for size reports
+
+    def body(self, indent: str = "    ") -> list[str]:
+        lines: list[str] = []
+        quiet = False
+        for st in self.statements:
+            if st.quiet and not quiet:
+                lines.append(f'{indent}with np.errstate(all="ignore"):')
+            quiet = st.quiet
+            pad = indent * 2 if quiet else indent
+            lines.append(f"{pad}{st.name} = {st.code}")
+        return lines
+
+
+def _kids(node: Basic) -> tuple:
+    if isinstance(node, Piecewise):
+        return tuple(a for pair in node.args for a in pair.args)
+    return node.args
+
+
+def describe(node: Basic, depth: int = 3) -> str:
+    """``node`` printed to a bounded depth (``…`` below), for error messages."""
+    if not node.args:
+        return str(node)
+    if depth == 0:
+        return "…"
+    if isinstance(node, AppliedUndef):
+        name = str(node.func)
+    else:
+        name = type(node).__name__
+    return f"{name}({', '.join(describe(a, depth - 1) for a in node.args)})"
+
+
+def _check(node: Basic) -> None:
+    if isinstance(node, AppliedUndef):
+        raise NoNumpyFormError(
+            f"the expression holds the undefined function {describe(node)}; NumPy code can only "
+            f"evaluate known functions. Substitute a formula for {node.func}(...) "
+            "(expr.subs(f(x), ...)) or make it a symbol before generating code"
+        )
+    if isinstance(node, (Derivative, Integral, Subs)):
+        kind = type(node).__name__
+        raise NoNumpyFormError(
+            f"the expression holds an unevaluated {kind}: {describe(node)}; call .doit() on it, or "
+            "differentiate with symgrad.grad (which never leaves Derivative nodes for "
+            "known functions), before generating code"
+        )
+
+
+def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Program:
+    """Statements computing ``roots``; ``leaf_names`` names the argument
+    symbols; ``temps`` yields fresh temporary names."""
+    order, kids = postorder(roots, _kids)
+    missing = sorted(
+        {str(n) for n in order if isinstance(n, Symbol) and n not in leaf_names}
+    )
+    if missing:
+        raise NoNumpyFormError(
+            f"the expression depends on {', '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not among the arguments; "
+            "add them to args or substitute values for them"
+        )
+
+    uses: dict[Basic, int] = dict.fromkeys(order, 0)
+    for node in order:
+        _check(node)
+        for k in kids[node]:
+            uses[k] += 1
+    is_root = set(roots)
+
+    # A node is quiet when every use of it is under a branch (or a
+    # condition after the first) of a Piecewise, or in a quiet node.
+    loud: set[Basic] = set(is_root)
+    for node in reversed(order):
+        quiet_parent = node not in loud
+        pw = isinstance(node, Piecewise)
+        for i, k in enumerate(kids[node]):
+            if not (quiet_parent or (pw and i != 1)):
+                loud.add(k)
+
+    printer = KernelPrinter()
+    placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
+    inline: dict[Basic, tuple[Basic, int, int, bool]] = {}  # tree, size, depth, quiet
+    prog = Program()
+    for node in order:
+        if node in placeholder:
+            continue
+        ks = kids[node]
+        if not ks:  # numbers and constants are written as literals
+            placeholder[node] = node
+            continue
+        prog.n_ops += 1
+        args, size, depth, quiet = [], 1, 1, node not in loud
+        for k in ks:
+            if k in inline:
+                tree, s, d, q = inline.pop(k)
+                args.append(tree)
+                size, depth, quiet = size + s, max(depth, d + 1), quiet or q
+            else:
+                args.append(placeholder[k])
+        tree = _rebuild(node, args)
+        if uses[node] == 1 and node not in is_root and size <= INLINE_SIZE \
+                and depth <= INLINE_DEPTH:
+            inline[node] = (tree, size, depth, quiet)
+            continue
+        name = next(temps)
+        prog.statements.append(Statement(name, _print(printer, tree, node), quiet))
+        placeholder[node] = Symbol(name)
+    prog.results = [_print(printer, placeholder[r], r) for r in roots]
+    return prog
+
+
+def _rebuild(node: Basic, args: list[Basic]) -> Basic:
+    """``node`` over new operands, exactly as written (nothing re-evaluated)."""
+    if isinstance(node, Piecewise):
+        pairs = [ExprCondPair(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+        return Piecewise(*pairs, evaluate=False)
+    try:
+        return node.func(*args, evaluate=False)
+    except TypeError:
+        return node.func(*args)
+
+
+def _print(printer: KernelPrinter, tree: Basic, node: Basic) -> str:
+    try:
+        return printer._print(tree)
+    except (NoNumpyFormError, PrintMethodNotImplementedError) as err:
+        what = str(err).splitlines()[0]
+        raise NoNumpyFormError(
+            f"cannot generate NumPy code for {describe(node)} "
+            f"({what}); symgrad's generated code uses NumPy only. Rewrite it in functions "
+            "NumPy has, or evaluate it with sympy.lambdify(modules='scipy')"
+        ) from None

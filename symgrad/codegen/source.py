@@ -1,0 +1,217 @@
+"""The text of generated functions: the plain kernel (``numpy_code``) and the
+blocked entry point around it (``lambdify``).
+
+Everything here writes source from names made safe by
+:class:`~symgrad.codegen.names.Namer` and from code the printer wrote; no
+string a user supplied reaches the output except inside ``repr`` in a
+comment.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from sympy import Basic, Symbol
+
+from .emit import Program
+
+__all__ = ["Param", "Layout", "kernel_source", "entry_source", "HELPERS"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of the generated function: a symbol, or a vector of them
+    (an array whose first axis runs over the symbols)."""
+
+    name: str
+    symbols: tuple[Symbol, ...]
+    vector: bool
+
+    @property
+    def lead(self) -> tuple[int, ...]:
+        return (len(self.symbols),) if self.vector else ()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the flat outputs are returned: "scalar", "tuple", "list", "matrix"."""
+
+    kind: str
+    shape: tuple[int, ...] = ()
+
+
+def _wrap(items: list[str], indent: str) -> list[str]:
+    text = ", ".join(items)
+    lines = textwrap.wrap(text, 90 - len(indent), break_on_hyphens=False)
+    return [indent + ln for ln in lines]
+
+
+def _renames(params: list[Param], leaf_names: dict[Basic, str]) -> list[str]:
+    out = []
+    for p in params:
+        for s in p.symbols:
+            if leaf_names[s] != s.name:
+                out.append(f"    # {leaf_names[s]} is the symbol {s.name!r}")
+    return out
+
+
+def _unpack(params: list[Param], leaf_names: dict[Basic, str]) -> list[str]:
+    out = []
+    for p in params:
+        if p.vector:
+            names = [leaf_names[s] for s in p.symbols]
+            if len(names) == 1:
+                out.append(f"    ({names[0]},) = {p.name}")
+            else:
+                out.append("    (")
+                out.extend(_wrap(names, "        "))
+                out.append(f"    ) = {p.name}")
+    return out
+
+
+def _structured_return(results: list[str], layout: Layout) -> list[str]:
+    if layout.kind == "scalar":
+        return [f"    return {results[0]}"]
+    if layout.kind in ("tuple", "list"):
+        if not results:
+            return ["    return ()" if layout.kind == "tuple" else "    return []"]
+        left, right = ("(", ")") if layout.kind == "tuple" else ("[", "]")
+        tail = "," if layout.kind == "tuple" and len(results) == 1 else ""
+        return [f"    return {left}", *_wrap(results, "        "), f"    {tail}{right}"] \
+            if len(results) > 4 else [f"    return {left}{', '.join(results)}{tail}{right}"]
+    # matrix: entries broadcast to one shape, then stacked in the Matrix's shape
+    return [
+        "    entries = (",
+        *_wrap(results, "        "),
+        "    )",
+        "    dtype = np.result_type(*entries)",
+        "    entries = np.broadcast_arrays(*entries)",
+        f"    return np.array(entries, dtype).reshape({layout.shape!r} + entries[0].shape)",
+    ]
+
+
+def kernel_source(
+    name: str,
+    params: list[Param],
+    leaf_names: dict[Basic, str],
+    prog: Program,
+    layout: Layout | None,
+    doc: str,
+) -> str:
+    """A plain function: numpy in, numpy out, broadcasting like NumPy.
+
+    ``layout=None`` returns the flat tuple of results (the blocked entry
+    point's kernel).
+    """
+    lines = [f"def {name}({', '.join(p.name for p in params)}):", f'    """{doc}"""']
+    lines += _renames(params, leaf_names)
+    lines += _unpack(params, leaf_names)
+    lines += prog.body()
+    if layout is None:
+        tail = "," if len(prog.results) == 1 else ""
+        if len(prog.results) > 4:
+            lines += ["    return (", *_wrap(prog.results, "        "), "    )"]
+        else:
+            lines.append(f"    return ({', '.join(prog.results)}{tail})")
+    else:
+        lines += _structured_return(prog.results, layout)
+    return "\n".join(lines) + "\n"
+
+
+HELPERS = '''\
+def _batch(a, lead, name):
+    """The batch shape of argument ``a``, whose leading axes must be ``lead``."""
+    if a.shape[:len(lead)] != lead:
+        raise ValueError(
+            f"argument {name} has shape {a.shape}; it must start with {lead} "
+            "(one entry per symbol), followed by any batch shape"
+        )
+    return a.shape[len(lead):]
+
+
+def _flat(a, lead, shape, n, dtype):
+    """``a`` in ``dtype`` with its batch axes broadcast to ``shape`` and
+    flattened (a view where possible); a single point stays as it is."""
+    a = a.astype(dtype, copy=False)
+    if a.shape[len(lead):] == shape:
+        return a.reshape(lead + (n,))
+    if a.size == int(np.prod(lead)):
+        return a.reshape(lead)
+    return np.broadcast_to(a, lead + shape).reshape(lead + (n,))
+
+
+def _cut(a, lead, s, e):
+    """Elements ``s:e`` of a flattened argument (all of a single point)."""
+    return a[..., s:e] if a.ndim > lead else a
+'''
+
+
+def entry_source(
+    name: str,
+    kernel: str,
+    params: list[Param],
+    layout: Layout,
+    n_out: int,
+    dtype: str | None,
+    block: int | None,
+) -> str:
+    """The function ``lambdify`` returns: converts and broadcasts the
+    arguments, then runs ``kernel`` over blocks into preallocated outputs."""
+    names = [p.name for p in params]
+    sig = ", ".join(names)
+    how = f"in blocks of {block} elements" if block else "in one pass"
+    lines = [
+        f"def {name}({sig}):",
+        f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
+    ]
+    for p in params:
+        lines.append(f"    {p.name} = np.asarray({p.name})")
+    result_type = ", ".join([*names, "1.0"])
+    if dtype:
+        lines.append(f"    dtype = np.dtype({dtype!r})")
+    else:
+        lines.append(f"    dtype = np.result_type({result_type})")
+    shapes = [
+        f"_batch({p.name}, {p.lead!r}, {p.name!r})" if p.vector else f"{p.name}.shape"
+        for p in params
+    ]
+    lines.append(f"    shape = np.broadcast_shapes({', '.join(shapes)})")
+    # a single point: NumPy scalars, no arrays at all
+    lines.append("    if not shape:")
+    scal = [
+        f"{p.name}.astype(dtype)" if p.vector else f"{p.name}.astype(dtype)[()]" for p in params
+    ]
+    lines.append(f"        r = {kernel}({', '.join(scal)})")
+    lines += _scalar_return(layout)
+    lines.append("    n = int(np.prod(shape))")
+    for p in params:
+        lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, shape, n, dtype)")
+    lines.append(f"    out = np.empty(({n_out}, n), dtype)")
+    step = block if block else "max(n, 1)"
+    lines.append(f"    for s in range(0, n, {step}):")
+    lines.append(f"        e = s + {step}")
+    cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, s, e)" for p in params)
+    lines.append(f"        r = {kernel}({cuts})")
+    for k in range(n_out):
+        lines.append(f"        out[{k}, s:e] = r[{k}]")
+    lines += _array_return(layout)
+    return "\n".join(lines) + "\n"
+
+
+def _scalar_return(layout: Layout) -> list[str]:
+    if layout.kind == "scalar":
+        return ["        return np.asarray(r[0], dtype)[()]"]
+    if layout.kind == "matrix":
+        return [f"        return np.array(r, dtype).reshape({layout.shape!r})"]
+    wrap = "tuple" if layout.kind == "tuple" else "list"
+    return [f"        return {wrap}(np.asarray(v, dtype)[()] for v in r)"]
+
+
+def _array_return(layout: Layout) -> list[str]:
+    if layout.kind == "scalar":
+        return ["    return out[0].reshape(shape)"]
+    if layout.kind == "matrix":
+        return [f"    return out.reshape({layout.shape!r} + shape)"]
+    wrap = "tuple" if layout.kind == "tuple" else "list"
+    return [f"    return {wrap}(o.reshape(shape) for o in out)"]
