@@ -65,6 +65,9 @@ class Program:
         return lines
 
 
+_UNEVALUATED = (Derivative, Integral, Subs)
+
+
 def _kids(node: Basic) -> tuple:
     if isinstance(node, Piecewise):
         return tuple(a for pair in node.args for a in pair.args)
@@ -91,7 +94,7 @@ def _check(node: Basic) -> None:
             f"evaluate known functions. Substitute a formula for {node.func}(...) "
             "(expr.subs(f(x), ...)) or make it a symbol before generating code"
         )
-    if isinstance(node, (Derivative, Integral, Subs)):
+    if isinstance(node, _UNEVALUATED):
         kind = type(node).__name__
         raise NoNumpyFormError(
             f"the expression holds an unevaluated {kind}: {describe(node)}; call .doit() on it, or "
@@ -114,9 +117,10 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
             "add them to args or substitute values for them"
         )
 
+    for node in sorted(order, key=lambda n: not isinstance(n, _UNEVALUATED)):
+        _check(node)  # an unevaluated Derivative is named before the f(x) inside it
     uses: dict[Basic, int] = dict.fromkeys(order, 0)
     for node in order:
-        _check(node)
         for k in kids[node]:
             uses[k] += 1
     is_root = set(roots)

@@ -110,6 +110,9 @@ class KernelPrinter(NumPyPrinter):
         x = self.parenthesize(expr.args[0], 50)
         return f"{x} - np.floor({self._print(expr.args[0])})"
 
+    def _print_Abs(self, expr: Expr) -> str:
+        return f"np.abs({self._print(expr.args[0])})"
+
     def _print_rint(self, expr: Expr) -> str:
         return f"np.rint({self._print(expr.args[0])})"
 

@@ -1,0 +1,202 @@
+"""lambdify and numpy_code: structure, dtype, blocks, source, bad input."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symgrad
+from symgrad import SymgradError, lambdify, numpy_code
+from symgrad.codegen.printer import NoNumpyFormError
+
+x, y, z = sp.symbols("x y z")
+F = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+
+
+def test_gradient_matches_sympy_cse():
+    g = symgrad.grad(F, [x, y])
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal(1000), rng.standard_normal(1000)
+    ref = sp.lambdify([x, y], [sp.diff(F, x), sp.diff(F, y)], cse=True)(X, Y)
+    got = lambdify([x, y], g)(X, Y)
+    assert isinstance(got, tuple)
+    np.testing.assert_allclose(got, ref, rtol=1e-13)
+
+
+@pytest.mark.parametrize("block", [None, 1, 7, 64, 16384])
+def test_blocks_give_the_same_values(block):
+    rng = np.random.default_rng(1)
+    X, Y = rng.standard_normal((3, 50)), rng.standard_normal(50)
+    want = lambdify([x, y], [F, x * y], block=None)(X, Y)
+    got = lambdify([x, y], [F, x * y], block=block)(X, Y)
+    assert isinstance(got, list) and got[0].shape == (3, 50)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_structures_and_broadcasting():
+    m = lambdify([x, y], sp.Matrix([[x, 1], [y, x * y]]))
+    out = m(np.arange(3.0), 2.0)
+    assert out.shape == (2, 2, 3)
+    np.testing.assert_array_equal(out[0, 1], 1.0)
+    np.testing.assert_array_equal(out[1, 1], [0.0, 2.0, 4.0])
+    assert m(1.0, 2.0).shape == (2, 2)
+    s = lambdify([x, y], 3)(np.zeros((2, 2)), 1.0)
+    assert s.shape == (2, 2) and (s == 3).all()  # constants fill the broadcast shape
+    assert lambdify(x, (x,))(2.0) == (2.0,)
+    assert lambdify([], sp.pi)() == pytest.approx(np.pi)
+    assert lambdify([x], x)(np.empty(0)).shape == (0,)
+
+
+def test_vector_argument():
+    xs = sp.symbols("x0:4")
+    f = lambdify([list(xs), y], sum(xs) * y)
+    np.testing.assert_allclose(f(np.arange(4.0), 2.0), 12.0)
+    batch = np.arange(12.0).reshape(4, 3)
+    np.testing.assert_allclose(f(batch, np.ones(3)), batch.sum(axis=0))
+    with pytest.raises(ValueError, match="must start with"):
+        f(np.arange(3.0), 1.0)
+
+
+def test_float32_stays_float32_and_dtype_controls():
+    f = lambdify([x, y], [F, sp.Piecewise((x, x > 0), (0, True)), sp.Rational(1, 3) * x])
+    a = np.linspace(-1, 1, 40000, dtype=np.float32)
+    assert all(o.dtype == np.float32 for o in f(a, a))
+    assert all(type(o) is np.float32 for o in f(np.float32(0.5), np.float32(2)))
+    assert lambdify(x, x / 3, dtype=np.float64)(a).dtype == np.float64
+    assert lambdify(x, x / 3, dtype="float32")(1.0).dtype == np.float32
+    assert lambdify(x, x + 1)(np.arange(3)).dtype == np.float64  # integers -> float64
+
+
+def test_piecewise_never_leaks_an_untaken_branch():
+    f = lambdify(x, sp.Piecewise((sp.log(x), x > 0), (1 / x, x < 0), (0, True)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning from log(-1) or 1/0 either
+        out = f(np.array([-2.0, 0.0, 1.0, np.e]))
+    np.testing.assert_array_equal(out, [-0.5, 0.0, 0.0, 1.0])
+    g = lambdify(x, sp.Piecewise((sp.sqrt(x), x >= 0), (sp.sqrt(-x), True)) + x)
+    assert np.isfinite(g(np.linspace(-4, 4, 9))).all()
+    # no condition holds: undefined, as in SymPy
+    assert np.isnan(lambdify(x, sp.Piecewise((1, x > 0)))(-1.0))
+
+
+def test_source_is_kept_and_inspectable():
+    f = lambdify([x, y], F)
+    assert inspect.getsource(f) in f.source
+    assert "np.logaddexp" not in f.source and "np.hypot(x, y)" in f.source
+    assert f.source.startswith("import numpy as np")
+
+
+def _imports(src: str) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names.append(node.module)
+    return names
+
+
+@pytest.mark.parametrize(
+    "exprs", [F, [F, x], sp.Matrix([[x, y]]), sp.Piecewise((x, x > 0), (y, True))]
+)
+def test_generated_code_imports_only_numpy(exprs):
+    src = numpy_code([x, y], exprs)
+    assert _imports(src) == ["numpy"]
+    assert _imports(lambdify([x, y], exprs).source) == ["numpy"]
+    namespace: dict = {}
+    exec(compile(src, "<test>", "exec"), namespace)  # run it with nothing but numpy
+    a = np.array([0.5, -1.5])
+    ref = lambdify([x, y], exprs)(a, a)
+    np.testing.assert_allclose(namespace["f"](a, a), ref)
+
+
+def test_one_assignment_per_shared_subexpression():
+    s = sp.sin(x * y)
+    src = numpy_code([x, y], [s**2 + s, sp.cos(s) * s])
+    assert src.count("np.sin(") == 1
+    assert src.count("x*y") == 1
+
+
+def test_unsafe_names_are_renamed():
+    a, lam, imp, np_ = sp.symbols("x.1 lambda import_os np")
+    bad = sp.Symbol("import os")
+    f = lambdify([a, lam, bad, imp, np_], a + 2 * lam + 3 * bad + 4 * imp + 5 * np_)
+    assert f(1.0, 1.0, 1.0, 1.0, 1.0) == 15.0
+    params = list(inspect.signature(f).parameters)
+    assert all(p.isidentifier() for p in params) and len(set(params)) == 5
+    assert "import os" not in f.source.replace("'import os'", "")
+
+
+def test_wrong_argument_count_is_a_type_error():
+    f = lambdify([x, y], x + y)
+    with pytest.raises(TypeError):
+        f(1.0)
+    with pytest.raises(TypeError):
+        f(1.0, 2.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    "expr, match",
+    [
+        (sp.Function("g")(x) + 1, "undefined function g"),
+        (sp.Derivative(sp.Function("g")(x), x), "unevaluated Derivative"),
+        (sp.erf(x), "erf"),
+        (x + z, "depends on z"),
+    ],
+)
+def test_bad_expressions_are_named(expr, match):
+    with pytest.raises(NoNumpyFormError, match=match):
+        lambdify([x, y], expr)
+    with pytest.raises(SymgradError, match=match):
+        numpy_code([x, y], expr)
+
+
+@pytest.mark.parametrize(
+    "args", ["x", [x, x], [x + 1], 3],
+)
+def test_bad_args(args):
+    with pytest.raises(SymgradError):
+        lambdify(args, x)
+
+
+def test_bad_options():
+    with pytest.raises(SymgradError, match="block"):
+        lambdify(x, x, block=0)
+    with pytest.raises(SymgradError, match="name"):
+        numpy_code(x, x, name="import os")
+
+
+def _recurrence(n):
+    a = sp.symbols(f"a0:{n}")
+    y0 = sp.Symbol("y0")
+    v = y0
+    for k in range(n):
+        v = a[k] * sp.sin(v) + sp.cos(v)
+    return v, y0, a
+
+
+def test_gradient_of_the_1000_level_recurrence():
+    v, y0, a = _recurrence(1000)
+    g = symgrad.grad(v, [y0, *a])
+    f = lambdify([y0, list(a)], g)
+    out = f(np.array([0.1, 0.2]), np.full((1000, 2), 0.5))
+    assert len(out) == 1001 and all(np.isfinite(o).all() for o in out)
+    # linear size: a fixed number of operations per level
+    assert f.n_ops < 20 * 1000
+
+
+def test_depth_10000_without_recursion_error():
+    v, y0, a = _recurrence(10000)
+    f = lambdify([y0, list(a)], v)
+    assert np.isfinite(f(0.3, np.full(10000, 0.5)))
+    chain = x
+    for _ in range(10000):
+        chain = sp.Add(sp.sin(chain, evaluate=False), 1, evaluate=False)
+    src = numpy_code([x], chain)
+    assert src.count("np.sin(") == 10000
+    assert np.isfinite(lambdify(x, chain)(np.array([0.1, 0.2]))).all()
