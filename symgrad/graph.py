@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-__all__ = ["postorder"]
+__all__ = ["postorder", "count_ops"]
 
 
 def postorder(
@@ -53,3 +53,22 @@ def postorder(
             done.add(node)
             order.append(node)
     return order, kids
+
+
+def count_ops(roots: Iterable) -> int:
+    """Arithmetic operations to evaluate ``roots`` with every distinct
+    subexpression computed once: ``k - 1`` for an Add or Mul of ``k``
+    terms, 1 for every other non-atomic node (powers, functions).
+
+    >>> from sympy import sin, symbols
+    >>> x, y = symbols("x y")
+    >>> count_ops([sin(x + y) * (x + y) + 1])
+    4
+    """
+    order, kids = postorder(roots, lambda n: n.args)
+    total = 0
+    for node in order:
+        k = len(kids[node])
+        if k:
+            total += k - 1 if (node.is_Add or node.is_Mul) else 1
+    return total

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sympy import Add, Basic, Expr, I, S, Symbol
+from sympy import Add, Basic, Expr, I, Piecewise, S, Symbol
 from sympy.core.parameters import distribute
 from sympy.functions.elementary.complexes import (
     adjoint,
@@ -102,7 +102,24 @@ class Walk:
 
 
 def _sum(terms: list) -> Expr:
-    return terms[0] if len(terms) == 1 else Add(*terms)
+    """Add cotangent terms, merging Piecewise terms over the same conditions
+    (the branches of one Piecewise node) into a single Piecewise."""
+    if len(terms) == 1:
+        return terms[0]
+    groups: dict[tuple, list] = {}
+    rest = []
+    for t in terms:
+        if isinstance(t, Piecewise):
+            groups.setdefault(tuple(c for _, c in t.args), []).append(t)
+        else:
+            rest.append(t)
+    for conds, pws in groups.items():
+        if len(pws) == 1:
+            rest.append(pws[0])
+            continue
+        branches = [Add(*[pw.args[i].expr for pw in pws]) for i in range(len(conds))]
+        rest.append(Piecewise(*zip(branches, conds)))
+    return rest[0] if len(rest) == 1 else Add(*rest)
 
 
 def reverse(

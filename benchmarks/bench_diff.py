@@ -1,0 +1,129 @@
+"""Derivation speed and gradient-program size: symgrad beside sympy.diff
+(variable by variable) and SymEngine (where installed).
+
+Times the derivation only, not the construction of the input.  Operation
+counts are over distinct subexpressions (``symgrad.graph.count_ops``), so
+both the function and its gradient are counted after sharing common
+subexpressions.  Run:  python benchmarks/bench_diff.py
+"""
+
+from __future__ import annotations
+
+import datetime
+import multiprocessing as mp
+import platform
+import statistics
+import time
+
+import sympy as sp
+
+import symgrad
+from symgrad.graph import count_ops
+
+TIMEOUT = 60.0  # seconds a peer gets before it is reported as "did not finish"
+
+
+def rosenbrock(n: int):
+    x = sp.symbols(f"x0:{n}")
+    f = sp.Add(*[100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(n - 1)])
+    return f, list(x)
+
+
+def recurrence(depth: int):
+    a = sp.symbols(f"a0:{depth}")
+    y0 = sp.Symbol("y0")
+    e = y0
+    for k in range(depth):
+        e = a[k] * sp.sin(e) + sp.cos(e)
+    return e, [y0, *a]
+
+
+CASES = [("rosenbrock", n, rosenbrock) for n in (100, 300, 1000)] + [
+    ("recurrence", d, recurrence) for d in (10, 100, 1000)
+]
+
+
+def _time(fn, repeat: int) -> float:
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def _peer(kind: str, family: str, size: int, out) -> None:
+    try:
+        _run_peer(kind, family, size, out)
+    except RecursionError:
+        out.put("RecursionError")
+
+
+def _run_peer(kind: str, family: str, size: int, out) -> None:
+    f, xs = dict(rosenbrock=rosenbrock, recurrence=recurrence)[family](size)
+    if kind == "sympy":
+        t = time.perf_counter()
+        [sp.diff(f, x) for x in xs]
+        out.put(time.perf_counter() - t)
+    else:
+        import symengine as se
+
+        fe, xe = se.sympify(f), [se.Symbol(str(x)) for x in xs]
+        t = time.perf_counter()
+        [fe.diff(x) for x in xe]
+        out.put(time.perf_counter() - t)
+
+
+def peer_time(kind: str, family: str, size: int) -> float | str | None:
+    """The peer's derivation time in a child process, None on timeout, or
+    the name of the error it failed with."""
+    q: mp.Queue = mp.Queue()
+    p = mp.Process(target=_peer, args=(kind, family, size, q))
+    p.start()
+    p.join(TIMEOUT)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return None
+    return q.get() if not q.empty() else None
+
+
+def _cell(v: float | str | None) -> str:
+    if v is None:
+        return f"> {TIMEOUT:.0f} (killed)"
+    return v if isinstance(v, str) else f"{v:.4f}"
+
+
+def main() -> None:
+    try:
+        import symengine  # noqa: F401
+
+        peers = ["sympy", "symengine"]
+    except ImportError:
+        peers = ["sympy"]
+    print(f"# {datetime.date.today()}  Python {platform.python_version()}  "
+          f"SymPy {sp.__version__}  symgrad {symgrad.__version__}  ({platform.machine()})")
+    head = ["case", "n", "symgrad s", *[f"{p} s" for p in peers], "sympy/symgrad",
+            "f ops", "grad ops", "grad/f"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for family, size, make in CASES:
+        f, xs = make(size)
+        repeat = 5 if size <= 300 else 3
+        t = _time(lambda: symgrad.grad(f, xs), repeat)  # noqa: B023
+        g = symgrad.grad(f, xs)
+        fo, go = count_ops([f]), count_ops(list(g))
+        times = [peer_time(p, family, size) for p in peers]
+        cells = [_cell(v) for v in times]
+        if isinstance(times[0], float):
+            ratio = f"{times[0] / t:.0f}x"
+        elif times[0] is None:
+            ratio = f"> {TIMEOUT / t:.0f}x"
+        else:
+            ratio = "-"
+        print(f"| {family} | {size} | {t:.4f} | " + " | ".join(cells)
+              + f" | {ratio} | {fo} | {go} | {go / fo:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
