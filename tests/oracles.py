@@ -3,12 +3,14 @@ decide it) and high-precision numbers (mpmath, through ``evalf``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import mpmath
 from sympy import Basic, Expr, Rational, S, simplify
 
-__all__ = ["same", "exact", "value", "central_difference", "close"]
+from symgrad.graph import postorder
+
+__all__ = ["same", "exact", "value", "central_difference", "close", "dag_values"]
 
 DPS = 50  # digits the numeric oracles work with
 STEP = Rational(1, 10**15)  # central-difference step: error ~ STEP**2 ≈ 1e-30
@@ -56,3 +58,32 @@ def close(a, b, rel: float = 1e-20) -> bool:
     """``|a - b| <= rel · max(1, |b|)``."""
     with mpmath.workdps(DPS):
         return abs(a - b) <= rel * max(1, abs(b))
+
+
+def dag_values(exprs: Sequence[Basic], point: Mapping, dps: int = DPS) -> list:
+    """``exprs`` at ``point``, evaluated node by node over their DAG (each
+    distinct subexpression once, no recursion), in mpmath at ``dps`` digits.
+
+    For formulas too deep for ``evalf`` (which recurses).  Handles Add, Mul,
+    Pow, numbers, symbols and functions mpmath has under the same name.
+    """
+    with mpmath.workdps(dps):
+        order, kids = postorder(exprs, lambda n: n.args)
+        val: dict = {s: mpmath.mpf(exact(v).p) / exact(v).q for s, v in point.items()}
+        for node in order:
+            if node in val:
+                continue
+            args = [val[k] for k in kids[node]]
+            if node.is_Number or node.is_NumberSymbol:
+                val[node] = mpmath.mpf(node.evalf(dps + 10))
+            elif node.is_Add:
+                val[node] = mpmath.fsum(args)
+            elif node.is_Mul:
+                val[node] = mpmath.fprod(args)
+            elif node.is_Pow:
+                val[node] = args[0] ** args[1]
+            elif node.is_Function and hasattr(mpmath, type(node).__name__):
+                val[node] = getattr(mpmath, type(node).__name__)(*args)
+            else:
+                raise TypeError(f"dag_values cannot evaluate {type(node).__name__}: {node}")
+        return [val[e] for e in exprs]

@@ -1,0 +1,197 @@
+"""The walker: every distinct node once, iteratively, linear in the DAG.
+
+The recurrence ``y <- a_k*sin(y) + cos(y)`` is a DAG of ~5 nodes a level
+whose printed tree doubles every level; ``sympy.diff`` cannot take it past
+depth ~16.
+"""
+
+from __future__ import annotations
+
+import random
+
+import mpmath
+import pytest
+from sympy import Add, Function, Mul, S, Symbol, Tuple, cos, exp, sin, symbols
+
+from symgrad import RuleError, grad, jvp
+from symgrad.graph import postorder
+from symgrad.resolver import ACTIVE_MAPS
+from symgrad.rules import DEFAULT_TABLE, Opts, PartialsRule, VJPRule
+from symgrad.walker import Walk, forward, reverse
+
+from .oracles import dag_values
+
+x = Symbol("x", real=True)
+
+
+def recurrence(depth: int, evaluate: bool = True):
+    """``(y_depth, x, (a_1, ..., a_depth))`` with ``y_0 = x``.
+
+    ``evaluate=False`` builds the same DAG without SymPy's canonicalisation,
+    which at depth 10,000 takes SymPy ~15 s (not symgrad's time).
+    """
+    a = symbols(f"a1:{depth + 1}", real=True)
+    y = x
+    for ak in a:
+        if evaluate:
+            y = ak * sin(y) + cos(y)
+        else:
+            y = Add(Mul(ak, sin(y, evaluate=False), evaluate=False), cos(y, evaluate=False),
+                    evaluate=False)
+    return y, a
+
+
+def dual_recurrence(x0, avals, dx, da):
+    """The recurrence and its directional derivative, iterated numerically."""
+    y, dy = x0, dx
+    for ak, dak in zip(avals, da):
+        s, c = mpmath.sin(y), mpmath.cos(y)
+        y, dy = ak * s + c, dak * s + ak * c * dy - s * dy
+    return y, dy
+
+
+def test_deep_recurrence_10000_without_recursion_error():
+    y, a = recurrence(10_000, evaluate=False)
+    wrt = [x, *a]
+    g = grad(y, wrt)
+    assert len(g) == 10_001
+    assert all(gi != 0 for gi in g[:: 997])
+    # the last level: d y_N / d a_N is sin(y_{N-1}), the very node of the formula
+    assert g[-1] == y.args[0].args[1]
+
+
+@pytest.fixture(scope="module")
+def deep1000():
+    y, a = recurrence(1000)
+    rng = random.Random(1000)
+    point = {x: round(rng.uniform(-1, 1), 6)}
+    point.update({ak: round(rng.uniform(-0.9, 0.9), 6) for ak in a})
+    return y, a, point
+
+
+def test_deep_recurrence_1000_reverse_agrees_with_forward_numerics(deep1000):
+    y, a, point = deep1000
+    wrt = [x, *a]
+    g = grad(y, wrt)
+    rng = random.Random(7)
+    v = [rng.choice([-1, 1]) * rng.random() for _ in wrt]
+    with mpmath.workdps(40):
+        gv = dag_values(list(g), point, dps=40)
+        avals = [mpmath.mpf(str(point[ak])) for ak in a]
+        want_y, want_dy = dual_recurrence(mpmath.mpf(str(point[x])), avals, v[0], v[1:])
+        got = mpmath.fsum(gi * vi for gi, vi in zip(gv, v))
+        assert abs(dag_values([y], point, dps=40)[0] - want_y) < mpmath.mpf(10) ** -30
+        assert abs(got - want_dy) <= mpmath.mpf(10) ** -25 * max(1, abs(want_dy))
+        # single partials: x, and a level near the start, middle and end
+        for k in (0, 1, 500, 1000):
+            e = [0] * (len(a) + 1)
+            e[k] = 1
+            _, want = dual_recurrence(mpmath.mpf(str(point[x])), avals, e[0], e[1:])
+            assert abs(gv[k] - want) <= mpmath.mpf(10) ** -25 * max(1, abs(want)), k
+
+
+def test_deep_recurrence_1000_jvp_agrees_with_forward_numerics(deep1000):
+    y, a, point = deep1000
+    wrt = [x, *a]
+    rng = random.Random(8)
+    v = [S(rng.randint(-5, 5)) / 4 for _ in wrt]
+    t = jvp(y, wrt, v)
+    with mpmath.workdps(40):
+        got = dag_values([t], point, dps=40)[0]
+        avals = [mpmath.mpf(str(point[ak])) for ak in a]
+        vv = [mpmath.mpf(vi.p) / vi.q for vi in v]
+        _, want = dual_recurrence(mpmath.mpf(str(point[x])), avals, vv[0], vv[1:])
+        assert abs(got - want) <= mpmath.mpf(10) ** -25 * max(1, abs(want))
+
+
+def _size(exprs) -> int:
+    return len(postorder(list(exprs), lambda n: n.args)[0])
+
+
+def test_gradient_program_grows_linearly_with_depth():
+    sizes = {}
+    for depth in (50, 100, 200):
+        y, a = recurrence(depth)
+        g = grad(y, [x, *a])
+        sizes[depth] = (_size([y]), _size(g))
+        assert sizes[depth][1] <= 6 * sizes[depth][0], sizes
+    # linear: doubling the depth at most doubles the program (plus slack)
+    assert sizes[200][1] <= 2.2 * sizes[100][1] <= 2.2**2 * sizes[50][1]
+
+
+def test_gradient_costs_a_constant_times_the_function_not_n_times():
+    n = 60
+    xs = symbols(f"x0:{n}", real=True)
+    f = Add(*[100 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1 - xs[i]) ** 2 for i in range(n - 1)])
+    g = grad(f, list(xs))
+    assert _size(g) <= 4 * _size([f])
+
+
+def test_walk_visits_each_distinct_node_once():
+    y, _ = recurrence(30)
+    walk = Walk([y], frozenset([x]), Opts())
+    assert len(walk.order) == len(set(walk.order))
+    assert walk.order[-1] == y
+    pos = {n: i for i, n in enumerate(walk.order)}
+    assert all(pos[k] < pos[n] for n in walk.order for k in walk.inputs[n])
+
+
+def test_each_rule_runs_once_per_distinct_node():
+    calls = []
+
+    def sin_vjp(node, ct):
+        calls.append(node)
+        return (ct * cos(node.args[0]),)
+
+    DEFAULT_TABLE.add("counting_sin", VJPRule("counting_sin", sin_vjp))
+    token = ACTIVE_MAPS.set(({"sin": "counting_sin"},))
+    try:
+        y, a = recurrence(40)
+        grad(y, [x, *a])
+        assert len(calls) == 40 and len(set(calls)) == 40
+        calls.clear()
+        jvp(y, [x], [1])
+        assert len(calls) == 40
+    finally:
+        ACTIVE_MAPS.reset(token)
+        DEFAULT_TABLE.remove("counting_sin")
+
+
+def test_shared_subexpression_accumulates_all_paths():
+    u = sin(x)
+    e = u * u + exp(u) + u
+    assert (grad(e, x) - (2 * u + exp(u) + 1) * cos(x)).expand() == 0
+    assert (jvp(e, x, 1) - (2 * u + exp(u) + 1) * cos(x)).expand() == 0
+
+
+def test_reverse_and_forward_entry_points():
+    y = Symbol("y", real=True)
+    e1, e2 = x * y, sin(x)
+    got = reverse([e1, e2], [S(2), S(3)], [x, y], Opts())
+    assert got == {x: 2 * y + 3 * cos(x), y: 2 * x}
+    # a symbol no cotangent reaches is missing, not zero
+    assert reverse([e1], [S.One], [Symbol("z")], Opts()) == {}
+    assert reverse([e1], [S.Zero], [x], Opts()) == {}
+    assert forward([e1, e2, y], {x: S.One}, Opts()) == [y, cos(x), None]
+    assert forward([e1], {x: S.Zero}, Opts()) == [None]
+
+
+def test_gradient_into_a_non_expression_node_is_an_error():
+    f = Function("f")
+    e = f(x) + Symbol("y")
+    assert grad(e, x) == grad(f(x), x)
+    g = Function("g")
+    with pytest.raises(RuleError, match="is not an expression, so no gradient can flow into it"):
+        grad(g(Tuple(x, 1)), x)
+
+
+def test_rule_error_from_deep_inside_names_the_node():
+    y, _ = recurrence(5)
+    DEFAULT_TABLE.add("broken", PartialsRule("broken", lambda o, u: (u, u), joint=True))
+    token = ACTIVE_MAPS.set(({"cos": "broken"},))
+    try:
+        with pytest.raises(RuleError, match=r"rule 'broken' returned 2 partials for node cos\("):
+            grad(y, x)
+    finally:
+        ACTIVE_MAPS.reset(token)
+        DEFAULT_TABLE.remove("broken")
