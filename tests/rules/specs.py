@@ -13,6 +13,12 @@ Kinds:
 * ``"override"``: a rule with no node class of its own (``Identity``,
   ``Zero``), applied to ``build``'s node through an override map; the
   oracle is ``expected``.
+* ``"marker"``: a symgrad node whose rule is by design not the derivative
+  of its value (``stop_gradient``, ``straight_through``); the oracle is
+  ``expected``.
+
+A symgrad marker node of kind ``"smooth"`` (``sigmoid``) is compared with
+``sympy.diff`` of the formula it lowers to.
 """
 
 from __future__ import annotations
@@ -71,7 +77,10 @@ from sympy import (
     tanh,
 )
 
+import symgrad.functions as _functions
+import symgrad.nodes as _nodes
 from symgrad import rint
+from symgrad.rules import DEFAULT_TABLE
 
 __all__ = ["Spec", "SPECS", "specs_for"]
 
@@ -85,7 +94,7 @@ class Spec:
     name: str  # the table entry
     build: Callable[..., Expr]  # symbols (one per differentiable argument) -> node
     domain: tuple[Domain, ...]  # an open interval per argument
-    kind: str = "smooth"  # "smooth" | "nonsmooth" | "override"
+    kind: str = "smooth"  # "smooth" | "nonsmooth" | "override" | "marker"
     valid: Callable[..., bool] | None = None  # keep sample points off kinks / poles
     expected: Callable[..., tuple] | None = None  # "ad" partials, for non-smooth / override
     label: str = ""  # tells apart several specs of one entry
@@ -253,7 +262,32 @@ SPECS: tuple[Spec, ...] = (
 # fmt: on
 
 
+def _optional() -> tuple[Spec, ...]:
+    """Specs of the entries for symgrad's own node classes, where the class
+    and its entry exist."""
+    f, n = _functions, _nodes
+    made = {
+        "stop_gradient": lambda: Spec("stop_gradient", n.stop_gradient, (WIDE,), "marker",
+                                      None, _zero),
+        "identity": lambda: _smooth("identity", n.identity, WIDE),
+        "straight_through": lambda: Spec("straight_through", n.straight_through, (WIDE, WIDE),
+                                         "marker", None, lambda fwd, bwd: (S.Zero, S.One)),
+        "sigmoid": lambda: _smooth("sigmoid", f.sigmoid, WIDE),
+        "softplus": lambda: _smooth("softplus", f.softplus, WIDE),
+        "relu": lambda: _nonsmooth("relu", f.relu, lambda x: (Heaviside(x, 0),), WIDE,
+                                   valid=_nonzero),
+        "StopGradient": lambda: Spec("StopGradient", sin, (WIDE,), "override", None, _zero),
+    }
+    names = DEFAULT_TABLE.names()
+    return tuple(
+        make() for name, make in made.items()
+        if name in names and (hasattr(f, name) or hasattr(n, name) or name == "StopGradient")
+    )
+
+
+SPECS = SPECS + _optional()
+
+
 def specs_for(name: str) -> list[Spec]:
     """Every spec of the table entry ``name``."""
     return [s for s in SPECS if s.name == name]
-
