@@ -4,6 +4,7 @@ Matrix or Array) to a list, and rebuilding that structure afterwards."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 
 from sympy import Basic, Expr, ImmutableMatrix, MatrixBase, NDimArray, Symbol, sympify
 from sympy.core.sympify import SympifyError
@@ -70,7 +71,9 @@ def _structure(value: object) -> tuple[list, Struct]:
     if isinstance(value, MatrixBase):
         return list(value), Struct("matrix", tuple(value.shape))
     if isinstance(value, NDimArray):
-        return list(value), Struct("array", tuple(value.shape))
+        # iterating a rank >= 2 array yields sub-arrays; index it row-major
+        shape = tuple(value.shape)
+        return [value[i] for i in product(*map(range, shape))], Struct("array", shape)
     if isinstance(value, (list, tuple)):
         return list(value), Struct("tuple", (len(value),))
     return [value], Struct("scalar", ())
