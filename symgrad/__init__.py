@@ -11,8 +11,11 @@ rule table whose rules you can override.
 from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
-from .functions import rint
+from .functions import relu, rint, sigmoid, softplus
 from .lowering import expand
+from .nodes import identity, stop_gradient, straight_through
+from .overrides import gradient_override_map, override, register_gradient, unregister_gradient
+from .select import cond, where
 
 __all__ = [
     "grad",
@@ -20,7 +23,19 @@ __all__ = [
     "hessian",
     "jvp",
     "vjp",
+    "register_gradient",
+    "unregister_gradient",
+    "gradient_override_map",
+    "override",
+    "stop_gradient",
+    "identity",
+    "straight_through",
+    "where",
+    "cond",
     "rint",
+    "sigmoid",
+    "softplus",
+    "relu",
     "lambdify",
     "numpy_code",
     "expand",

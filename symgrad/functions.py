@@ -6,10 +6,12 @@
 
 from __future__ import annotations
 
-from sympy import Function, Integer, Number, Rational, floor
+from sympy import Function, Integer, Max, Number, Rational, exp, floor, log
 from sympy.core.function import ArgumentIndexError
 
-__all__ = ["rint"]
+from .nodes import Marker
+
+__all__ = ["rint", "sigmoid", "softplus", "relu"]
 
 
 class rint(Function):  # noqa: N801  (SymPy's own functions are lower case)
@@ -47,3 +49,72 @@ class rint(Function):  # noqa: N801  (SymPy's own functions are lower case)
 
     def _eval_is_real(self):
         return self.args[0].is_real
+
+
+# ---- activation functions: TensorFlow's Sigmoid, Softplus, Relu ----------
+
+
+class sigmoid(Marker):  # noqa: N801
+    """The logistic function ``1/(1 + exp(-x))`` (``tf.sigmoid``).
+
+    >>> from sympy import Symbol
+    >>> from symgrad import expand
+    >>> sigmoid(0), expand(sigmoid(Symbol("x")))
+    (1/2, 1/(1 + exp(-x)))
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number:
+            return 1 / (1 + exp(-x))
+        return None
+
+    def _symgrad_lower(self, x):
+        return 1 / (1 + exp(-x))
+
+
+class softplus(Marker):  # noqa: N801
+    """``log(1 + exp(x))`` (``tf.math.softplus``).
+
+    >>> from sympy import Symbol
+    >>> from symgrad import expand
+    >>> softplus(0), expand(softplus(Symbol("x")))
+    (log(2), log(exp(x) + 1))
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number:
+            return log(1 + exp(x))
+        return None
+
+    def _symgrad_lower(self, x):
+        return log(1 + exp(x))
+
+
+class relu(Marker):  # noqa: N801
+    """``max(x, 0)`` (``tf.nn.relu``); its gradient at 0 is 0, as in
+    TensorFlow, JAX and PyTorch.
+
+    >>> from sympy import Symbol
+    >>> from symgrad import expand
+    >>> relu(-2), relu(3), expand(relu(Symbol("x")))
+    (0, 3, Max(0, x))
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number:
+            return Max(x, 0)
+        return None
+
+    def _symgrad_lower(self, x):
+        return Max(x, 0)
+
+

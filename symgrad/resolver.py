@@ -18,7 +18,9 @@ __all__ = ["node_name", "resolve", "ACTIVE_MAPS"]
 
 # Stack of active override maps (node name -> rule name), innermost last.
 # A ContextVar makes it local to each thread and each asyncio task.
-ACTIVE_MAPS: ContextVar[tuple[dict[str, str], ...]] = ContextVar("symgrad_override_maps", default=())
+ACTIVE_MAPS: ContextVar[tuple[dict[str, str], ...]] = ContextVar(
+    "symgrad_override_maps", default=()
+)
 
 
 def node_name(node: Basic) -> str:

@@ -44,7 +44,8 @@ from sympy import (
     sqrt,
 )
 
-from ..functions import rint
+from ..functions import relu, rint, sigmoid, softplus
+from ..nodes import identity, stop_gradient, straight_through
 from .forms import IdentityRule, PartialsRule, Rule, ZeroRule
 from .shared import cos, cosh, cot, coth, exp, floor, log, polygamma, sign, sin, sinh, tan, tanh
 from .structural import AddRule, ExtremumRule, IntegerParamRule, MulRule, PiecewiseRule
@@ -131,9 +132,19 @@ def build_default_table() -> RuleTable:
           polygamma.cls)
     t.add("LambertW", IntegerParamRule("LambertW", (1,), lambda o, x, *k: o / (x * (1 + o))),
           LambertW)
+    # ---- symgrad's marker nodes and activations ------------------------------
+    # fmt: off
+    t.add("stop_gradient", ZeroRule(), stop_gradient)
+    t.add("identity", IdentityRule(), identity)
+    rule(straight_through, lambda o, f, b: 0,  lambda o, f, b: 1)
+    rule(sigmoid,          lambda o, x: o * (1 - o))
+    rule(softplus,         lambda o, x: sigmoid(x))
+    rule(relu,             lambda o, x: Heaviside(x, 0))
+    # fmt: on
     # Rules any override can name.
     t.add("Identity", IdentityRule())
     t.add("Zero", ZeroRule())
+    t.add("StopGradient", ZeroRule())
     return t
 
 

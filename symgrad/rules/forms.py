@@ -152,7 +152,10 @@ class Rule:
     name: str = "?"
 
     def inputs(self, node: Basic) -> tuple:
-        """The subexpressions that receive a gradient (conditions never do)."""
+        """The subexpressions that receive a gradient (conditions never do:
+        a Piecewise node's inputs are its branch values, whatever its rule)."""
+        if isinstance(node, Piecewise):
+            return tuple(pair.expr for pair in node.args)
         return node.args
 
     def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:

@@ -88,9 +88,6 @@ class PiecewiseRule(Rule):
 
     name = "Piecewise"
 
-    def inputs(self, node):
-        return tuple(pair.expr for pair in node.args)
-
     def vjp(self, node, ct, needed, opts):
         conds = [pair.cond for pair in node.args]
         out = []

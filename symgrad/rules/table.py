@@ -13,7 +13,9 @@ from .forms import Rule
 
 __all__ = ["Entry", "RuleTable", "TF_ALIASES"]
 
-# TensorFlow op name -> symgrad name.  Accepted wherever a name is taken.
+# TensorFlow op name -> symgrad node name.  Accepted wherever a name is
+# taken; as a rule name an entry of the table wins over an alias (so
+# "Identity" and "StopGradient" name the built-in rules).
 TF_ALIASES: dict[str, str] = {
     "Floor": "floor",
     "Ceil": "ceiling",
@@ -23,7 +25,7 @@ TF_ALIASES: dict[str, str] = {
     "Exp": "exp",
     "Log": "log",
     "Sqrt": "Pow",
-    "Pow": "Pow",
+    "Abs": "Abs",
     "AddV2": "Add",
     "AddN": "Add",
     "Mul": "Mul",
@@ -50,8 +52,13 @@ TF_ALIASES: dict[str, str] = {
     "Minimum": "Min",
     "Select": "Piecewise",
     "SelectV2": "Piecewise",
-    "StopGradient": "Zero",
-    "PreventGradient": "Zero",
+    "StopGradient": "stop_gradient",
+    "PreventGradient": "stop_gradient",
+    "Identity": "identity",
+    "IdentityN": "identity",
+    "Sigmoid": "sigmoid",
+    "Softplus": "softplus",
+    "Relu": "relu",
 }
 
 
@@ -105,7 +112,8 @@ class RuleTable:
         try:
             return self._entries[key]
         except KeyError:
-            raise NoRuleError(unknown_name_message(name, "gradient rule", self.known_names())) from None
+            known = self.known_names()
+            raise NoRuleError(unknown_name_message(name, "gradient rule", known)) from None
 
     def rule(self, name: str) -> Rule:
         return self.entry(name).rule

@@ -1,0 +1,378 @@
+"""register_gradient, gradient_override_map and override (issue 4)."""
+
+from __future__ import annotations
+
+import asyncio
+import pickle
+import threading
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import (
+    NoRuleError,
+    RuleError,
+    SymgradError,
+    expand,
+    grad,
+    gradient_override_map,
+    hessian,
+    identity,
+    jvp,
+    lambdify,
+    override,
+    register_gradient,
+    stop_gradient,
+    unregister_gradient,
+    vjp,
+)
+from symgrad.overrides import canonical_node_name
+from symgrad.resolver import ACTIVE_MAPS
+from symgrad.rules import DEFAULT_TABLE
+
+x, y, z = sp.symbols("x y z", real=True)
+
+
+@pytest.fixture
+def registry():
+    """Names registered by a test are removed after it."""
+    before = set(DEFAULT_TABLE.names())
+    yield
+    for name in set(DEFAULT_TABLE.names()) - before:
+        unregister_gradient(name)
+
+
+@pytest.fixture
+def custom_grad(registry):
+    @register_gradient("CustomGrad")
+    def _const_mul_grad(unused_node, grad):
+        return 5 * grad
+
+    return _const_mul_grad
+
+
+# ---- the issue's examples ----------------------------------------------------
+
+
+def test_custom_grad_on_identity(custom_grad):
+    with gradient_override_map({"Identity": "CustomGrad"}):
+        assert grad(identity(x, name="Identity"), x) == 5
+    assert grad(identity(x, name="Identity"), x) == 1
+
+
+def test_floor_straight_through_by_map():
+    with gradient_override_map({"Floor": "Identity"}):
+        assert grad(sp.floor(x) * y, x) == y
+    assert grad(sp.floor(x) * y, x) == 0
+
+
+def test_override_tags_one_node_only():
+    e = override(sp.floor(x), {"floor": "Identity"}) + sp.floor(y)
+    assert grad(e, [x, y]) == (1, 0)
+
+
+def test_stop_gradient_product():
+    g = grad(x * stop_gradient(x), x)
+    assert g == stop_gradient(x)
+    assert expand(g) == x
+
+
+def test_map_without_matching_node_changes_nothing():
+    e = sp.sin(x) * sp.exp(y) + sp.Max(x, y) + sp.Abs(x)
+    plain = grad(e, [x, y])
+    with gradient_override_map({"Floor": "Identity"}):
+        assert grad(e, [x, y]) == plain
+        assert jvp(e, [x, y], [1, 2]) == jvp(e, [x, y], [1, 2])
+
+
+# ---- register_gradient ------------------------------------------------------------
+
+
+def test_register_vjp_serves_both_modes(custom_grad):
+    with gradient_override_map({"sin": "CustomGrad"}):
+        assert grad(sp.sin(x**2), x) == 10 * x
+        assert jvp(sp.sin(x**2), x, 1) == 10 * x
+        assert vjp(sp.sin(x**2), x, 2) == 20 * x
+
+
+def test_register_partials_form(registry):
+    @register_gradient("SwapPartials", form="partials")
+    def _swap(node, a, b):
+        return (b * 0 + 7, 11)
+
+    f = sp.Function("pair")(x, y)
+    with gradient_override_map({"pair": "SwapPartials"}):
+        assert grad(f, [x, y]) == (7, 11)
+        assert jvp(f, [x, y], [1, 1]) == 18
+
+
+def test_register_jvp_form(registry):
+    @register_gradient("TwiceTangent", form="jvp")
+    def _jvp(node, tangents):
+        (t,) = tangents
+        return 2 * t
+
+    with gradient_override_map({"exp": "TwiceTangent"}):
+        assert jvp(sp.exp(3 * x), x, 1) == 6
+        assert grad(sp.exp(3 * x), x) == 6
+
+
+def test_registered_name_is_a_node_name(registry):
+    @register_gradient("erf2")
+    def _erf2(node, g):
+        return g * 2 * sp.exp(-node.args[0] ** 2) / sp.sqrt(sp.pi)
+
+    f = sp.Function("erf2")
+    assert grad(f(x**2), x) == 4 * x * sp.exp(-x**4) / sp.sqrt(sp.pi)
+
+
+def test_register_twice_is_an_error(custom_grad):
+    with pytest.raises(SymgradError, match="already registered.*replace=True"):
+        register_gradient("CustomGrad")
+    register_gradient("CustomGrad", replace=True)(lambda node, g: 7 * g)
+    with gradient_override_map({"Identity": "CustomGrad"}):
+        assert grad(identity(x), x) == 7
+
+
+def test_register_bad_arguments_leave_nothing_behind(registry):
+    before = DEFAULT_TABLE.names()
+    with pytest.raises(ValueError, match="form"):
+        register_gradient("Bad", form="hessian")
+    with pytest.raises(TypeError):
+        register_gradient("Bad")(42)
+    with pytest.raises(TypeError):
+        register_gradient(3)
+    assert DEFAULT_TABLE.names() == before
+
+
+def test_replacing_a_builtin_keeps_its_class(registry):
+    old = DEFAULT_TABLE.entry("floor")
+    try:
+        register_gradient("floor", replace=True)(lambda node, g: g)
+        assert grad(sp.floor(x), x) == 1
+        # an undefined function that happens to be called floor is not a floor
+        assert grad(sp.Function("floor")(x), x) == sp.Derivative(sp.Function("floor")(x), x)
+    finally:
+        DEFAULT_TABLE.add("floor", old.rule, old.cls, replace=True)
+    assert grad(sp.floor(x), x) == 0
+
+
+# ---- bad rules ---------------------------------------------------------------------
+
+
+def test_rule_that_raises_names_node_and_rule(registry):
+    @register_gradient("Broken")
+    def _broken(node, g):
+        raise ZeroDivisionError("oops")
+
+    with gradient_override_map({"sin": "Broken"}):
+        with pytest.raises(RuleError, match=r"'Broken'.*ZeroDivisionError.*sin\(x\)"):
+            grad(sp.sin(x), x)
+    assert ACTIVE_MAPS.get() == ()
+
+
+def test_rule_with_wrong_count(registry):
+    register_gradient("TwoForOne")(lambda node, g: (g, g))
+    with gradient_override_map({"exp": "TwoForOne"}):
+        with pytest.raises(RuleError, match=r"'TwoForOne' returned 2 cotangents.*exp\(x\)"):
+            grad(sp.exp(x), x)
+
+
+def test_rule_returning_non_expression(registry):
+    register_gradient("Stringy")(lambda node, g: "1")
+    with gradient_override_map({"exp": "Stringy"}):
+        with pytest.raises(RuleError, match=r"'Stringy' returned '1' \(str\).*exp\(x\)"):
+            grad(sp.exp(x), x)
+        with pytest.raises(RuleError, match="Stringy"):
+            jvp(sp.exp(x), x, 1)
+
+
+def test_rule_returning_none_means_no_gradient(registry):
+    register_gradient("FirstOnly")(lambda node, g: (g, None))
+    with gradient_override_map({"atan2": "FirstOnly"}):
+        assert grad(sp.atan2(x, y), [x, y]) == (1, 0)
+
+
+# ---- gradient_override_map ------------------------------------------------------
+
+
+def test_maps_nest_inner_wins_outer_still_applies():
+    e = sp.floor(x) + sp.ceiling(y)
+    with gradient_override_map({"floor": "Identity", "ceiling": "Identity"}):
+        assert grad(e, [x, y]) == (1, 1)
+        with gradient_override_map({"floor": "Zero"}):
+            assert grad(e, [x, y]) == (0, 1)
+        assert grad(e, [x, y]) == (1, 1)
+    assert grad(e, [x, y]) == (0, 0)
+
+
+def test_map_restored_on_exception():
+    with pytest.raises(KeyError):
+        with gradient_override_map({"floor": "Identity"}):
+            raise KeyError("inside")
+    assert ACTIVE_MAPS.get() == ()
+    assert grad(sp.floor(x), x) == 0
+
+
+def test_map_argument_errors():
+    with pytest.raises(TypeError, match="dict from node name to rule name"):
+        with gradient_override_map([("floor", "Identity")]):
+            pass
+    with pytest.raises(TypeError, match="string"):
+        with gradient_override_map({"floor": 1}):
+            pass
+    with pytest.raises(NoRuleError, match=r"'flor'.*'floor'"):
+        with gradient_override_map({"flor": "Identity"}):
+            pass
+    with pytest.raises(NoRuleError, match=r"'Identiy'.*'Identity'"):
+        with gradient_override_map({"floor": "Identiy"}):
+            pass
+    assert ACTIVE_MAPS.get() == ()
+
+
+def test_maps_are_thread_local():
+    barrier = threading.Barrier(2)
+    results: dict[str, object] = {}
+
+    def worker(label: str, mapping: dict) -> None:
+        with gradient_override_map(mapping):
+            barrier.wait(timeout=10)  # both maps active at once
+            results[label] = grad(sp.floor(x) * 3, x)
+            barrier.wait(timeout=10)
+
+    threads = [
+        threading.Thread(target=worker, args=("identity", {"Floor": "Identity"})),
+        threading.Thread(target=worker, args=("zero", {"Floor": "Zero"})),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {"identity": 3, "zero": 0}
+
+
+def test_maps_are_task_local():
+    async def task(mapping: dict, started: asyncio.Event, other: asyncio.Event):
+        with gradient_override_map(mapping):
+            started.set()
+            await other.wait()
+            return grad(sp.floor(x), x)
+
+    async def main():
+        a, b = asyncio.Event(), asyncio.Event()
+        return await asyncio.gather(
+            task({"floor": "Identity"}, a, b), task({"floor": "Zero"}, b, a)
+        )
+
+    assert asyncio.run(main()) == [1, 0]
+
+
+# ---- override tags ------------------------------------------------------------------
+
+
+def test_tag_prints_substitutes_evaluates_like_untagged():
+    t = override(sp.floor(x) + sp.exp(y), {"floor": "Identity"})
+    plain = sp.floor(x) + sp.exp(y)
+    assert str(t) == str(plain)
+    assert sp.latex(t) == sp.latex(plain)
+    assert t.subs(x, sp.Rational(5, 2)) == 2 + sp.exp(y)
+    moved = t.subs(x, z)
+    assert grad(moved, z) == 1
+    pt = {x: sp.Float(2.5), y: sp.Integer(0)}
+    assert t.evalf(subs=pt) == plain.evalf(subs=pt) == sp.Float(3)
+    f = lambdify([x, y], t)
+    assert f(2.5, 0.0) == 3.0
+    assert expand(t) == plain
+
+
+def test_tag_pickles():
+    t = override(sp.floor(x) * y, {"floor": "Identity"})
+    back = pickle.loads(pickle.dumps(t))
+    assert str(back) == str(t)
+    assert grad(back, x) == y
+
+
+def test_precedence_tag_over_map_over_table():
+    t = override(sp.floor(x), {"floor": "Identity"})
+    with gradient_override_map({"floor": "Zero"}):
+        assert grad(t, x) == 1  # the tag wins over the map
+        assert grad(sp.floor(x), x) == 0
+    with gradient_override_map({"sin": "Zero"}):
+        assert grad(sp.sin(x), x) == 0  # the map wins over the table
+    assert grad(sp.sin(x), x) == sp.cos(x)
+
+
+def test_override_cannot_tag_add():
+    with pytest.raises(SymgradError, match="identity"):
+        override(x + y, {"Add": "Zero"})
+
+
+def test_override_matrix_and_tf_names():
+    m = override(sp.Matrix([sp.floor(x), sp.ceiling(y)]), {"Floor": "Identity", "Ceil": "Identity"})
+    assert grad(m[0] + m[1], [x, y]) == (1, 1)
+
+
+# ---- aliases and built-in rules ----------------------------------------------------
+
+ALIASES = [
+    ("Floor", sp.floor(x)),
+    ("Ceil", sp.ceiling(x)),
+    ("Sign", sp.sign(x)),
+    ("Abs", sp.Abs(x)),
+    ("Exp", sp.exp(x)),
+    ("Log", sp.log(x)),
+    ("Maximum", sp.Max(x, 2 * z)),
+    ("Minimum", sp.Min(x, 2 * z)),
+    ("Select", sp.Piecewise((x**2, z > 0), (3 * x, True))),
+    ("SelectV2", sp.Piecewise((x**2, z > 0), (3 * x, True))),
+]
+
+
+@pytest.mark.parametrize("tf_name,node", ALIASES, ids=[a for a, _ in ALIASES])
+def test_tf_aliases_name_nodes(tf_name, node):
+    assert canonical_node_name(tf_name) == type(node).__name__
+    with gradient_override_map({tf_name: "StopGradient"}):
+        assert grad(node, x) == 0
+    with gradient_override_map({type(node).__name__: "StopGradient"}):
+        assert grad(node, x) == 0
+
+
+def test_more_aliases():
+    from symgrad import relu, rint, sigmoid, softplus
+
+    for name, node in [("Round", rint(x)), ("Sigmoid", sigmoid(x)),
+                       ("Softplus", softplus(x)), ("Relu", relu(x))]:
+        with gradient_override_map({name: "Identity"}):
+            assert grad(node, x) == 1, name
+    with gradient_override_map({"StopGradient": "Identity"}):
+        assert grad(x * stop_gradient(x), x) == x + stop_gradient(x)
+
+
+def test_builtin_rule_names():
+    with gradient_override_map({"exp": "Zero"}):
+        assert grad(sp.exp(x), x) == 0
+    with gradient_override_map({"exp": "StopGradient"}):
+        assert grad(sp.exp(x), x) == 0
+    with gradient_override_map({"exp": "Identity"}):
+        assert grad(sp.exp(2 * x), x) == 2
+    # a table entry named as the rule: exp differentiated like sin
+    with gradient_override_map({"exp": "sin"}):
+        assert grad(sp.exp(x), x) == sp.cos(x)
+
+
+# ---- stop_gradient at every order and in every mode ----------------------------------
+
+
+def test_stop_gradient_every_mode_and_order():
+    e = x**2 * stop_gradient(x**3) + stop_gradient(y) * y
+    assert grad(e, [x, y]) == (2 * x * stop_gradient(x**3), stop_gradient(y))
+    assert jvp(e, [x, y], [1, 0]) == 2 * x * stop_gradient(x**3)
+    assert hessian(e, [x, y]) == sp.Matrix([[2 * stop_gradient(x**3), 0], [0, 0]])
+    assert stop_gradient(3) == 3
+    assert stop_gradient(stop_gradient(x)) == stop_gradient(x)
+
+
+def test_lowered_gradient_runs():
+    g = grad(x * stop_gradient(x), x)
+    assert lambdify([x], g)(np.array([2.0]))[0] == 2.0

@@ -1,0 +1,61 @@
+"""where / cond: gradient to the taken branch only, and never a NaN from
+the branch not taken (issue 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import SymgradError, cond, grad, jvp, lambdify, where
+
+x, y = sp.symbols("x y", real=True)
+
+
+def test_where_routes_the_cotangent():
+    e = where(x > y, x**2, 3 * y)
+    gx, gy = grad(e, [x, y])
+    assert gx.subs({x: 2, y: 1}) == 4 and gy.subs({x: 2, y: 1}) == 0
+    assert gx.subs({x: 0, y: 1}) == 0 and gy.subs({x: 0, y: 1}) == 3
+
+
+def test_condition_gets_no_gradient():
+    # y appears only in the condition
+    assert grad(where(y > 0, x, 2 * x), y) == 0
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_untaken_branch_never_leaks_nan(mode):
+    e = where(x > 0, sp.sqrt(x), 0)
+    g = grad(e, x) if mode == "reverse" else jvp(e, x, 1)
+    assert g.subs(x, -1) == 0
+    f = lambdify([x], g)
+    xs = np.array([-1.0, -0.0, 0.0, 0.25, 4.0])
+    with np.errstate(all="raise"):
+        out = f(xs)
+    np.testing.assert_array_equal(out, [0.0, 0.0, 0.0, 1.0, 0.25])
+
+
+def test_nan_free_through_a_chain():
+    # the classic: log of a branch that is invalid where not taken, times more
+    e = y * where(x > 1, sp.log(x - 1), x) ** 2
+    g = grad(e, x)
+    f = lambdify([x, y], g)
+    out = f(np.array([0.5, 3.0]), np.array([2.0, 2.0]))
+    np.testing.assert_allclose(out, [2 * 2 * 0.5, 2 * 2 * np.log(2) / 2])
+
+
+def test_cond_with_callables_and_bools():
+    assert grad(cond(x < 1, lambda: x**2, lambda: 2 * x), x) == sp.Piecewise(
+        (2 * x, x < 1), (2, True)
+    )
+    assert cond(True, x, y) == x
+    assert where(sp.true, x, y) == x
+    assert where(False, x, y) == y
+
+
+def test_bad_condition():
+    with pytest.raises(SymgradError, match="relational or boolean"):
+        where(x, 1, 2)
+    with pytest.raises(SymgradError, match="string"):
+        where(x > 0, "x", 2)
