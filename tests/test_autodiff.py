@@ -335,6 +335,18 @@ def test_where_leak_untaken_branch_gives_exact_zero():
     assert grad(e2, x).subs({x: 0, y: 3}) == 0
 
 
+def test_where_leak_two_piecewise_nodes_over_one_branch():
+    # log(x) gets a cotangent from two Piecewise nodes with different
+    # conditions; at x = 0 neither branch is taken, so 0 (not 0 * zoo = nan)
+    e = Piecewise((log(x), x > 0), (0, True)) + Piecewise((log(x), x > 1), (0, True))
+    assert grad(e, x).subs(x, 0) == 0
+    assert jvp(e, x, 1).subs(x, 0) == 0
+    assert grad(e, x).subs(x, 2) == 1
+    e = Piecewise((log(x) * y, x > 0), (0, True)) + Piecewise((log(x), x > 1), (y, True))
+    assert grad(e, [x, y]) and grad(e, x).subs({x: 0, y: 5}) == 0
+    assert grad(e, x).subs({x: Rational(1, 2), y: 5}) == 10
+
+
 def test_distribution_convention_keeps_sympys_answers():
     for e in [sign(x), Heaviside(x), Abs(x), floor(x), Max(x, y), Min(x, y), Mod(x, y)]:
         assert grad(e, x, convention="distribution") == diff(e, x), e

@@ -68,7 +68,9 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
     """``ct * p``, keeping a zero branch of a Piecewise cotangent exactly zero.
 
     Distributing over the branches is what keeps a NaN/inf partial of an
-    untaken branch (``1/(2*sqrt(x))`` at ``x < 0``) out of the gradient.
+    untaken branch (``1/(2*sqrt(x))`` at ``x < 0``) out of the gradient; a
+    sum of cotangents from several Piecewise nodes is distributed term by
+    term for the same reason.
     """
     if p is S.One:
         return ct
@@ -78,6 +80,9 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
         return Piecewise(
             *[(S.Zero if e is S.Zero else Mul(e, p), c) for e, c in ct.args]
         )
+    if isinstance(ct, Add) and any(isinstance(t, Piecewise) for t in ct.args):
+        terms = [s for s in (scale(t, p) for t in ct.args) if s is not None]
+        return Add(*terms) if terms else None
     return Mul(ct, p)
 
 
