@@ -15,6 +15,7 @@ from sympy import (
     Heaviside,
     I,
     ImmutableMatrix,
+    LambertW,
     Matrix,
     Max,
     Min,
@@ -27,6 +28,7 @@ from sympy import (
     arg,
     atan2,
     besselj,
+    cbrt,
     ceiling,
     conjugate,
     cos,
@@ -39,6 +41,7 @@ from sympy import (
     log,
     polygamma,
     re,
+    root,
     sign,
     sin,
     sinc,
@@ -209,6 +212,13 @@ def test_jvp_and_vjp_pair_up():
     lhs = sum(ui * ji for ui, ji in zip(u, jvp(outs, wrt, v)))
     rhs = sum(vi * gi for vi, gi in zip(v, vjp(outs, wrt, u)))
     assert same(lhs, rhs)
+
+
+def test_log_with_a_base_and_roots():
+    # log(x, b) is log(x)/log(b) in SymPy; roots are powers
+    for e in [log(x, y), log(x, 2), sqrt(x), root(x, 4), cbrt(x) * x]:
+        for s in (x, y):
+            assert same(grad(e, s), diff(e, s)), (e, s)
 
 
 # ---- SymPy's own forms -----------------------------------------------------
@@ -551,6 +561,9 @@ def test_integer_arguments_take_no_gradient():
     n = Symbol("n", integer=True)
     with pytest.raises(RuleError, match=r"not differentiable in its integer argument n"):
         grad(polygamma(n, x), n)
+    with pytest.raises(RuleError, match=r"LambertW is not differentiable in its integer argument"):
+        grad(LambertW(x, n), n)
+    assert grad(LambertW(x, n), x) == diff(LambertW(x, n), x)
     nu = Symbol("nu", real=True)
     with pytest.raises(RuleError, match=r"register_gradient\('besselj'\)"):
         grad(besselj(nu, x), nu)
