@@ -10,6 +10,7 @@ rule table whose rules you can override.
 
 from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
+from .custom import custom_gradient, custom_jvp, custom_vjp
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
 from .functions import relu, rint, sigmoid, softplus
 from .lowering import expand
@@ -32,6 +33,9 @@ __all__ = [
     "straight_through",
     "where",
     "cond",
+    "custom_gradient",
+    "custom_jvp",
+    "custom_vjp",
     "rint",
     "sigmoid",
     "softplus",

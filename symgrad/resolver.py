@@ -1,8 +1,8 @@
 """Which rule differentiates a node.
 
 Precedence, highest first: the node's own tag (``override(expr, ...)``), the
-innermost active ``gradient_override_map``, the rule table, and finally
-SymPy's own ``fdiff``.
+innermost active ``gradient_override_map``, the rule table, the node's own
+rule (custom-gradient nodes), and finally SymPy's own ``fdiff``.
 """
 
 from __future__ import annotations
@@ -51,6 +51,9 @@ def resolve(node: Basic, opts: Opts, table: RuleTable = DEFAULT_TABLE) -> Rule:
     rule = table.for_node(node, name)
     if rule is not None:
         return rule
+    own = getattr(node, "_symgrad_rule", None)  # a custom function's node
+    if own is not None:
+        return own
     if isinstance(node, Function):
         return FdiffRule(name)
     return SympyLeafRule(name)

@@ -1,0 +1,184 @@
+"""What the custom-derivative interfaces share: tracing a user's function
+with dummy symbols into a *template*, and one node class per output.
+
+A call ``f(u, v)`` returns nodes ``f(u, v)`` whose arguments are the
+flattened inputs followed by any symbols the forward formula captured.  A
+node lowers to the template's forward formula with its arguments put in
+place of the dummies; its derivative rule is built from the user's rule the
+same way, lazily, at the first differentiation (so an error in the rule
+surfaces from ``grad``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from sympy import Basic, Dummy, Expr, Function, Symbol
+from sympy.core.function import AppliedUndef
+
+from ..errors import RuleError, SymgradError
+from ..graph import postorder
+from ..nodes import Marker
+from ..rules.forms import Rule, _dot, as_expr
+from ..shapes import Struct, flatten_exprs
+
+__all__ = ["Template", "CustomNode", "flatten_args", "natural_key", "free_symbols"]
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def natural_key(s: Symbol) -> tuple:
+    """Sort key ordering ``W_2_10`` after ``W_2_9`` (row-major for the usual
+    matrix-of-symbols names)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", s.name))
+
+
+def free_symbols(exprs: Sequence[Basic]) -> set:
+    """Free symbols of ``exprs``, found over the DAG without recursion."""
+    order, _ = postorder(exprs, lambda n: n.args)
+    return {n for n in order if isinstance(n, Symbol)}
+
+
+def flatten_args(args: Sequence[object], who: str) -> tuple[list[Expr], list[Struct]]:
+    """Each argument (an expression, a Matrix or an Array) flattened."""
+    flat: list[Expr] = []
+    structs: list[Struct] = []
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)):
+            raise SymgradError(
+                f"{who}: argument {i} is a {type(a).__name__}; pass expressions, or a "
+                "sympy Matrix / Array for an array argument"
+            )
+        items, st = flatten_exprs(a, f"{who} argument {i}")
+        flat.extend(items)
+        structs.append(st)
+    return flat, structs
+
+
+def dummies_like(structs: Sequence[Struct], prefix: str) -> tuple[list[Dummy], list[object]]:
+    """Real dummies for each flattened argument, and the arguments rebuilt
+    from them in their original shapes."""
+    flat: list[Dummy] = []
+    shaped: list[object] = []
+    for i, st in enumerate(structs):
+        ds = [Dummy(f"{prefix}{i}_{j}", real=True) for j in range(st.size)]
+        flat.extend(ds)
+        shaped.append(st.build(ds))
+    return flat, shaped
+
+
+class Template:
+    """A traced custom function: dummies standing for its inputs and captured
+    symbols, its forward formulas in those dummies, and its rule."""
+
+    def __init__(
+        self,
+        name: str,
+        in_dummies: list[Dummy],
+        outputs: list[Expr],
+        out_struct: Struct,
+        captured: list[Symbol],
+    ) -> None:
+        self.name = name
+        self.in_dummies = in_dummies
+        self.captured = captured
+        self.cap_dummies = [Dummy(f"{s.name}_", real=True) for s in captured]
+        to_dummy = dict(zip(captured, self.cap_dummies))
+        self.outputs = [o.xreplace(to_dummy) for o in outputs]
+        self.out_struct = out_struct
+        self.dummies = [*in_dummies, *self.cap_dummies]
+        self.classes = [self._node_class(k) for k in range(len(self.outputs))]
+        self.rule: Rule | None = None  # set by the interface that traced it
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.in_dummies)
+
+    def substitute(self, expr: Expr, args: Sequence[Basic], extra: dict | None = None) -> Expr:
+        """``expr`` (in the dummies) at the node's arguments."""
+        m = dict(zip(self.dummies, args))
+        if extra:
+            m.update(extra)
+        return expr.xreplace(m)
+
+    def to_dummies(self, expr: Expr) -> Expr:
+        """Captured symbols in a rule's answer replaced by their dummies."""
+        return expr.xreplace(dict(zip(self.captured, self.cap_dummies)))
+
+    def call(self, flat_args: Sequence[Expr]) -> object:
+        nodes = [cls(*flat_args, *self.captured) for cls in self.classes]
+        return self.out_struct.build(nodes)
+
+    def _node_class(self, k: int) -> type:
+        name = self.name if len(self.outputs) == 1 else f"{self.name}_{k}"
+        return type(name, (CustomNode,), {"_symgrad_template": self, "_symgrad_out": k,
+                                          "nargs": len(self.dummies)})
+
+
+class CustomNode(Marker):
+    """A node of a custom-derivative function; prints with its inputs only
+    (captured symbols are arguments too, so gradients reach them)."""
+
+    _symgrad_template: Template
+    _symgrad_out: int
+
+    def _symgrad_lower(self, *args: Expr) -> Expr:
+        t = self._symgrad_template
+        return t.substitute(t.outputs[self._symgrad_out], args)
+
+    @property
+    def inputs(self) -> tuple:
+        return self.args[: self._symgrad_template.n_inputs]
+
+    def _display(self) -> AppliedUndef:
+        return Function(type(self).__name__)(*self.inputs)
+
+    def _sympystr(self, printer) -> str:
+        return printer._print(self._display())
+
+    def _latex(self, printer) -> str:
+        return printer._print(self._display())
+
+    def _pretty(self, printer):
+        return printer._print(self._display())
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            f"a node of the custom function {type(self).__name__!r} cannot be pickled: "
+            "its rule is a Python function. Pickle symgrad.expand(expr) instead"
+        )
+
+    @property
+    def _symgrad_rule(self) -> Rule:
+        return self._symgrad_template.rule
+
+
+def node_name_of(fun: Callable) -> str:
+    name = getattr(fun, "__name__", "") or ""
+    return name if _IDENT.match(name) else "custom"
+
+
+class TemplateRule(Rule):
+    """Base of the custom rules: partial derivatives come from per-output
+    templates computed once and substituted at each node."""
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.name = template.name
+
+    def check_captured(self, node: Basic, needed: Sequence[bool]) -> None:
+        t = self.template
+        for i, k in enumerate(needed[t.n_inputs :]):
+            if k:
+                raise RuleError(
+                    f"the custom function {t.name!r} uses the symbol {t.captured[i]} without "
+                    "taking it as an argument, and its rule gives no derivative with respect "
+                    f"to it (node {node}); pass {t.captured[i]} as an argument"
+                )
+
+    def jvp(self, node, tangents, opts):
+        return _dot(self.partials(node, [t is not None for t in tangents], opts), tangents)
+
+    def checked(self, value: object, node: Basic, what: str) -> Expr | None:
+        return as_expr(value, self.name, node, what)

@@ -1,0 +1,215 @@
+"""``custom_gradient``: TensorFlow's ``tf.custom_gradient`` on symbolic
+formulas.
+
+``f(*xs)`` returns ``(ys, grad_fn)``; ``grad_fn(*dys)`` returns one
+cotangent per input (``None`` for none).  When the forward formula uses
+symbols that are not inputs (TensorFlow's variables), ``grad_fn`` is called
+with ``variables=[those symbols]`` and returns ``(grad_xs, grad_vars)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+
+from sympy import Basic, Dummy, S
+
+from ..errors import RuleError, SymgradError
+from ..shapes import Struct, flatten_exprs
+from .base import (
+    Template,
+    TemplateRule,
+    dummies_like,
+    flatten_args,
+    free_symbols,
+    natural_key,
+    node_name_of,
+)
+
+__all__ = ["custom_gradient"]
+
+
+def _accepts_variables(fn: Callable) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _note(exc: BaseException, text: str) -> None:
+    if hasattr(exc, "add_note"):
+        exc.add_note(text)
+
+
+class _GradFnRule(TemplateRule):
+    """The rule of one output of a ``custom_gradient`` function: the
+    cotangents ``grad_fn`` returns for that output's ``dy`` alone.  A
+    ``grad_fn`` is linear in its ``dy``s, so the outputs' rules add up."""
+
+    def __init__(self, template: Template, grad_fn: Callable, in_structs: list[Struct]) -> None:
+        super().__init__(template)
+        self.grad_fn = grad_fn
+        self.in_structs = in_structs
+        self.dy = Dummy("dy", real=True)
+        self.cache: dict[int, tuple] = {}
+
+    def templates(self, k: int, node: Basic) -> tuple:
+        """Cotangent templates (in the dummies and ``dy``) for output ``k``."""
+        got = self.cache.get(k)
+        if got is None:
+            got = self.cache[k] = self._trace(k, node)
+        return got
+
+    def _trace(self, k: int, node: Basic) -> tuple:
+        t = self.template
+        flat = [S.Zero] * len(t.outputs)
+        flat[k] = self.dy
+        dys = t.out_struct.build(flat)
+        args = (dys,) if t.out_struct.kind != "tuple" else tuple(dys)
+        kwargs = {"variables": list(t.captured)} if t.captured else {}
+        try:
+            out = self.grad_fn(*args, **kwargs)
+        except Exception as exc:
+            _note(exc, f"raised by the grad_fn of custom_gradient {t.name!r} "
+                       f"while differentiating {node}")
+            raise
+        if t.captured:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise RuleError(
+                    f"the grad_fn of custom_gradient {t.name!r} was given variables=... and "
+                    "must return (grad_xs, grad_vars)"
+                )
+            grad_xs, grad_vars = out
+            grad_vars = list(grad_vars) if isinstance(grad_vars, (tuple, list)) else [grad_vars]
+            if len(grad_vars) != len(t.captured):
+                raise RuleError(
+                    f"the grad_fn of custom_gradient {t.name!r} returned {len(grad_vars)} "
+                    f"variable gradients for {len(t.captured)} variables {list(t.captured)}"
+                )
+        else:
+            grad_xs, grad_vars = out, []
+        n_in = len(self.in_structs)
+        if n_in == 1 and not isinstance(grad_xs, (tuple, list)):
+            grad_xs = (grad_xs,)
+        if not isinstance(grad_xs, (tuple, list)) or len(grad_xs) != n_in:
+            got = len(grad_xs) if isinstance(grad_xs, (tuple, list)) else 1
+            raise RuleError(
+                f"the grad_fn of custom_gradient {t.name!r} returned {got} cotangents for "
+                f"{n_in} inputs (node {node}); return one per input, None for no gradient"
+            )
+        flat_cts: list = []
+        for st, g in zip(self.in_structs, grad_xs):
+            if g is None:
+                flat_cts.extend([None] * st.size)
+                continue
+            items, got = flatten_exprs(g, f"cotangent returned by {t.name!r}")
+            if got.size != st.size:
+                raise RuleError(
+                    f"the grad_fn of custom_gradient {t.name!r} returned a cotangent of "
+                    f"{got.describe()} for an input of {st.describe()}"
+                )
+            flat_cts.extend(items)
+        flat_cts.extend(grad_vars)
+        return tuple(
+            None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
+            for c in flat_cts
+        )
+
+    def vjp(self, node, ct, needed, opts):
+        t = self.template
+        temps = self.templates(node._symgrad_out, node)
+        extra = {self.dy: ct}
+        return tuple(
+            t.substitute(c, node.args, extra) if (k and c is not None) else None
+            for c, k in zip(temps, needed)
+        )
+
+    def partials(self, node, needed, opts):
+        return self.vjp(node, S.One, needed, opts)
+
+
+class CustomGradient:
+    """The object ``@custom_gradient`` returns: call it on expressions."""
+
+    def __init__(self, fun: Callable) -> None:
+        self.fun = fun
+        self.name = node_name_of(fun)
+        self.templates: dict[tuple, Template] = {}
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args: object) -> object:
+        flat, structs = flatten_args(args, self.name)
+        key = tuple((s.kind, s.shape) for s in structs)
+        t = self.templates.get(key)
+        if t is None:
+            t = self.templates[key] = self._trace(structs)
+        return t.call(flat)
+
+    def _trace(self, structs: list[Struct]) -> Template:
+        dummies, shaped = dummies_like(structs, self.name)
+        got = self.fun(*shaped)
+        if not (isinstance(got, tuple) and len(got) == 2 and callable(got[1])):
+            raise SymgradError(
+                f"custom_gradient function {self.name!r} must return (outputs, grad_fn), "
+                f"got {got!r}"
+            )
+        ys, grad_fn = got
+        outs, out_struct = flatten_exprs(ys, f"output of {self.name!r}")
+        captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
+        if captured and not _accepts_variables(grad_fn):
+            raise TypeError(
+                f"the forward formula of custom_gradient {self.name!r} uses the symbols "
+                f"{captured}, which are not among its inputs (TensorFlow's variables), so its "
+                "grad_fn must accept a keyword argument `variables` and return "
+                "(grad_xs, grad_vars)"
+            )
+        t = Template(self.name, dummies, outs, out_struct, captured)
+        t.rule = _GradFnRule(t, grad_fn, structs)
+        return t
+
+    def __get__(self, obj: object, objtype: type | None = None) -> object:
+        if obj is None:
+            return self
+        cache = obj.__dict__.setdefault("_symgrad_bound", {}) if hasattr(obj, "__dict__") else {}
+        bound = cache.get(id(self))
+        if bound is None:
+            bound = cache[id(self)] = CustomGradient(functools.partial(self.fun, obj))
+            bound.name = self.name
+        return bound
+
+    def __repr__(self) -> str:
+        return f"<custom_gradient {self.name}>"
+
+
+def custom_gradient(f: Callable[..., tuple]) -> CustomGradient:
+    """Decorator: a function whose gradient is the one you give.
+
+    ``f(*xs)`` returns ``(ys, grad_fn)`` as with ``tf.custom_gradient``.
+    Calling the decorated function on expressions returns a node that prints
+    as the function's name, evaluates (and ``expand``\\ s, and compiles) as
+    the forward formula, and differentiates through ``grad_fn``, in reverse
+    and forward mode and at any order.
+
+    >>> import sympy as sp
+    >>> from symgrad import grad, expand
+    >>> @custom_gradient
+    ... def log1pexp(x):
+    ...     e = sp.exp(x)
+    ...     def grad_fn(dy):
+    ...         return dy * (1 - 1 / (1 + e))
+    ...     return sp.log(1 + e), grad_fn
+    >>> u = sp.Symbol("u", real=True)
+    >>> log1pexp(2 * u)
+    log1pexp(2*u)
+    >>> expand(log1pexp(2 * u))
+    log(exp(2*u) + 1)
+    >>> grad(log1pexp(2 * u), u)
+    2*(1 - 1/(exp(2*u) + 1))
+    """
+    if not callable(f):
+        raise TypeError(f"custom_gradient decorates a function, not {f!r}")
+    return CustomGradient(f)
+
+

@@ -1,0 +1,311 @@
+"""``custom_jvp`` and ``custom_vjp``: JAX's interfaces on symbolic formulas.
+
+Unlike JAX, each is usable in both modes: a JVP rule is linear in its
+tangents, so reverse mode reads the partials off it; a VJP rule is linear
+in its cotangent, so forward mode reads the partials off it.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Hashable, Sequence
+
+from sympy import Dummy, S
+
+from ..errors import RuleError, SymgradError
+from ..shapes import Struct, flatten_exprs
+from .base import (
+    Template,
+    TemplateRule,
+    dummies_like,
+    flatten_args,
+    free_symbols,
+    natural_key,
+    node_name_of,
+)
+
+__all__ = ["custom_jvp", "custom_vjp"]
+
+
+class _Custom:
+    """Shared by custom_jvp and custom_vjp: nondiff_argnums, tracing, calls."""
+
+    kind = "custom"
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        self.fun = fun
+        self.name = node_name_of(fun)
+        self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)))
+        self.templates: dict[tuple, Template] = {}
+        functools.update_wrapper(self, fun)
+
+    def _split(self, args: tuple) -> tuple[tuple, list]:
+        nondiff, diff = [], []
+        for i, a in enumerate(args):
+            (nondiff if i in self.nondiff_argnums else diff).append(a)
+        for v in nondiff:
+            if not isinstance(v, Hashable):
+                raise SymgradError(
+                    f"{self.kind} {self.name!r}: a nondiff argument must be hashable, got {v!r}"
+                )
+        return tuple(nondiff), diff
+
+    def _merge(self, nondiff: tuple, diff: Sequence) -> list:
+        out, nd, df = [], iter(nondiff), iter(diff)
+        for i in range(len(nondiff) + len(diff)):
+            out.append(next(nd) if i in self.nondiff_argnums else next(df))
+        return out
+
+    def __call__(self, *args: object) -> object:
+        self._check_defined()
+        nondiff, diff = self._split(args)
+        flat, structs = flatten_args(diff, self.name)
+        key = (nondiff, tuple((s.kind, s.shape) for s in structs))
+        t = self.templates.get(key)
+        if t is None:
+            dummies, shaped = dummies_like(structs, self.name)
+            outs, out_struct = flatten_exprs(
+                self.fun(*self._merge(nondiff, shaped)), f"output of {self.name!r}"
+            )
+            captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
+            t = Template(self.name, dummies, outs, out_struct, captured)
+            t.rule = self._rule(t, nondiff, structs, shaped)
+            self.templates[key] = t
+        return t.call(flat)
+
+    def _check_defined(self) -> None:
+        raise NotImplementedError
+
+    def _rule(self, t: Template, nondiff: tuple, structs: list[Struct], shaped: list):
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} {self.name}>"
+
+
+# ---- custom_jvp ---------------------------------------------------------------------
+
+
+class _JVPRule(TemplateRule):
+    def __init__(self, t: Template, owner: custom_jvp, nondiff: tuple,
+                 structs: list[Struct], shaped: list) -> None:
+        super().__init__(t)
+        self.owner, self.nondiff, self.structs, self.shaped = owner, nondiff, structs, shaped
+        self.tangent_dummies = [Dummy(f"t{i}", real=True) for i in range(t.n_inputs)]
+        self.cache: list | None = None
+
+    def _tangent_outs(self, node) -> list:
+        if self.cache is None:
+            tdum: list = []
+            pos = 0
+            for st in self.structs:
+                tdum.append(st.build(self.tangent_dummies[pos : pos + st.size]))
+                pos += st.size
+            try:
+                got = self.owner.jvp_rule(*self.nondiff, tuple(self.shaped), tuple(tdum))
+            except Exception as exc:
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"raised by the JVP rule of custom_jvp {self.name!r} "
+                                 f"while differentiating {node}")
+                raise
+            if not (isinstance(got, (tuple, list)) and len(got) == 2):
+                raise RuleError(
+                    f"the JVP rule of custom_jvp {self.name!r} must return "
+                    "(primal_out, tangent_out)"
+                )
+            touts, st = flatten_exprs(got[1], f"tangent_out of {self.name!r}")
+            if st.size != len(self.template.outputs):
+                raise RuleError(
+                    f"the JVP rule of custom_jvp {self.name!r} returned {st.describe()} as "
+                    f"tangent_out for {len(self.template.outputs)} outputs"
+                )
+            self.cache = [self.template.to_dummies(self.checked(o, node, "a tangent"))
+                          for o in touts]
+        return self.cache
+
+    def jvp(self, node, tangents, opts):
+        self.check_captured(node, [t is not None for t in tangents])
+        t = self.template
+        out = self._tangent_outs(node)[node._symgrad_out]
+        extra = {d: (S.Zero if v is None else v)
+                 for d, v in zip(self.tangent_dummies, tangents[: t.n_inputs])}
+        res = t.substitute(out, node.args, extra)
+        return None if res is S.Zero else res
+
+    def partials(self, node, needed, opts):
+        self.check_captured(node, needed)
+        t = self.template
+        out = self._tangent_outs(node)[node._symgrad_out]
+        res = []
+        for i, k in enumerate(needed[: t.n_inputs]):
+            if not k:
+                res.append(None)
+                continue
+            extra = {d: (S.One if j == i else S.Zero) for j, d in enumerate(self.tangent_dummies)}
+            res.append(t.substitute(out, node.args, extra))
+        return (*res, *[None] * len(t.captured))
+
+
+class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
+    """JAX's ``jax.custom_jvp``: define the derivative by its JVP rule.
+
+    >>> import sympy as sp
+    >>> from symgrad import grad, jvp
+    >>> @custom_jvp
+    ... def f(x, y):
+    ...     return sp.sin(x) * y
+    >>> @f.defjvp
+    ... def f_jvp(primals, tangents):
+    ...     x, y = primals
+    ...     x_dot, y_dot = tangents
+    ...     return f(x, y), sp.cos(x) * x_dot * y + sp.sin(x) * y_dot
+    >>> a, b = sp.symbols("a b", real=True)
+    >>> jvp(f(a, b), [a, b], [1, 0])
+    b*cos(a)
+    >>> grad(f(a, b), [a, b])          # reverse mode from the JVP rule
+    (b*cos(a), sin(a))
+    """
+
+    kind = "custom_jvp"
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        super().__init__(fun, nondiff_argnums)
+        self.jvp_rule: Callable | None = None
+
+    def defjvp(self, jvp: Callable) -> Callable:
+        """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``
+        (with nondiff arguments first, as in JAX); usable as a decorator."""
+        if not callable(jvp):
+            raise TypeError(f"custom_jvp {self.name!r}: defjvp takes a function, not {jvp!r}")
+        self.jvp_rule = jvp
+        self.templates.clear()
+        return jvp
+
+    def _check_defined(self) -> None:
+        if self.jvp_rule is None:
+            raise SymgradError(
+                f"custom_jvp {self.name!r} has no JVP rule; define one with @{self.name}.defjvp"
+            )
+
+    def _rule(self, t, nondiff, structs, shaped):
+        return _JVPRule(t, self, nondiff, structs, shaped)
+
+
+# ---- custom_vjp ---------------------------------------------------------------------
+
+
+class _VJPRule(TemplateRule):
+    def __init__(self, t: Template, owner: custom_vjp, nondiff: tuple,
+                 structs: list[Struct], shaped: list) -> None:
+        super().__init__(t)
+        self.owner, self.nondiff, self.structs, self.shaped = owner, nondiff, structs, shaped
+        self.g = Dummy("g", real=True)
+        self.cache: dict[int, tuple] = {}
+
+    def _cotangents(self, k: int, node) -> tuple:
+        got = self.cache.get(k)
+        if got is not None:
+            return got
+        t = self.template
+        try:
+            fwd = self.owner.fwd(*self.owner._merge(self.nondiff, self.shaped))
+            if not (isinstance(fwd, (tuple, list)) and len(fwd) == 2):
+                raise RuleError(
+                    f"the fwd rule of custom_vjp {self.name!r} must return (output, residuals)"
+                )
+            flat = [S.Zero] * len(t.outputs)
+            flat[k] = self.g
+            g = t.out_struct.build(flat)
+            cts = self.owner.bwd(*self.nondiff, fwd[1], g)
+        except RuleError:
+            raise
+        except Exception as exc:
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"raised by the fwd/bwd rules of custom_vjp {self.name!r} "
+                             f"while differentiating {node}")
+            raise
+        n = len(self.structs)
+        if n == 1 and not isinstance(cts, (tuple, list)):
+            cts = (cts,)
+        if not isinstance(cts, (tuple, list)) or len(cts) != n:
+            raise RuleError(
+                f"the bwd rule of custom_vjp {self.name!r} must return a tuple of {n} "
+                f"cotangents, one per differentiable argument (node {node})"
+            )
+        flat_cts: list = []
+        for st, c in zip(self.structs, cts):
+            if c is None:
+                flat_cts.extend([None] * st.size)
+                continue
+            items, got_st = flatten_exprs(c, f"cotangent returned by {self.name!r}")
+            if got_st.size != st.size:
+                raise RuleError(
+                    f"the bwd rule of custom_vjp {self.name!r} returned {got_st.describe()} "
+                    f"for an argument of {st.describe()}"
+                )
+            flat_cts.extend(items)
+        got = tuple(None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
+                    for c in flat_cts)
+        self.cache[k] = got
+        return got
+
+    def vjp(self, node, ct, needed, opts):
+        self.check_captured(node, needed)
+        t = self.template
+        cts = self._cotangents(node._symgrad_out, node)
+        return (*(t.substitute(c, node.args, {self.g: ct}) if (k and c is not None) else None
+                  for c, k in zip(cts, needed)), *[None] * len(t.captured))
+
+    def partials(self, node, needed, opts):
+        return self.vjp(node, S.One, needed, opts)
+
+
+class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
+    """JAX's ``jax.custom_vjp``: define the derivative by forward and
+    backward rules, ``fwd(*args) -> (out, residuals)`` and
+    ``bwd(residuals, g) -> cotangents``.
+
+    >>> import sympy as sp
+    >>> from symgrad import grad, jvp
+    >>> @custom_vjp
+    ... def f(x, y):
+    ...     return sp.sin(x) * y
+    >>> def f_fwd(x, y):
+    ...     return f(x, y), (sp.cos(x), sp.sin(x), y)
+    >>> def f_bwd(res, g):
+    ...     cos_x, sin_x, y = res
+    ...     return (cos_x * g * y, sin_x * g)
+    >>> f.defvjp(f_fwd, f_bwd)
+    >>> a, b = sp.symbols("a b", real=True)
+    >>> grad(f(a, b), [a, b])
+    (b*cos(a), sin(a))
+    >>> jvp(f(a, b), [a, b], [1, 0])   # forward mode, which JAX cannot do here
+    b*cos(a)
+    """
+
+    kind = "custom_vjp"
+
+    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
+        super().__init__(fun, nondiff_argnums)
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        """Set the forward and backward rules (nondiff arguments come first
+        in ``bwd``, as in JAX)."""
+        if not callable(fwd) or not callable(bwd):
+            raise TypeError(f"custom_vjp {self.name!r}: defvjp takes two functions")
+        self.fwd, self.bwd = fwd, bwd
+        self.templates.clear()
+
+    def _check_defined(self) -> None:
+        if self.fwd is None:
+            raise SymgradError(
+                f"custom_vjp {self.name!r} has no VJP rule; define one with "
+                f"{self.name}.defvjp(fwd, bwd)"
+            )
+
+    def _rule(self, t, nondiff, structs, shaped):
+        return _VJPRule(t, self, nondiff, structs, shaped)
+
+

@@ -1,0 +1,238 @@
+"""custom_gradient: TensorFlow's interface on symbolic formulas (issue 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import (
+    custom_gradient,
+    expand,
+    grad,
+    gradient_override_map,
+    hessian,
+    jacobian,
+    jvp,
+    lambdify,
+    vjp,
+)
+
+x, y, z = sp.symbols("x y z", real=True)
+
+
+@custom_gradient
+def log1pexp(u):
+    e = sp.exp(u)
+
+    def grad_fn(dy):
+        return dy * (1 - 1 / (1 + e))
+
+    return sp.log(1 + e), grad_fn
+
+
+def test_log1pexp_node_prints_expands_and_differentiates():
+    n = log1pexp(x * y)
+    assert str(n) == "log1pexp(x*y)"
+    assert sp.latex(n) == sp.latex(sp.Function("log1pexp")(x * y))
+    assert expand(n) == sp.log(1 + sp.exp(x * y))
+    gx = grad(n, x)
+    assert sp.simplify(gx - y * (1 - 1 / (1 + sp.exp(x * y)))) == 0
+
+
+def test_log1pexp_numpy_gradient_is_stable():
+    g = grad(log1pexp(x), x)
+    f = lambdify([x], g)
+    assert f(np.float32(100.0)) == np.float32(1.0)
+    assert f(np.float32(100.0)).dtype == np.float32
+    assert f(np.float64(1000.0)) == 1.0
+    # the ordinary gradient, compiled plainly, is NaN there
+    ordinary = sp.lambdify([x], sp.diff(sp.log(1 + sp.exp(x)), x), "numpy")
+    with np.errstate(all="ignore"):
+        assert np.isnan(ordinary(np.float64(1000.0)))
+        assert np.isnan(ordinary(np.float32(100.0)))
+
+
+def test_swapped_partials_are_used():
+    @custom_gradient
+    def mul(a, b):
+        def grad_fn(dy):
+            return dy * a, dy * b  # deliberately swapped
+
+        return a * b, grad_fn
+
+    g = grad(mul(x, y), [x, y])
+    assert g == (x, y)
+    assert tuple(v.subs({x: 3, y: 5}) for v in g) == (3, 5)
+    assert jvp(mul(x, y), [x, y], [1, 0]).subs({x: 3, y: 5}) == 3
+
+
+def test_grad_fn_that_raises_surfaces_from_grad():
+    @custom_gradient
+    def bad(a):
+        def grad_fn(dy):
+            raise FloatingPointError("no gradient today")
+
+        return a**2, grad_fn
+
+    e = bad(x) + 1  # building the node does not call grad_fn
+    with pytest.raises(FloatingPointError, match="no gradient today"):
+        grad(e, x)
+
+
+def test_captured_matrix_of_parameters():
+    W = sp.Matrix(4, 3, lambda i, j: sp.Symbol(f"W_{i}_{j}", real=True))
+    used = [W[i, j] for i in range(4) for j in range(3) if (i + j) % 2 == 0]
+    seen = {}
+
+    @custom_gradient
+    def layer(a):
+        out = a * sp.Add(*used)
+
+        def grad_fn(dy, variables=None):
+            seen["variables"] = list(variables)
+            return dy * 7, [dy * k for k in range(len(variables))]
+
+        return out, grad_fn
+
+    e = layer(x)
+    assert str(e) == "layer(x)"
+    g = grad(e, [x, *used])
+    assert seen["variables"] == used  # exactly those used, row-major
+    assert g[0] == 7
+    assert list(g[1:]) == list(range(len(used)))
+    unused = [W[0, 1], W[3, 2]]
+    assert grad(e, unused) == (0, 0)
+    gm = grad(e, W)
+    assert gm.shape == (4, 3) and gm[0, 2] == 1 and gm[0, 1] == 0
+
+
+def test_missing_variables_keyword_is_a_type_error():
+    w = sp.Symbol("w", real=True)
+
+    @custom_gradient
+    def scaled(a):
+        def grad_fn(dy):
+            return dy * w
+
+        return a * w, grad_fn
+
+    with pytest.raises(TypeError, match="variables"):
+        scaled(x)
+
+
+def test_several_inputs_and_outputs():
+    @custom_gradient
+    def polar(r, t):
+        def grad_fn(dx, dy):
+            return dx * sp.cos(t) + dy * sp.sin(t), None
+
+        return (r * sp.cos(t), r * sp.sin(t)), grad_fn
+
+    px, py = polar(x, y)
+    assert str(px) == "polar_0(x, y)"
+    assert expand(px) == x * sp.cos(y)
+    J = jacobian([px, py], [x, y])
+    assert J == sp.Matrix([[sp.cos(y), 0], [sp.sin(y), 0]])
+    assert vjp([px, py], [x, y], [1, 1]) == (sp.sin(y) + sp.cos(y), 0)
+    assert jvp([px, py], [x, y], [1, 1]) == (sp.cos(y), sp.sin(y))
+
+
+def test_on_a_method():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @custom_gradient
+        def apply(self, a):
+            def grad_fn(dy):
+                return dy * self.k * 10
+
+            return a * self.k, grad_fn
+
+    s2, s3 = Scaler(2), Scaler(3)
+    assert grad(s2.apply(x), x) == 20
+    assert grad(s3.apply(x), x) == 30
+    assert s2.apply(x) == s2.apply(x)
+    assert expand(s3.apply(x)) == 3 * x
+
+
+def test_composition_multiplies():
+    @custom_gradient
+    def triple_grad_identity(a):
+        return a, lambda dy: 3 * dy
+
+    assert grad(triple_grad_identity(triple_grad_identity(x)), x) == 9
+    assert jvp(triple_grad_identity(triple_grad_identity(x)), x, 1) == 9
+
+
+def test_second_order_is_the_derivative_of_the_gradient_formula():
+    @custom_gradient
+    def cube(a):
+        return a**3, lambda dy: dy * 5 * a**4  # deliberately not 3 a**2
+
+    assert grad(cube(x), x) == 5 * x**4
+    assert hessian(cube(x), [x]) == sp.Matrix([[20 * x**3]])
+    H = hessian(cube(x) * y, [x, y])
+    assert H == H.T and H[0, 1] == 5 * x**4 and H[0, 0] == 20 * x**3 * y
+    assert H[1, 1] == 0
+
+
+def test_nested_custom_gradient_defines_second_order():
+    @custom_gradient
+    def op(a):
+        y_ = sp.sin(a)
+
+        def first_order(dy):
+            @custom_gradient
+            def first_order_custom(unused_a):
+                def second_order(ddy):
+                    return ddy * 100  # the chosen second derivative
+
+                return sp.cos(unused_a), second_order
+
+            return dy * first_order_custom(a)
+
+        return y_, first_order
+
+    g = grad(op(x), x)
+    assert expand(g) == sp.cos(x)
+    assert grad(g, x) == 100
+    assert hessian(op(x), [x]) == sp.Matrix([[100]])
+
+
+def test_forward_mode_through_custom_node():
+    assert sp.simplify(jvp(log1pexp(x**2), x, 1) - 2 * x * (1 - 1 / (1 + sp.exp(x**2)))) == 0
+
+
+def test_map_can_override_a_custom_function_by_name():
+    with gradient_override_map({"log1pexp": "Zero"}):
+        assert grad(log1pexp(x), x) == 0
+
+
+def test_wrong_returns():
+    @custom_gradient
+    def no_grad_fn(a):
+        return a
+
+    with pytest.raises(Exception, match=r"\(outputs, grad_fn\)"):
+        no_grad_fn(x)
+
+    @custom_gradient
+    def two_for_one(a):
+        return a, lambda dy: (dy, dy)
+
+    with pytest.raises(Exception, match="2 cotangents for 1 inputs"):
+        grad(two_for_one(x), x)
+
+
+def test_matrix_input():
+    @custom_gradient
+    def total(m):
+        def grad_fn(dy):
+            return sp.Matrix(2, 2, [dy] * 4)
+
+        return m[0, 0] + m[0, 1] * m[1, 0] + m[1, 1], grad_fn
+
+    M = sp.Matrix(2, 2, [x, y, z, x * z])
+    assert grad(total(M), [x, y, z]) == (1 + z, 1, 1 + x)
