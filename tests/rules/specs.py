@@ -80,7 +80,6 @@ from sympy import (
 import symgrad.functions as _functions
 import symgrad.nodes as _nodes
 from symgrad import rint
-from symgrad.rules import DEFAULT_TABLE
 
 __all__ = ["Spec", "SPECS", "specs_for"]
 
@@ -262,9 +261,8 @@ SPECS: tuple[Spec, ...] = (
 # fmt: on
 
 
-def _optional() -> tuple[Spec, ...]:
-    """Specs of the entries for symgrad's own node classes, where the class
-    and its entry exist."""
+def _own_nodes() -> tuple[Spec, ...]:
+    """Specs of the entries for symgrad's own node classes."""
     f, n = _functions, _nodes
     made = {
         "stop_gradient": lambda: Spec("stop_gradient", n.stop_gradient, (WIDE,), "marker",
@@ -278,14 +276,10 @@ def _optional() -> tuple[Spec, ...]:
                                    valid=_nonzero),
         "StopGradient": lambda: Spec("StopGradient", sin, (WIDE,), "override", None, _zero),
     }
-    names = DEFAULT_TABLE.names()
-    return tuple(
-        make() for name, make in made.items()
-        if name in names and (hasattr(f, name) or hasattr(n, name) or name == "StopGradient")
-    )
+    return tuple(make() for make in made.values())
 
 
-SPECS = SPECS + _optional()
+SPECS = SPECS + _own_nodes()
 
 
 def specs_for(name: str) -> list[Spec]:
