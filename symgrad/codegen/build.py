@@ -22,6 +22,7 @@ from ..shapes import flatten_exprs
 from .accurate import accurate_forms
 from .emit import Program, build_program
 from .names import Namer
+from .pool import worker_pool
 from .source import HELPERS, Layout, Param, entry_source, kernel_source
 
 __all__ = ["lambdify", "numpy_code", "DEFAULT_BLOCK"]
@@ -129,6 +130,7 @@ def lambdify(
     *,
     dtype: object = None,
     block: int | None = DEFAULT_BLOCK,
+    threads: int | None = None,
 ) -> Callable:
     """A fast NumPy function computing ``exprs`` (an expression, a list or
     tuple, or a Matrix) from the symbols ``args``.
@@ -138,8 +140,11 @@ def lambdify(
     float32); a Matrix comes back as an array of shape
     ``matrix shape + broadcast shape``.  Large inputs are evaluated
     ``block`` elements at a time into preallocated outputs (``block=None``:
-    in one pass).  Markers are lowered first and ``Piecewise`` selects
-    without letting an untaken branch's NaN or inf into the result.
+    in one pass), the blocks shared among ``threads`` worker threads
+    (default: one per available core; ``threads=1`` runs serially).  NumPy
+    releases the GIL inside its loops, so the threads run in parallel.
+    Markers are lowered first and ``Piecewise`` selects without letting an
+    untaken branch's NaN or inf into the result.
 
     The source is ``fn.source`` (and ``inspect.getsource(fn)``).
 
@@ -157,6 +162,8 @@ def lambdify(
     """
     if block is not None and (not isinstance(block, int) or block < 1):
         raise SymgradError(f"block={block!r}: give a positive number of elements, or None")
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
+        raise SymgradError(f"threads={threads!r}: give a positive number of threads, or None")
     dt = None if dtype is None else np.dtype(dtype).str
     params, leaf, prog, layout, namer = _compile(args, exprs)
     name, kernel = namer.name("f"), namer.name("f_block")
@@ -173,6 +180,8 @@ def lambdify(
     namespace: dict = {}
     # Our own source, written from sanitized names and printed numbers only.
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102
+    if block is not None:
+        namespace["_pool"] = worker_pool(threads)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     fn = namespace[name]
     fn.source = source

@@ -144,6 +144,9 @@ def _flat(a, lead, shape, n, dtype):
 def _cut(a, lead, s, e):
     """Elements ``s:e`` of a flattened argument (all of a single point)."""
     return a[..., s:e] if a.ndim > lead else a
+
+
+_pool = None  # an executor with .map() to run blocks on threads; None: serially
 '''
 
 
@@ -189,12 +192,21 @@ def entry_source(
         lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, shape, n, dtype)")
     lines.append(f"    out = np.empty(({n_out}, n), dtype)")
     step = block if block else "max(n, 1)"
-    lines.append(f"    for s in range(0, n, {step}):")
-    lines.append(f"        e = s + {step}")
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, s, e)" for p in params)
+    lines.append("")
+    lines.append("    def run(s):")
+    lines.append(f"        e = s + {step}")
     lines.append(f"        r = {kernel}({cuts})")
     for k in range(n_out):
         lines.append(f"        out[{k}, s:e] = r[{k}]")
+    lines.append("")
+    lines.append(f"    starts = range(0, n, {step})")
+    lines.append("    if _pool is None or len(starts) < 4:")
+    lines.append("        for s in starts:")
+    lines.append("            run(s)")
+    lines.append("    else:  # blocks on worker threads: NumPy releases the GIL in its loops")
+    lines.append("        for _ in _pool.map(run, starts):")
+    lines.append("            pass")
     lines += _array_return(layout)
     return "\n".join(lines) + "\n"
 

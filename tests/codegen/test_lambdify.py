@@ -200,3 +200,31 @@ def test_depth_10000_without_recursion_error():
     src = numpy_code([x], chain)
     assert src.count("np.sin(") == 10000
     assert np.isfinite(lambdify(x, chain)(np.array([0.1, 0.2]))).all()
+
+
+def test_threads_give_the_same_result_as_serial():
+    import numpy as np
+    import sympy as sp
+
+    from symgrad import grad, lambdify
+
+    x, y = sp.symbols("x y", real=True)
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y)
+    g = grad(f, [x, y])
+    rng = np.random.default_rng(3)
+    xs, ys = rng.standard_normal(100_003), rng.standard_normal(100_003)
+    serial = lambdify([x, y], g, threads=1, block=1000)(xs, ys)
+    threaded = lambdify([x, y], g, threads=3, block=1000)(xs, ys)
+    for a, b in zip(serial, threaded):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_threads_argument_checked():
+    import pytest
+    import sympy as sp
+
+    from symgrad import SymgradError, lambdify
+
+    x = sp.Symbol("x")
+    with pytest.raises(SymgradError, match="threads"):
+        lambdify([x], x, threads=0)
