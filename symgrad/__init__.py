@@ -8,6 +8,7 @@ rule table whose rules you can override.
 (y*cos(x*y), x*cos(x*y))
 """
 
+from .attach import attach_gradient
 from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
 from .custom import custom_gradient, custom_jvp, custom_vjp
@@ -33,6 +34,7 @@ __all__ = [
     "straight_through",
     "where",
     "cond",
+    "attach_gradient",
     "custom_gradient",
     "custom_jvp",
     "custom_vjp",

@@ -6,7 +6,7 @@ ordinary SymPy expressions.  Symbols are treated as real variables.
 
 from __future__ import annotations
 
-from sympy import Expr, Matrix, S, Symbol
+from sympy import Expr, Matrix, NDimArray, S, Symbol
 
 from .errors import SymgradError
 from .rules import Opts
@@ -20,19 +20,22 @@ _UNCONNECTED = ("zero", "none")
 
 def grad(
     expr: Expr,
-    wrt: Symbol | list | tuple | Matrix,
+    wrt: Symbol | list | tuple | Matrix | NDimArray,
     *,
     unconnected: str = "zero",
     convention: str = "ad",
     ties: str = "split",
-) -> Expr | tuple | Matrix | None:
+) -> Expr | tuple | Matrix | NDimArray | None:
     """The gradient of a scalar expression, by reverse mode.
 
     ``wrt`` a Symbol gives an expression; a list/tuple gives a tuple; a
-    Matrix of symbols gives a Matrix of the same shape.  A symbol that no
-    gradient reaches gets 0, or None with ``unconnected="none"`` (as
-    TensorFlow's ``unconnected_gradients``).  ``convention`` and ``ties``
-    choose the rules of non-differentiable nodes (see the user guide).
+    Matrix or Array of symbols gives a Matrix or Array of the same shape.
+    A symbol that no gradient reaches gets 0, or None with
+    ``unconnected="none"`` (as TensorFlow's ``unconnected_gradients``); a
+    Matrix or Array counts as one variable, as a tensor does there: None if
+    no entry is reached, else 0 at the entries that are not.  ``convention``
+    and ``ties`` choose the rules of non-differentiable nodes (see the user
+    guide).
 
     >>> from sympy import symbols, sin, floor, Max
     >>> x, y, z = symbols("x y z", real=True)
@@ -58,27 +61,36 @@ def grad(
     syms, struct = flatten_symbols(wrt)
     got = reverse(outs, [S.One], syms, opts)
     missing = None if unconnected == "none" else S.Zero
+    if missing is None and struct.kind in ("matrix", "array") and syms:
+        if not any(s in got for s in syms):
+            return None
+        missing = S.Zero
     return struct.build([got.get(s, missing) for s in syms])
 
 
 def jacobian(
-    exprs: Expr | list | tuple | Matrix,
-    wrt: Symbol | list | tuple | Matrix,
+    exprs: Expr | list | tuple | Matrix | NDimArray,
+    wrt: Symbol | list | tuple | Matrix | NDimArray,
     *,
     convention: str = "ad",
     ties: str = "split",
 ) -> Matrix:
-    """The Jacobian Matrix, one row per output, one column per symbol.
+    """The Jacobian Matrix, one row per output, one column per symbol; a
+    Matrix or Array of outputs (or of symbols) counts in row-major order.
 
     It runs reverse mode once per output or forward mode once per symbol,
     whichever is fewer passes.
 
-    >>> from sympy import symbols, exp
+    >>> from sympy import Array, symbols, exp
     >>> x, y = symbols("x y")
     >>> jacobian([x * y, exp(x)], [x, y])
     Matrix([
     [     y, x],
     [exp(x), 0]])
+    >>> jacobian(Array([[x * y], [x]]), Array([x, y]))
+    Matrix([
+    [y, x],
+    [1, 0]])
     """
     opts = Opts(convention, ties)
     outs, _ = flatten_exprs(exprs, "exprs")
@@ -99,7 +111,7 @@ def jacobian(
 
 def hessian(
     expr: Expr,
-    wrt: list | tuple | Matrix,
+    wrt: list | tuple | Matrix | NDimArray,
     *,
     convention: str = "ad",
     ties: str = "split",
@@ -133,20 +145,23 @@ def hessian(
 
 
 def jvp(
-    exprs: Expr | list | tuple | Matrix,
-    wrt: Symbol | list | tuple | Matrix,
-    tangents: Expr | list | tuple | Matrix,
+    exprs: Expr | list | tuple | Matrix | NDimArray,
+    wrt: Symbol | list | tuple | Matrix | NDimArray,
+    tangents: Expr | list | tuple | Matrix | NDimArray,
     *,
     convention: str = "ad",
     ties: str = "split",
-) -> Expr | tuple | Matrix:
+) -> Expr | tuple | Matrix | NDimArray:
     """The Jacobian-vector product J·v, by forward mode; ``tangents`` has
-    the shape of ``wrt``, the result the shape of ``exprs``.
+    the shape of ``wrt``, the result the shape of ``exprs`` (a Matrix or
+    Array comes back as one of the same shape).
 
-    >>> from sympy import symbols, sin
+    >>> from sympy import Array, symbols, sin
     >>> x, y, u, v = symbols("x y u v")
     >>> jvp(x * sin(y), [x, y], [u, v])
     u*sin(y) + v*x*cos(y)
+    >>> jvp(Array([[x * y, x]]), Array([x, y]), Array([u, v]))
+    [[u*y + v*x, u]]
     """
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(exprs, "exprs")
@@ -161,20 +176,23 @@ def jvp(
 
 
 def vjp(
-    exprs: Expr | list | tuple | Matrix,
-    wrt: Symbol | list | tuple | Matrix,
-    cotangents: Expr | list | tuple | Matrix,
+    exprs: Expr | list | tuple | Matrix | NDimArray,
+    wrt: Symbol | list | tuple | Matrix | NDimArray,
+    cotangents: Expr | list | tuple | Matrix | NDimArray,
     *,
     convention: str = "ad",
     ties: str = "split",
-) -> Expr | tuple | Matrix:
+) -> Expr | tuple | Matrix | NDimArray:
     """The vector-Jacobian product uᵀ·J, by reverse mode; ``cotangents``
-    has the shape of ``exprs``, the result the shape of ``wrt``.
+    has the shape of ``exprs``, the result the shape of ``wrt`` (a Matrix
+    or Array comes back as one of the same shape).
 
-    >>> from sympy import symbols, sin
+    >>> from sympy import Matrix, symbols, sin
     >>> x, y, u = symbols("x y u")
     >>> vjp(x * sin(y), [x, y], u)
     (u*sin(y), u*x*cos(y))
+    >>> vjp(Matrix([[x * y, x]]), Matrix([[x, y]]), Matrix([[u, 1]]))
+    Matrix([[u*y + 1, u*x]])
     """
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(exprs, "exprs")

@@ -43,7 +43,8 @@ class Struct:
             return "a scalar"
         if self.kind == "tuple":
             return f"a sequence of {self.shape[0]}"
-        return f"a {self.kind} of shape {self.shape}"
+        article = "an" if self.kind == "array" else "a"
+        return f"{article} {self.kind} of shape {self.shape}"
 
 
 def _to_expr(value: object, where: str) -> Expr:
@@ -54,11 +55,13 @@ def _to_expr(value: object, where: str) -> Expr:
         )
     if isinstance(value, Expr):
         return value
+    nested = isinstance(value, (list, tuple)) or hasattr(value, "shape")
+    hint = "; for a nested list or a NumPy array pass sympy.Array(value)" if nested else ""
     try:
         out = sympify(value, strict=True)
     except SympifyError:
         raise SymgradError(
-            f"{where} is {value!r} ({type(value).__name__}), not a SymPy expression"
+            f"{where} is {value!r} ({type(value).__name__}), not a SymPy expression{hint}"
         ) from None
     if not isinstance(out, Expr):
         raise SymgradError(
@@ -97,6 +100,8 @@ def flatten_symbols(value: object, what: str = "wrt") -> tuple[list[Symbol], Str
                 "substitute a symbol for it first (e.g. u = Symbol('u'); "
                 "expr.subs(that, u)) and differentiate with respect to u"
                 if isinstance(s, Basic)
+                else "for a nested list pass sympy.Array(value)"
+                if isinstance(s, (list, tuple))
                 else "pass sympy.Symbol objects"
             )
             raise SymgradError(

@@ -88,3 +88,27 @@ def test_matrix_wrt_accepts_flat_tangents_of_the_same_size():
 def test_symbol_subclasses_are_symbols():
     d = Symbol("d", positive=True)
     assert flatten_symbols(d)[0] == [d]
+
+
+def test_describe_arrays_with_an():
+    assert Struct("array", (2, 3)).describe() == "an array of shape (2, 3)"
+    with pytest.raises(ShapeError, match=r"tangents is an array of shape \(3,\) but wrt is a "
+                       r"matrix of shape \(3, 1\)"):
+        jvp(x, Matrix([x, y, z]), Array([1, 0, 0]))
+
+
+def test_nested_lists_get_a_hint():
+    with pytest.raises(SymgradError, match=r"wrt\[0\] is \[x, y\] \(list\); for a nested "
+                       r"list pass sympy.Array\(value\)"):
+        flatten_symbols([[x, y]])
+    with pytest.raises(SymgradError, match=r"cotangents\[0\] is \[1, 2\] \(list\), not a SymPy "
+                       r"expression; for a nested list or a NumPy array pass sympy.Array"):
+        flatten_exprs([[1, 2]], "cotangents")
+    with pytest.raises(SymgradError, match=r"not a SymPy expression$"):
+        flatten_exprs([object()], "cotangents")
+
+
+def test_rank0_array_round_trip():
+    syms, struct = flatten_symbols(Array(x))
+    assert syms == [x] and struct == Struct("array", ())
+    assert grad(x * y, Array(x)) == Array(y)
