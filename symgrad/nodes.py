@@ -18,6 +18,8 @@ from mpmath.libmp import prec_to_dps
 from sympy import Expr, Function
 from sympy.core.sympify import _sympify
 
+from .errors import describe
+
 __all__ = ["Marker", "is_marker", "stop_gradient", "identity", "straight_through"]
 
 
@@ -109,7 +111,7 @@ class straight_through(Marker):  # noqa: N801
         if backward is None:
             if len(forward.args) != 1 or not isinstance(forward, Function):
                 raise TypeError(
-                    f"straight_through({forward}): the default backward is the forward "
+                    f"straight_through({describe(forward)}): the default backward is the forward "
                     "node's single argument, but this node is "
                     f"{type(forward).__name__} with {len(forward.args)} arguments; "
                     "pass backward= explicitly"

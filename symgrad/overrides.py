@@ -14,7 +14,7 @@ from mpmath.libmp import prec_to_dps
 from sympy import Add, Basic, Function, Mul, Pow
 from sympy.core.operations import LatticeOp
 
-from .errors import NoRuleError, SymgradError
+from .errors import NoRuleError, SymgradError, describe
 from .graph import postorder
 from .resolver import ACTIVE_MAPS, node_name
 from .rules import DEFAULT_TABLE, TF_ALIASES
@@ -274,11 +274,11 @@ def override(expr: Basic, mapping: Mapping[str, str]) -> Basic:
 def _tag(node: Basic, rule: str) -> Basic:
     if isinstance(node, (Add, Mul, Pow)):
         raise SymgradError(
-            f"override cannot tag the {type(node).__name__} node {node}: SymPy rebuilds "
+            f"override cannot tag the {type(node).__name__} node {describe(node)}: SymPy rebuilds "
             f"{type(node).__name__} nodes freely, so a tag would not survive. Wrap the "
             "subexpression in symgrad.identity(...) and override 'identity', or use "
             f"gradient_override_map({{{type(node).__name__!r}: {rule!r}}})"
         )
     if not isinstance(node, (Function, LatticeOp)):
-        raise SymgradError(f"override cannot tag {node} ({type(node).__name__})")
+        raise SymgradError(f"override cannot tag {describe(node)} ({type(node).__name__})")
     return tagged_class(type(node), rule)(*node.args, evaluate=False)

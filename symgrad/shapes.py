@@ -10,7 +10,7 @@ from sympy import Basic, Expr, ImmutableMatrix, MatrixBase, NDimArray, Symbol, s
 from sympy.core.sympify import SympifyError
 from sympy.tensor.array import ImmutableDenseNDimArray
 
-from .errors import ShapeError, SymgradError
+from .errors import ShapeError, SymgradError, describe
 
 __all__ = ["Struct", "flatten_exprs", "flatten_symbols"]
 
@@ -106,7 +106,7 @@ def flatten_symbols(value: object, what: str = "wrt") -> tuple[list[Symbol], Str
             )
             raise SymgradError(
                 f"can only differentiate with respect to symbols, but {where} is "
-                f"{s!r} ({kind}); {hint}"
+                f"{describe(s) if isinstance(s, Basic) else repr(s)} ({kind}); {hint}"
             )
     return items, struct
 

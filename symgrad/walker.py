@@ -22,7 +22,7 @@ from sympy.functions.elementary.complexes import (
     re,
 )
 
-from .errors import ComplexValueError, RuleError
+from .errors import ComplexValueError, RuleError, describe
 from .graph import postorder
 from .resolver import node_name, resolve
 from .rules import NONSMOOTH, Opts, Rule
@@ -68,7 +68,7 @@ class Walk:
                 cplx[node] = node is I or _is_complex_symbol(node)
                 if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
                     raise RuleError(
-                        f"{node} ({type(node).__name__}) is not an expression, so no "
+                        f"{describe(node)} ({type(node).__name__}) is not an expression, so no "
                         "gradient can flow into it; keep it free of the symbols you "
                         "differentiate with respect to"
                     )
@@ -83,14 +83,14 @@ class Walk:
             if d:
                 if isinstance(node, _COMPLEX_PARTS):
                     raise ComplexValueError(
-                        f"{node} takes a complex part ({type(node).__name__}); symgrad "
+                        f"{describe(node)} takes a complex part ({type(node).__name__}); symgrad "
                         "treats symbols as real and its rules are real-valued. Declare "
                         "the symbols real (Symbol('x', real=True)) so SymPy simplifies "
                         "it away, or use sympy.diff for complex analysis"
                     )
                 if c and rules[node].name in _NONHOLOMORPHIC:
                     raise ComplexValueError(
-                        f"{node} applies {node_name(node)}, which is not complex-"
+                        f"{describe(node)} applies {node_name(node)}, which is not complex-"
                         "differentiable, to a complex-valued argument; its real-valued "
                         "rule would give a wrong answer. Keep I and complex symbols out "
                         "of its argument"
@@ -151,7 +151,7 @@ def reverse(
             if len(cts) != len(kids):
                 raise RuleError(
                     f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
-                    f"{node}, which has {len(kids)} inputs"
+                    f"{describe(node)}, which has {len(kids)} inputs"
                 )
             for k, c in zip(kids, cts):
                 if c is not None and c is not S.Zero:

@@ -195,3 +195,27 @@ def test_rule_error_from_deep_inside_names_the_node():
     finally:
         ACTIVE_MAPS.reset(token)
         DEFAULT_TABLE.remove("broken")
+
+
+def test_unary_chain_gradient_is_linear_not_quadratic():
+    """A cotangent carried down sin(sin(...)) is a growing product; it must
+    be shared level to level, not copied (that was quadratic)."""
+    import sympy as sp
+
+    from symgrad import grad, jvp
+    from symgrad.graph import count_ops, postorder
+
+    x = sp.Symbol("x")
+    e = x
+    for _ in range(250):  # SymPy's own construction recurses past about 300
+        e = sp.sin(e)
+    g, t = grad(e, x), jvp(e, x, 1)
+    for d in (g, t):
+        order, kids = postorder([d], lambda n: n.args)
+        assert max(len(k) for k in kids.values()) <= 8  # no node copies the chain
+        assert count_ops([d]) <= 3 * 250
+    # the nested products are the same number as SymPy's flat one
+    small = x
+    for _ in range(12):
+        small = sp.sin(small)
+    assert sp.simplify(grad(small, x) - sp.diff(small, x)) == 0

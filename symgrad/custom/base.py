@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from sympy import Basic, Dummy, Expr, Function, Symbol
 from sympy.core.function import AppliedUndef
 
-from ..errors import RuleError, SymgradError
+from ..errors import RuleError, SymgradError, describe
 from ..graph import postorder
 from ..nodes import Marker
 from ..rules.forms import Rule, _dot, as_expr
@@ -174,7 +174,7 @@ class TemplateRule(Rule):
                 raise RuleError(
                     f"the custom function {t.name!r} uses the symbol {t.captured[i]} without "
                     "taking it as an argument, and its rule gives no derivative with respect "
-                    f"to it (node {node}); pass {t.captured[i]} as an argument"
+                    f"to it (node {describe(node)}); pass {t.captured[i]} as an argument"
                 )
 
     def jvp(self, node, tangents, opts):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from sympy import Basic, Dummy, S
 
-from ..errors import RuleError, SymgradError
+from ..errors import RuleError, SymgradError, describe
 from ..shapes import Struct, flatten_exprs
 from .base import (
     Template,
@@ -73,7 +73,7 @@ class _GradFnRule(TemplateRule):
             out = self.grad_fn(*args, **kwargs)
         except Exception as exc:
             _note(exc, f"raised by the grad_fn of custom_gradient {t.name!r} "
-                       f"while differentiating {node}")
+                       f"while differentiating {describe(node)}")
             raise
         if t.captured:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
@@ -97,7 +97,7 @@ class _GradFnRule(TemplateRule):
             got = len(grad_xs) if isinstance(grad_xs, (tuple, list)) else 1
             raise RuleError(
                 f"the grad_fn of custom_gradient {t.name!r} returned {got} cotangents for "
-                f"{n_in} inputs (node {node}); return one per input, None for no gradient"
+                f"{n_in} inputs (node {describe(node)}); return one per input, None for no gradient"
             )
         flat_cts: list = []
         for st, g in zip(self.in_structs, grad_xs):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from sympy import Dummy, S
 
-from ..errors import RuleError, SymgradError
+from ..errors import RuleError, SymgradError, describe
 from ..shapes import Struct, flatten_exprs
 from .base import (
     Template,
@@ -106,7 +106,7 @@ class _JVPRule(TemplateRule):
             except Exception as exc:
                 if hasattr(exc, "add_note"):
                     exc.add_note(f"raised by the JVP rule of custom_jvp {self.name!r} "
-                                 f"while differentiating {node}")
+                                 f"while differentiating {describe(node)}")
                 raise
             if not (isinstance(got, (tuple, list)) and len(got) == 2):
                 raise RuleError(
@@ -222,7 +222,7 @@ class _VJPRule(TemplateRule):
         except Exception as exc:
             if hasattr(exc, "add_note"):
                 exc.add_note(f"raised by the fwd/bwd rules of custom_vjp {self.name!r} "
-                             f"while differentiating {node}")
+                             f"while differentiating {describe(node)}")
             raise
         n = len(self.structs)
         if n == 1 and not isinstance(cts, (tuple, list)):
@@ -230,7 +230,7 @@ class _VJPRule(TemplateRule):
         if not isinstance(cts, (tuple, list)) or len(cts) != n:
             raise RuleError(
                 f"the bwd rule of custom_vjp {self.name!r} must return a tuple of {n} "
-                f"cotangents, one per differentiable argument (node {node})"
+                f"cotangents, one per differentiable argument (node {describe(node)})"
             )
         flat_cts: list = []
         for st, c in zip(self.structs, cts):

@@ -22,7 +22,7 @@ from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S, sympify
 from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 
-from ..errors import RuleError
+from ..errors import RuleError, describe
 
 __all__ = [
     "Opts",
@@ -36,6 +36,7 @@ __all__ = [
     "SympyChainRule",
     "SympyLeafRule",
     "scale",
+    "product",
 ]
 
 CONVENTIONS = ("ad", "distribution")
@@ -64,6 +65,29 @@ class Opts:
             )
 
 
+# A canonical Mul copies the factors of a Mul factor into itself, so a
+# cotangent carried down a chain of unary nodes (c·cos(y₁)·cos(y₂)···) would
+# be copied at every level: quadratic.  Past this many factors the product
+# is kept nested (unevaluated), one new node per level.
+_FLAT_FACTORS = 8
+
+
+def product(a: Expr, b: Expr) -> Expr:
+    """``a * b``; a long product ``a`` is kept as one shared factor.
+
+    >>> from sympy import symbols
+    >>> x, y = symbols("x y")
+    >>> product(2 * x, 3 * y)
+    6*x*y
+    """
+    for m in (a, b):
+        if isinstance(m, Mul) and (
+            len(m.args) >= _FLAT_FACTORS or any(isinstance(f, Mul) for f in m.args)
+        ):
+            return Mul(a, b, evaluate=False)
+    return Mul(a, b)
+
+
 def scale(ct: Expr, p: Expr) -> Expr | None:
     """``ct * p``, keeping a zero branch of a Piecewise cotangent exactly zero.
 
@@ -78,12 +102,12 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
         return None
     if isinstance(ct, Piecewise):
         return Piecewise(
-            *[(S.Zero if e is S.Zero else Mul(e, p), c) for e, c in ct.args]
+            *[(S.Zero if e is S.Zero else product(e, p), c) for e, c in ct.args]
         )
     if isinstance(ct, Add) and any(isinstance(t, Piecewise) for t in ct.args):
         terms = [s for s in (scale(t, p) for t in ct.args) if s is not None]
         return Add(*terms) if terms else None
-    return Mul(ct, p)
+    return product(ct, p)
 
 
 def as_expr(value: object, rule: str, node: Basic, what: str) -> Expr | None:
@@ -95,16 +119,16 @@ def as_expr(value: object, rule: str, node: Basic, what: str) -> Expr | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, Basic)):
         raise RuleError(
             f"rule {rule!r} returned {value!r} ({type(value).__name__}) as {what} "
-            f"for node {node}; a rule must return SymPy expressions, numbers or None"
+            f"for node {describe(node)}; a rule must return SymPy expressions, numbers or None"
         )
     try:
         out = sympify(value, strict=True)
     except SympifyError as exc:  # pragma: no cover - guarded above
-        raise RuleError(f"rule {rule!r} returned {value!r} for node {node}") from exc
+        raise RuleError(f"rule {rule!r} returned {value!r} for node {describe(node)}") from exc
     if not isinstance(out, Expr):
         raise RuleError(
             f"rule {rule!r} returned {value!r} ({type(value).__name__}) as {what} "
-            f"for node {node}; a rule must return SymPy expressions, numbers or None"
+            f"for node {describe(node)}; a rule must return SymPy expressions, numbers or None"
         )
     return out
 
@@ -115,12 +139,12 @@ def as_tuple(value: object, n: int, rule: str, node: Basic, what: str) -> tuple:
         value = (value,)
     if not isinstance(value, (tuple, list)):
         raise RuleError(
-            f"rule {rule!r} returned {value!r} for node {node} with {n} arguments; "
+            f"rule {rule!r} returned {value!r} for node {describe(node)} with {n} arguments; "
             f"it must return a tuple of {n} {what}"
         )
     if len(value) != n:
         raise RuleError(
-            f"rule {rule!r} returned {len(value)} {what} for node {node}, "
+            f"rule {rule!r} returned {len(value)} {what} for node {describe(node)}, "
             f"which has {n} argument{'s' if n != 1 else ''}; return one per argument "
             "(None for an argument that gets no gradient)"
         )
@@ -132,16 +156,22 @@ def _call(rule: str, node: Basic, fn: Callable, *args: object) -> object:
         return fn(*args)
     except RuleError:
         raise
+    except RecursionError as exc:
+        raise RuleError(
+            f"rule {rule!r} hit Python's recursion limit while differentiating node "
+            f"{describe(node)}: SymPy's own evaluation recurses into very deep arguments "
+            "(build such formulas with evaluate=False, or raise sys.setrecursionlimit)"
+        ) from exc
     except Exception as exc:
         raise RuleError(
             f"rule {rule!r} raised {type(exc).__name__}: {exc} while differentiating "
-            f"node {node}"
+            f"node {describe(node)}"
         ) from exc
 
 
 def _dot(partials: Sequence[Expr | None], tangents: Sequence[Expr | None]) -> Expr | None:
     terms = [
-        t if p is S.One else Mul(p, t)
+        t if p is S.One else product(p, t)
         for p, t in zip(partials, tangents)
         if p is not None and t is not None and p is not S.Zero
     ]
@@ -194,7 +224,7 @@ class PartialsRule(Rule):
             return as_tuple(out, len(args), self.name, node, "partials")
         if len(self.fns) != len(args):
             raise RuleError(
-                f"rule {self.name!r} has {len(self.fns)} partials but node {node} has "
+                f"rule {self.name!r} has {len(self.fns)} partials but node {describe(node)} has "
                 f"{len(args)} arguments"
             )
         return tuple(
@@ -297,7 +327,7 @@ class FdiffRule(Rule):
             except ArgumentIndexError:
                 raise RuleError(
                     f"{type(node).__name__} is not differentiable in argument {i + 1} "
-                    f"({node.args[i]}) of node {node}; keep that argument free of the "
+                    f"({node.args[i]}) of node {describe(node)}; keep that argument free of the "
                     "symbols you differentiate with respect to, or register a rule with "
                     f"symgrad.register_gradient({type(node).__name__!r})"
                 ) from None

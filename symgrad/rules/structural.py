@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sympy import Add, Eq, Heaviside, Mul, Piecewise, Rational, S
 
-from ..errors import RuleError
+from ..errors import RuleError, describe
 from .forms import Rule
 
 __all__ = ["AddRule", "MulRule", "ExtremumRule", "PiecewiseRule", "IntegerParamRule"]
@@ -126,7 +126,7 @@ class IntegerParamRule(Rule):
             elif i in self.int_positions:
                 raise RuleError(
                     f"{self.name} is not differentiable in its integer argument "
-                    f"{node.args[i]} (node {node}); keep it free of the symbols you "
+                    f"{node.args[i]} (node {describe(node)}); keep it free of the symbols you "
                     "differentiate with respect to"
                 )
             else:
