@@ -182,3 +182,39 @@ class TemplateRule(Rule):
 
     def checked(self, value: object, node: Basic, what: str) -> Expr | None:
         return as_expr(value, self.name, node, what)
+
+    def flat_cotangents(
+        self, cts: object, structs: Sequence[Struct], node: Basic, who: str
+    ) -> list:
+        """A rule's cotangents, one per input (an expression, Matrix, Array
+        or None), checked against the inputs' shapes and flattened."""
+        n = len(structs)
+        if n == 1 and not isinstance(cts, (tuple, list)):
+            cts = (cts,)
+        if not isinstance(cts, (tuple, list)) or len(cts) != n:
+            got = len(cts) if isinstance(cts, (tuple, list)) else 1
+            raise RuleError(
+                f"{who} returned {got} cotangents for {n} inputs (node {describe(node)}); "
+                "return one per input, None for no gradient"
+            )
+        flat: list = []
+        for st, c in zip(structs, cts):
+            if c is None:
+                flat.extend([None] * st.size)
+                continue
+            items, got_st = flatten_exprs(c, f"cotangent returned by {self.name!r}")
+            if got_st.size != st.size:
+                raise RuleError(
+                    f"{who} returned a cotangent of {got_st.describe()} for an input of "
+                    f"{st.describe()}"
+                )
+            flat.extend(items)
+        return flat
+
+    def templated(self, flat: Sequence[object], node: Basic) -> tuple:
+        """Checked cotangents with captured symbols replaced by dummies."""
+        t = self.template
+        return tuple(
+            None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
+            for c in flat
+        )

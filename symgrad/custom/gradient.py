@@ -90,32 +90,10 @@ class _GradFnRule(TemplateRule):
                 )
         else:
             grad_xs, grad_vars = out, []
-        n_in = len(self.in_structs)
-        if n_in == 1 and not isinstance(grad_xs, (tuple, list)):
-            grad_xs = (grad_xs,)
-        if not isinstance(grad_xs, (tuple, list)) or len(grad_xs) != n_in:
-            got = len(grad_xs) if isinstance(grad_xs, (tuple, list)) else 1
-            raise RuleError(
-                f"the grad_fn of custom_gradient {t.name!r} returned {got} cotangents for "
-                f"{n_in} inputs (node {describe(node)}); return one per input, None for no gradient"
-            )
-        flat_cts: list = []
-        for st, g in zip(self.in_structs, grad_xs):
-            if g is None:
-                flat_cts.extend([None] * st.size)
-                continue
-            items, got = flatten_exprs(g, f"cotangent returned by {t.name!r}")
-            if got.size != st.size:
-                raise RuleError(
-                    f"the grad_fn of custom_gradient {t.name!r} returned a cotangent of "
-                    f"{got.describe()} for an input of {st.describe()}"
-                )
-            flat_cts.extend(items)
-        flat_cts.extend(grad_vars)
-        return tuple(
-            None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
-            for c in flat_cts
+        flat = self.flat_cotangents(
+            grad_xs, self.in_structs, node, f"the grad_fn of custom_gradient {t.name!r}"
         )
+        return self.templated([*flat, *grad_vars], node)
 
     def vjp(self, node, ct, needed, opts):
         t = self.template

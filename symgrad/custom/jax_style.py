@@ -224,28 +224,10 @@ class _VJPRule(TemplateRule):
                 exc.add_note(f"raised by the fwd/bwd rules of custom_vjp {self.name!r} "
                              f"while differentiating {describe(node)}")
             raise
-        n = len(self.structs)
-        if n == 1 and not isinstance(cts, (tuple, list)):
-            cts = (cts,)
-        if not isinstance(cts, (tuple, list)) or len(cts) != n:
-            raise RuleError(
-                f"the bwd rule of custom_vjp {self.name!r} must return a tuple of {n} "
-                f"cotangents, one per differentiable argument (node {describe(node)})"
-            )
-        flat_cts: list = []
-        for st, c in zip(self.structs, cts):
-            if c is None:
-                flat_cts.extend([None] * st.size)
-                continue
-            items, got_st = flatten_exprs(c, f"cotangent returned by {self.name!r}")
-            if got_st.size != st.size:
-                raise RuleError(
-                    f"the bwd rule of custom_vjp {self.name!r} returned {got_st.describe()} "
-                    f"for an argument of {st.describe()}"
-                )
-            flat_cts.extend(items)
-        got = tuple(None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
-                    for c in flat_cts)
+        flat = self.flat_cotangents(
+            cts, self.structs, node, f"the bwd rule of custom_vjp {self.name!r}"
+        )
+        got = self.templated(flat, node)
         self.cache[k] = got
         return got
 
