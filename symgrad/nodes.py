@@ -60,6 +60,9 @@ class stop_gradient(Marker):  # noqa: N801  (reads like tf.stop_gradient)
 
     nargs = 1
 
+    def __new__(cls, expr, **options):
+        return super().__new__(cls, expr, **options)
+
     @classmethod
     def eval(cls, x):
         if x.is_Number or isinstance(x, stop_gradient):
@@ -83,10 +86,10 @@ class identity(Marker):  # noqa: N801  (reads like tf.identity)
 
     nargs = 1
 
-    def __new__(cls, x, name: str | None = None, **kwargs):
+    def __new__(cls, expr, name: str | None = None, **kwargs):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"identity: name must be a string or None, not {name!r}")
-        return super().__new__(cls, x, **kwargs)
+        return super().__new__(cls, expr, **kwargs)
 
 
 class straight_through(Marker):  # noqa: N801
@@ -118,3 +121,4 @@ class straight_through(Marker):  # noqa: N801
                 )
             backward = forward.args[0]
         return super().__new__(cls, forward, backward, **kwargs)
+

@@ -61,10 +61,11 @@ def where(cond: Boolean | bool, a: Expr, b: Expr) -> Expr:
     return _select(cond, a, b, "where", ("a", "b"))
 
 
-def cond(pred: Boolean | bool, true_fn: Expr | Callable[[], Expr],
-         false_fn: Expr | Callable[[], Expr]) -> Expr:
-    """``true_fn`` if ``pred`` holds, else ``false_fn`` (``tf.cond``); each
-    branch may be an expression or a function of no arguments.
+def cond(pred: Boolean | bool, a: Expr | Callable[[], Expr],
+         b: Expr | Callable[[], Expr]) -> Expr:
+    """``a`` if ``pred`` holds, else ``b`` (``tf.cond``); each branch may be
+    an expression or, as ``tf.cond``'s ``true_fn``/``false_fn``, a function
+    of no arguments.
 
     >>> import sympy as sp
     >>> from symgrad import grad
@@ -72,9 +73,9 @@ def cond(pred: Boolean | bool, true_fn: Expr | Callable[[], Expr],
     >>> grad(cond(x < 1, lambda: x**2, lambda: 2 * x), x)
     Piecewise((2*x, x < 1), (2, True))
     """
-    a = true_fn() if callable(true_fn) and not isinstance(true_fn, Basic) else true_fn
-    b = false_fn() if callable(false_fn) and not isinstance(false_fn, Basic) else false_fn
-    return _select(pred, a, b, "cond", ("true_fn", "false_fn"))
+    a = a() if callable(a) and not isinstance(a, Basic) else a
+    b = b() if callable(b) and not isinstance(b, Basic) else b
+    return _select(pred, a, b, "cond", ("a", "b"))
 
 
 def _select(c: object, a: object, b: object, who: str, names: tuple[str, str]) -> Expr:
