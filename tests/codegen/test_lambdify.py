@@ -228,3 +228,26 @@ def test_threads_argument_checked():
     x = sp.Symbol("x")
     with pytest.raises(SymgradError, match="threads"):
         lambdify([x], x, threads=0)
+
+
+def test_threaded_function_works_in_a_forked_child():
+    """A child made by fork inherits no threads: it must not wait forever on
+    its parent's executor."""
+    import multiprocessing as mp
+
+    import numpy as np
+    import sympy as sp
+
+    from symgrad import lambdify
+
+    x = sp.Symbol("x")
+    f = lambdify([x], sp.sin(x) * 2, threads=2, block=100)
+    xs = np.linspace(0, 1, 1000)
+    want = f(xs)  # the parent's executor now exists
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    child = ctx.Process(target=lambda: q.put(f(xs)))  # fork: nothing is pickled
+    child.start()
+    got = q.get(timeout=60)
+    child.join(timeout=60)
+    np.testing.assert_array_equal(got, want)
