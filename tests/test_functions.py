@@ -1,15 +1,18 @@
-"""rint: round half to even, as numpy.rint / tf.round / jnp.round."""
+"""symgrad.functions: rint (round half to even, as numpy.rint / tf.round /
+jnp.round) and the activations sigmoid, softplus, relu."""
 
 from __future__ import annotations
 
 import pickle
 import random
 
+import mpmath
 import numpy as np
 import pytest
+import sympy as sp
 from sympy import Float, Integer, Rational, S, Symbol, diff, oo, srepr, symbols
 
-from symgrad import grad, rint
+from symgrad import expand, grad, lambdify, relu, rint, sigmoid, softplus
 
 x = Symbol("x", real=True)
 
@@ -61,3 +64,38 @@ def test_pickle_and_srepr_round_trip():
 def test_substitution_into_a_sum():
     a, b = symbols("a b", real=True)
     assert rint(a + b).subs({a: 1, b: Rational(3, 2)}) == 2
+
+
+# ---- activations --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fn", [sigmoid, softplus, relu])
+def test_rule_matches_derivative_of_lowering(fn):
+    ours = grad(fn(x), x)
+    theirs = sp.diff(expand(fn(x)), x)
+    for v in ["-3.5", "-0.25", "0.75", "4"]:
+        a = expand(ours).evalf(40, subs={x: sp.Float(v, 40)})
+        b = theirs.evalf(40, subs={x: sp.Float(v, 40)})
+        assert abs(a - b) < sp.Float("1e-35"), (fn, v)
+
+
+def test_relu_gradient_at_zero_is_zero():
+    assert grad(relu(x), x).subs(x, 0) == 0
+
+
+def test_numbers_evaluate():
+    assert sigmoid(0) == sp.Rational(1, 2)
+    assert relu(-2) == 0 and relu(3) == 3
+    assert softplus(0) == sp.log(2)
+
+
+def test_numpy_values_match_mpmath():
+    xs = np.linspace(-30, 30, 13)
+    f = lambdify([x], [sigmoid(x), softplus(x), grad(softplus(x), x)])
+    s, sp_, ds = f(xs)
+    with mpmath.workdps(40):
+        want_s = [float(1 / (1 + mpmath.exp(-mpmath.mpf(v)))) for v in xs]
+        want_sp = [float(mpmath.log1p(mpmath.exp(mpmath.mpf(v)))) for v in xs]
+    np.testing.assert_allclose(s, want_s, rtol=1e-14)
+    np.testing.assert_allclose(sp_, want_sp, rtol=1e-14)
+    np.testing.assert_allclose(ds, want_s, rtol=1e-14)
