@@ -16,23 +16,78 @@ __all__ = [
 
 
 class SymgradError(ValueError):
-    """Base class of every error symgrad raises on bad input."""
+    """Base class of every error symgrad raises on bad input (a ValueError,
+    so existing ``except ValueError`` handlers keep working).
+
+    >>> from sympy import Symbol
+    >>> from symgrad import grad
+    >>> try:
+    ...     grad(Symbol("x"), 3)
+    ... except SymgradError as exc:
+    ...     print(str(exc).split(";")[0])
+    can only differentiate with respect to symbols, but wrt is 3 (int)
+    """
 
 
 class RuleError(SymgradError):
-    """A derivative rule failed or returned something unusable for a node."""
+    """A derivative rule failed or returned something unusable for a node;
+    the message names the rule and the node.
+
+    >>> from sympy import Symbol, exp
+    >>> from symgrad import grad, gradient_override_map, register_gradient
+    >>> from symgrad import unregister_gradient
+    >>> _ = register_gradient("Pair")(lambda node, g: (g, g))
+    >>> try:
+    ...     with gradient_override_map({"exp": "Pair"}):
+    ...         grad(exp(Symbol("x")), Symbol("x"))
+    ... except RuleError as exc:
+    ...     print(str(exc).split(";")[0])
+    rule 'Pair' returned 2 cotangents for node exp(x), which has 1 argument
+    >>> unregister_gradient("Pair")
+    """
 
 
 class NoRuleError(SymgradError, LookupError):
-    """A name (of a node or of a rule) that symgrad does not know."""
+    """A name (of a node or of a rule) that symgrad does not know; the
+    message suggests close matches.
+
+    >>> from symgrad import gradient_override_map
+    >>> try:
+    ...     with gradient_override_map({"floor": "Identiy"}):
+    ...         pass
+    ... except NoRuleError as exc:
+    ...     print(str(exc).split("?")[0] + "?")
+    unknown gradient rule 'Identiy'; did you mean 'Identity', 'IdentityN', 'identity'?
+    """
 
 
 class ComplexValueError(SymgradError):
-    """An expression has complex parts that a real-valued rule would get wrong."""
+    """An expression has complex parts that a real-valued rule would get
+    wrong; symgrad treats symbols as real.
+
+    >>> from sympy import Symbol, re
+    >>> from symgrad import grad
+    >>> w = Symbol("w")
+    >>> try:
+    ...     grad(re(w), w)
+    ... except ComplexValueError as exc:
+    ...     print(str(exc).split(";")[0])
+    re(w) takes a complex part (re)
+    """
 
 
 class ShapeError(SymgradError):
-    """Tangents or cotangents whose shape does not match what they pair with."""
+    """Tangents or cotangents whose shape does not match what they pair with.
+
+    >>> from sympy import symbols
+    >>> from symgrad import jvp
+    >>> x, y = symbols("x y")
+    >>> try:
+    ...     jvp(x * y, [x, y], [1])
+    ... except ShapeError as exc:
+    ...     print(str(exc).split(";")[0])
+    tangents is a sequence of 1 but wrt is a sequence of 2
+    """
 
 
 def describe(node: object, limit: int = 160) -> str:

@@ -141,7 +141,17 @@ def register_gradient(
 
 
 def unregister_gradient(name: str) -> None:
-    """Remove a rule added with :func:`register_gradient`."""
+    """Remove a rule added with :func:`register_gradient`.
+
+    >>> @register_gradient("Doubling")
+    ... def _doubling(node, grad):
+    ...     return 2 * grad
+    >>> "Doubling" in DEFAULT_TABLE
+    True
+    >>> unregister_gradient("Doubling")
+    >>> "Doubling" in DEFAULT_TABLE
+    False
+    """
     if name not in DEFAULT_TABLE._entries:
         raise NoRuleError(f"no gradient rule named {name!r} is registered")
     DEFAULT_TABLE.remove(name)
