@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symgrad import SymgradError, cond, grad, jvp, lambdify, where
+from symgrad import SymgradError, cond, grad, hessian, jvp, lambdify, where
 
 x, y = sp.symbols("x y", real=True)
 
@@ -59,3 +59,18 @@ def test_bad_condition():
         where(x, 1, 2)
     with pytest.raises(SymgradError, match="string"):
         where(x > 0, "x", 2)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "hessian"])
+def test_nested_where_never_leaks_nan(mode):
+    # the outer where's cotangent, a Piecewise, reaches the inner where's
+    # branches; it must be distributed there too, not multiplied by their
+    # partials (0 * nan at x <= 0, where the inner sqrt branch is untaken)
+    e = where(x > 0, where(x > 1, sp.log(x - 1), sp.sqrt(x)), 0) * y
+    g = grad(e, x) if mode == "reverse" else hessian(e, [x, y])[0, 0]
+    assert g.subs({x: -1, y: 2}) == 0
+    f = lambdify([x, y], g)
+    for dtype in (np.float32, np.float64):
+        out = f(np.array([-1.0, 0.0, 0.25, 2.0], dtype), np.array(2.0, dtype))
+        assert np.all(np.isfinite(out)), out
+        assert out[0] == 0 and out[1] == 0

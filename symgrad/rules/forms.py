@@ -23,6 +23,7 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 
 from ..errors import RuleError, describe
+from ..graph import postorder
 
 __all__ = [
     "Opts",
@@ -100,14 +101,35 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
         return ct
     if p is S.Zero or ct is S.Zero:
         return None
-    if isinstance(ct, Piecewise):
-        return Piecewise(
-            *[(S.Zero if e is S.Zero else product(e, p), c) for e, c in ct.args]
-        )
-    if isinstance(ct, Add) and any(isinstance(t, Piecewise) for t in ct.args):
-        terms = [s for s in (scale(t, p) for t in ct.args) if s is not None]
-        return Add(*terms) if terms else None
-    return product(ct, p)
+    if not _branchy(ct):
+        return product(ct, p)
+    # Distribute through nested Piecewise branches too (the cotangent of a
+    # ``where`` inside a ``where`` branch), bottom-up, without recursion.
+    order, kids = postorder([ct], _branches)
+    out: dict[Expr, Expr] = {}
+    for node in order:
+        if isinstance(node, Piecewise):
+            out[node] = Piecewise(*[(out[e], c) for e, c in node.args])
+        elif kids[node]:
+            out[node] = Add(*[out[t] for t in node.args])
+        else:
+            out[node] = S.Zero if node is S.Zero else product(node, p)
+    res = out[ct]
+    return None if res is S.Zero else res
+
+
+def _branchy(e: Expr) -> bool:
+    return isinstance(e, Piecewise) or (
+        isinstance(e, Add) and any(isinstance(t, Piecewise) for t in e.args)
+    )
+
+
+def _branches(e: Expr) -> tuple:
+    """What :func:`scale` distributes over: a Piecewise's branch values, the
+    terms of a sum holding a Piecewise; anything else is a leaf."""
+    if isinstance(e, Piecewise):
+        return tuple(pair.expr for pair in e.args)
+    return e.args if _branchy(e) else ()
 
 
 def as_expr(value: object, rule: str, node: Basic, what: str) -> Expr | None:
