@@ -188,6 +188,19 @@ def test_rule_returning_non_expression(registry):
             jvp(sp.exp(x), x, 1)
 
 
+@pytest.mark.parametrize("rule", ["Select", "Piecewise", "Maximum", "Min"])
+def test_structural_rule_on_a_node_it_cannot_serve(rule):
+    # Select's rule needs a Piecewise node and Maximum's two arguments; mapped
+    # onto floor(x) they must say so, not crash (AttributeError) or return a
+    # formula holding zoo
+    for op in (grad, lambda e, s: jvp(e, s, 1)):
+        with gradient_override_map({"floor": rule}):
+            with pytest.raises(RuleError, match=rf"'{DEFAULT_TABLE.canonical(rule)}'.*floor\(x\)"):
+                op(sp.floor(x) * y, x)
+        with pytest.raises(RuleError, match=r"floor\(x\)"):
+            op(override(sp.floor(x), {"floor": rule}), x)
+
+
 def test_rule_returning_none_means_no_gradient(registry):
     register_gradient("FirstOnly")(lambda node, g: (g, None))
     with gradient_override_map({"atan2": "FirstOnly"}):

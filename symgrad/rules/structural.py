@@ -12,6 +12,14 @@ from .forms import Rule
 __all__ = ["AddRule", "MulRule", "ExtremumRule", "PiecewiseRule", "IntegerParamRule"]
 
 
+def _misapplied(rule: str, node, serves: str) -> RuleError:
+    return RuleError(
+        f"rule {rule!r} serves only {serves}, but an override map or tag applies it to "
+        f"the {type(node).__name__} node {describe(node)}; map that node to a rule that "
+        "fits it ('Identity', 'Zero', a registered rule)"
+    )
+
+
 class AddRule(Rule):
     """∂(a₁+…+aₙ)/∂aᵢ = 1."""
 
@@ -62,6 +70,8 @@ class ExtremumRule(Rule):
 
     def partials(self, node, needed, opts):
         args = node.args
+        if len(args) < 2:
+            raise _misapplied(self.name, node, "nodes of two or more arguments (Max, Min)")
         if len(args) == 2:
             a, b = args
             d = self.sign * (a - b)
@@ -89,6 +99,8 @@ class PiecewiseRule(Rule):
     name = "Piecewise"
 
     def vjp(self, node, ct, needed, opts):
+        if not isinstance(node, Piecewise):
+            raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
         conds = [pair.cond for pair in node.args]
         out = []
         for i, k in enumerate(needed):
@@ -99,6 +111,8 @@ class PiecewiseRule(Rule):
         return tuple(out)
 
     def jvp(self, node, tangents, opts):
+        if not isinstance(node, Piecewise):
+            raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
         if all(t is None for t in tangents):
             return None
         return Piecewise(
