@@ -21,15 +21,24 @@ class Struct:
 
     kind: str  # "scalar", "tuple", "matrix", "array"
     shape: tuple
+    parts: tuple = ()  # a tuple of matrices / arrays: each item's Struct
 
     @property
     def size(self) -> int:
+        if self.parts:
+            return sum(p.size for p in self.parts)
         n = 1
         for d in self.shape:
             n *= d
         return n
 
     def build(self, flat: list) -> object:
+        if self.parts:
+            out, pos = [], 0
+            for p in self.parts:
+                out.append(p.build(flat[pos : pos + p.size]))
+                pos += p.size
+            return tuple(out)
         if self.kind == "scalar":
             return flat[0]
         if self.kind == "tuple":
@@ -82,8 +91,24 @@ def _structure(value: object) -> tuple[list, Struct]:
     return [value], Struct("scalar", ())
 
 
-def flatten_exprs(value: object, what: str) -> tuple[list[Expr], Struct]:
-    """``value`` as a flat list of expressions, and its structure."""
+def flatten_exprs(value: object, what: str, nested: bool = False) -> tuple[list[Expr], Struct]:
+    """``value`` as a flat list of expressions, and its structure.
+
+    With ``nested``, a list or tuple holding a Matrix or Array (the several
+    array outputs of a custom function) is flattened item by item.
+    """
+    if (
+        nested
+        and isinstance(value, (list, tuple))
+        and any(isinstance(v, (MatrixBase, NDimArray)) for v in value)
+    ):
+        flat: list[Expr] = []
+        parts = []
+        for i, v in enumerate(value):
+            items, st = flatten_exprs(v, f"{what}[{i}]")
+            flat.extend(items)
+            parts.append(st)
+        return flat, Struct("tuple", (len(value),), tuple(parts))
     items, struct = _structure(value)
     return [_to_expr(v, f"{what}[{i}]" if struct.kind != "scalar" else what)
             for i, v in enumerate(items)], struct

@@ -134,7 +134,7 @@ class CustomGradient:
                 f"got {got!r}"
             )
         ys, grad_fn = got
-        outs, out_struct = flatten_exprs(ys, f"output of {self.name!r}")
+        outs, out_struct = flatten_exprs(ys, f"output of {self.name!r}", nested=True)
         captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
         if captured and not _accepts_variables(grad_fn):
             raise TypeError(

@@ -65,7 +65,7 @@ class _Custom:
         if t is None:
             dummies, shaped = dummies_like(structs, self.name)
             outs, out_struct = flatten_exprs(
-                self.fun(*self._merge(nondiff, shaped)), f"output of {self.name!r}"
+                self.fun(*self._merge(nondiff, shaped)), f"output of {self.name!r}", nested=True
             )
             captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
             t = Template(self.name, dummies, outs, out_struct, captured)
@@ -113,7 +113,7 @@ class _JVPRule(TemplateRule):
                     f"the JVP rule of custom_jvp {self.name!r} must return "
                     "(primal_out, tangent_out)"
                 )
-            touts, st = flatten_exprs(got[1], f"tangent_out of {self.name!r}")
+            touts, st = flatten_exprs(got[1], f"tangent_out of {self.name!r}", nested=True)
             if st.size != len(self.template.outputs):
                 raise RuleError(
                     f"the JVP rule of custom_jvp {self.name!r} returned {st.describe()} as "

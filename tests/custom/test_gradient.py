@@ -236,3 +236,27 @@ def test_matrix_input():
 
     M = sp.Matrix(2, 2, [x, y, z, x * z])
     assert grad(total(M), [x, y, z]) == (1 + z, 1, 1 + x)
+
+
+def test_several_matrix_outputs():
+    # (P*Q, P + Q): a tuple of two 2x2 outputs; grad_fn gets one 2x2 dy each
+    a, b, c, d, e, f, g, h = sp.symbols("a b c d e f g h", real=True)
+    P, Q = sp.Matrix([[a, b], [c, d]]), sp.Matrix([[e, f], [g, h]])
+    seen = []
+
+    @custom_gradient
+    def prod_and_sum(p, q):
+        def grad_fn(d_prod, d_sum):
+            seen.append((d_prod.shape, d_sum.shape))
+            return d_prod * q.T + d_sum, p.T * d_prod + d_sum
+
+        return (p * q, p + q), grad_fn
+
+    prod, total = prod_and_sum(P, Q)
+    assert prod.shape == total.shape == (2, 2)
+    assert expand(prod) == P * Q and expand(total) == P + Q
+    out = prod[0, 1] + 3 * total[1, 0]
+    true = (P * Q)[0, 1] + 3 * (P + Q)[1, 0]
+    assert grad(out, P) == grad(true, P) and grad(out, Q) == grad(true, Q)
+    assert seen and all(s == ((2, 2), (2, 2)) for s in seen)
+    assert jvp(out, [a, g], [1, 2]) == jvp(true, [a, g], [1, 2])
