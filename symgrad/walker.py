@@ -26,6 +26,7 @@ from .errors import ComplexValueError, RuleError, describe
 from .graph import postorder
 from .resolver import node_name, resolve
 from .rules import NONSMOOTH, Opts, Rule
+from .rules.forms import total
 from .rules.shared import NODES
 
 __all__ = ["Walk", "reverse", "forward"]
@@ -119,7 +120,7 @@ def _sum(terms: list) -> Expr:
             continue
         branches = [Add(*[pw.args[i].expr for pw in pws]) for i in range(len(conds))]
         rest.append(Piecewise(*zip(branches, conds)))
-    return rest[0] if len(rest) == 1 else Add(*rest)
+    return rest[0] if len(rest) == 1 else total(rest)
 
 
 def reverse(
@@ -131,32 +132,34 @@ def reverse(
     with distribute(False):
         walk = Walk(outputs, wrtset, opts)
         token = NODES.set({n: n for n in walk.order})
-        acc: dict[Basic, list] = {}
-        for out, c in zip(outputs, cotangents):
-            if c is not S.Zero and c != 0:
-                acc.setdefault(out, []).append(c)
-        result: dict[Symbol, Expr] = {}
-        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
-        for node in reversed(walk.order):
-            terms = acc.pop(node, None)
-            if not terms or not depends[node]:
-                continue
-            g = _sum(terms)
-            if node in wrtset:
-                result[node] = g
-                continue
-            kids = inputs[node]
-            needed = [depends[k] for k in kids]
-            cts = rules[node].vjp(node, g, needed, opts)
-            if len(cts) != len(kids):
-                raise RuleError(
-                    f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
-                    f"{describe(node)}, which has {len(kids)} inputs"
-                )
-            for k, c in zip(kids, cts):
-                if c is not None and c is not S.Zero:
-                    acc.setdefault(k, []).append(c)
-        NODES.reset(token)
+        try:
+            acc: dict[Basic, list] = {}
+            for out, c in zip(outputs, cotangents):
+                if c is not S.Zero and c != 0:
+                    acc.setdefault(out, []).append(c)
+            result: dict[Symbol, Expr] = {}
+            depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+            for node in reversed(walk.order):
+                terms = acc.pop(node, None)
+                if not terms or not depends[node]:
+                    continue
+                g = _sum(terms)
+                if node in wrtset:
+                    result[node] = g
+                    continue
+                kids = inputs[node]
+                needed = [depends[k] for k in kids]
+                cts = rules[node].vjp(node, g, needed, opts)
+                if len(cts) != len(kids):
+                    raise RuleError(
+                        f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
+                        f"{describe(node)}, which has {len(kids)} inputs"
+                    )
+                for k, c in zip(kids, cts):
+                    if c is not None and c is not S.Zero:
+                        acc.setdefault(k, []).append(c)
+        finally:
+            NODES.reset(token)
     return result
 
 
@@ -169,15 +172,17 @@ def forward(
         walk = Walk(outputs, frozenset(seeds), opts)
         token = NODES.set({n: n for n in walk.order})
         tan: dict[Basic, Expr] = dict(seeds)
-        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
-        for node in walk.order:
-            if not depends[node] or node in seeds:
-                continue
-            ts = [tan.get(k) for k in inputs[node]]
-            if all(t is None for t in ts):
-                continue
-            t = rules[node].jvp(node, ts, opts)
-            if t is not None and t is not S.Zero:
-                tan[node] = t
-        NODES.reset(token)
+        try:
+            depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+            for node in walk.order:
+                if not depends[node] or node in seeds:
+                    continue
+                ts = [tan.get(k) for k in inputs[node]]
+                if all(t is None for t in ts):
+                    continue
+                t = rules[node].jvp(node, ts, opts)
+                if t is not None and t is not S.Zero:
+                    tan[node] = t
+        finally:
+            NODES.reset(token)
     return [tan.get(o) for o in outputs]

@@ -219,3 +219,23 @@ def test_unary_chain_gradient_is_linear_not_quadratic():
     for _ in range(12):
         small = sp.sin(small)
     assert sp.simplify(grad(small, x) - sp.diff(small, x)) == 0
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_failing_rule_does_not_leave_the_walks_nodes_behind(mode):
+    from symgrad.rules.shared import NODES
+
+    def broken(node, g):
+        raise ValueError("broken")
+
+    old = DEFAULT_TABLE.entry("sin")
+    DEFAULT_TABLE.add("sin", VJPRule("sin", broken), sin, replace=True)
+    try:
+        with pytest.raises(RuleError, match="broken"):
+            if mode == "reverse":
+                grad(sin(x) * exp(x), x)
+            else:
+                jvp(sin(x) * exp(x), x, 1)
+    finally:
+        DEFAULT_TABLE.add("sin", old.rule, old.cls, replace=True)
+    assert NODES.get() is None  # the formula is not kept alive by the context
