@@ -19,7 +19,7 @@ from .graph import postorder
 from .resolver import ACTIVE_MAPS, node_name
 from .rules import DEFAULT_TABLE, TF_ALIASES
 from .rules.forms import JVPRule, PartialsRule, VJPRule
-from .rules.table import unknown_name_message
+from .rules.table import TF_POWER_OPS, unknown_name_message
 from .shapes import flatten_exprs
 
 __all__ = [
@@ -67,6 +67,14 @@ def canonical_node_name(name: str) -> str:
         raise TypeError(f"a node name must be a string, not {name!r} ({type(name).__name__})")
     if name in TF_ALIASES:
         return TF_ALIASES[name]
+    if name in TF_POWER_OPS:
+        raise NoRuleError(
+            f"TensorFlow's {name!r} has no node of its own in SymPy ({TF_POWER_OPS[name]}), "
+            "and mapping 'Pow' would change the gradient of every power in the formula. "
+            "Wrap the subexpression in symgrad.identity(...) and map 'identity' "
+            "(or override(identity(...), {'identity': rule})); map 'Pow' only if you "
+            "mean every power"
+        )
     if name in DEFAULT_TABLE or name in _sympy_class_names():
         return name
     raise NoRuleError(

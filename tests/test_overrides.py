@@ -362,6 +362,19 @@ def test_more_aliases():
         assert grad(x * stop_gradient(x), x) == x + stop_gradient(x)
 
 
+@pytest.mark.parametrize("tf_name", ["Sqrt", "Rsqrt", "Square", "Reciprocal"])
+def test_tf_power_ops_do_not_silently_map_every_power(tf_name):
+    # SymPy has no sqrt node (sqrt(x) is Pow(x, 1/2)): {"Sqrt": ...} used to
+    # change the gradient of x**2 and 1/y too.  It must refuse, and say how.
+    with pytest.raises(NoRuleError, match=rf"{tf_name}.*Pow.*identity"):
+        with gradient_override_map({tf_name: "Zero"}):
+            pass
+    with pytest.raises(NoRuleError, match=rf"{tf_name}.*Pow"):
+        override(sp.sqrt(x), {tf_name: "Zero"})
+    with gradient_override_map({"identity": "Zero"}):
+        assert grad(identity(sp.sqrt(x)) + x**2, x) == 2 * x
+
+
 def test_builtin_rule_names():
     with gradient_override_map({"exp": "Zero"}):
         assert grad(sp.exp(x), x) == 0

@@ -11,7 +11,7 @@ from sympy import Basic
 from ..errors import NoRuleError
 from .forms import Rule
 
-__all__ = ["Entry", "RuleTable", "TF_ALIASES"]
+__all__ = ["Entry", "RuleTable", "TF_ALIASES", "TF_POWER_OPS"]
 
 # TensorFlow op name -> symgrad node name.  Accepted wherever a name is
 # taken; as a rule name an entry of the table wins over an alias (so
@@ -24,7 +24,6 @@ TF_ALIASES: dict[str, str] = {
     "Sign": "sign",
     "Exp": "exp",
     "Log": "log",
-    "Sqrt": "Pow",
     "Abs": "Abs",
     "AddV2": "Add",
     "AddN": "Add",
@@ -59,6 +58,17 @@ TF_ALIASES: dict[str, str] = {
     "Sigmoid": "sigmoid",
     "Softplus": "softplus",
     "Relu": "relu",
+}
+
+
+# TensorFlow ops that SymPy writes as a power: no node of their own, and
+# mapping "Pow" would change the gradient of every power in the formula.
+TF_POWER_OPS: dict[str, str] = {
+    "Sqrt": "sqrt(x) is Pow(x, 1/2)",
+    "Rsqrt": "1/sqrt(x) is Pow(x, -1/2)",
+    "Square": "x**2 is Pow(x, 2)",
+    "Reciprocal": "1/x is Pow(x, -1)",
+    "Inv": "1/x is Pow(x, -1)",
 }
 
 
