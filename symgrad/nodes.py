@@ -15,7 +15,7 @@ than one that does not; ``symgrad.expand`` shows the lowered formula.
 from __future__ import annotations
 
 from mpmath.libmp import prec_to_dps
-from sympy import Expr, Function
+from sympy import Expr, Function, MatrixBase, NDimArray
 from sympy.core.sympify import _sympify
 
 from .errors import describe
@@ -40,6 +40,15 @@ class Marker(Function):
         return self._symgrad_lower(*self.args).is_finite
 
 
+def _is_array(v: object) -> bool:
+    return isinstance(v, (MatrixBase, NDimArray))
+
+
+def _entries(a: MatrixBase | NDimArray) -> list:
+    """The entries of a Matrix or Array, row-major."""
+    return list(a) if isinstance(a, MatrixBase) else list(a.reshape(len(a)))
+
+
 def is_marker(node: object) -> bool:
     """Whether ``node`` lowers to something else before evaluation."""
     return hasattr(type(node), "_symgrad_lower")
@@ -61,6 +70,8 @@ class stop_gradient(Marker):  # noqa: N801  (reads like tf.stop_gradient)
     nargs = 1
 
     def __new__(cls, expr, **options):
+        if _is_array(expr):  # tf.stop_gradient on a tensor: entry by entry
+            return expr.applyfunc(lambda e: cls(e, **options))
         return super().__new__(cls, expr, **options)
 
     @classmethod
@@ -89,6 +100,8 @@ class identity(Marker):  # noqa: N801  (reads like tf.identity)
     def __new__(cls, expr, name: str | None = None, **kwargs):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"identity: name must be a string or None, not {name!r}")
+        if _is_array(expr):
+            return expr.applyfunc(lambda e: cls(e, **kwargs))
         return super().__new__(cls, expr, **kwargs)
 
 
@@ -110,6 +123,16 @@ class straight_through(Marker):  # noqa: N801
     nargs = 2
 
     def __new__(cls, forward, backward=None, **kwargs):
+        if _is_array(forward):
+            if backward is None:
+                return forward.applyfunc(lambda f: cls(f, **kwargs))
+            if not _is_array(backward) or backward.shape != forward.shape:
+                raise TypeError(
+                    f"straight_through: backward must have forward's shape {forward.shape}, "
+                    f"not {getattr(backward, 'shape', type(backward).__name__)}"
+                )
+            pairs = zip(_entries(forward), _entries(backward))
+            return type(forward)([cls(f, b, **kwargs) for f, b in pairs]).reshape(*forward.shape)
         forward = _sympify(forward)
         if backward is None:
             if len(forward.args) != 1 or not isinstance(forward, Function):

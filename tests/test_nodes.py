@@ -62,3 +62,21 @@ def test_stop_gradient_in_forward_and_reverse_agree():
     assert g[0] == stop_gradient(x) * sp.exp(x * stop_gradient(x))
     assert jvp(e, [x, y], [1, 0]) == g[0]
     assert jvp(e, [x, y], [0, 1]) == g[1]
+
+
+def test_markers_apply_elementwise_to_matrices_and_arrays():
+    # tf.stop_gradient(W) on a tensor: one marker per entry, same shape
+    w = sp.Matrix([[x, y], [x * y, 2]])
+    s = stop_gradient(w)
+    assert isinstance(s, sp.MatrixBase) and s.shape == (2, 2)
+    assert s[0, 1] == stop_gradient(y) and s[1, 1] == 2
+    assert grad(x * s[1, 0] + s[0, 0] ** 2, x) == stop_gradient(x * y)
+    a = identity(sp.Array([x, y]), name="Identity")
+    assert isinstance(a, sp.NDimArray) and a.shape == (2,) and a[1] == identity(y)
+    st = straight_through(sp.Matrix([sp.floor(x), sp.floor(y)]))
+    assert st.shape == (2, 1) and grad(st[0] + 3 * st[1], [x, y]) == (1, 3)
+    st = straight_through(sp.Matrix([sp.floor(x)]), sp.Matrix([sp.tanh(x)]))
+    assert grad(st[0], x) == 1 - sp.tanh(x) ** 2
+    # repeated forward entries keep their own backward
+    st = straight_through(sp.Array([sp.floor(x), sp.floor(x)]), sp.Array([x, 2 * x]))
+    assert st.shape == (2,) and grad(st[0] + st[1], x) == 3
