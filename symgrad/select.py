@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sympy import Basic, Expr, Piecewise
+from sympy import Basic, Expr, MatrixBase, NDimArray, Piecewise
 from sympy.core.sympify import SympifyError, sympify
 from sympy.logic.boolalg import Boolean, BooleanFalse, BooleanTrue
 
@@ -46,7 +46,9 @@ def _expr(v: object, who: str, what: str) -> Expr:
 
 
 def where(cond: Boolean | bool, a: Expr, b: Expr) -> Expr:
-    """``a`` where ``cond`` holds, ``b`` elsewhere (``tf.where``).
+    """``a`` where ``cond`` holds, ``b`` elsewhere (``tf.where``).  On a
+    Matrix or Array (condition or branches) it selects entry by entry, a
+    scalar standing for every entry.
 
     >>> import sympy as sp
     >>> from symgrad import grad, lambdify
@@ -79,6 +81,25 @@ def cond(pred: Boolean | bool, a: Expr | Callable[[], Expr],
 
 
 def _select(c: object, a: object, b: object, who: str, names: tuple[str, str]) -> Expr:
+    arrays = [v for v in (c, a, b) if isinstance(v, (MatrixBase, NDimArray))]
+    if arrays:  # tf.where on tensors: entry by entry, a scalar broadcast
+        shape = tuple(arrays[0].shape)
+        if any(tuple(v.shape) != shape for v in arrays):
+            raise SymgradError(
+                f"{who}: the condition and branches have shapes "
+                f"{[tuple(getattr(v, 'shape', ())) for v in (c, a, b)]}; give one shape "
+                "(or a scalar, used for every entry)"
+            )
+
+        def entries(v: object) -> list:
+            if isinstance(v, MatrixBase):
+                return list(v)
+            if isinstance(v, NDimArray):
+                return list(v.reshape(len(v)))
+            return [v] * len(arrays[0])
+
+        flat = [_select(*t, who, names) for t in zip(entries(c), entries(a), entries(b))]
+        return type(arrays[0])(flat).reshape(*shape)
     c = _condition(c, who)
     a, b = _expr(a, who, names[0]), _expr(b, who, names[1])
     if c is True:

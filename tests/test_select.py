@@ -74,3 +74,23 @@ def test_nested_where_never_leaks_nan(mode):
         out = f(np.array([-1.0, 0.0, 0.25, 2.0], dtype), np.array(2.0, dtype))
         assert np.all(np.isfinite(out)), out
         assert out[0] == 0 and out[1] == 0
+
+
+def test_where_on_matrices_and_arrays_is_elementwise():
+    # tf.where(c, A, B) on tensors: one select per entry, not one Piecewise
+    # holding two matrices
+    a, b = sp.Matrix([[x, y]]), sp.Matrix([[y, 2 * x]])
+    w = where(x > 0, a, b)
+    assert isinstance(w, sp.MatrixBase) and w.shape == (1, 2)
+    assert w[1] == sp.Piecewise((y, x > 0), (2 * x, True))
+    assert grad(w[0] + w[1], x).subs(x, -1) == 2
+    # a condition per entry, and a scalar branch broadcast
+    c = where(sp.Array([x > 0, y > 0]), sp.Array([sp.sqrt(x), sp.log(y)]), 0)
+    assert isinstance(c, sp.NDimArray) and c.shape == (2,)
+    assert grad(c[0] + c[1], [x, y]) == (
+        sp.Piecewise((1 / (2 * sp.sqrt(x)), x > 0), (0, True)),
+        sp.Piecewise((1 / y, y > 0), (0, True)),
+    )
+    assert cond(x > 0, lambda: a, lambda: b) == w
+    with pytest.raises(SymgradError, match="shape"):
+        where(x > 0, a, sp.Matrix([x, y, 1]))
