@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sympy import Add, Basic, Expr, I, Piecewise, S, Symbol
+from sympy import Basic, Expr, I, Piecewise, S, Symbol
 from sympy.core.parameters import distribute
 from sympy.functions.elementary.complexes import (
     adjoint,
@@ -118,7 +118,7 @@ def _sum(terms: list) -> Expr:
         if len(pws) == 1:
             rest.append(pws[0])
             continue
-        branches = [Add(*[pw.args[i].expr for pw in pws]) for i in range(len(conds))]
+        branches = [total([pw.args[i].expr for pw in pws]) for i in range(len(conds))]
         rest.append(Piecewise(*zip(branches, conds)))
     return rest[0] if len(rest) == 1 else total(rest)
 

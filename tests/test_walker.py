@@ -13,7 +13,7 @@ import mpmath
 import pytest
 from sympy import Add, Function, Mul, S, Symbol, Tuple, cos, exp, sin, symbols
 
-from symgrad import RuleError, grad, jvp
+from symgrad import RuleError, grad, hessian, jvp
 from symgrad.graph import postorder
 from symgrad.resolver import ACTIVE_MAPS
 from symgrad.rules import DEFAULT_TABLE, Opts, PartialsRule, VJPRule
@@ -58,6 +58,32 @@ def test_deep_recurrence_10000_without_recursion_error():
     assert all(gi != 0 for gi in g[:: 997])
     # the last level: d y_N / d a_N is sin(y_{N-1}), the very node of the formula
     assert g[-1] == y.args[0].args[1]
+
+
+def _shared_weight_recurrence(depth: int, b: Symbol):
+    y = x
+    for _ in range(depth):
+        y = Add(Mul(b, sin(y, evaluate=False), evaluate=False), cos(y, evaluate=False),
+                evaluate=False)
+    return y
+
+
+def test_deep_recurrence_with_one_shared_weight_without_recursion_error():
+    # y <- b*sin(y) + cos(y): b's cotangents, one per level, are alike down to
+    # the bottom, and SymPy's canonical ordering of their sum (and of the
+    # Hessian's products) compared them recursively: RecursionError
+    b = Symbol("b", real=True)
+    y = _shared_weight_recurrence(2000, b)
+    gx, gb = grad(y, [x, b])
+    yv, dy, db = mpmath.mpf("0.3"), 1, 0
+    with mpmath.workdps(30):
+        for _ in range(2000):
+            s, c = mpmath.sin(yv), mpmath.cos(yv)
+            yv, dy, db = s / 2 + c, (c / 2 - s) * dy, s + (c / 2 - s) * db
+        got = dag_values([gx, gb], {x: S(3) / 10, b: S(1) / 2}, dps=30)
+        assert abs(got[0] - dy) < 1e-20 and abs(got[1] - db) < 1e-20
+    h = hessian(_shared_weight_recurrence(1000, b), [x, b])
+    assert h[0, 1] == h[1, 0] and h[1, 1] != 0
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,7 @@ __all__ = [
     "SympyLeafRule",
     "scale",
     "product",
+    "total",
 ]
 
 CONVENTIONS = ("ad", "distribution")
@@ -86,7 +87,30 @@ def product(a: Expr, b: Expr) -> Expr:
             len(m.args) >= _FLAT_FACTORS or any(isinstance(f, Mul) for f in m.args)
         ):
             return Mul(a, b, evaluate=False)
-    return Mul(a, b)
+    try:
+        return Mul(a, b)
+    except RecursionError:  # factors alike down to a great depth (see ``total``)
+        return Mul(a, b, evaluate=False)
+
+
+def total(terms: Sequence[Expr]) -> Expr:
+    """``Add(*terms)``; left unevaluated where SymPy's canonical ordering
+    recurses too deeply to sort the terms.
+
+    Sorting compares terms structurally, recursing until they differ: the
+    cotangents of a weight shared by every level of a deep recurrence are
+    alike down to the bottom, so canonical ordering would hit Python's
+    recursion limit.
+
+    >>> from sympy import symbols
+    >>> x, y = symbols("x y")
+    >>> total([y, x, x])
+    2*x + y
+    """
+    try:
+        return Add(*terms)
+    except RecursionError:
+        return Add(*terms, evaluate=False)
 
 
 def scale(ct: Expr, p: Expr) -> Expr | None:
@@ -199,7 +223,7 @@ def _dot(partials: Sequence[Expr | None], tangents: Sequence[Expr | None]) -> Ex
     ]
     if not terms:
         return None
-    return terms[0] if len(terms) == 1 else Add(*terms)
+    return terms[0] if len(terms) == 1 else total(terms)
 
 
 class Rule:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sympy import Add, Eq, Heaviside, Mul, Piecewise, Rational, S
 
 from ..errors import RuleError, describe
-from .forms import Rule
+from .forms import Rule, total
 
 __all__ = ["AddRule", "MulRule", "ExtremumRule", "PiecewiseRule", "IntegerParamRule"]
 
@@ -32,7 +32,7 @@ class AddRule(Rule):
         ts = [t for t in tangents if t is not None]
         if not ts:
             return None
-        return ts[0] if len(ts) == 1 else Add(*ts)
+        return ts[0] if len(ts) == 1 else total(ts)
 
     def partials(self, node, needed, opts):
         return tuple(S.One if k else None for k in needed)
