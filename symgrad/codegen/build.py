@@ -23,7 +23,7 @@ from .accurate import accurate_forms
 from .emit import Program, build_program
 from .names import Namer
 from .pool import worker_pool
-from .source import HELPERS, Layout, Param, entry_source, kernel_source
+from .source import ENTRY_NAMES, HELPERS, Layout, Param, entry_source, kernel_source
 
 __all__ = ["lambdify", "numpy_code", "DEFAULT_BLOCK"]
 
@@ -80,8 +80,10 @@ def _layout(exprs: object) -> tuple[list[Expr], Layout]:
     return flat, Layout("matrix", struct.shape)
 
 
-def _compile(args: object, exprs: object) -> tuple[list[Param], dict, Program, Layout, Namer]:
-    namer = Namer()
+def _compile(
+    args: object, exprs: object, reserved: frozenset[str] = frozenset()
+) -> tuple[list[Param], dict, Program, Layout, Namer]:
+    namer = Namer(reserved)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = accurate_forms(lower(flat))
@@ -165,7 +167,7 @@ def lambdify(
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise SymgradError(f"threads={threads!r}: give a positive number of threads, or None")
     dt = None if dtype is None else np.dtype(dtype).str
-    params, leaf, prog, layout, namer = _compile(args, exprs)
+    params, leaf, prog, layout, namer = _compile(args, exprs, ENTRY_NAMES)
     name, kernel = namer.name("f"), namer.name("f_block")
     n_out = len(prog.results)
     source = "\n\n".join(

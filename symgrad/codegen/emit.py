@@ -20,6 +20,8 @@ from sympy import (
     Basic,
     Derivative,
     Integral,
+    Max,
+    Min,
     Piecewise,
     Subs,
     Symbol,
@@ -36,6 +38,8 @@ __all__ = ["Program", "build_program", "describe"]
 # A line holds at most this many operations, nested at most this deep.
 INLINE_SIZE = 6
 INLINE_DEPTH = 3
+# A line applies one operation to at most this many operands.
+MAX_OPERANDS = 100
 
 
 @dataclass
@@ -107,8 +111,16 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
     """Statements computing ``roots``; ``leaf_names`` names the argument
     symbols; ``temps`` yields fresh temporary names."""
     order, kids = postorder(roots, _kids)
+    # a symbol, or a symbol-like node (MatrixSymbol, Indexed, ...), that is not
+    # an argument: the printer would write its name, a user's string, as code
     missing = sorted(
-        {str(n) for n in order if isinstance(n, Symbol) and n not in leaf_names}
+        {
+            str(n) if isinstance(n, Symbol) else f"{n} (a {type(n).__name__})"
+            for n in order
+            if getattr(n, "is_symbol", False)
+            and n not in leaf_names
+            and not any(getattr(k, "is_symbol", False) for k in kids[n])
+        }
     )
     if missing:
         raise NoNumpyFormError(
@@ -155,6 +167,14 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
                 size, depth, quiet = size + s, max(depth, d + 1), quiet or q
             else:
                 args.append(placeholder[k])
+        if len(args) > MAX_OPERANDS and _associative(node):
+            # Python's compiler recurses once per operand of a long ``a + b + ...``
+            # line: fold the operands, in order, through temporaries
+            while len(args) > MAX_OPERANDS:
+                name = next(temps)
+                part = _rebuild(node, args[:MAX_OPERANDS])
+                prog.statements.append(Statement(name, _print(printer, part, node), quiet))
+                args = [Symbol(name), *args[MAX_OPERANDS:]]
         tree = _rebuild(node, args)
         if uses[node] == 1 and node not in is_root and size <= INLINE_SIZE \
                 and depth <= INLINE_DEPTH:
@@ -165,6 +185,10 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
         placeholder[node] = Symbol(name)
     prog.results = [_print(printer, placeholder[r], r) for r in roots]
     return prog
+
+
+def _associative(node: Basic) -> bool:
+    return node.is_Add or node.is_Mul or isinstance(node, (Max, Min))
 
 
 def _rebuild(node: Basic, args: list[Basic]) -> Basic:

@@ -39,8 +39,8 @@ class Namer:
     ('x_1', 'lambda_', 'import_os', 'x_1_1')
     """
 
-    def __init__(self) -> None:
-        self.used: set[str] = set()
+    def __init__(self, reserved: frozenset[str] = frozenset()) -> None:
+        self.used: set[str] = set(reserved)  # names the surrounding code uses
 
     def name(self, wanted: str) -> str:
         base = _sanitize(wanted)

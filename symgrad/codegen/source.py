@@ -16,7 +16,7 @@ from sympy import Basic, Symbol
 
 from .emit import Program
 
-__all__ = ["Param", "Layout", "kernel_source", "entry_source", "HELPERS"]
+__all__ = ["Param", "Layout", "kernel_source", "entry_source", "HELPERS", "ENTRY_NAMES"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,12 @@ def kernel_source(
 
 
 HELPERS = '''\
+def _weak(a):
+    """A Python number as it is (weakly typed, as in NumPy's arithmetic:
+    ``float32 * 0.5`` stays float32), anything else as an array."""
+    return a if type(a) in (int, float, complex) else np.asarray(a)
+
+
 def _batch(a, lead, name):
     """The batch shape of argument ``a``, whose leading axes must be ``lead``."""
     if a.shape[:len(lead)] != lead:
@@ -150,6 +156,14 @@ _pool = None  # an executor with .map() to run blocks on threads; None: serially
 '''
 
 
+# Names the entry point and the module around it use; lambdify gives no
+# argument one of these, so an argument never shadows them.
+ENTRY_NAMES = frozenset({
+    "_batch", "_flat", "_cut", "_weak", "_pool",
+    "_dtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v", "_o",
+})
+
+
 def entry_source(
     name: str,
     kernel: str,
@@ -168,44 +182,47 @@ def entry_source(
         f"def {name}({sig}):",
         f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
     ]
+    if dtype:
+        lines.append(f"    _dtype = np.dtype({dtype!r})")
+    else:
+        # Python numbers stay weakly typed, as in NumPy's own arithmetic
+        for p in params:
+            lines.append(f"    {p.name} = _weak({p.name})")
+        lines.append(f"    _dtype = np.result_type({', '.join([*names, '1.0'])})")
     for p in params:
         lines.append(f"    {p.name} = np.asarray({p.name})")
-    result_type = ", ".join([*names, "1.0"])
-    if dtype:
-        lines.append(f"    dtype = np.dtype({dtype!r})")
-    else:
-        lines.append(f"    dtype = np.result_type({result_type})")
     shapes = [
         f"_batch({p.name}, {p.lead!r}, {p.name!r})" if p.vector else f"{p.name}.shape"
         for p in params
     ]
-    lines.append(f"    shape = np.broadcast_shapes({', '.join(shapes)})")
+    lines.append(f"    _shape = np.broadcast_shapes({', '.join(shapes)})")
     # a single point: NumPy scalars, no arrays at all
-    lines.append("    if not shape:")
+    lines.append("    if not _shape:")
     scal = [
-        f"{p.name}.astype(dtype)" if p.vector else f"{p.name}.astype(dtype)[()]" for p in params
+        f"{p.name}.astype(_dtype)" if p.vector else f"{p.name}.astype(_dtype)[()]"
+        for p in params
     ]
-    lines.append(f"        r = {kernel}({', '.join(scal)})")
+    lines.append(f"        _r = {kernel}({', '.join(scal)})")
     lines += _scalar_return(layout)
-    lines.append("    n = int(np.prod(shape))")
+    lines.append("    _n = int(np.prod(_shape))")
     for p in params:
-        lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, shape, n, dtype)")
-    lines.append(f"    out = np.empty(({n_out}, n), dtype)")
-    step = block if block else "max(n, 1)"
-    cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, s, e)" for p in params)
+        lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, _shape, _n, _dtype)")
+    lines.append(f"    _out = np.empty(({n_out}, _n), _dtype)")
+    step = block if block else "max(_n, 1)"
+    cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
     lines.append("")
-    lines.append("    def run(s):")
-    lines.append(f"        e = s + {step}")
-    lines.append(f"        r = {kernel}({cuts})")
+    lines.append("    def _run(_s):")
+    lines.append(f"        _e = _s + {step}")
+    lines.append(f"        _r = {kernel}({cuts})")
     for k in range(n_out):
-        lines.append(f"        out[{k}, s:e] = r[{k}]")
+        lines.append(f"        _out[{k}, _s:_e] = _r[{k}]")
     lines.append("")
-    lines.append(f"    starts = range(0, n, {step})")
-    lines.append("    if _pool is None or len(starts) < 4:")
-    lines.append("        for s in starts:")
-    lines.append("            run(s)")
+    lines.append(f"    _starts = range(0, _n, {step})")
+    lines.append("    if _pool is None or len(_starts) < 4:")
+    lines.append("        for _s in _starts:")
+    lines.append("            _run(_s)")
     lines.append("    else:  # blocks on worker threads: NumPy releases the GIL in its loops")
-    lines.append("        for _ in _pool.map(run, starts):")
+    lines.append("        for _ in _pool.map(_run, _starts):")
     lines.append("            pass")
     lines += _array_return(layout)
     return "\n".join(lines) + "\n"
@@ -213,17 +230,17 @@ def entry_source(
 
 def _scalar_return(layout: Layout) -> list[str]:
     if layout.kind == "scalar":
-        return ["        return np.asarray(r[0], dtype)[()]"]
+        return ["        return np.asarray(_r[0], _dtype)[()]"]
     if layout.kind == "matrix":
-        return [f"        return np.array(r, dtype).reshape({layout.shape!r})"]
+        return [f"        return np.array(_r, _dtype).reshape({layout.shape!r})"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
-    return [f"        return {wrap}(np.asarray(v, dtype)[()] for v in r)"]
+    return [f"        return {wrap}(np.asarray(_v, _dtype)[()] for _v in _r)"]
 
 
 def _array_return(layout: Layout) -> list[str]:
     if layout.kind == "scalar":
-        return ["    return out[0].reshape(shape)"]
+        return ["    return _out[0].reshape(_shape)"]
     if layout.kind == "matrix":
-        return [f"    return out.reshape({layout.shape!r} + shape)"]
+        return [f"    return _out.reshape({layout.shape!r} + _shape)"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
-    return [f"    return {wrap}(o.reshape(shape) for o in out)"]
+    return [f"    return {wrap}(_o.reshape(_shape) for _o in _out)"]

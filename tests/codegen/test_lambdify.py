@@ -72,6 +72,17 @@ def test_float32_stays_float32_and_dtype_controls():
     assert lambdify(x, x + 1)(np.arange(3)).dtype == np.float64  # integers -> float64
 
 
+def test_python_numbers_do_not_promote_float32():
+    # as in NumPy's own arithmetic (float32 * 0.5 is float32), a Python number
+    # passed beside a float32 array is weakly typed
+    a = np.linspace(-1, 1, 5, dtype=np.float32)
+    f = lambdify([x, y], x * y + 1)
+    assert f(a, 0.5).dtype == np.float32 and f(a, 2).dtype == np.float32
+    assert f(np.float32(1), 0.5).dtype == np.float32
+    assert f(a, np.float64(0.5)).dtype == np.float64  # a NumPy float64 is not weak
+    assert f(1, 2).dtype == np.float64
+
+
 def test_piecewise_never_leaks_an_untaken_branch():
     f = lambdify(x, sp.Piecewise((sp.log(x), x > 0), (1 / x, x < 0), (0, True)))
     with warnings.catch_warnings():
@@ -130,6 +141,46 @@ def test_unsafe_names_are_renamed():
     params = list(inspect.signature(f).parameters)
     assert all(p.isidentifier() for p in params) and len(set(params)) == 5
     assert "import os" not in f.source.replace("'import os'", "")
+
+
+@pytest.mark.parametrize(
+    "name", ["n", "s", "e", "r", "out", "shape", "dtype", "run", "starts", "_flat", "_pool",
+             "_n", "_dtype"],
+)
+def test_argument_named_like_a_local_of_the_generated_code(name):
+    # symbols named s, n, e, r are common; the entry point's own variables
+    # (and helpers) must never be shadowed by an argument
+    s = sp.Symbol(name)
+    f = lambdify([s, y], [s * y + sp.sin(s), s], block=2, threads=2)
+    a = np.linspace(0, 1, 11)
+    got = f(a, 2.0)
+    np.testing.assert_allclose(got[0], 2 * a + np.sin(a))
+    np.testing.assert_allclose(got[1], a)
+    assert float(lambdify([s], s + 1)(1.0)) == 2.0
+    m = lambdify([[s, y]], sp.Matrix([[s, y]]))(np.ones((2, 3)))
+    assert m.shape == (1, 2, 3)
+
+
+def test_symbol_like_nodes_that_are_not_arguments_are_refused():
+    # a MatrixSymbol's name is a user's string: printed, it became code
+    evil = sp.MatrixSymbol("__import__('os').system('exit 3')", 2, 2)
+    for expr in (evil[0, 0] * x, sp.MatrixSymbol("x", 2, 2)[0, 0] * x,
+                 sp.IndexedBase("a")[1] * x):
+        with pytest.raises(NoNumpyFormError, match="not among the arguments"):
+            lambdify([x], expr)
+        with pytest.raises(NoNumpyFormError, match="not among the arguments"):
+            numpy_code([x], expr)
+
+
+@pytest.mark.parametrize("op", [sp.Add, sp.Mul, sp.Max, sp.Min])
+def test_operations_on_thousands_of_operands_compile(op):
+    # one line ``x0 + x1 + ... + x2999`` is too deep for Python's compiler
+    xs = sp.symbols("x0:3000")
+    v = np.linspace(0.5, 1.5, 3000)
+    e = op(*xs) if op in (sp.Add, sp.Mul) else op(*xs, evaluate=False)
+    want = {sp.Add: np.sum, sp.Mul: np.prod, sp.Max: np.max, sp.Min: np.min}[op](v)
+    np.testing.assert_allclose(lambdify([list(xs)], e)(v), want, rtol=1e-12)
+    assert max(len(ln) for ln in numpy_code([list(xs)], e).splitlines()) < 2000
 
 
 def test_wrong_argument_count_is_a_type_error():
