@@ -51,7 +51,8 @@ def _lower_into(roots: list[Basic], memo: dict[Basic, Basic]) -> None:
             if memo.get(out) is not out:
                 _lower_into([out], memo)  # nests only as deep as markers make markers
                 out = memo[out]
-        elif any(a is not b for a, b in zip(low, args)):
+        elif any(a is not b and a != b for a, b in zip(low, args)):
+            # (an equal copy is no change: rebuilding would re-evaluate it)
             out = node.func(*low)
         else:
             out = node

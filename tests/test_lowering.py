@@ -66,3 +66,14 @@ def test_deep_marker_chain_without_recursion_error():
 def test_lambdify_lowers_first():
     f = lambdify([x, y], twice(passthrough(x)) * y)
     np.testing.assert_array_equal(f(np.arange(3.0), 2.0), [0.0, 4.0, 8.0])
+
+
+def test_an_equal_copy_of_a_node_is_no_change():
+    # SymPy formulas can hold equal nodes that are distinct objects; the
+    # lowered copy of one must not count as a change and rebuild (re-evaluate)
+    # its parents: that re-sorted deep formulas into a RecursionError
+    a = sp.Add(x, x, evaluate=False)
+    b = sp.Add._from_args((x, x))  # uncached: a distinct object
+    assert a == b and a is not b
+    e = sp.Mul(a, sp.sin(b, evaluate=False), evaluate=False)
+    assert lower([e])[0] is e

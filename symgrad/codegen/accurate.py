@@ -98,7 +98,7 @@ def accurate_forms(exprs: list[Basic]) -> list[Basic]:
         args = kids[node]
         if args:
             low = tuple(new[a] for a in args)
-            if any(a is not b for a, b in zip(low, args)):
+            if any(a is not b and a != b for a, b in zip(low, args)):
                 node2 = node.func(*low)
             else:
                 node2 = node

@@ -35,3 +35,12 @@ def test_logaddexp_of_two_exponentials():
     f = lambdify([x, y], sp.log(sp.exp(x) + sp.exp(y)))
     assert f(1000.0, 1000.0) == 1000.0 + np.log(2.0)
     assert "np.logaddexp" in f.source
+
+
+def test_an_equal_copy_of_a_node_is_no_change():
+    from symgrad.codegen.accurate import accurate_forms
+
+    a = sp.Add(x, x, evaluate=False)
+    b = sp.Add._from_args((x, x))  # uncached: a distinct object
+    e = sp.Mul(a, sp.sin(b, evaluate=False), evaluate=False)
+    assert accurate_forms([e])[0] is e
