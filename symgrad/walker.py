@@ -61,12 +61,16 @@ class Walk:
         self.order, self.inputs = postorder(roots, children)
         self.depends: dict[Basic, bool] = {}
         cplx: dict[Basic, bool] = {}
+        # Constant (numeric) nodes, whose own assumptions say whether they are
+        # complex: asin(2), log(-2), LambertW(-1) hold no I.
+        numeric: dict[Basic, bool] = {}
         depends, rules, inputs = self.depends, self.rules, self.inputs
         for node in self.order:
             kids = inputs[node]
             if not kids:
                 depends[node] = node in wrt
                 cplx[node] = node is I or _is_complex_symbol(node)
+                numeric[node] = node.is_number
                 if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
                     raise RuleError(
                         f"{describe(node)} ({type(node).__name__}) is not an expression, so no "
@@ -76,11 +80,17 @@ class Walk:
                 continue
             d = False
             c = False
+            n = True
             for k in kids:
                 d = d or depends[k]
                 c = c or cplx[k]
+                n = n and numeric[k]
+            if n:
+                real = node.is_extended_real
+                c = real is False or (c and real is not True)
             depends[node] = d
             cplx[node] = c
+            numeric[node] = n
             if d:
                 if isinstance(node, _COMPLEX_PARTS):
                     raise ComplexValueError(
@@ -93,8 +103,8 @@ class Walk:
                     raise ComplexValueError(
                         f"{describe(node)} applies {node_name(node)}, which is not complex-"
                         "differentiable, to a complex-valued argument; its real-valued "
-                        "rule would give a wrong answer. Keep I and complex symbols out "
-                        "of its argument"
+                        "rule would give a wrong answer. Keep I, complex symbols and complex "
+                        "constants (asin(2), log(-2)) out of its argument"
                     )
 
     def nodes(self) -> list:

@@ -26,7 +26,9 @@ from sympy import (
     Subs,
     Symbol,
     arg,
+    asin,
     atan2,
+    atanh,
     besselj,
     cbrt,
     ceiling,
@@ -586,6 +588,10 @@ COMPLEX_ERRORS = [  # (expr, wrt, message)
     (sign(I * x + 1), x, "applies sign"),
     (atan2(I * x, 1), x, "applies atan2"),
     (Piecewise((I * x, x > 0), (0, True)), x, "applies Piecewise"),
+    # complex constants without an I in them
+    (Abs(x + asin(2)), x, "applies Abs"),
+    (sign(x + atanh(2)), x, "applies sign"),
+    (Abs(x * y + LambertW(-1)), x, "applies Abs"),
 ]
 
 
@@ -601,7 +607,7 @@ def test_complex_parts_are_an_error(expr, s, message):
 # (Abs(x + I*y) with x, y real is sqrt(x**2 + y**2) already: real, and fine.)
 HOLOMORPHIC = [
     exp(I * x), sin(x + I), log(x + I), (x + I) ** 2, sqrt(x + I * y), x * I * cos(y),
-    Abs(x + I * y),
+    Abs(x + I * y), exp(x * asin(2)), Abs(x + asin(S(1) / 2)),
 ]
 
 
@@ -612,3 +618,15 @@ def test_holomorphic_complex_expressions_match_sympy(expr):
     for _ in range(3):
         at = {x: round(rng.uniform(-2, 2), 4), y: round(rng.uniform(0.1, 2), 4)}
         assert close(value(got, at), value(want, at))
+
+
+def test_indexed_and_matrix_elements_are_constants():
+    # a symbol-like node is among its own free symbols: the walker took it as
+    # its own input and failed with a bare KeyError
+    import sympy as sp
+
+    a, m = sp.IndexedBase("a"), sp.MatrixSymbol("M", 2, 2)
+    assert grad(a[1] * x**2, x) == 2 * x * a[1]
+    assert grad(sin(m[0, 1] * x), x) == m[0, 1] * cos(m[0, 1] * x)
+    assert jvp(a[1] * x * y, [x, y], [1, 0]) == a[1] * y
+    assert hessian(a[1] * x**2, [x]) == Matrix([[2 * a[1]]])

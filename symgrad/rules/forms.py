@@ -402,7 +402,8 @@ class SympyLeafRule(Rule):
         self.name = name
 
     def inputs(self, node):
-        return tuple(sorted(node.free_symbols, key=str))
+        # a symbol-like node (MatrixSymbol, Indexed) is among its own free symbols
+        return tuple(sorted((s for s in node.free_symbols if s != node), key=str))
 
     def partials(self, node, needed, opts):
         return tuple(node.diff(s) if k else None for s, k in zip(self.inputs(node), needed))
