@@ -5,6 +5,7 @@ without cancellation or overflow.
 formula shape               emitted as
 =========================  =====================
 ``log(1 + u)``              ``log1p(u)``
+``log(1/u)``                ``-log(u)``, itself as here
 ``log(1 + exp(u))``         ``max(u, 0) + log1p(exp(-|u|))``
 ``log(exp(u) + exp(v))``    ``logaddexp(u, v)``
 ``exp(u) - 1``              ``expm1(u)``
@@ -35,6 +36,9 @@ def _softplus(u: Basic) -> Basic:
 
 
 def _log(arg: Basic) -> Basic | None:
+    if arg.is_Pow and arg.exp is S.NegativeOne:  # log(1/u) = -log(u): log-sigmoid
+        inner = _log(arg.base)
+        return None if inner is None else -inner
     if not isinstance(arg, Add):
         return None
     terms = arg.args

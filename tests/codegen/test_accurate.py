@@ -44,3 +44,12 @@ def test_an_equal_copy_of_a_node_is_no_change():
     b = sp.Add._from_args((x, x))  # uncached: a distinct object
     e = sp.Mul(a, sp.sin(b, evaluate=False), evaluate=False)
     assert accurate_forms([e])[0] is e
+
+
+def test_log_sigmoid_keeps_its_tiny_values():
+    # log(1/(1 + exp(-x))) is -softplus(-x): at x = 45 it is -exp(-45), not 0
+    f = lambdify(x, sp.log(1 / (1 + sp.exp(-x))))
+    got = f(np.array([45.0, -1000.0, 0.0]))
+    np.testing.assert_allclose(got, [-np.exp(-45.0), -1000.0, -np.log(2.0)], rtol=1e-15)
+    assert f(np.float32(40)).dtype == np.float32 and f(np.float32(40)) < 0
+    assert "log1p" in numpy_code([x], sp.log(1 / (x + 1)))
