@@ -23,6 +23,7 @@ from sympy import (
     Max,
     Min,
     Piecewise,
+    S,
     Subs,
     Symbol,
 )
@@ -56,6 +57,7 @@ class Program:
     statements: list[Statement] = field(default_factory=list)
     results: list[str] = field(default_factory=list)
     n_ops: int = 0  # operations (DAG nodes evaluated), for size reports
+    complex: bool = False  # holds the imaginary unit: results are complex
 
     def body(self, indent: str = "    ") -> list[str]:
         lines: list[str] = []
@@ -150,7 +152,7 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
     printer = KernelPrinter()
     placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
     inline: dict[Basic, tuple[Basic, int, int, bool]] = {}  # tree, size, depth, quiet
-    prog = Program()
+    prog = Program(complex=any(n is S.ImaginaryUnit for n in order))
     for node in order:
         if node in placeholder:
             continue

@@ -63,6 +63,9 @@ class KernelPrinter(NumPyPrinter):
     def _print_not_supported(self, expr: Basic) -> str:
         raise NoNumpyFormError(f"{type(expr).__name__} has no NumPy form")
 
+    def _print_ComplexInfinity(self, expr: Expr) -> str:
+        raise NoNumpyFormError("zoo (complex infinity, as from 1/0) has no NumPy value")
+
     # -- arithmetic -------------------------------------------------------
     def _print_Pow(self, expr: Expr, rational: bool = False) -> str:
         base, e = expr.args

@@ -172,9 +172,11 @@ def entry_source(
     n_out: int,
     dtype: str | None,
     block: int | None,
+    complex_: bool = False,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
-    arguments, then runs ``kernel`` over blocks into preallocated outputs."""
+    arguments, then runs ``kernel`` over blocks into preallocated outputs
+    (complex ones where ``complex_``: the formula holds ``I``)."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -188,7 +190,8 @@ def entry_source(
         # Python numbers stay weakly typed, as in NumPy's own arithmetic
         for p in params:
             lines.append(f"    {p.name} = _weak({p.name})")
-        lines.append(f"    _dtype = np.result_type({', '.join([*names, '1.0'])})")
+        one = "1j" if complex_ else "1.0"
+        lines.append(f"    _dtype = np.result_type({', '.join([*names, one])})")
     for p in params:
         lines.append(f"    {p.name} = np.asarray({p.name})")
     shapes = [

@@ -183,6 +183,19 @@ def test_operations_on_thousands_of_operands_compile(op):
     assert max(len(ln) for ln in numpy_code([list(xs)], e).splitlines()) < 2000
 
 
+def test_a_formula_holding_i_gives_complex_results():
+    # the imaginary part was dropped (NumPy's ComplexWarning) into a real output
+    f = lambdify(x, sp.exp(sp.I * x))
+    np.testing.assert_allclose(f(np.array([0.0, np.pi / 2])), [1, 1j], atol=1e-15)
+    assert f(np.float32(1)).dtype == np.complex64
+    assert lambdify(x, x + 1)(1.0).dtype == np.float64
+
+
+def test_complex_infinity_is_named():
+    with pytest.raises(NoNumpyFormError, match="zoo"):
+        lambdify(x, sp.zoo * x)
+
+
 def test_wrong_argument_count_is_a_type_error():
     f = lambdify([x, y], x + y)
     with pytest.raises(TypeError):
