@@ -23,14 +23,7 @@ sp.pprint(gx, use_unicode=True)
 print("LaTeX:  ", sp.latex(gy))
 
 # The same gradient as NumPy code, evaluated over a million points.
-lambdify = getattr(symgrad, "lambdify", None)
-if lambdify is None:  # before code generation landed
-    from sympy import lambdify as _sympy_lambdify
-
-    def lambdify(args, exprs):
-        return _sympy_lambdify(args, exprs, "numpy")
-
-fn = lambdify([x, y], [gx, gy])
+fn = symgrad.lambdify([x, y], [gx, gy])
 rng = np.random.default_rng(0)
 xs, ys = rng.uniform(-3, 3, 10**6), rng.uniform(-3, 3, 10**6)
 dx, dy = fn(xs, ys)
