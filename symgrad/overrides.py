@@ -128,11 +128,7 @@ def register_gradient(
         raise TypeError(f"register_gradient: name must be a non-empty string, not {name!r}")
     if form not in _FORMS:
         raise ValueError(f"register_gradient: form={form!r} is not one of {tuple(_FORMS)}")
-    if name in DEFAULT_TABLE._entries and not replace:
-        raise SymgradError(
-            f"a gradient rule named {name!r} is already registered; "
-            "pass replace=True to replace it"
-        )
+    DEFAULT_TABLE.check_free(name, replace)
 
     def decorator(fn: Callable) -> Callable:
         if not callable(fn):
@@ -141,7 +137,7 @@ def register_gradient(
             rule = PartialsRule(name, fn, joint=True)
         else:
             rule = _FORMS[form](name, fn)
-        old = DEFAULT_TABLE._entries.get(name)
+        old = DEFAULT_TABLE.registered(name)
         DEFAULT_TABLE.add(name, rule, old.cls if old else None, replace=replace)
         return fn
 
@@ -160,7 +156,7 @@ def unregister_gradient(name: str) -> None:
     >>> "Doubling" in DEFAULT_TABLE
     False
     """
-    if name not in DEFAULT_TABLE._entries:
+    if DEFAULT_TABLE.registered(name) is None:
         raise NoRuleError(f"no gradient rule named {name!r} is registered")
     DEFAULT_TABLE.remove(name)
 

@@ -23,7 +23,7 @@ from ..nodes import Marker
 from ..rules.forms import Rule, _dot, as_expr
 from ..shapes import Struct, flatten_exprs
 
-__all__ = ["Template", "CustomNode", "flatten_args", "natural_key", "free_symbols"]
+__all__ = ["Template", "CustomNode", "flatten_args", "natural_key", "free_symbols", "note"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -152,6 +152,13 @@ class CustomNode(Marker):
     @property
     def _symgrad_rule(self) -> Rule:
         return self._symgrad_template.rule
+
+
+def note(exc: BaseException, text: str) -> None:
+    """Attach ``text`` to a user's exception (Python 3.11+), which then
+    propagates unchanged."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(text)
 
 
 def node_name_of(fun: Callable) -> str:

@@ -25,6 +25,7 @@ from .base import (
     free_symbols,
     natural_key,
     node_name_of,
+    note,
 )
 
 __all__ = ["custom_gradient"]
@@ -36,11 +37,6 @@ def _accepts_variables(fn: Callable) -> bool:
     except (TypeError, ValueError):
         return True
     return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
-
-
-def _note(exc: BaseException, text: str) -> None:
-    if hasattr(exc, "add_note"):
-        exc.add_note(text)
 
 
 class _GradFnRule(TemplateRule):
@@ -72,7 +68,7 @@ class _GradFnRule(TemplateRule):
         try:
             out = self.grad_fn(*args, **kwargs)
         except Exception as exc:
-            _note(exc, f"raised by the grad_fn of custom_gradient {t.name!r} "
+            note(exc, f"raised by the grad_fn of custom_gradient {t.name!r} "
                        f"while differentiating {describe(node)}")
             raise
         if t.captured:

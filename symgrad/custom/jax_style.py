@@ -22,6 +22,7 @@ from .base import (
     free_symbols,
     natural_key,
     node_name_of,
+    note,
 )
 
 __all__ = ["custom_jvp", "custom_vjp"]
@@ -104,9 +105,8 @@ class _JVPRule(TemplateRule):
             try:
                 got = self.owner.jvp_rule(*self.nondiff, tuple(self.shaped), tuple(tdum))
             except Exception as exc:
-                if hasattr(exc, "add_note"):
-                    exc.add_note(f"raised by the JVP rule of custom_jvp {self.name!r} "
-                                 f"while differentiating {describe(node)}")
+                note(exc, f"raised by the JVP rule of custom_jvp {self.name!r} "
+                          f"while differentiating {describe(node)}")
                 raise
             if not (isinstance(got, (tuple, list)) and len(got) == 2):
                 raise RuleError(
@@ -220,9 +220,8 @@ class _VJPRule(TemplateRule):
         except RuleError:
             raise
         except Exception as exc:
-            if hasattr(exc, "add_note"):
-                exc.add_note(f"raised by the fwd/bwd rules of custom_vjp {self.name!r} "
-                             f"while differentiating {describe(node)}")
+            note(exc, f"raised by the fwd/bwd rules of custom_vjp {self.name!r} "
+                      f"while differentiating {describe(node)}")
             raise
         flat = self.flat_cotangents(
             cts, self.structs, node, f"the bwd rule of custom_vjp {self.name!r}"

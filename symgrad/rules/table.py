@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sympy import Basic
 
-from ..errors import NoRuleError
+from ..errors import NoRuleError, SymgradError
 from .forms import Rule
 
 __all__ = ["Entry", "RuleTable", "TF_ALIASES", "TF_POWER_OPS"]
@@ -92,13 +92,21 @@ class RuleTable:
 
     # -- building ---------------------------------------------------------
     def add(self, name: str, rule: Rule, cls: type | None = None, *, replace: bool = False) -> None:
+        self.check_free(name, replace)
+        rule.name = name
+        self._entries[name] = Entry(rule, cls)
+
+    def check_free(self, name: str, replace: bool = False) -> None:
+        """An error unless ``name`` may be (re)registered."""
         if name in self._entries and not replace:
-            raise ValueError(
+            raise SymgradError(
                 f"a gradient rule named {name!r} is already registered; "
                 "pass replace=True to replace it"
             )
-        rule.name = name
-        self._entries[name] = Entry(rule, cls)
+
+    def registered(self, name: str) -> Entry | None:
+        """The entry registered under exactly ``name`` (no aliases), if any."""
+        return self._entries.get(name)
 
     def remove(self, name: str) -> None:
         del self._entries[name]
