@@ -3,14 +3,24 @@ decide it) and high-precision numbers (mpmath, through ``evalf``)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 
 import mpmath
-from sympy import Basic, Expr, Rational, S, simplify
+from sympy import Basic, Derivative, Expr, Rational, S, cancel, simplify
 
-from symgrad.graph import postorder
+from symgrad.graph import count_ops, postorder
 
-__all__ = ["same", "exact", "value", "central_difference", "close", "dag_values"]
+__all__ = [
+    "same",
+    "equivalent",
+    "exact",
+    "value",
+    "try_value",
+    "central_difference",
+    "close",
+    "dag_values",
+]
 
 DPS = 50  # digits the numeric oracles work with
 STEP = Rational(1, 10**15)  # central-difference step: error ~ STEP**2 ≈ 1e-30
@@ -24,6 +34,71 @@ def same(a: Expr, b: Expr) -> bool:
     if simplify(a - b) == 0:
         return True
     return bool(a.equals(b))
+
+
+# ``cancel`` is a sound zero test (a 0 it returns is a proof) but not a complete
+# one once algebraic relations appear (square roots of sums), and its cost grows
+# fast with the size of the expression: use it only up to this many operations.
+CANCEL_OPS = 60
+
+
+def equivalent(a: Expr, b: Expr, symbols, points: int = 4, seed: int = 0) -> bool:
+    """Whether ``a == b`` as functions of ``symbols``: proved structurally or
+    by exact cancellation where that applies, else decided by evaluation at
+    ``points`` seeded random rational points at ``DPS`` digits.
+
+    Points where either side does not evaluate to a finite real number are
+    passed over (a pole, a branch cut); if no point evaluates on both sides
+    the two are compared as they print, which fails loudly rather than
+    passing silently.
+
+    >>> from sympy import sqrt, symbols
+    >>> x = symbols("x", real=True)
+    >>> equivalent(1 / (sqrt(x**2 + 1) - x), sqrt(x**2 + 1) + x, [x])
+    True
+    >>> equivalent(x, x + 10**-30, [x])
+    False
+    """
+    if a == b:
+        return True
+    diff = a - b
+    if count_ops([diff]) <= CANCEL_OPS and cancel(diff) == 0:
+        return True
+    rng = random.Random(seed)
+    syms = sorted(symbols, key=str)
+    tried = 0
+    for _ in range(8 * points):
+        at = {s: _sample(s, rng) for s in syms}
+        va, vb = try_value(a, at), try_value(b, at)
+        if va is None or vb is None:
+            continue
+        if not close(va, vb, rel=mpmath.mpf(10) ** (-(DPS - 10))):
+            return False
+        tried += 1
+        if tried == points:
+            return True
+    return str(a) == str(b)
+
+
+def _sample(s: Basic, rng: random.Random) -> Rational:
+    """A rational in (-2.9, 2.9) that respects the sign ``s`` is declared with."""
+    r = Rational(rng.randint(-2000, 2000), rng.randint(700, 1000))
+    if s.is_nonnegative or s.is_positive:
+        r = abs(r) + (Rational(1, 1000) if s.is_positive else 0)
+    elif s.is_nonpositive or s.is_negative:
+        r = -abs(r) - (Rational(1, 1000) if s.is_negative else 0)
+    return r
+
+
+def try_value(expr: Basic, point: Mapping, dps: int = DPS):
+    """:func:`value`, or None where ``expr`` is not a finite number there
+    (or holds an unevaluated ``Derivative``, whose ``evalf`` SymPy cannot do)."""
+    if isinstance(expr, Basic) and expr.has(Derivative):
+        return None
+    try:
+        return value(expr, point, dps)
+    except (ValueError, TypeError, ZeroDivisionError):
+        return None
 
 
 def exact(v: float | int | str) -> Rational:

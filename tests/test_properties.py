@@ -12,6 +12,7 @@ hypothesis picks; a point where a float64 pre-check overflows (towers of
 from __future__ import annotations
 
 import math
+import os
 
 import mpmath
 import numpy as np
@@ -40,12 +41,16 @@ from sympy import hessian as sympy_hessian
 
 from symgrad import grad, hessian, jacobian, jvp, vjp
 
+from .oracles import equivalent
+
 X = symbols("x y z", real=True)
 DPS = 30
 REL = mpmath.mpf(10) ** -20
 
+# SYMGRAD_FUZZ=long: ten times the examples, drawn at random (tests/conftest.py)
+SCALE = 10 if os.environ.get("SYMGRAD_FUZZ") == "long" else 1
 SETTINGS = settings(
-    max_examples=100,
+    max_examples=100 * SCALE,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -144,11 +149,13 @@ def test_grad_agrees_with_sympy_diff(e, p):
 @SETTINGS
 @given(small_trees)
 def test_grad_agrees_with_sympy_diff_exactly(e):
-    """Exactly: ``cancel`` decides equality of rational functions of the
-    symbols and of the transcendental nodes, which is all the two differ by."""
+    """Exactly where SymPy can decide it (equal trees, or a difference that
+    ``cancel`` takes to 0), else at random rational points at 50 digits:
+    ``cancel`` is no zero test once square roots of sums appear, and a
+    property test must not fail on a correct answer."""
     for s in X:
         g, w = grad(e, s), diff(e, s)
-        assert g == w or cancel(g - w) == 0, (e, s, g, w)
+        assert equivalent(g, w, X), (e, s, g, w)
 
 
 @SETTINGS
@@ -177,7 +184,7 @@ def test_forward_and_reverse_agree(e, p):
     _check(fwd, list(rev), X, p)
 
 
-@settings(SETTINGS, max_examples=40)
+@settings(SETTINGS, max_examples=40 * SCALE)
 @given(trees, points)
 def test_hessian_symmetric_and_matches_sympy(e, p):
     h = hessian(e, list(X))
@@ -187,7 +194,7 @@ def test_hessian_symmetric_and_matches_sympy(e, p):
     _check(list(h), list(want), X, p)
 
 
-@settings(SETTINGS, max_examples=15)
+@settings(SETTINGS, max_examples=15 * SCALE)
 @given(trees, trees)
 def test_jacobian_rows_are_gradients(e1, e2):
     j = jacobian([e1, e2], list(X))
