@@ -130,7 +130,8 @@ def build_default_table() -> RuleTable:
     # integers; a gradient into them is an error, raised by the walker.
     t.add("polygamma", IntegerParamRule("polygamma", (0,), lambda o, n, x: polygamma(n + 1, x)),
           polygamma.cls)
-    t.add("LambertW", IntegerParamRule("LambertW", (1,), lambda o, x, *k: o / (x * (1 + o))),
+    # W' = W/(x(1 + W)) is 0/0 at x = 0, where W is smooth: 1/(x + e^W) is not.
+    t.add("LambertW", IntegerParamRule("LambertW", (1,), lambda o, x, *k: 1 / (x + exp(o))),
           LambertW)
     # ---- symgrad's marker nodes and activations ------------------------------
     # fmt: off
