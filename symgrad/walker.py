@@ -3,11 +3,23 @@
 It visits every distinct subexpression once, children before parents,
 without recursion, and knows no function by name: each node's rule comes
 from the resolver.  Cost is linear in the number of distinct nodes.
+
+Grouped nodes (reverse mode).  A rule may define ``group_key(node)``: nodes
+for which it returns the same non-None key are the sibling outputs of one
+operation (the outputs of one call of a ``custom_gradient`` function), and
+they must share their inputs.  The walker then gathers the cotangents of all
+members present in the formula and calls ``rule.group_vjp(members, cts,
+needed, opts)`` once, when the last member is visited in reverse order (all
+members precede their shared inputs in that order, so no input is visited
+before the group's answer reaches it); ``cts[i]`` is ``members[i]``'s
+cotangent, ``S.Zero`` where none reached it, and members absent from the
+formula are the rule's business (their cotangent is zero).  Forward mode
+calls each member's ``jvp`` as usual; a grouped rule keeps it consistent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from sympy import Basic, Expr, I, Piecewise, S, Symbol
 from sympy.core.parameters import distribute
@@ -133,6 +145,29 @@ def _sum(terms: list) -> Expr:
     return rest[0] if len(rest) == 1 else total(rest)
 
 
+def _groups(walk: Walk) -> tuple[dict[Basic, Hashable], dict[Hashable, list]]:
+    """Each grouped node's key, and each group's members in walk order."""
+    key_of: dict[Basic, Hashable] = {}
+    members: dict[Hashable, list] = {}
+    for node in walk.nodes():
+        rule = walk.rules.get(node)
+        group_key = getattr(rule, "group_key", None)
+        key = group_key(node) if group_key is not None else None
+        if key is None:
+            continue
+        first = members.setdefault(key, [node])[0]
+        if first is not node:
+            if walk.inputs[first] != walk.inputs[node]:
+                raise RuleError(
+                    f"rule {rule.name!r} groups the nodes {describe(first)} and "
+                    f"{describe(node)}, whose inputs differ; a group's members must share "
+                    "their inputs"
+                )
+            members[key].append(node)
+        key_of[node] = key
+    return key_of, members
+
+
 def reverse(
     outputs: Sequence[Expr], cotangents: Sequence[Expr], wrt: Sequence[Symbol], opts: Opts
 ) -> dict[Symbol, Expr]:
@@ -149,17 +184,36 @@ def reverse(
                     acc.setdefault(out, []).append(c)
             result: dict[Symbol, Expr] = {}
             depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+            key_of, groups = _groups(walk)
+            gathered: dict[Hashable, dict[Basic, Expr]] = {}
             for node in reversed(walk.order):
                 terms = acc.pop(node, None)
-                if not terms or not depends[node]:
+                key = key_of.get(node)
+                if key is not None:  # a member of a group: gather, answer at the last
+                    got = gathered.setdefault(key, {})
+                    if terms:
+                        got[node] = _sum(terms)
+                    members = groups[key]
+                    if node is not members[0]:
+                        continue
+                    del gathered[key]
+                    if not got:
+                        continue
+                    kids = inputs[node]
+                    needed = [depends[k] for k in kids]
+                    cts = rules[node].group_vjp(
+                        members, [got.get(m, S.Zero) for m in members], needed, opts
+                    )
+                elif not terms or not depends[node]:
                     continue
-                g = _sum(terms)
-                if node in wrtset:
-                    result[node] = g
-                    continue
-                kids = inputs[node]
-                needed = [depends[k] for k in kids]
-                cts = rules[node].vjp(node, g, needed, opts)
+                else:
+                    g = _sum(terms)
+                    if node in wrtset:
+                        result[node] = g
+                        continue
+                    kids = inputs[node]
+                    needed = [depends[k] for k in kids]
+                    cts = rules[node].vjp(node, g, needed, opts)
                 if len(cts) != len(kids):
                     raise RuleError(
                         f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "

@@ -265,3 +265,67 @@ def test_a_failing_rule_does_not_leave_the_walks_nodes_behind(mode):
     finally:
         DEFAULT_TABLE.add("sin", old.rule, old.cls, replace=True)
     assert NODES.get() is None  # the formula is not kept alive by the context
+
+
+# ---- grouped nodes: one rule call for the sibling outputs of one operation ----
+
+
+class _PairRule(VJPRule):
+    """Groups pair0(a) and pair1(a); its answer is 10*ct0 + ct1**2 (not
+    linear in the cotangents, so a per-member call would differ)."""
+
+    def __init__(self):
+        super().__init__("Pair", lambda node, ct: (ct,))
+        self.calls = []
+
+    def group_key(self, node):
+        return ("pair", node.args)
+
+    def group_vjp(self, members, cts, needed, opts):
+        self.calls.append(tuple(cts))
+        got = dict(zip((type(m).__name__ for m in members), cts))
+        return (10 * got.get("pair0", S.Zero) + got.get("pair1", S.Zero) ** 2,)
+
+
+_PAIR = _PairRule()
+_pair0 = type("pair0", (Function,), {"nargs": 1, "_symgrad_rule": _PAIR})
+_pair1 = type("pair1", (Function,), {"nargs": 1, "_symgrad_rule": _PAIR})
+
+
+def test_group_rule_is_called_once_with_all_members_cotangents():
+    _PAIR.calls.clear()
+    y = Symbol("y", real=True)
+    g = reverse([2 * _pair0(x) + 3 * _pair1(x)], [S.One], [x], Opts())
+    assert g[x] == 10 * 2 + 3**2
+    assert _PAIR.calls == [(2, 3)]
+    # a member absent from the formula is not passed; one present that no
+    # cotangent reaches gets zero
+    _PAIR.calls.clear()
+    assert reverse([_pair1(x)], [S.One], [x], Opts())[x] == 1
+    assert _PAIR.calls == [(1,)]
+    _PAIR.calls.clear()
+    assert reverse([_pair0(x), _pair1(x)], [S.Zero, 5], [x], Opts())[x] == 25
+    assert sorted(_PAIR.calls[0]) == [0, 5]
+    # two groups (different inputs) are two calls
+    _PAIR.calls.clear()
+    g = reverse([_pair0(x) + _pair0(y)], [S.One], [x, y], Opts())
+    assert g == {x: 10, y: 10} and len(_PAIR.calls) == 2
+
+
+def test_group_answer_reaches_inputs_shared_with_the_rest_of_the_formula():
+    # the shared input x also feeds sin(x): both paths add up
+    g = reverse([_pair0(x) * _pair1(x) + sin(x)], [S.One], [x], Opts())
+    p0, p1 = _pair0(x), _pair1(x)
+    assert g[x] == 10 * p1 + p0**2 + cos(x)
+
+
+def test_group_members_with_different_inputs_is_a_rule_error():
+    class Bad(_PairRule):
+        def group_key(self, node):
+            return "all"
+
+    bad = Bad()
+    b0 = type("b0", (Function,), {"nargs": 1, "_symgrad_rule": bad})
+    b1 = type("b1", (Function,), {"nargs": 1, "_symgrad_rule": bad})
+    with pytest.raises(RuleError, match="share their inputs"):
+        reverse([b0(x) + b1(x**2)], [S.One], [x], Opts())

@@ -2,7 +2,8 @@
 formulas.
 
 ``f(*xs)`` returns ``(ys, grad_fn)``; ``grad_fn(*dys)`` returns one
-cotangent per input (``None`` for none).  When the forward formula uses
+cotangent per input (``None`` for none).  As in TensorFlow, ``grad_fn`` is
+called once with the cotangents of all the outputs of a call.  When the forward formula uses
 symbols that are not inputs (TensorFlow's variables), ``grad_fn`` is called
 with ``variables=[those symbols]`` and returns ``(grad_xs, grad_vars)``.
 """
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from sympy import Basic, Dummy, S
 
 from ..errors import RuleError, SymgradError, describe
+from ..nodes import _is_array
 from ..shapes import Struct, flatten_exprs
 from .base import (
     Template,
@@ -40,29 +42,30 @@ def _accepts_variables(fn: Callable) -> bool:
 
 
 class _GradFnRule(TemplateRule):
-    """The rule of one output of a ``custom_gradient`` function: the
-    cotangents ``grad_fn`` returns for that output's ``dy`` alone.  A
-    ``grad_fn`` is linear in its ``dy``s, so the outputs' rules add up."""
+    """The rule of a ``custom_gradient`` function's outputs.  As in
+    TensorFlow, ``grad_fn`` is called once with the cotangents of all the
+    outputs of a call (zero for outputs the formula does not use): the
+    outputs form one group for the walker."""
 
     def __init__(self, template: Template, grad_fn: Callable, in_structs: list[Struct]) -> None:
         super().__init__(template)
         self.grad_fn = grad_fn
         self.in_structs = in_structs
-        self.dy = Dummy("dy", real=True)
-        self.cache: dict[int, tuple] = {}
+        self.dys = [Dummy(f"dy{k}", real=True) for k in range(len(template.outputs))]
+        self.cache: tuple | None = None
 
-    def templates(self, k: int, node: Basic) -> tuple:
-        """Cotangent templates (in the dummies and ``dy``) for output ``k``."""
-        got = self.cache.get(k)
-        if got is None:
-            got = self.cache[k] = self._trace(k, node)
-        return got
+    def group_key(self, node: Basic) -> tuple:
+        return (self, node.args)
 
-    def _trace(self, k: int, node: Basic) -> tuple:
+    def templates(self, node: Basic) -> tuple:
+        """Cotangent templates, in the dummies and the ``dys``."""
+        if self.cache is None:
+            self.cache = self._trace(node)
+        return self.cache
+
+    def _trace(self, node: Basic) -> tuple:
         t = self.template
-        flat = [S.Zero] * len(t.outputs)
-        flat[k] = self.dy
-        dys = t.out_struct.build(flat)
+        dys = t.out_struct.build(list(self.dys))
         args = (dys,) if t.out_struct.kind != "tuple" else tuple(dys)
         kwargs = {"variables": list(t.captured)} if t.captured else {}
         try:
@@ -78,7 +81,7 @@ class _GradFnRule(TemplateRule):
                     "must return (grad_xs, grad_vars)"
                 )
             grad_xs, grad_vars = out
-            grad_vars = list(grad_vars) if isinstance(grad_vars, (tuple, list)) else [grad_vars]
+            grad_vars = _flat_vars(grad_vars)
             if len(grad_vars) != len(t.captured):
                 raise RuleError(
                     f"the grad_fn of custom_gradient {t.name!r} returned {len(grad_vars)} "
@@ -91,17 +94,34 @@ class _GradFnRule(TemplateRule):
         )
         return self.templated([*flat, *grad_vars], node)
 
-    def vjp(self, node, ct, needed, opts):
+    def group_vjp(self, members, cts, needed, opts):
         t = self.template
-        temps = self.templates(node._symgrad_out, node)
-        extra = {self.dy: ct}
+        node = members[0]
+        temps = self.templates(node)
+        extra = dict.fromkeys(self.dys, S.Zero)
+        for m, c in zip(members, cts):
+            extra[self.dys[m._symgrad_out]] = c
         return tuple(
             t.substitute(c, node.args, extra) if (k and c is not None) else None
             for c, k in zip(temps, needed)
         )
 
+    def vjp(self, node, ct, needed, opts):
+        return self.group_vjp([node], [ct], needed, opts)
+
     def partials(self, node, needed, opts):
         return self.vjp(node, S.One, needed, opts)
+
+
+def _flat_vars(grad_vars: object) -> list:
+    """The variable gradients, one per captured symbol: a Matrix or Array
+    item (TensorFlow's one gradient per variable tensor) counts entry by
+    entry, row-major."""
+    items = list(grad_vars) if isinstance(grad_vars, (tuple, list)) else [grad_vars]
+    flat: list = []
+    for v in items:
+        flat.extend(flatten_exprs(v, "a variable gradient")[0] if _is_array(v) else [v])
+    return flat
 
 
 class CustomGradient:

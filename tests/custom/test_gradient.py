@@ -260,3 +260,80 @@ def test_several_matrix_outputs():
     assert grad(out, P) == grad(true, P) and grad(out, Q) == grad(true, Q)
     assert seen and all(s == ((2, 2), (2, 2)) for s in seen)
     assert jvp(out, [a, g], [1, 2]) == jvp(true, [a, g], [1, 2])
+
+
+# ---- grad_fn is called once, with the cotangents of all outputs (issue 8 §2) ----
+
+
+def test_custom_gradient_with_variables_eager_tf_sums():
+    # TensorFlow's testCustomGradientWithVariablesEager: a dense layer (3x2 by
+    # 2x4) whose Grad returns ones; TF calls Grad once: sum(dx) 6, sum(dw) 8.
+    X = sp.Matrix(3, 2, lambda i, j: sp.Symbol(f"x_{i}_{j}", real=True))
+    W = sp.Matrix(2, 4, lambda i, j: sp.Symbol(f"w_{i}_{j}", real=True))
+    calls = []
+
+    @custom_gradient
+    def F(a):
+        out = a * W
+
+        def Grad(out_grad, variables=None):
+            calls.append(out_grad.shape)
+            return sp.ones(3, 2), [sp.ones(2, 4)]
+
+        return out, Grad
+
+    y = F(X)
+    total = sp.Add(*y)  # tape.gradient of a tensor sums it
+    dx, dw = grad(total, X), grad(total, W)
+    assert sum(dx) == 6 and sum(dw) == 8
+    assert calls == [(3, 4)]
+
+
+def test_grad_fn_clipping_by_norm_sees_all_cotangents_in_reverse_mode():
+    # clip the cotangent vector of both outputs by its norm, as TF would
+    # (one call, all grad_ys): the answer is not the sum of one-hot calls.
+    @custom_gradient
+    def pair(a):
+        def grad_fn(d0, d1):
+            norm = sp.sqrt(d0**2 + d1**2)
+            scale = sp.Min(1, 1 / norm)
+            return (d0 + d1) * scale
+
+        return (a, a), grad_fn
+
+    p0, p1 = pair(x)
+    g = grad(3 * p0 + 4 * p1, x)  # cotangents (3, 4), norm 5: (3 + 4)/5
+    assert g == sp.Rational(7, 5)
+    assert grad(3 * p0, x) == 1  # (3 + 0) clipped to norm 1
+    assert vjp([p0, p1], x, [sp.Rational(1, 2), 0]) == sp.Rational(1, 2)
+
+
+def test_matrix_output_grad_fn_called_once_with_the_whole_cotangent():
+    calls = []
+
+    @custom_gradient
+    def outer(a, b):
+        def grad_fn(dm):
+            calls.append(dm)
+            return dm[0, 0] * b + dm[0, 1], dm[1, 0] * a + dm[1, 1]
+
+        return sp.Matrix([[a * b, a], [a * b, b]]), grad_fn
+
+    m = outer(x, y)
+    g = grad(m[0, 0] + 2 * m[0, 1] + 5 * m[1, 1], [x, y])
+    assert g == (y + 2, 5)
+    assert len(calls) == 1 and calls[0].shape == (2, 2)
+
+
+def test_outputs_absent_from_the_formula_get_zero_cotangent():
+    @custom_gradient
+    def three(a):
+        def grad_fn(d0, d1, d2):
+            return d0 + 10 * d1 + 100 * d2
+
+        return (a, 2 * a, 3 * a), grad_fn
+
+    t0, t1, t2 = three(x)
+    assert grad(t1, x) == 10
+    assert grad(t0 + t2, x) == 101
+    assert grad(t0 * t2, x) == 100 * t0 + t2  # product rule through both members
