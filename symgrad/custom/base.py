@@ -4,9 +4,14 @@ with dummy symbols into a *template*, and one node class per output.
 A call ``f(u, v)`` returns nodes ``f(u, v)`` whose arguments are the
 flattened inputs followed by any symbols the forward formula captured.  A
 node lowers to the template's forward formula with its arguments put in
-place of the dummies; its derivative rule is built from the user's rule the
-same way, lazily, at the first differentiation (so an error in the rule
-surfaces from ``grad``).
+place of the dummies.
+
+The function's body runs at every call, as in TensorFlow and JAX, so a body
+that reads state (a ``k`` in a closure) gives each call what it read; calls
+whose traces agree (same forward formulas in the same dummies, same rule
+state) share one template, so ``f(x) == f(x)``.  The user's rule is traced
+when a node is differentiated, each time (TensorFlow calls ``grad_fn`` at
+every gradient computation), so an error in it surfaces from ``grad``.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from sympy import Basic, Dummy, Expr, Function, Symbol
+from sympy import Basic, Dummy, Expr, Function, S, Symbol
 from sympy.core.function import AppliedUndef
 
 from ..errors import RuleError, SymgradError, describe
@@ -22,8 +27,17 @@ from ..graph import postorder
 from ..nodes import Marker
 from ..rules.forms import Rule, _dot, as_expr
 from ..shapes import Struct, flatten_exprs
+from .linear import nonlinear_witness
 
-__all__ = ["Template", "CustomNode", "flatten_args", "natural_key", "free_symbols", "note"]
+__all__ = [
+    "Template",
+    "CustomNode",
+    "flatten_args",
+    "natural_key",
+    "free_symbols",
+    "note",
+    "GroupVJPRule",
+]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -54,18 +68,6 @@ def flatten_args(args: Sequence[object], who: str) -> tuple[list[Expr], list[Str
         flat.extend(items)
         structs.append(st)
     return flat, structs
-
-
-def dummies_like(structs: Sequence[Struct], prefix: str) -> tuple[list[Dummy], list[object]]:
-    """Real dummies for each flattened argument, and the arguments rebuilt
-    from them in their original shapes."""
-    flat: list[Dummy] = []
-    shaped: list[object] = []
-    for i, st in enumerate(structs):
-        ds = [Dummy(f"{prefix}{i}_{j}", real=True) for j in range(st.size)]
-        flat.extend(ds)
-        shaped.append(st.build(ds))
-    return flat, shaped
 
 
 class Template:
@@ -173,8 +175,12 @@ class TemplateRule(Rule):
     def __init__(self, template: Template) -> None:
         self.template = template
         self.name = template.name
+        self._linear: dict[tuple, bool] = {}
 
     def check_captured(self, node: Basic, needed: Sequence[bool]) -> None:
+        self.check_captured_base(node, needed)
+
+    def check_captured_base(self, node: Basic, needed: Sequence[bool]) -> None:
         t = self.template
         for i, k in enumerate(needed[t.n_inputs :]):
             if k:
@@ -186,6 +192,29 @@ class TemplateRule(Rule):
 
     def jvp(self, node, tangents, opts):
         return _dot(self.partials(node, [t is not None for t in tangents], opts), tangents)
+
+    def require_linear(
+        self, answers: Sequence[Expr | None], dvars: Sequence[Dummy], node: Basic,
+        rule: str, mode: str, other: str,
+    ) -> None:
+        """An error unless the traced ``answers`` are linear in ``dvars``:
+        only then does the rule serve ``mode``, through its partials."""
+        key = (tuple(answers), tuple(dvars))
+        ok = self._linear.get(key)
+        if ok is None:
+            witness = nonlinear_witness(answers, dvars, self.template.dummies)
+            ok = self._linear[key] = witness is None
+        if not ok:
+            raise RuleError(
+                f"{rule} is not linear in its {other}s (doubling them does not double its "
+                f"answer, as when it clips them), and {mode} would read partial derivatives "
+                f"off it at unit {other}s, disagreeing with the rule itself; node "
+                f"{describe(node)} cannot be differentiated in {mode} through it. "
+                f"{self._linear_hint(mode)}"
+            )
+
+    def _linear_hint(self, mode: str) -> str:
+        return ""
 
     def checked(self, value: object, node: Basic, what: str) -> Expr | None:
         return as_expr(value, self.name, node, what)
@@ -224,4 +253,62 @@ class TemplateRule(Rule):
         return tuple(
             None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
             for c in flat
+        )
+
+
+class GroupVJPRule(TemplateRule):
+    """A rule given as one VJP over all the outputs of a call (TensorFlow's
+    ``grad_fn``, JAX's ``bwd``): the outputs are one group for the walker,
+    so the VJP is called once with all their cotangents, as those
+    frameworks do.  Forward mode reads the partials off it at unit
+    cotangents, once it is checked to be linear in them."""
+
+    who: str = "the rule"  # names the user's rule in errors
+    framework: str = "TensorFlow"
+    linear_fix: str = ""  # how to make the rule serve forward mode
+
+    def __init__(self, template: Template) -> None:
+        super().__init__(template)
+        self.cvars = [Dummy(f"ct{k}", real=True) for k in range(len(template.outputs))]
+
+    def answers(self, node: Basic) -> tuple:
+        """The rule's cotangents (one per argument of ``node``, or per
+        input), in the template's dummies and ``cvars``."""
+        raise NotImplementedError
+
+    def group_key(self, node: Basic) -> tuple:
+        return (self, node.args)
+
+    def group_vjp(self, members, cts, needed, opts):
+        node = members[0]
+        self.check_captured(node, needed)
+        extra = dict.fromkeys(self.cvars, S.Zero)
+        for m, c in zip(members, cts):
+            extra[self.cvars[m._symgrad_out]] = c
+        return self._at(self.answers(node), node, extra, needed)
+
+    def vjp(self, node, ct, needed, opts):
+        return self.group_vjp([node], [ct], needed, opts)
+
+    def partials(self, node, needed, opts):
+        self.check_captured(node, needed)
+        answers = self.answers(node)
+        self.require_linear(answers, self.cvars, node, self.who, "forward mode", "cotangent")
+        k = node._symgrad_out
+        extra = {c: (S.One if i == k else S.Zero) for i, c in enumerate(self.cvars)}
+        return self._at(answers, node, extra, needed)
+
+    def _at(self, answers: tuple, node: Basic, extra: dict, needed: Sequence[bool]) -> tuple:
+        t = self.template
+        out = [
+            t.substitute(c, node.args, extra) if (k and c is not None) else None
+            for c, k in zip(answers, needed)
+        ]
+        return (*out, *[None] * (len(needed) - len(out)))
+
+    def _linear_hint(self, mode: str) -> str:
+        return (
+            f"Reverse mode (grad, vjp) uses it as {self.framework} does; for forward mode "
+            f"(jvp, jacobian by columns, hessian through it) {self.linear_fix}, or define "
+            "the derivative with custom_jvp"
         )

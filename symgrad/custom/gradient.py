@@ -3,9 +3,10 @@ formulas.
 
 ``f(*xs)`` returns ``(ys, grad_fn)``; ``grad_fn(*dys)`` returns one
 cotangent per input (``None`` for none).  As in TensorFlow, ``grad_fn`` is
-called once with the cotangents of all the outputs of a call.  When the forward formula uses
-symbols that are not inputs (TensorFlow's variables), ``grad_fn`` is called
-with ``variables=[those symbols]`` and returns ``(grad_xs, grad_vars)``.
+called once with the cotangents of all the outputs of a call.  When the
+forward formula uses symbols that are not inputs (TensorFlow's variables),
+``grad_fn`` is called with ``variables=[those symbols]`` and returns
+``(grad_xs, grad_vars)``.
 """
 
 from __future__ import annotations
@@ -14,21 +15,21 @@ import functools
 import inspect
 from collections.abc import Callable
 
-from sympy import Basic, Dummy, S
+from sympy import Basic
 
 from ..errors import RuleError, SymgradError, describe
 from ..nodes import _is_array
 from ..shapes import Struct, flatten_exprs
 from .base import (
+    GroupVJPRule,
     Template,
-    TemplateRule,
-    dummies_like,
     flatten_args,
     free_symbols,
     natural_key,
     node_name_of,
     note,
 )
+from .traces import Traces, state_key
 
 __all__ = ["custom_gradient"]
 
@@ -41,31 +42,26 @@ def _accepts_variables(fn: Callable) -> bool:
     return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
 
 
-class _GradFnRule(TemplateRule):
-    """The rule of a ``custom_gradient`` function's outputs.  As in
-    TensorFlow, ``grad_fn`` is called once with the cotangents of all the
-    outputs of a call (zero for outputs the formula does not use): the
-    outputs form one group for the walker."""
+class _GradFnRule(GroupVJPRule):
+    """The rule of a ``custom_gradient`` function's outputs: ``grad_fn``
+    called once with the cotangents of all of them (zero for outputs the
+    formula does not use), as TensorFlow calls it."""
+
+    framework = "TensorFlow"
+    linear_fix = "write a grad_fn linear in dy"
 
     def __init__(self, template: Template, grad_fn: Callable, in_structs: list[Struct]) -> None:
         super().__init__(template)
         self.grad_fn = grad_fn
         self.in_structs = in_structs
-        self.dys = [Dummy(f"dy{k}", real=True) for k in range(len(template.outputs))]
-        self.cache: tuple | None = None
+        self.who = f"the grad_fn of custom_gradient {template.name!r}"
 
-    def group_key(self, node: Basic) -> tuple:
-        return (self, node.args)
+    def check_captured(self, node, needed):
+        pass  # grad_fn answers for the captured symbols too (variables=)
 
-    def templates(self, node: Basic) -> tuple:
-        """Cotangent templates, in the dummies and the ``dys``."""
-        if self.cache is None:
-            self.cache = self._trace(node)
-        return self.cache
-
-    def _trace(self, node: Basic) -> tuple:
+    def answers(self, node: Basic) -> tuple:
         t = self.template
-        dys = t.out_struct.build(list(self.dys))
+        dys = t.out_struct.build(list(self.cvars))
         args = (dys,) if t.out_struct.kind != "tuple" else tuple(dys)
         kwargs = {"variables": list(t.captured)} if t.captured else {}
         try:
@@ -89,28 +85,8 @@ class _GradFnRule(TemplateRule):
                 )
         else:
             grad_xs, grad_vars = out, []
-        flat = self.flat_cotangents(
-            grad_xs, self.in_structs, node, f"the grad_fn of custom_gradient {t.name!r}"
-        )
+        flat = self.flat_cotangents(grad_xs, self.in_structs, node, self.who)
         return self.templated([*flat, *grad_vars], node)
-
-    def group_vjp(self, members, cts, needed, opts):
-        t = self.template
-        node = members[0]
-        temps = self.templates(node)
-        extra = dict.fromkeys(self.dys, S.Zero)
-        for m, c in zip(members, cts):
-            extra[self.dys[m._symgrad_out]] = c
-        return tuple(
-            t.substitute(c, node.args, extra) if (k and c is not None) else None
-            for c, k in zip(temps, needed)
-        )
-
-    def vjp(self, node, ct, needed, opts):
-        return self.group_vjp([node], [ct], needed, opts)
-
-    def partials(self, node, needed, opts):
-        return self.vjp(node, S.One, needed, opts)
 
 
 def _flat_vars(grad_vars: object) -> list:
@@ -130,19 +106,12 @@ class CustomGradient:
     def __init__(self, fun: Callable) -> None:
         self.fun = fun
         self.name = node_name_of(fun)
-        self.templates: dict[tuple, Template] = {}
+        self.traces = Traces(self.name)
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: object) -> object:
         flat, structs = flatten_args(args, self.name)
-        key = tuple((s.kind, s.shape) for s in structs)
-        t = self.templates.get(key)
-        if t is None:
-            t = self.templates[key] = self._trace(structs)
-        return t.call(flat)
-
-    def _trace(self, structs: list[Struct]) -> Template:
-        dummies, shaped = dummies_like(structs, self.name)
+        shape_key, dummies, shaped = self.traces.inputs(structs)
         got = self.fun(*shaped)
         if not (isinstance(got, tuple) and len(got) == 2 and callable(got[1])):
             raise SymgradError(
@@ -151,6 +120,14 @@ class CustomGradient:
             )
         ys, grad_fn = got
         outs, out_struct = flatten_exprs(ys, f"output of {self.name!r}", nested=True)
+        key = (shape_key, out_struct, tuple(outs), state_key(grad_fn))
+        t = self.traces.templates.get(key)
+        if t is None:
+            t = self.traces.templates[key] = self._template(dummies, structs, outs, out_struct,
+                                                            grad_fn)
+        return t.call(flat)
+
+    def _template(self, dummies, structs, outs, out_struct, grad_fn) -> Template:
         captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
         if captured and not _accepts_variables(grad_fn):
             raise TypeError(

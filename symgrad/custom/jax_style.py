@@ -10,20 +10,21 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Sequence
 
-from sympy import Dummy, S
+from sympy import Basic, Dummy, S
 
 from ..errors import RuleError, SymgradError, describe
 from ..shapes import Struct, flatten_exprs
 from .base import (
+    GroupVJPRule,
     Template,
     TemplateRule,
-    dummies_like,
     flatten_args,
     free_symbols,
     natural_key,
     node_name_of,
     note,
 )
+from .traces import Traces
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -37,7 +38,7 @@ class _Custom:
         self.fun = fun
         self.name = node_name_of(fun)
         self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)))
-        self.templates: dict[tuple, Template] = {}
+        self.traces = Traces(self.name)
         functools.update_wrapper(self, fun)
 
     def _split(self, args: tuple) -> tuple[tuple, list]:
@@ -61,17 +62,17 @@ class _Custom:
         self._check_defined()
         nondiff, diff = self._split(args)
         flat, structs = flatten_args(diff, self.name)
-        key = (nondiff, tuple((s.kind, s.shape) for s in structs))
-        t = self.templates.get(key)
+        shape_key, dummies, shaped = self.traces.inputs(structs)
+        outs, out_struct = flatten_exprs(
+            self.fun(*self._merge(nondiff, shaped)), f"output of {self.name!r}", nested=True
+        )
+        key = (nondiff, shape_key, out_struct, tuple(outs))
+        t = self.traces.templates.get(key)
         if t is None:
-            dummies, shaped = dummies_like(structs, self.name)
-            outs, out_struct = flatten_exprs(
-                self.fun(*self._merge(nondiff, shaped)), f"output of {self.name!r}", nested=True
-            )
             captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
             t = Template(self.name, dummies, outs, out_struct, captured)
             t.rule = self._rule(t, nondiff, structs, shaped)
-            self.templates[key] = t
+            self.traces.templates[key] = t
         return t.call(flat)
 
     def _check_defined(self) -> None:
@@ -93,35 +94,31 @@ class _JVPRule(TemplateRule):
         super().__init__(t)
         self.owner, self.nondiff, self.structs, self.shaped = owner, nondiff, structs, shaped
         self.tangent_dummies = [Dummy(f"t{i}", real=True) for i in range(t.n_inputs)]
-        self.cache: list | None = None
 
     def _tangent_outs(self, node) -> list:
-        if self.cache is None:
-            tdum: list = []
-            pos = 0
-            for st in self.structs:
-                tdum.append(st.build(self.tangent_dummies[pos : pos + st.size]))
-                pos += st.size
-            try:
-                got = self.owner.jvp_rule(*self.nondiff, tuple(self.shaped), tuple(tdum))
-            except Exception as exc:
-                note(exc, f"raised by the JVP rule of custom_jvp {self.name!r} "
-                          f"while differentiating {describe(node)}")
-                raise
-            if not (isinstance(got, (tuple, list)) and len(got) == 2):
-                raise RuleError(
-                    f"the JVP rule of custom_jvp {self.name!r} must return "
-                    "(primal_out, tangent_out)"
-                )
-            touts, st = flatten_exprs(got[1], f"tangent_out of {self.name!r}", nested=True)
-            if st.size != len(self.template.outputs):
-                raise RuleError(
-                    f"the JVP rule of custom_jvp {self.name!r} returned {st.describe()} as "
-                    f"tangent_out for {len(self.template.outputs)} outputs"
-                )
-            self.cache = [self.template.to_dummies(self.checked(o, node, "a tangent"))
-                          for o in touts]
-        return self.cache
+        """The JVP rule's tangent outputs, in the dummies and the tangent
+        dummies (traced at each use: the rule may read state)."""
+        tdum: list = []
+        pos = 0
+        for st in self.structs:
+            tdum.append(st.build(self.tangent_dummies[pos : pos + st.size]))
+            pos += st.size
+        who = f"the JVP rule of custom_jvp {self.name!r}"
+        try:
+            got = self.owner.jvp_rule(*self.nondiff, tuple(self.shaped), tuple(tdum))
+        except Exception as exc:
+            note(exc, f"raised by {who} while differentiating {describe(node)}")
+            raise
+        if not (isinstance(got, (tuple, list)) and len(got) == 2):
+            raise RuleError(f"{who} must return (primal_out, tangent_out)")
+        t = self.template
+        check_output(got[0], t.out_struct, f"{who} returned a primal_out", "the function's output")
+        touts = check_output(got[1], t.out_struct, f"{who} returned a tangent_out",
+                             "the function's output")
+        return [t.to_dummies(self.checked(o, node, "a tangent")) for o in touts]
+
+    def check_captured(self, node, needed):
+        check_nondiff(self, node, needed)
 
     def jvp(self, node, tangents, opts):
         self.check_captured(node, [t is not None for t in tangents])
@@ -136,6 +133,8 @@ class _JVPRule(TemplateRule):
         self.check_captured(node, needed)
         t = self.template
         out = self._tangent_outs(node)[node._symgrad_out]
+        self.require_linear([out], self.tangent_dummies, node,
+                            f"the JVP rule of custom_jvp {self.name!r}", "reverse mode", "tangent")
         res = []
         for i, k in enumerate(needed[: t.n_inputs]):
             if not k:
@@ -144,6 +143,13 @@ class _JVPRule(TemplateRule):
             extra = {d: (S.One if j == i else S.Zero) for j, d in enumerate(self.tangent_dummies)}
             res.append(t.substitute(out, node.args, extra))
         return (*res, *[None] * len(t.captured))
+
+    def _linear_hint(self, mode: str) -> str:
+        return (
+            "Forward mode (jvp) uses it as written; for reverse mode (grad, vjp) write a "
+            "rule linear in the tangents (JAX requires it too), or define the derivative "
+            "with custom_vjp"
+        )
 
 
 class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
@@ -178,7 +184,7 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         if not callable(jvp):
             raise TypeError(f"custom_jvp {self.name!r}: defjvp takes a function, not {jvp!r}")
         self.jvp_rule = jvp
-        self.templates.clear()
+        self.traces.clear()
         return jvp
 
     def _check_defined(self) -> None:
@@ -194,51 +200,71 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
 # ---- custom_vjp ---------------------------------------------------------------------
 
 
-class _VJPRule(TemplateRule):
+class _VJPRule(GroupVJPRule):
+    """``bwd`` called once with the cotangents of all the outputs of a
+    call, as JAX calls it."""
+
+    framework = "JAX"
+    linear_fix = "write a bwd linear in g"
+
     def __init__(self, t: Template, owner: custom_vjp, nondiff: tuple,
                  structs: list[Struct], shaped: list) -> None:
         super().__init__(t)
         self.owner, self.nondiff, self.structs, self.shaped = owner, nondiff, structs, shaped
-        self.g = Dummy("g", real=True)
-        self.cache: dict[int, tuple] = {}
+        self.who = f"the bwd rule of custom_vjp {t.name!r}"
 
-    def _cotangents(self, k: int, node) -> tuple:
-        got = self.cache.get(k)
-        if got is not None:
-            return got
+    def check_captured(self, node, needed):
+        check_nondiff(self, node, needed)
+
+    def answers(self, node) -> tuple:
         t = self.template
+        fwd_who = f"the fwd rule of custom_vjp {self.name!r}"
         try:
             fwd = self.owner.fwd(*self.owner._merge(self.nondiff, self.shaped))
             if not (isinstance(fwd, (tuple, list)) and len(fwd) == 2):
-                raise RuleError(
-                    f"the fwd rule of custom_vjp {self.name!r} must return (output, residuals)"
-                )
-            flat = [S.Zero] * len(t.outputs)
-            flat[k] = self.g
-            g = t.out_struct.build(flat)
-            cts = self.owner.bwd(*self.nondiff, fwd[1], g)
+                raise RuleError(f"{fwd_who} must return (output, residuals)")
+            check_output(fwd[0], t.out_struct, f"{fwd_who} returned an output",
+                         "the function's output")
+            cts = self.owner.bwd(*self.nondiff, fwd[1], t.out_struct.build(list(self.cvars)))
         except RuleError:
             raise
         except Exception as exc:
             note(exc, f"raised by the fwd/bwd rules of custom_vjp {self.name!r} "
                       f"while differentiating {describe(node)}")
             raise
-        flat = self.flat_cotangents(
-            cts, self.structs, node, f"the bwd rule of custom_vjp {self.name!r}"
+        return self.templated(self.flat_cotangents(cts, self.structs, node, self.who), node)
+
+
+def check_output(value: object, want: Struct, what: str, of: str) -> list:
+    """``value`` flattened, an error unless it has the structure ``want``."""
+    items, st = flatten_exprs(value, what, nested=True)
+    if st != want and not (st.kind == want.kind == "tuple" and st.size == want.size
+                           and not st.parts and not want.parts):
+        raise RuleError(
+            f"{what} of {st.describe()}, but {of} is {want.describe()}; "
+            "return values of the same structure and shape (JAX checks this too)"
         )
-        got = self.templated(flat, node)
-        self.cache[k] = got
-        return got
+    return items
 
-    def vjp(self, node, ct, needed, opts):
-        self.check_captured(node, needed)
-        t = self.template
-        cts = self._cotangents(node._symgrad_out, node)
-        return (*(t.substitute(c, node.args, {self.g: ct}) if (k and c is not None) else None
-                  for c, k in zip(cts, needed)), *[None] * len(t.captured))
 
-    def partials(self, node, needed, opts):
-        return self.vjp(node, S.One, needed, opts)
+def check_nondiff(rule: TemplateRule, node, needed) -> None:
+    """Captured symbols get no gradient; one passed as a nondiff argument
+    gets an error that says so."""
+    t = rule.template
+    for i, k in enumerate(needed[t.n_inputs :]):
+        if not k:
+            continue
+        s = t.captured[i]
+        for pos, v in zip(rule.owner.nondiff_argnums, rule.nondiff):
+            if isinstance(v, Basic) and s in v.free_symbols:
+                raise RuleError(
+                    f"{rule.owner.kind} {t.name!r} takes {s} through nondiff_argnums (argument "
+                    f"{pos} is {describe(v)}), and nondiff arguments are never differentiated "
+                    f"(as in JAX), but node {describe(node)} is differentiated with respect to "
+                    f"{s}; pass {s} as an ordinary argument, or keep it out of the symbols you "
+                    "differentiate with respect to"
+                )
+    rule.check_captured_base(node, needed)
 
 
 class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
@@ -277,7 +303,7 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
         if not callable(fwd) or not callable(bwd):
             raise TypeError(f"custom_vjp {self.name!r}: defvjp takes two functions")
         self.fwd, self.bwd = fwd, bwd
-        self.templates.clear()
+        self.traces.clear()
 
     def _check_defined(self) -> None:
         if self.fwd is None:

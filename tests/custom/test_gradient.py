@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 
 from symgrad import (
+    RuleError,
     custom_gradient,
     expand,
     grad,
@@ -284,7 +285,8 @@ def test_custom_gradient_with_variables_eager_tf_sums():
 
     y = F(X)
     total = sp.Add(*y)  # tape.gradient of a tensor sums it
-    dx, dw = grad(total, X), grad(total, W)
+    g = grad(total, [*X, *W])  # one gradient computation: one call, as in TF
+    dx, dw = g[:6], g[6:]
     assert sum(dx) == 6 and sum(dw) == 8
     assert calls == [(3, 4)]
 
@@ -337,3 +339,84 @@ def test_outputs_absent_from_the_formula_get_zero_cotangent():
     assert grad(t1, x) == 10
     assert grad(t0 + t2, x) == 101
     assert grad(t0 * t2, x) == 100 * t0 + t2  # product rule through both members
+
+
+# ---- a grad_fn that is not linear in dy is refused in forward mode (issue 8 §2) ----
+
+
+def test_clipping_grad_fn_jvp_is_refused_not_3_while_grad_is_1():
+    @custom_gradient
+    def clip_gradient(a):
+        return a, lambda dy: sp.Max(sp.Min(dy, 1), -1)
+
+    e = 3 * clip_gradient(x)
+    assert grad(e, x) == 1  # reverse mode: TF's answer
+    with pytest.raises(RuleError, match=r"grad_fn of custom_gradient 'clip_gradient' is not lin"):
+        jvp(e, x, 1)
+
+
+def test_nonlinear_grad_fns_refused_in_forward_mode_linear_ones_kept():
+    @custom_gradient
+    def by_norm(a, b):  # clip by norm: only a numeric point shows it
+        def grad_fn(dy):
+            s = sp.Min(1, 1 / sp.sqrt(dy**2))
+            return dy * s * b, dy * s * a
+
+        return a * b, grad_fn
+
+    @custom_gradient
+    def constant(a):  # TF's testCustomGradientWithVariablesEager ignores dy
+        return 2 * a, lambda dy: sp.Integer(1)
+
+    @custom_gradient
+    def linear_but_not_as_written(a):  # |dy|*sign(dy) is dy: linear, shown at points
+        return a, lambda dy: sp.Abs(dy) * sp.sign(dy) * (1 + a**2)
+
+    for f, args in [(by_norm, (x, y)), (constant, (x,))]:
+        with pytest.raises(RuleError, match="not linear in its cotangents"):
+            jvp(f(*args), x, 1)
+    assert sp.expand(jvp(linear_but_not_as_written(x), x, 2)) == 2 + 2 * x**2
+    with pytest.raises(RuleError, match="forward mode"):
+        hessian(by_norm(x, y) * x, [x])
+
+
+# ---- the body runs at every call; traces are shared only when equal (issue 8 §2) ----
+
+
+def test_body_reading_state_sees_each_calls_value():
+    state = {"k": 2}
+
+    @custom_gradient
+    def scaled(a):
+        k = state["k"]
+        return k * a, lambda dy: dy * k
+
+    first = scaled(x)
+    state["k"] = 3
+    second = scaled(x)
+    assert expand(first) == 2 * x and expand(second) == 3 * x
+    assert grad(first, x) == 2 and grad(second, x) == 3
+    assert first != second
+    state["k"] = 2
+    assert scaled(x) == first  # equal traces share one node type
+
+
+def test_grad_fn_bound_at_call_time_is_part_of_the_trace():
+    state = {"k": 1}
+
+    @custom_gradient
+    def ste(a):
+        k = state["k"]
+        return sp.floor(a), lambda dy: k * dy  # the value does not depend on k
+
+    one = ste(x)
+    state["k"] = 5
+    five = ste(x)
+    assert grad(one, x) == 1 and grad(five, x) == 5
+    assert ste(x) == five and ste(y) != five
+
+
+def test_tracing_per_call_keeps_equal_calls_equal():
+    assert log1pexp(x) == log1pexp(x)
+    assert log1pexp(x) - log1pexp(x) == 0
+    assert type(log1pexp(x)) is type(log1pexp(y))
