@@ -34,6 +34,7 @@ def attach_gradient(
     x: Shaped,
     axis: int | tuple[int, ...] | None = (),
     fx_gx_manually_stopped: bool = False,
+    name: str | None = None,
 ) -> Shaped:
     """An expression whose value is ``fx`` and whose gradient with respect
     to ``x`` is ``gx``.
@@ -52,6 +53,7 @@ def attach_gradient(
       ``tf.contrib``), or a scalar, the partial of every entry.
 
     The result has ``fx``'s structure (a list comes back as a tuple).
+    ``name`` is accepted as TensorFlow's label, and not used.
 
     The value is exactly ``fx``: ``symgrad.expand`` gives ``fx`` back and
     ``symgrad.lambdify`` emits the same code as for ``fx``.  The gradient
@@ -108,6 +110,8 @@ def attach_gradient(
     >>> grad(h, x), expand(grad(h, y))
     (y, x)
     """
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"attach_gradient: name must be a string or None, not {name!r}")
     if not isinstance(fx_gx_manually_stopped, bool):
         raise TypeError(
             f"attach_gradient: fx_gx_manually_stopped must be True or False, "

@@ -12,6 +12,7 @@ __all__ = [
     "NoRuleError",
     "ComplexValueError",
     "ShapeError",
+    "ExpressionTypeError",
 ]
 
 
@@ -87,6 +88,21 @@ class ShapeError(SymgradError):
     ... except ShapeError as exc:
     ...     print(str(exc).split(";")[0])
     tangents is a sequence of 1 but wrt is a sequence of 2
+    """
+
+
+class ExpressionTypeError(SymgradError, TypeError):
+    """A value that is not a SymPy expression where one is needed: a string
+    (symgrad never parses strings: SymPy's ``sympify`` would run them as
+    Python), ``None``, an arbitrary object.  Both a ``TypeError`` and a
+    :class:`SymgradError`.
+
+    >>> from symgrad import stop_gradient
+    >>> try:
+    ...     stop_gradient("x")
+    ... except TypeError as exc:
+    ...     print(str(exc).split(";")[0])
+    stop_gradient: x is the string 'x'
     """
 
 

@@ -10,11 +10,12 @@ from sympy import Function, Integer, Max, Number, Rational, exp, floor, log
 from sympy.core.function import ArgumentIndexError
 
 from .nodes import Marker
+from .safe import StrictArgs
 
 __all__ = ["rint", "sigmoid", "softplus", "relu"]
 
 
-class rint(Function):  # noqa: N801  (SymPy's own functions are lower case)
+class rint(StrictArgs, Function):  # noqa: N801  (SymPy's own functions are lower case)
     """Round to the nearest integer, halves to even (``numpy.rint``).
 
     >>> from sympy import Rational, Symbol
@@ -25,6 +26,7 @@ class rint(Function):  # noqa: N801  (SymPy's own functions are lower case)
     """
 
     nargs = 1
+    _symgrad_argnames = ("x",)
 
     @classmethod
     def eval(cls, x):
@@ -64,6 +66,7 @@ class sigmoid(Marker):  # noqa: N801
     """
 
     nargs = 1
+    _symgrad_argnames = ("x",)
 
     @classmethod
     def eval(cls, x):
@@ -85,6 +88,7 @@ class softplus(Marker):  # noqa: N801
     """
 
     nargs = 1
+    _symgrad_argnames = ("x",)
 
     @classmethod
     def eval(cls, x):
@@ -107,6 +111,7 @@ class relu(Marker):  # noqa: N801
     """
 
     nargs = 1
+    _symgrad_argnames = ("x",)
 
     @classmethod
     def eval(cls, x):

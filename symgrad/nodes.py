@@ -15,17 +15,20 @@ than one that does not; ``symgrad.expand`` shows the lowered formula.
 from __future__ import annotations
 
 from mpmath.libmp import prec_to_dps
-from sympy import Expr, Function, MatrixBase, NDimArray
-from sympy.core.sympify import _sympify
+from sympy import Expr, Function, MatrixBase, NDimArray, Tuple
 
 from .errors import describe
+from .safe import StrictArgs, strict
 
 __all__ = ["Marker", "is_marker", "stop_gradient", "identity", "straight_through"]
 
 
-class Marker(Function):
+class Marker(StrictArgs, Function):
     """Base class of symgrad's marker nodes: lowers to its first argument
-    unless a subclass says otherwise."""
+    unless a subclass says otherwise.  Arguments are taken strictly: a
+    string is refused, never evaluated, and each must be an expression."""
+
+    _symgrad_expr_only = True
 
     def _symgrad_lower(self, *args: Expr) -> Expr:
         return args[0]
@@ -49,12 +52,47 @@ def _entries(a: MatrixBase | NDimArray) -> list:
     return list(a) if isinstance(a, MatrixBase) else list(a.reshape(len(a)))
 
 
+def _check_label(cls: type, name: object) -> None:
+    """TensorFlow's ``name=``: a label only, as ``tf.identity``'s is to
+    override maps (they key nodes by type)."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"{cls.__name__}: name must be a string or None, not {name!r}")
+
+
+def _leafwise(cls: type, value: object, options: dict) -> object | None:
+    """``cls`` applied entry by entry to a Matrix or Array (a tensor) and
+    leaf by leaf to a list, tuple or dict (a pytree, as JAX maps
+    ``stop_gradient``); None for a single value."""
+    if _is_array(value):
+        return value.applyfunc(lambda e: cls(e, **options))
+    if isinstance(value, (list, tuple, Tuple)):
+        items = [cls(v, **options) for v in value]
+        if isinstance(value, Tuple):
+            return Tuple(*items)
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    if isinstance(value, dict):
+        return {k: cls(v, **options) for k, v in value.items()}
+    return None
+
+
+class _Unary(Marker):
+    """A one-argument marker as TensorFlow's ops take it: entry by entry over
+    a Matrix, Array, list, tuple or dict, with ``name=`` as a label."""
+
+    def __new__(cls, expr, name: str | None = None, **options):
+        _check_label(cls, name)
+        mapped = _leafwise(cls, expr, options)
+        if mapped is not None:
+            return mapped
+        return super().__new__(cls, expr, **options)
+
+
 def is_marker(node: object) -> bool:
     """Whether ``node`` lowers to something else before evaluation."""
     return hasattr(type(node), "_symgrad_lower")
 
 
-class stop_gradient(Marker):  # noqa: N801  (reads like tf.stop_gradient)
+class stop_gradient(_Unary):  # noqa: N801  (reads like tf.stop_gradient)
     """Value ``x``, derivative 0 in every mode and at every order
     (``tf.stop_gradient``, ``jax.lax.stop_gradient``).
 
@@ -68,11 +106,7 @@ class stop_gradient(Marker):  # noqa: N801  (reads like tf.stop_gradient)
     """
 
     nargs = 1
-
-    def __new__(cls, expr, **options):
-        if _is_array(expr):  # tf.stop_gradient on a tensor: entry by entry
-            return expr.applyfunc(lambda e: cls(e, **options))
-        return super().__new__(cls, expr, **options)
+    _symgrad_argnames = ("x",)
 
     @classmethod
     def eval(cls, x):
@@ -81,7 +115,7 @@ class stop_gradient(Marker):  # noqa: N801  (reads like tf.stop_gradient)
         return None
 
 
-class identity(Marker):  # noqa: N801  (reads like tf.identity)
+class identity(_Unary):  # noqa: N801  (reads like tf.identity)
     """Value ``x`` and the Identity rule: the usual target of an override.
 
     ``name`` is accepted for TensorFlow compatibility (``tf.identity(x,
@@ -96,13 +130,7 @@ class identity(Marker):  # noqa: N801  (reads like tf.identity)
     """
 
     nargs = 1
-
-    def __new__(cls, expr, name: str | None = None, **kwargs):
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"identity: name must be a string or None, not {name!r}")
-        if _is_array(expr):
-            return expr.applyfunc(lambda e: cls(e, **kwargs))
-        return super().__new__(cls, expr, **kwargs)
+    _symgrad_argnames = ("x",)
 
 
 class straight_through(Marker):  # noqa: N801
@@ -121,6 +149,7 @@ class straight_through(Marker):  # noqa: N801
     """
 
     nargs = 2
+    _symgrad_argnames = ("forward", "backward")
 
     def __new__(cls, forward, backward=None, **kwargs):
         if _is_array(forward):
@@ -133,7 +162,7 @@ class straight_through(Marker):  # noqa: N801
                 )
             pairs = zip(_entries(forward), _entries(backward))
             return type(forward)([cls(f, b, **kwargs) for f, b in pairs]).reshape(*forward.shape)
-        forward = _sympify(forward)
+        forward = strict(forward, cls.__name__, "forward")
         if backward is None:
             if len(forward.args) != 1 or not isinstance(forward, Function):
                 raise TypeError(

@@ -20,6 +20,7 @@ from .resolver import ACTIVE_MAPS, node_name
 from .rules import DEFAULT_TABLE, TF_ALIASES
 from .rules.forms import JVPRule, PartialsRule, VJPRule
 from .rules.table import TF_POWER_OPS, unknown_name_message
+from .safe import StrictArgs
 from .shapes import flatten_exprs
 
 __all__ = [
@@ -235,9 +236,10 @@ def tagged_class(base: type, rule: str) -> type:
     key = (base, rule)
     cls = _TAGGED.get(key)
     if cls is None:
+        bases = (base,) if issubclass(base, StrictArgs) else (StrictArgs, base)
         cls = type(
             base.__name__,
-            (base,),
+            bases,
             {
                 "_symgrad_tag": rule,
                 "_symgrad_base": base,

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sympy import Basic, Expr, MatrixBase, NDimArray, Piecewise
-from sympy.core.sympify import SympifyError, sympify
+from sympy import Basic, Expr, MatrixBase, NDimArray, Piecewise, Tuple
 from sympy.logic.boolalg import Boolean, BooleanFalse, BooleanTrue
 
 from .errors import SymgradError
+from .safe import refuse_string, strict
 
 __all__ = ["where", "cond"]
 
 
 def _condition(c: object, who: str) -> Boolean | bool:
+    refuse_string(c, who, "the condition")
     if isinstance(c, bool):
         return c
     if isinstance(c, (BooleanTrue, BooleanFalse)):
@@ -34,15 +35,7 @@ def _condition(c: object, who: str) -> Boolean | bool:
 
 
 def _expr(v: object, who: str, what: str) -> Expr:
-    if isinstance(v, str):
-        raise SymgradError(f"{who}: {what} is the string {v!r}; build it with SymPy objects")
-    try:
-        out = sympify(v, strict=True)
-    except SympifyError:
-        raise SymgradError(f"{who}: {what} is {v!r}, not a SymPy expression") from None
-    if not isinstance(out, Basic):
-        raise SymgradError(f"{who}: {what} is {v!r}, not a SymPy expression")
-    return out
+    return strict(v, who, what)
 
 
 def where(cond: Boolean | bool, a: Expr, b: Expr) -> Expr:
@@ -74,13 +67,57 @@ def cond(pred: Boolean | bool, a: Expr | Callable[[], Expr],
     >>> x = sp.Symbol("x", real=True)
     >>> grad(cond(x < 1, lambda: x**2, lambda: 2 * x), x)
     Piecewise((2*x, x < 1), (2, True))
+
+    Branches that return tuples (or lists, or dicts) of the same structure
+    are selected entry by entry:
+
+    >>> cond(x < 1, lambda: (x, 1), lambda: (0, x))
+    (Piecewise((x, x < 1), (0, True)), Piecewise((1, x < 1), (x, True)))
     """
     a = a() if callable(a) and not isinstance(a, Basic) else a
     b = b() if callable(b) and not isinstance(b, Basic) else b
     return _select(pred, a, b, "cond", ("a", "b"))
 
 
+def _nested(v: object) -> bool:
+    return isinstance(v, (list, tuple, Tuple, dict))
+
+
+def _select_nested(c: object, a: object, b: object, who: str, names: tuple[str, str]) -> object:
+    """Branches that are tuples, lists or dicts (``tf.cond``'s nested
+    outputs): selected entry by entry; both must have the same structure."""
+    def shape(v: object) -> str:
+        if isinstance(v, dict):
+            return f"a dict with keys {sorted(map(str, v))}"
+        if _nested(v):
+            return f"a {type(v).__name__} of {len(v)}"
+        return "a single value"
+
+    same = type(a) is type(b) or (_nested(a) and _nested(b) and not isinstance(a, dict)
+                                  and not isinstance(b, dict))
+    if isinstance(a, dict) and isinstance(b, dict):
+        same = a.keys() == b.keys()
+    elif same:
+        same = len(a) == len(b)
+    if not same:
+        raise SymgradError(
+            f"{who}: {names[0]} is {shape(a)} but {names[1]} is {shape(b)}; both branches "
+            "must have the same structure (as tf.cond requires), and are then selected "
+            "entry by entry"
+        )
+    if isinstance(a, dict):
+        return {k: _select(c, a[k], b[k], who, (f"{names[0]}[{k!r}]", f"{names[1]}[{k!r}]"))
+                for k in a}
+    items = [_select(c, u, v, who, (f"{names[0]}[{i}]", f"{names[1]}[{i}]"))
+             for i, (u, v) in enumerate(zip(a, b))]
+    if isinstance(a, Tuple):
+        return tuple(items)
+    return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+
+
 def _select(c: object, a: object, b: object, who: str, names: tuple[str, str]) -> Expr:
+    if _nested(a) or _nested(b):
+        return _select_nested(c, a, b, who, names)
     arrays = [v for v in (c, a, b) if isinstance(v, (MatrixBase, NDimArray))]
     if arrays:  # tf.where on tensors: entry by entry, a scalar broadcast
         shape = tuple(arrays[0].shape)

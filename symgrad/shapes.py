@@ -11,6 +11,7 @@ from sympy.core.sympify import SympifyError
 from sympy.tensor.array import ImmutableDenseNDimArray
 
 from .errors import ShapeError, SymgradError, describe
+from .safe import refuse_string
 
 __all__ = ["Struct", "flatten_exprs", "flatten_symbols"]
 
@@ -57,11 +58,7 @@ class Struct:
 
 
 def _to_expr(value: object, where: str) -> Expr:
-    if isinstance(value, str):
-        raise SymgradError(
-            f"{where} is the string {value!r}; symgrad never parses strings here "
-            "(that would eval them). Build the expression with SymPy objects"
-        )
+    refuse_string(value, None, where)
     if isinstance(value, Expr):
         return value
     nested = isinstance(value, (list, tuple)) or hasattr(value, "shape")

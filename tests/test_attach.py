@@ -272,3 +272,10 @@ def test_type_errors():
 def test_immutable_matrix_x_and_fx():
     h = attach_gradient(ImmutableMatrix([a]), ImmutableMatrix([2]), ImmutableMatrix([a]))
     assert h.shape == (1, 1) and grad(h[0], a) == 2
+
+
+def test_attach_gradient_takes_tensorflows_name_as_a_label():
+    h = attach_gradient(x**2, 7, x, name="my_grad")
+    assert grad(h, x) == 7
+    with pytest.raises(TypeError, match="name must be a string"):
+        attach_gradient(x**2, 7, x, name=1)

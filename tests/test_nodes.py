@@ -80,3 +80,30 @@ def test_markers_apply_elementwise_to_matrices_and_arrays():
     # repeated forward entries keep their own backward
     st = straight_through(sp.Array([sp.floor(x), sp.floor(x)]), sp.Array([x, 2 * x]))
     assert st.shape == (2,) and grad(st[0] + st[1], x) == 3
+
+
+# ---- what stop_gradient takes (issue 8 §5) ----
+
+
+def test_stop_gradient_none_is_a_clear_type_error():
+    with pytest.raises(TypeError, match=r"stop_gradient: x is None \(NoneType\), not a SymPy"):
+        stop_gradient(None)
+    with pytest.raises(TypeError, match=r"stop_gradient: x is x > 0 \(StrictGreaterThan\), not an"):
+        stop_gradient(x > 0)
+
+
+def test_stop_gradient_list_tuple_dict_map_leaf_by_leaf_as_jax_pytrees():
+    assert stop_gradient([x, y]) == [stop_gradient(x), stop_gradient(y)]
+    assert stop_gradient((x, [y, 2])) == (stop_gradient(x), [stop_gradient(y), 2])
+    assert stop_gradient({"a": x, "b": (y,)}) == {"a": stop_gradient(x), "b": (stop_gradient(y),)}
+    assert stop_gradient(sp.Tuple(x, y)) == sp.Tuple(stop_gradient(x), stop_gradient(y))
+    assert identity([x, y]) == [identity(x), identity(y)]
+    a, b = stop_gradient([x * y, x])
+    assert grad(a * x + b, x) == stop_gradient(x * y)
+
+
+def test_stop_gradient_and_identity_take_tensorflows_name_as_a_label():
+    assert stop_gradient(x, name="frozen") == stop_gradient(x)
+    assert identity(x, name="id") == identity(x)
+    with pytest.raises(TypeError, match="name must be a string"):
+        stop_gradient(x, name=3)

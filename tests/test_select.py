@@ -94,3 +94,24 @@ def test_where_on_matrices_and_arrays_is_elementwise():
     assert cond(x > 0, lambda: a, lambda: b) == w
     with pytest.raises(SymgradError, match="shape"):
         where(x > 0, a, sp.Matrix([x, y, 1]))
+
+
+def test_cond_with_tuple_valued_branches_selects_entry_by_entry():
+    # was: a Piecewise of Tuples, which nothing could differentiate
+    a, b = cond(x < 1, lambda: (x, x**2), lambda: (1, 2 * y))
+    assert a == sp.Piecewise((x, x < 1), (1, True))
+    assert grad(b, [x, y]) == (sp.Piecewise((2 * x, x < 1), (0, True)),
+                              sp.Piecewise((0, x < 1), (2, True)))
+    d = cond(x < 1, {"u": x}, {"u": y})
+    assert d == {"u": sp.Piecewise((x, x < 1), (y, True))}
+    assert where(x < 1, [x, y], [1, 2]) == [sp.Piecewise((x, x < 1), (1, True)),
+                                             sp.Piecewise((y, x < 1), (2, True))]
+
+
+def test_cond_branches_of_different_structure_are_refused():
+    with pytest.raises(SymgradError, match="a is a tuple of 2 but b is a tuple of 3"):
+        cond(x < 1, (x, y), (x, y, 1))
+    with pytest.raises(SymgradError, match="a is a tuple of 2 but b is a single value"):
+        cond(x < 1, lambda: (x, y), lambda: x)
+    with pytest.raises(SymgradError, match="dict with keys"):
+        cond(x < 1, {"u": x}, {"v": x})
