@@ -1,0 +1,253 @@
+"""What a rewrite may assume about its arguments: real, positive, nonzero.
+
+Symbols are real variables (symgrad's convention); a domain narrows each to
+an interval.  :class:`Facts` propagates outward-rounded interval bounds
+through the DAG (children before parents, no recursion, each node once)
+and answers the validity predicates of the rewrites from them.  A node
+whose value may leave the reals (``log`` of a possibly negative number,
+``I``, an unknown function) has no bound and is not known to be real, so a
+real-only rewrite is not applied to it.  A polynomial in one variable that
+the bounds cannot place is decided by counting its real roots.
+
+>>> from sympy import symbols, sqrt, log, I
+>>> x = symbols("x")
+>>> f = Facts({x: (0, float("inf"))})
+>>> f.positive(x + 1), f.nonnegative(sqrt(x)), f.real(log(x - 2)), f.real(I * x)
+(True, True, False, False)
+>>> Facts().positive(x**2 + x + 1)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+from sympy import (
+    Abs,
+    Add,
+    Basic,
+    Max,
+    Min,
+    Mul,
+    Piecewise,
+    Poly,
+    PolynomialError,
+    Pow,
+    Rational,
+    Symbol,
+    atan,
+    cos,
+    cosh,
+    erf,
+    exp,
+    log,
+    sin,
+    sinh,
+    tanh,
+)
+from sympy.codegen.cfunctions import expm1, log1p
+
+from ..graph import postorder
+
+__all__ = ["Facts", "Bound"]
+
+Bound = tuple[float, float]  # a closed interval of reals, ends may be infinite
+INF = math.inf
+
+
+def _down(v: float) -> float:
+    return math.nextafter(v, -INF) if math.isfinite(v) else v
+
+
+def _up(v: float) -> float:
+    return math.nextafter(v, INF) if math.isfinite(v) else v
+
+
+def _widen(lo: float, hi: float) -> Bound:
+    return _down(lo), _up(hi)
+
+
+def _mul(a: Bound, b: Bound) -> Bound:
+    ps = []
+    for x in a:
+        for y in b:
+            ps.append(0.0 if (x == 0 or y == 0) else x * y)
+    return _widen(min(ps), max(ps))
+
+
+def _monotone(f: Callable[[float], float], b: Bound) -> Bound:
+    return _widen(f(b[0]), f(b[1]))
+
+
+def _safe(f: Callable[[float], float], lo_limit: float, hi_limit: float):
+    def g(v: float) -> float:
+        if v == -INF:
+            return lo_limit
+        if v == INF:
+            return hi_limit
+        try:
+            return f(v)
+        except OverflowError:
+            return hi_limit
+    return g
+
+
+_exp = _safe(math.exp, 0.0, INF)
+_log = _safe(lambda v: math.log(v) if v > 0 else -INF, -INF, INF)
+
+
+def _pow(b: Bound, e: Basic) -> Bound | None:
+    if e.is_Integer:
+        n = int(e)
+        if n == 0:
+            return (1.0, 1.0)
+        if n > 0:
+            out = b
+            for _ in range(n - 1):  # repeated products: sound, if loose
+                out = _mul(out, b)
+            if n % 2 == 0 and out[0] < 0:
+                out = (0.0, out[1])
+            return out
+        if b[0] <= 0 <= b[1]:
+            return None if b[0] == b[1] == 0 else (-INF, INF)
+        inv = (_down(1 / b[1]) if b[1] != INF else 0.0, _up(1 / b[0]) if b[0] != 0 else INF)
+        if b[1] < 0:
+            inv = (_down(1 / b[0]) if b[0] != -INF else 0.0, _up(1 / b[1]))
+            inv = (min(inv), max(inv))
+        return _pow(inv, -e)
+    if e.is_Rational or e.is_Float:
+        if b[0] < 0:
+            return None  # a fractional power of a negative number is not real
+        p = float(e)
+
+        def f(v: float) -> float:
+            if v == INF:
+                return INF if p > 0 else 0.0
+            if v == 0:
+                return 0.0 if p > 0 else INF
+            try:
+                return v**p
+            except OverflowError:
+                return INF
+        lo, hi = _widen(min(f(b[0]), f(b[1])), max(f(b[0]), f(b[1])))
+        return max(lo, 0.0), hi  # a root of a nonnegative number is nonnegative
+    return None
+
+
+# node class -> bound from the children's bounds (None: not known real)
+_RULES: dict[type, Callable[..., Bound | None]] = {
+    exp: lambda a: (max(_monotone(_exp, a)[0], 0.0), _monotone(_exp, a)[1]),
+    log: lambda a: _monotone(_log, a) if a[0] > 0 else None,
+    log1p: lambda a: _monotone(_safe(math.log1p, -INF, INF), a) if a[0] > -1 else None,
+    expm1: lambda a: _monotone(_safe(math.expm1, -1.0, INF), a),
+    sin: lambda a: (-1.0, 1.0),
+    cos: lambda a: (-1.0, 1.0),
+    tanh: lambda a: _monotone(_safe(math.tanh, -1.0, 1.0), a),
+    erf: lambda a: _monotone(_safe(math.erf, -1.0, 1.0), a),
+    atan: lambda a: _monotone(_safe(math.atan, -math.pi / 2, math.pi / 2), a),
+    sinh: lambda a: _monotone(_safe(math.sinh, -INF, INF), a),
+    cosh: lambda a: (1.0, INF),
+    Abs: lambda a: (0.0 if a[0] <= 0 <= a[1] else min(abs(a[0]), abs(a[1])),
+                    max(abs(a[0]), abs(a[1]))),
+    Max: lambda *bs: (max(b[0] for b in bs), max(b[1] for b in bs)),
+    Min: lambda *bs: (min(b[0] for b in bs), min(b[1] for b in bs)),
+}
+
+
+class Facts:
+    """Bounds of subexpressions over ``domain`` (symbol -> (lo, hi)); a
+    symbol left out ranges over all reals."""
+
+    def __init__(self, domain: Mapping[Basic, tuple] | None = None) -> None:
+        self._sym: dict[Basic, Bound] = {
+            s: (float(lo), float(hi)) for s, (lo, hi) in (domain or {}).items()
+        }
+        self._memo: dict[Basic, Bound | None] = {}
+
+    # -- the predicates rewrites use ---------------------------------------
+    def real(self, e: Basic) -> bool:
+        return self.bound(e) is not None
+
+    def positive(self, e: Basic) -> bool:
+        b = self.bound(e)
+        if b is not None and b[0] > 0:
+            return True
+        return b is not None and self._polynomial_sign(e, b) == 1
+
+    def nonnegative(self, e: Basic) -> bool:
+        b = self.bound(e)
+        return b is not None and (b[0] >= 0 or self.positive(e))
+
+    def negative(self, e: Basic) -> bool:
+        return self.positive(-e)
+
+    def nonzero(self, e: Basic) -> bool:
+        b = self.bound(e)
+        return b is not None and (b[0] > 0 or b[1] < 0 or self.positive(e) or self.negative(e))
+
+    # -- bounds ----------------------------------------------------------------
+    def bound(self, e: Basic) -> Bound | None:
+        """An interval holding every value of ``e`` over the domain, or
+        None where ``e`` may not be real."""
+        if e in self._memo:
+            return self._memo[e]
+        order, kids = postorder([e], lambda n: () if n in self._memo else n.args)
+        for node in order:
+            if node not in self._memo:
+                self._memo[node] = self._node_bound(node, kids[node])
+        return self._memo[e]
+
+    def _node_bound(self, node: Basic, args: tuple) -> Bound | None:
+        if isinstance(node, Symbol):
+            return self._sym.get(node, (-INF, INF))
+        if node.is_Number:
+            if not node.is_real or not node.is_finite:
+                return None
+            return _widen(float(node), float(node))
+        if node.is_NumberSymbol:
+            return _widen(float(node), float(node))
+        if isinstance(node, Piecewise):
+            bs = [self._memo.get(p.expr) for p in node.args]
+            if any(b is None for b in bs):
+                return None
+            return min(b[0] for b in bs), max(b[1] for b in bs)
+        bs = [self._memo.get(a) for a in args]
+        if any(b is None for b in bs):
+            return None
+        if isinstance(node, Add):
+            lo = sum(b[0] for b in bs)
+            hi = sum(b[1] for b in bs)
+            return _widen(-INF if math.isnan(lo) else lo, INF if math.isnan(hi) else hi)
+        if isinstance(node, Mul):
+            out = bs[0]
+            for b in bs[1:]:
+                out = _mul(out, b)
+            return out
+        if isinstance(node, Pow):
+            return _pow(bs[0], node.args[1])
+        rule = _RULES.get(type(node))
+        return None if rule is None else rule(*bs)
+
+    def _polynomial_sign(self, e: Basic, b: Bound) -> int:
+        """+1 where ``e`` is a polynomial in one symbol with no real root in
+        that symbol's interval and positive inside it; else 0."""
+        syms = e.free_symbols
+        if len(syms) != 1:
+            return 0
+        (s,) = syms
+        lo, hi = self._sym.get(s, (-INF, INF))
+        try:
+            poly = Poly(e, s)
+        except PolynomialError:
+            return 0
+        if not poly.is_univariate or poly.degree() < 1:
+            return 0
+        ends = [None if not math.isfinite(v) else Rational(v) for v in (lo, hi)]
+        if poly.count_roots(*ends) != 0:
+            return 0
+        if math.isfinite(lo) and math.isfinite(hi):
+            mid = (lo + hi) / 2
+        else:
+            mid = lo + 1 if math.isfinite(lo) else hi - 1 if math.isfinite(hi) else 0.0
+        return 1 if poly.eval(Rational(mid)) > 0 else 0

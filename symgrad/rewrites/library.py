@@ -1,0 +1,258 @@
+"""The library of accurate rewrites: one entry per line of math, by family.
+
+Each entry is ``source → form``, valid where its predicate holds on what
+the pattern symbols bound (``a``, ``b``, ``p``, ``u``), with an example
+instance, the region where the source loses its bits and one where it
+does not.  The tests prove every entry equal to its source with SymPy and
+measure it against mpmath on both regions (``tests/rewrites``).
+
+Scopes (see :data:`~symgrad.rewrites.rewrite.SCOPES`): ``codegen`` entries
+are applied to everything code generation emits; ``safe`` entries lose
+accuracy nowhere they are valid and are applied by ``stabilize=True``;
+``measured`` entries can lose elsewhere (an overflow the source does not
+have, a cancellation moved to another region) and ``stabilize`` keeps them
+only where it measures that they do not.
+"""
+
+from __future__ import annotations
+
+from sympy import Piecewise, Rational, atan, cos, cosh, exp, log, sin, sinh, sqrt, symbols, tan
+from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.codegen.numpy_nodes import logaddexp
+
+from ..graph import count_ops
+from .facts import Facts
+from .forms import Sigmoid, Softplus
+from .pattern import PATTERN_SYMBOLS, Match
+from .rewrite import Example, Rewrite
+
+__all__ = ["LIBRARY", "by_name", "in_scope"]
+
+a, b, c, p, u, v = PATTERN_SYMBOLS
+x, y = symbols("x y")  # the examples' variables
+THIRD = Rational(1, 3)
+
+
+# ---- domains of validity: predicates on the bound arguments -----------------
+def real(*ss):
+    return lambda m, f: all(f.real(m[s]) for s in ss)
+
+
+def positive(*ss):
+    return lambda m, f: all(f.positive(m[s]) for s in ss)
+
+
+def nonzero(*ss):
+    return lambda m, f: all(f.nonzero(m[s]) for s in ss)
+
+
+def _roots_valid(m: Match, f: Facts) -> bool:
+    # sqrt(a) ± sqrt(b), cbrt(a) - cbrt(b): real roots, not both zero
+    return f.nonnegative(m[a]) and f.nonnegative(m[b]) and (f.positive(m[a]) or f.positive(m[b]))
+
+
+def _not_negative(m: Match, f: Facts) -> bool:
+    # log(1/u) = -log(u) except on u < 0 (where neither is real: NaN in real code)
+    return f.real(m[u]) and not f.negative(m[u])
+
+
+def _atan_valid(m: Match, f: Facts) -> bool:
+    # atan a - atan b = atan((a - b)/(1 + ab)) while 1 + ab > 0 (else off by ±π)
+    return f.real(m[a]) and f.real(m[b]) and f.positive(1 + m[a] * m[b])
+
+
+def _pow_valid(m: Match, f: Facts) -> bool:
+    return f.positive(m[a]) and f.positive(m[b]) and f.real(m[p]) and not m[p].is_integer
+
+
+def _cancels(m: Match, f: Facts) -> bool:
+    # sqrt(a) + b: the conjugate pays only where a - b² cancels symbolically
+    return count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
+
+
+def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", family="",
+        needs=()):
+    return Rewrite(name, lhs, rhs, scope, why, example, valid, where, family,
+                   {"needs": tuple(needs)} if needs else {})
+
+
+# fmt: off
+LIBRARY: tuple[Rewrite, ...] = (
+    # ---- exponential and logarithmic: the forms code generation applies ----
+    _rw("softplus",        log(1 + exp(u)),     Softplus(u),      "codegen",
+        "exp(u) overflows for u > 709 and 1 + exp(u) drops exp(u) < 1e-16",
+        Example(log(1 + exp(x)), {x: (-700, -40)}, {x: (-30, 30)}),
+        real(u), "u real", "exp-log"),
+    _rw("softplus-log1p",  log1p(exp(u)),       Softplus(u),      "codegen",
+        "exp(u) overflows for u > 709",
+        Example(log1p(exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}),
+        real(u), "u real", "exp-log"),
+    _rw("logaddexp",       log(exp(a) + exp(b)), logaddexp(a, b), "codegen",
+        "exp overflows for arguments over 709, and drops the smaller term",
+        Example(log(exp(x) + exp(y)), {x: (710, 1e4), y: (710, 1e4)},
+                {x: (-20, 20), y: (-20, 20)}),
+        real(a, b), "a, b real", "exp-log"),
+    _rw("log1p",           log(1 + u),          log1p(u),         "codegen",
+        "1 + u drops the bits of a small u",
+        Example(log(1 + x), {x: (1e-300, 1e-6)}, {x: (0.5, 1e300)}),
+        family="exp-log"),
+    _rw("log-reciprocal",  log(1 / u),          -log(u),          "codegen",
+        "1/u overflows for u below 1/max float, and rounds",
+        Example(log(1 / x), {x: (1e-320, 1e-309)}, {x: (1e-300, 1e300)}),
+        _not_negative, "u real, not negative", "exp-log"),
+    _rw("expm1",           exp(u) - 1,          expm1(u),         "codegen",
+        "exp(u) - 1 cancels for small u",
+        Example(exp(x) - 1, {x: (-1e-6, 1e-6)}, {x: (1, 700)}),
+        family="exp-log"),
+    _rw("expm1-negated",   1 - exp(u),          -expm1(u),        "codegen",
+        "1 - exp(u) cancels for small u",
+        Example(1 - exp(x), {x: (-1e-6, 1e-6)}, {x: (-700, -1)}),
+        family="exp-log"),
+    _rw("hypot",           sqrt(a**2 + b**2),   hypot(a, b),      "codegen",
+        "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
+        Example(sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},
+                {x: (1, 100), y: (1, 100)}),
+        real(a, b), "a, b real", "exp-log"),
+    _rw("hypot-reciprocal", 1 / sqrt(a**2 + b**2), 1 / hypot(a, b), "codegen",
+        "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
+        Example(1 / sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},
+                {x: (1, 100), y: (1, 100)}),
+        real(a, b), "a, b real", "exp-log"),
+    # ---- the logistic sigmoid, exact over the whole float range ----------------
+    _rw("sigmoid-reciprocal", 1 / (1 + exp(u)), Sigmoid(-u),      "safe",
+        "exp(u) overflows for u > 709: the result is 0 where it is a subnormal",
+        Example(1 / (1 + exp(-x)), {x: (-745, -710)}, {x: (-700, 700)}),
+        real(u), "u real", "sigmoid"),
+    # exp(u)/(1 + exp(u)) is exp(u)·σ(-u) once its denominator is rewritten
+    _rw("sigmoid",         exp(u) * Sigmoid(-u), Sigmoid(u),     "safe",
+        "exp(u) overflows for u > 709: inf/inf is NaN",
+        Example(exp(x) / (1 + exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}),
+        family="sigmoid", needs=("sigmoid-reciprocal",)),
+    _rw("sigmoid-complement", 1 - Sigmoid(u),   Sigmoid(-u),      "safe",
+        "1 - σ(u) cancels for u > 37: 0 instead of ≈ exp(-u)",
+        Example(1 - 1 / (1 + exp(x)), {x: (-700, -40)}, {x: (-30, 700)}),
+        family="sigmoid", needs=("sigmoid-reciprocal",)),
+    _rw("sigmoid-minus-one", Sigmoid(u) - 1,    -Sigmoid(-u),     "safe",
+        "σ(u) - 1 cancels for u > 37",
+        Example(1 / (1 + exp(-x)) - 1, {x: (40, 700)}, {x: (-700, 30)}),
+        family="sigmoid", needs=("sigmoid-reciprocal",)),
+    _rw("log-sigmoid",     log(Sigmoid(u)),     -Softplus(-u),    "safe",
+        "σ(u) rounds to 1 for u > 37: log gives 0 instead of ≈ -exp(-u)",
+        Example(log(1 / (1 + exp(-x))), {x: (40, 700)}, {x: (-700, 30)}),
+        family="sigmoid", needs=("sigmoid-reciprocal",)),
+    _rw("exp-over-expm1",  exp(u) / expm1(u),   -1 / expm1(-u),   "safe",
+        "exp(u) overflows for u > 709: inf/inf is NaN",
+        Example(exp(x) / (exp(x) - 1), {x: (710, 1e4)}, {x: (0.5, 700)}),
+        family="sigmoid", needs=("expm1",)),
+    # ---- differences of nearby values: conjugate and identity forms -----------
+    _rw("sqrt-difference", sqrt(a) - sqrt(b),   (a - b) / (sqrt(a) + sqrt(b)), "measured",
+        "sqrt(a) - sqrt(b) cancels where a ≈ b",
+        Example(sqrt(x + 1) - sqrt(x), {x: (1e3, 1e300)}, {x: (0, 1)}),
+        _roots_valid, "a, b ≥ 0, not both 0", "differences"),
+    _rw("reciprocal-sqrt-difference", 1 / sqrt(a) - 1 / sqrt(b),
+        (b - a) / (sqrt(a) * sqrt(b) * (sqrt(a) + sqrt(b))), "measured",
+        "1/sqrt(a) - 1/sqrt(b) cancels where a ≈ b",
+        Example(1 / sqrt(x) - 1 / sqrt(x + 1), {x: (1e3, 1e100)}, {x: (1e-3, 1)}),
+        positive(a, b), "a, b > 0", "differences"),
+    _rw("reciprocal-difference", 1 / a - 1 / b, (b - a) / (a * b), "measured",
+        "1/a - 1/b cancels where a ≈ b",
+        Example(1 / (x + 1) - 1 / x, {x: (1e3, 1e100)}, {x: (1e-3, 1)}),
+        nonzero(a, b), "a, b ≠ 0", "differences"),
+    _rw("cbrt-difference", a**THIRD - b**THIRD,
+        (a - b) / ((a**THIRD + b**THIRD)**2 - a**THIRD * b**THIRD),
+        "measured",
+        "cbrt(a) - cbrt(b) cancels where a ≈ b",
+        Example((x + 1)**THIRD - x**THIRD, {x: (1e3, 1e300)}, {x: (0, 1)}),
+        _roots_valid, "a, b ≥ 0, not both 0", "differences"),
+    _rw("power-difference", a**p - b**p,        b**p * expm1(p * log1p((a - b) / b)), "measured",
+        "a^p - b^p cancels where a ≈ b",
+        Example((x + 1)**Rational(1, 5) - x**Rational(1, 5), {x: (1e3, 1e20)},
+                {x: (1e-3, 1)}),
+        _pow_valid, "a, b > 0, p real, not an integer", "differences"),
+    _rw("log-difference",  log(a) - log(b),     log1p((a - b) / b), "measured",
+        "log(a) - log(b) cancels where a ≈ b",
+        Example(log(x + 1) - log(x), {x: (1e3, 1e300)}, {x: (1e-3, 1)}),
+        positive(a, b), "a, b > 0", "differences"),
+    _rw("log-ratio",       log(a / b),          log1p((a - b) / b), "measured",
+        "a/b rounds near 1, and log keeps only what is left",
+        Example(log((1 + x) / x), {x: (1e3, 1e300)}, {x: (1e-3, 1)}),
+        positive(a, b), "a, b > 0", "differences"),
+    _rw("log-quotient",    log(a / b),          log(a) - log(b),  "measured",
+        "a/b loses the bits of a and b near 1 that log(a), log(b) keep",
+        Example(log((1 - x) / (1 + x)), {x: (-1e-6, 1e-6)}, {x: (-0.9, 0.9)}),
+        positive(a, b), "a, b > 0", "differences", needs=("log1p",)),
+    # (the product-to-sum form 2cos((a+b)/2)sin((a-b)/2) rounds (a+b)/2 and then
+    #  loses bits where cos is ill-conditioned; this one uses a - b and b only)
+    _rw("sin-difference",  sin(a) - sin(b),
+        cos(b) * sin(a - b) - 2 * sin(b) * sin((a - b) / 2)**2, "measured",
+        "sin(a) - sin(b) cancels where a ≈ b",
+        Example(sin(x + y) - sin(x), {x: (0.1, 1.4), y: (1e-12, 1e-6)},
+                {x: (0.1, 1.4), y: (0.5, 1)}),
+        family="differences"),
+    _rw("cos-difference",  cos(a) - cos(b),
+        -sin(b) * sin(a - b) - 2 * cos(b) * sin((a - b) / 2)**2, "measured",
+        "cos(a) - cos(b) cancels where a ≈ b",
+        Example(cos(x + y) - cos(x), {x: (0.1, 1.4), y: (1e-12, 1e-6)},
+                {x: (0.1, 1.4), y: (0.5, 1)}),
+        family="differences"),
+    _rw("tan-difference",  tan(a) - tan(b),     sin(a - b) / (cos(a) * cos(b)), "measured",
+        "tan(a) - tan(b) cancels where a ≈ b",
+        Example(tan(x + y) - tan(x), {x: (0.1, 1.4), y: (1e-12, 1e-6)},
+                {x: (0.1, 0.7), y: (0.1, 0.5)}),
+        family="differences"),
+    _rw("atan-difference", atan(a) - atan(b),   atan((a - b) / (1 + a * b)), "measured",
+        "atan(a) - atan(b) cancels where a ≈ b, and both round to π/2 for large a, b",
+        Example(atan(x + 1) - atan(x), {x: (1e3, 1e100)}, {x: (-1, 1)}),
+        _atan_valid, "a, b real, 1 + ab > 0", "differences"),
+    _rw("one-minus-cos",   1 - cos(u),          2 * sin(u / 2)**2, "measured",
+        "1 - cos(u) cancels for small u",
+        Example((1 - cos(x)) / x**2, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}),
+        family="differences"),
+    _rw("cos-minus-one",   cos(u) - 1,          -2 * sin(u / 2)**2, "measured",
+        "cos(u) - 1 cancels for small u",
+        Example(cos(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}),
+        family="differences"),
+    _rw("cosh-minus-one",  cosh(u) - 1,         2 * sinh(u / 2)**2, "measured",
+        "cosh(u) - 1 cancels for small u",
+        Example(cosh(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 700)}),
+        family="differences"),
+    _rw("exp-sinh",        exp(u) - exp(-u),    2 * sinh(u),      "measured",
+        "exp(u) - exp(-u) cancels for small u",
+        Example(exp(x) - exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}),
+        family="differences"),
+    _rw("exp-cosh-minus-two", exp(u) - 2 + exp(-u), 4 * sinh(u / 2)**2, "measured",
+        "exp(u) - 2 + exp(-u) cancels for small u",
+        Example(exp(x) - 2 + exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}),
+        family="differences"),
+    # ---- regimes: a form per region, the threshold known in advance ------------
+    _rw("sqrt-conjugate",  sqrt(a) + b,
+        Piecewise(((a - b**2) / (sqrt(a) - b), b < 0), (sqrt(a) + b, True)), "measured",
+        "sqrt(a) + b cancels where b ≈ -sqrt(a) < 0; the conjugate moves the "
+        "difference into a - b², which cancels symbolically",
+        Example(sqrt(x**2 + 1) - x, {x: (1e3, 1e150)}, {x: (-1e3, 0)}),
+        _cancels, "a - b² simpler than a", "regimes"),
+)
+# fmt: on
+
+_BY_NAME = {rw.name: rw for rw in LIBRARY}
+if len(_BY_NAME) != len(LIBRARY):  # pragma: no cover (a typo in the table)
+    raise RuntimeError("two rewrites share a name in the library")
+
+
+def by_name(name: str) -> Rewrite:
+    """The library's rewrite called ``name``.
+
+    >>> by_name("log1p")
+    Rewrite(log1p: log(_u + 1) -> log1p(_u), codegen)
+    """
+    return _BY_NAME[name]
+
+
+def in_scope(*scopes: str) -> tuple[Rewrite, ...]:
+    """The rewrites of the given scopes, in library order.
+
+    >>> [rw.name for rw in in_scope("codegen")][:3]
+    ['softplus', 'softplus-log1p', 'logaddexp']
+    """
+    return tuple(rw for rw in LIBRARY if rw.scope in scopes)
+

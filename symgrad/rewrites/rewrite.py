@@ -1,0 +1,144 @@
+"""A rewrite as data, and the pass that applies a set of them to a DAG.
+
+A :class:`Rewrite` is a template (``lhs``), its replacement (``rhs``, over
+the same pattern symbols), where it is valid (a predicate on what the
+pattern symbols bound, answered by :class:`~symgrad.rewrites.facts.Facts`),
+how far it may be trusted without measuring (``scope``), and an
+:class:`Example`: an instance with the region where the source loses its
+bits and a region where it does not, which the tests measure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from sympy import Basic
+
+from ..graph import postorder
+from .facts import Facts
+from .forms import expand_forms
+from .pattern import Match, match
+
+__all__ = ["Rewrite", "Example", "SCOPES", "apply_rewrites", "replace_nodes", "rebuild"]
+
+# codegen:  applied to every formula code generation emits (today's accurate forms)
+# safe:     never loses accuracy where valid; applied by stabilize=True without measuring
+# measured: kept only where a measurement shows it loses nothing on the domain
+SCOPES = ("codegen", "safe", "measured")
+
+Validity = Callable[[Match, Facts], bool]
+
+
+@dataclass(frozen=True)
+class Example:
+    """An instance of a rewrite's source and where to measure it: over
+    ``unstable`` the source loses bits and the rewrite keeps them; over
+    ``elsewhere`` (None: nowhere else to look) the rewrite loses none."""
+
+    expr: Basic
+    unstable: Mapping[Basic, tuple[float, float]]
+    elsewhere: Mapping[Basic, tuple[float, float]] | None = None
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """``lhs`` → ``rhs`` where ``valid`` holds.  ``where`` says the domain of
+    validity in words; ``why`` what the source loses and the form keeps."""
+
+    name: str
+    lhs: Basic
+    rhs: Basic
+    scope: str
+    why: str
+    example: Example
+    valid: Validity | None = None
+    where: str = "everywhere"
+    family: str = ""
+    extra: Mapping = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.scope not in SCOPES:
+            raise ValueError(f"rewrite {self.name}: scope {self.scope!r} not in {SCOPES}")
+
+    def apply(self, node: Basic, facts: Facts) -> Basic | None:
+        """The rewritten node, or None where the template does not match
+        or the bound arguments are outside the domain of validity."""
+        got = match(self.lhs, node)
+        if got is None:
+            return None
+        m, rest = got
+        if self.valid is not None and not self.valid(m, facts):
+            return None
+        out = self.rhs.xreplace(m)
+        return type(node)(out, *rest) if rest else out
+
+    def __repr__(self) -> str:
+        return f"Rewrite({self.name}: {self.lhs} -> {self.rhs}, {self.scope})"
+
+
+_MAX_STEPS = 8  # rewrites nested in the nodes that rewrites create
+
+
+def rebuild(node: Basic, args: tuple, new: Mapping[Basic, Basic]) -> Basic:
+    """``node`` over its rewritten children (itself where none changed: an
+    equal copy is no change, and rebuilding it would re-evaluate it)."""
+    low = tuple(new[a] for a in args)
+    if any(a is not b and a != b for a, b in zip(low, args)):
+        return node.func(*low)
+    return node
+
+
+def apply_rewrites(
+    exprs: Iterable[Basic], rewrites: Iterable[Rewrite], facts: Facts | None = None
+) -> list[Basic]:
+    """``exprs`` with ``rewrites`` applied wherever they match and are valid.
+
+    One bottom-up pass over the DAG (each distinct node once, no
+    recursion over the formula): each node is rebuilt from its rewritten
+    children, then rewritten by the first rewrite that matches (in the
+    order given); the nodes that rewrite creates go through the same pass.
+    Finally every accurate-form node is expanded.
+
+    >>> from sympy import symbols, exp, log
+    >>> from symgrad.rewrites import LIBRARY
+    >>> x = symbols("x")
+    >>> apply_rewrites([log(1 + x), exp(x) - 1 + x], LIBRARY)
+    [log1p(x), x + expm1(x)]
+    """
+    roots = list(exprs)
+    facts = Facts() if facts is None else facts
+    by_root: dict[type, list[Rewrite]] = {}
+    for rw in rewrites:
+        by_root.setdefault(type(rw.lhs), []).append(rw)
+    new: dict[Basic, Basic] = {}  # node -> rewritten; a result maps to itself
+
+    def run(tops: list[Basic], depth: int) -> None:
+        order, kids = postorder(tops, lambda n: () if n in new else n.args)
+        for node in order:
+            if node in new:
+                continue
+            cur = rebuild(node, kids[node], new)
+            if depth < _MAX_STEPS:
+                for rw in by_root.get(type(cur), ()):
+                    out = rw.apply(cur, facts)
+                    if out is not None and out != cur:
+                        run([out], depth + 1)  # the rewrite's new nodes, as deep as rewrites nest
+                        cur = new[out]
+                        break
+            new[node] = cur
+            new.setdefault(cur, cur)
+
+    run(roots, 0)
+    return expand_forms([new[r] for r in roots])
+
+
+def replace_nodes(exprs: Iterable[Basic], repl: Mapping[Basic, Basic]) -> list[Basic]:
+    """``exprs`` with each node that is a key of ``repl`` replaced (and the
+    nodes above it rebuilt), in one bottom-up pass over the DAG."""
+    roots = list(exprs)
+    order, kids = postorder(roots, lambda n: () if n in repl else n.args)
+    new: dict[Basic, Basic] = {}
+    for node in order:
+        new[node] = repl[node] if node in repl else rebuild(node, kids[node], new)
+    return [new[r] for r in roots]

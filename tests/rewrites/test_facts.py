@@ -1,0 +1,46 @@
+"""Signs and realness over a domain, for the rewrites' validity."""
+
+from __future__ import annotations
+
+import math
+
+from sympy import I, Piecewise, asin, atan, cos, exp, log, pi, sqrt, symbols
+
+from symgrad.rewrites import Facts
+
+x, y = symbols("x y")
+
+
+def test_symbols_are_real_and_unbounded_without_a_domain():
+    f = Facts()
+    assert f.real(x) and not f.positive(x) and not f.nonzero(x)
+    assert f.positive(exp(x)) is False  # exp(x) may underflow to 0: only nonnegative
+    assert f.nonnegative(exp(x)) and f.positive(1 + exp(x))
+
+
+def test_bounds_follow_the_domain():
+    f = Facts({x: (1, 2), y: (-3, -1)})
+    assert f.positive(x * x - 0.5) and f.negative(y) and f.nonzero(x * y)
+    assert f.positive(log(x + 1)) and f.positive(sqrt(x) - 0.9)
+    lo, hi = f.bound(atan(x) + cos(y))
+    assert -1 <= lo and hi <= math.pi / 2 + 1 + 1e-12
+
+
+def test_not_real_where_the_value_may_leave_the_reals():
+    f = Facts()
+    assert not f.real(log(x)) and not f.real(sqrt(x)) and not f.real(I * x)
+    assert not f.real(asin(2)) and not f.real(x ** pi)
+    assert Facts({x: (0, 1)}).real(sqrt(x)) and Facts({x: (0.5, 1)}).real(log(x))
+
+
+def test_polynomials_in_one_variable_by_their_roots():
+    f = Facts()
+    assert f.positive(1 + x * (x + 1))  # no real root
+    assert not f.positive(x**2 - 1)
+    assert Facts({x: (2, 3)}).positive(x**2 - 1)
+
+
+def test_piecewise_takes_the_hull_of_its_branches():
+    f = Facts({x: (0, 1)})
+    lo, hi = f.bound(Piecewise((x + 2, x > 0.5), (x + 3, True)))
+    assert 1.999 < lo <= 2 and 4 <= hi < 4.001
