@@ -18,6 +18,7 @@ from mpmath.libmp import prec_to_dps
 from sympy import Expr, Function, MatrixBase, NDimArray, Tuple
 
 from .errors import describe
+from .printing import latex_call, pretty_call
 from .safe import StrictArgs, strict
 
 __all__ = ["Marker", "is_marker", "stop_gradient", "identity", "straight_through"]
@@ -41,6 +42,13 @@ class Marker(StrictArgs, Function):
 
     def _eval_is_finite(self):
         return self._symgrad_lower(*self.args).is_finite
+
+    # the name as written (SymPy reads stop_gradient as stop with a subscript)
+    def _latex(self, printer, exp=None):
+        return latex_call(printer, type(self).__name__, self.args, exp)
+
+    def _pretty(self, printer, **kwargs):
+        return pretty_call(printer, type(self).__name__, self.args)
 
 
 def _is_array(v: object) -> bool:

@@ -25,6 +25,7 @@ from sympy.core.function import AppliedUndef
 from ..errors import RuleError, SymgradError, describe
 from ..graph import postorder
 from ..nodes import Marker
+from ..printing import latex_call, pretty_call
 from ..rules.forms import Rule, _dot, as_expr
 from ..shapes import Struct, flatten_exprs
 from .linear import nonlinear_witness
@@ -139,11 +140,11 @@ class CustomNode(Marker):
     def _sympystr(self, printer) -> str:
         return printer._print(self._display())
 
-    def _latex(self, printer) -> str:
-        return printer._print(self._display())
+    def _latex(self, printer, exp=None) -> str:
+        return latex_call(printer, type(self).__name__, self.inputs, exp)
 
-    def _pretty(self, printer):
-        return printer._print(self._display())
+    def _pretty(self, printer, **kwargs):
+        return pretty_call(printer, type(self).__name__, self.inputs)
 
     def __reduce_ex__(self, protocol):
         raise TypeError(
