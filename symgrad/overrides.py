@@ -7,11 +7,11 @@ active override map that names it > the rule table > SymPy's ``fdiff``.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Mapping
+import warnings
+from collections.abc import Callable, Mapping
 
 from mpmath.libmp import prec_to_dps
-from sympy import Add, Basic, Function, Mul, Pow
+from sympy import Add, Atom, Basic, Expr, Function, Mul, Pow
 from sympy.core.operations import LatticeOp
 
 from .errors import NoRuleError, SymgradError, describe
@@ -33,14 +33,19 @@ __all__ = [
 
 _FORMS = {"vjp": VJPRule, "partials": None, "jvp": JVPRule}
 
+# The rules symgrad ships (the table as built, before any user code runs),
+# and the built-in entries a user replaced, to restore on unregister.
+_BUILT_IN = frozenset(DEFAULT_TABLE.names())
+_REPLACED: dict[str, object] = {}
+
 
 # ---- names ------------------------------------------------------------------
 
 
-def _sympy_class_names() -> set[str]:
-    """Names of every SymPy expression class alive now (user functions
-    ``Function('f')`` included); walked iteratively."""
-    names: set[str] = set()
+def _sympy_classes() -> dict[str, list[type]]:
+    """Every SymPy expression class alive now (user functions
+    ``Function('f')`` included), by name; walked iteratively."""
+    names: dict[str, list[type]] = {}
     stack = [Basic]
     seen: set[type] = set()
     while stack:
@@ -48,9 +53,33 @@ def _sympy_class_names() -> set[str]:
         for sub in type.__subclasses__(cls) if isinstance(cls, type) else ():
             if sub not in seen:
                 seen.add(sub)
-                names.add(sub.__name__)
+                names.setdefault(sub.__name__, []).append(sub)
                 stack.append(sub)
     return names
+
+
+def _sympy_class_names() -> set[str]:
+    return set(_sympy_classes())
+
+
+def _never_differentiated(name: str) -> str | None:
+    """Why no node called ``name`` is ever given to a rule, or None."""
+    classes = _sympy_classes().get(name, [])
+    if not classes or name in DEFAULT_TABLE:
+        return None
+    if all(issubclass(c, Atom) and issubclass(c, Expr) for c in classes):
+        return (
+            f"{name!r} names a leaf (a symbol or number, which has no arguments), so no rule "
+            "is ever asked to differentiate it: a symbol's derivative with respect to "
+            "itself is 1 by definition, a number's is 0"
+        )
+    if all(not issubclass(c, Expr) for c in classes):
+        return (
+            f"{name!r} is not an expression ({classes[0].__mro__[1].__name__}): conditions, "
+            "relations and containers never receive a gradient (a Piecewise's conditions "
+            "get none), so no rule is ever asked to differentiate one"
+        )
+    return None
 
 
 def known_node_names() -> list[str]:
@@ -77,6 +106,12 @@ def canonical_node_name(name: str) -> str:
             "mean every power"
         )
     if name in DEFAULT_TABLE or name in _sympy_class_names():
+        why = _never_differentiated(name)
+        if why is not None:
+            raise SymgradError(
+                f"cannot override {name!r}: {why}. Map the function node whose gradient you "
+                "want to change (floor, Abs, Max, a custom function, ...)"
+            )
         return name
     raise NoRuleError(
         unknown_name_message(name, "node name", known_node_names()).split(" Register")[0]
@@ -139,6 +174,8 @@ def register_gradient(
         else:
             rule = _FORMS[form](name, fn)
         old = DEFAULT_TABLE.registered(name)
+        if old is not None and name in _BUILT_IN and name not in _REPLACED:
+            _REPLACED[name] = old
         DEFAULT_TABLE.add(name, rule, old.cls if old else None, replace=replace)
         return fn
 
@@ -146,7 +183,9 @@ def register_gradient(
 
 
 def unregister_gradient(name: str) -> None:
-    """Remove a rule added with :func:`register_gradient`.
+    """Remove a rule added with :func:`register_gradient`; where it replaced
+    a built-in rule, the built-in one is back.  Built-in rules (of symgrad's
+    own nodes and of the default table) cannot be removed.
 
     >>> @register_gradient("Doubling")
     ... def _doubling(node, grad):
@@ -157,6 +196,17 @@ def unregister_gradient(name: str) -> None:
     >>> "Doubling" in DEFAULT_TABLE
     False
     """
+    old = _REPLACED.pop(name, None)
+    if old is not None:
+        DEFAULT_TABLE.add(name, old.rule, old.cls, replace=True)
+        return
+    if name in _BUILT_IN:
+        raise SymgradError(
+            f"the gradient rule {name!r} is built into symgrad and cannot be removed "
+            "(without it, nodes it differentiates would have no gradient). To change it, "
+            f"register_gradient({name!r}, replace=True) your own rule (unregister_gradient "
+            "then restores the built-in one), or use gradient_override_map / override"
+        )
     if DEFAULT_TABLE.registered(name) is None:
         raise NoRuleError(f"no gradient rule named {name!r} is registered")
     DEFAULT_TABLE.remove(name)
@@ -182,14 +232,54 @@ def _canonical_mapping(mapping: object, who: str) -> dict[str, str]:
     return out
 
 
-@contextlib.contextmanager
-def gradient_override_map(mapping: Mapping[str, str]) -> Iterator[None]:
+class _Block(Mapping):
+    """One entered ``gradient_override_map`` block, as the resolver sees it:
+    a node name -> rule name mapping that goes empty once the block is
+    exited (wherever that happens), and that notes being consulted."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+        self.closed = False
+        self.consulted = False
+
+    def get(self, name, default=None):
+        if self.closed:
+            return default
+        self.consulted = True
+        return self.mapping.get(name, default)
+
+    def __getitem__(self, name):
+        if self.closed:
+            raise KeyError(name)
+        return self.mapping[name]
+
+    def __iter__(self):
+        return iter(() if self.closed else self.mapping)
+
+    def __len__(self) -> int:
+        return 0 if self.closed else len(self.mapping)
+
+
+def _open(stack: tuple) -> tuple:
+    return tuple(m for m in stack if not getattr(m, "closed", False))
+
+
+class gradient_override_map:  # noqa: N801  (TensorFlow's name, used as a function)
     """Within the block, nodes named in ``mapping`` are differentiated with
     the mapped rule; their value is untouched.
 
-    Maps nest (the inner one wins for the names it maps) and are restored on
-    exit, also on an exception; they are local to a thread and to an
-    asyncio task.  Names may be TensorFlow op names.
+    The map applies while ``grad``/``jvp``/... run inside the block, not to
+    the expressions built there (TensorFlow's map is graph-scoped; this one
+    is dynamic): a block that exits with no differentiation run inside it
+    warns.  To fix a rule into an expression, tag it with :func:`override`.
+
+    Maps nest (the inner one wins for the names it maps) and end on exit,
+    also on an exception.  They are local to a thread and to an asyncio
+    task: a thread started inside a block does not see the map.  Blocks
+    must exit in the reverse order of entry; one exited out of order, or in
+    another thread or task than it was entered (a generator suspended
+    inside a block and resumed elsewhere), raises a :class:`SymgradError`
+    and its map ends everywhere.  Names may be TensorFlow op names.
 
     >>> import sympy as sp
     >>> from symgrad import grad
@@ -200,12 +290,62 @@ def gradient_override_map(mapping: Mapping[str, str]) -> Iterator[None]:
     >>> grad(sp.floor(x) * y, x)
     0
     """
-    canon = _canonical_mapping(mapping, "gradient_override_map")
-    token = ACTIVE_MAPS.set((*ACTIVE_MAPS.get(), canon))
-    try:
-        yield
-    finally:
-        ACTIVE_MAPS.reset(token)
+
+    def __init__(self, mapping: Mapping[str, str]) -> None:
+        self.mapping = _canonical_mapping(mapping, "gradient_override_map")
+        self._block: _Block | None = None
+
+    def __enter__(self) -> None:
+        if self._block is not None:
+            raise SymgradError(
+                f"this gradient_override_map({self.mapping}) is already active: a block "
+                "object cannot be entered again while it is open; to nest the same map, "
+                "create another one, gradient_override_map(mapping)"
+            )
+        self._block = _Block(self.mapping)
+        ACTIVE_MAPS.set((*_open(ACTIVE_MAPS.get()), self._block))
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        block, self._block = self._block, None
+        if block is None:
+            raise SymgradError(f"gradient_override_map({self.mapping}) exited but never entered")
+        block.closed = True  # ends the map in every context that still holds it
+        stack = ACTIVE_MAPS.get()
+        if stack and stack[-1] is block:
+            ACTIVE_MAPS.set(_open(stack[:-1]))
+            if stack[-2:-1] and isinstance(stack[-2], _Block):
+                stack[-2].consulted |= block.consulted  # an inner block's use counts
+        else:
+            ACTIVE_MAPS.set(_open(stack))
+            if exc_type is None:
+                raise SymgradError(self._mismatch(any(m is block for m in stack)))
+        if exc_type is None and not block.consulted:
+            warnings.warn(
+                f"gradient_override_map({self.mapping}): no differentiation ran inside the "
+                "block. The map applies only while grad/jvp/vjp/jacobian/hessian run inside "
+                "it, not to the expressions built there (unlike TensorFlow's graph-scoped "
+                "map). Call grad inside the block, or tag the nodes with "
+                "symgrad.override(expr, mapping)",
+                UserWarning,
+                stacklevel=2,
+            )
+        return False
+
+    def _mismatch(self, present: bool) -> str:
+        if present:
+            return (
+                f"gradient_override_map({self.mapping}) exited out of order: a block entered "
+                "after it is still open (often a generator suspended inside a `with "
+                "gradient_override_map(...)` block, whose map then applies to its caller). "
+                "Its map has ended; the later block's still applies until it exits. Exit "
+                "blocks in the reverse order of entry, and close such generators first"
+            )
+        return (
+            f"gradient_override_map({self.mapping}) is not active in this context: it was "
+            "entered in another thread or asyncio task (a generator suspended inside the "
+            "block and resumed elsewhere) or exited out of order. Its map has ended "
+            "everywhere; enter and exit a block in the same thread or task"
+        )
 
 
 # ---- override: per-node tags -------------------------------------------------------

@@ -147,14 +147,13 @@ def test_register_bad_arguments_leave_nothing_behind(registry):
 
 
 def test_replacing_a_builtin_keeps_its_class(registry):
-    old = DEFAULT_TABLE.entry("floor")
     try:
         register_gradient("floor", replace=True)(lambda node, g: g)
         assert grad(sp.floor(x), x) == 1
         # an undefined function that happens to be called floor is not a floor
         assert grad(sp.Function("floor")(x), x) == sp.Derivative(sp.Function("floor")(x), x)
     finally:
-        DEFAULT_TABLE.add("floor", old.rule, old.cls, replace=True)
+        unregister_gradient("floor")  # restores the built-in rule
     assert grad(sp.floor(x), x) == 0
 
 
@@ -402,3 +401,133 @@ def test_stop_gradient_every_mode_and_order():
 def test_lowered_gradient_runs():
     g = grad(x * stop_gradient(x), x)
     assert lambdify([x], g)(np.array([2.0]))[0] == 2.0
+
+
+# ---- unregister_gradient removes only what users registered (issue 8 §2) ----
+
+
+@pytest.mark.parametrize("name", ["stop_gradient", "identity", "floor", "exp", "Identity",
+                                  "Zero", "StopGradient", "Max", "Piecewise"])
+def test_unregister_stop_gradient_and_other_built_ins_is_refused(name):
+    with pytest.raises(SymgradError, match=rf"{name!r} is built into symgrad"):
+        unregister_gradient(name)
+    assert name in DEFAULT_TABLE
+    assert grad(x * stop_gradient(x), x) == stop_gradient(x)
+
+
+def test_unregister_after_replacing_a_built_in_restores_it(registry):
+    @register_gradient("floor", replace=True)
+    def _ste(node, g):
+        return g
+
+    assert grad(sp.floor(x), x) == 1
+    unregister_gradient("floor")
+    assert grad(sp.floor(x), x) == 0
+    with pytest.raises(SymgradError, match="built into symgrad"):
+        unregister_gradient("floor")
+
+
+def test_unregister_a_user_rule_and_an_unknown_name():
+    @register_gradient("Tripling")
+    def _tripling(node, g):
+        return 3 * g
+
+    unregister_gradient("Tripling")
+    assert "Tripling" not in DEFAULT_TABLE
+    with pytest.raises(NoRuleError, match="no gradient rule named 'Tripling' is registered"):
+        unregister_gradient("Tripling")
+
+
+# ---- gradient_override_map: mismatched exits, re-entry, keys, warnings (issue 8) ----
+
+
+def test_two_blocks_exited_out_of_order_raise_and_leave_no_map_active():
+    a = gradient_override_map({"floor": "Identity"})
+    b = gradient_override_map({"ceiling": "Identity"})
+    a.__enter__()
+    b.__enter__()
+    with pytest.raises(SymgradError, match="exited out of order"):
+        a.__exit__(None, None, None)
+    # A's map is gone, B's (still open) still applies
+    assert grad(sp.floor(x) + sp.ceiling(y), [x, y]) == (0, 1)
+    b.__exit__(None, None, None)
+    assert ACTIVE_MAPS.get() == ()
+    assert grad(sp.floor(x) + sp.ceiling(y), [x, y]) == (0, 0)
+
+
+def test_generator_yielding_inside_a_block_is_caught_at_the_callers_exit():
+    def steps():
+        with gradient_override_map({"floor": "Identity"}):
+            yield grad(sp.floor(x), x)
+            yield grad(sp.floor(x), x)
+
+    with pytest.raises(SymgradError, match="out of order.*generator"):
+        with gradient_override_map({"ceiling": "Identity"}):
+            gen = steps()
+            assert next(gen) == 1
+            grad(sp.ceiling(x), x)
+    assert ACTIVE_MAPS.get() != ()  # the generator's block is still open here...
+    gen.close()  # ...until the generator finishes
+    assert ACTIVE_MAPS.get() == ()
+    assert grad(sp.floor(x), x) == 0
+
+
+def test_generator_resumed_in_another_context_is_a_clear_error_and_its_map_ends():
+    import contextvars
+
+    def steps():
+        with gradient_override_map({"floor": "Identity"}):
+            yield 1
+            yield 2
+
+    gen = steps()
+    next(gen)  # the block is entered in this context
+    assert grad(sp.floor(x), x) == 1  # (the leak TensorFlow users hit)
+    with pytest.raises(SymgradError, match="not active in this context"):
+        contextvars.Context().run(lambda: list(gen))  # exits in another (thread's) context
+    assert grad(sp.floor(x), x) == 0  # the map ended everywhere, no token ValueError
+    ACTIVE_MAPS.set(())
+
+
+def test_entering_the_same_map_object_twice_is_a_clear_error():
+    m = gradient_override_map({"floor": "Identity"})
+    with m:
+        with pytest.raises(SymgradError, match="already active"):
+            with m:
+                pass
+        assert grad(sp.floor(x), x) == 1
+    assert ACTIVE_MAPS.get() == ()
+    with m:  # once exited it may be entered again
+        assert grad(sp.floor(x), x) == 1
+
+
+@pytest.mark.parametrize(
+    "key, reason",
+    [("Symbol", "a leaf"), ("Float", "a leaf"), ("Integer", "a leaf"), ("Pi", "a leaf"),
+     ("StrictGreaterThan", "not an expression"), ("And", "not an expression"),
+     ("Tuple", "not an expression")],
+)
+def test_map_keys_that_can_never_match_a_differentiable_node_are_refused(key, reason):
+    with pytest.raises(SymgradError, match=rf"'{key}'.*{reason}"):
+        with gradient_override_map({key: "Identity"}):
+            pass
+    with pytest.raises(SymgradError, match=rf"'{key}'.*{reason}"):
+        override(x, {key: "Identity"})
+
+
+def test_block_without_differentiation_inside_warns():
+    with pytest.warns(UserWarning, match=r"no differentiation ran inside.*symgrad\.override"):
+        with gradient_override_map({"floor": "Identity"}):
+            e = sp.floor(x) * 2  # built inside, as in TensorFlow's graph mode
+    assert grad(e, x) == 0  # ...but the map applies while grad runs
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with gradient_override_map({"floor": "Identity"}):
+            assert grad(e, x) == 2
+        with gradient_override_map({"floor": "Identity"}):  # an inner block's use counts
+            with gradient_override_map({"ceiling": "Zero"}):
+                grad(e, x)
+        with pytest.raises(KeyError), gradient_override_map({"floor": "Identity"}):
+            raise KeyError("no warning when an exception leaves the block")
