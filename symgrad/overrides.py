@@ -10,7 +10,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 
-from mpmath.libmp import prec_to_dps
 from sympy import Add, Atom, Basic, Expr, Function, Mul, Pow
 from sympy.core.operations import LatticeOp
 
@@ -20,8 +19,8 @@ from .resolver import ACTIVE_MAPS, node_name
 from .rules import DEFAULT_TABLE, TF_ALIASES
 from .rules.forms import JVPRule, PartialsRule, VJPRule
 from .rules.table import TF_POWER_OPS, unknown_name_message
-from .safe import StrictArgs
 from .shapes import flatten_exprs
+from .tags import tagged_class
 
 __all__ = [
     "register_gradient",
@@ -350,66 +349,25 @@ class gradient_override_map:  # noqa: N801  (TensorFlow's name, used as a functi
 
 # ---- override: per-node tags -------------------------------------------------------
 
-_TAGGED: dict[tuple[type, str], type] = {}
-
-
-def _rebuild_tagged(base: type, rule: str, args: tuple) -> Basic:
-    return tagged_class(base, rule)(*args, evaluate=False)
-
-
-def _reduce_tagged(self: Basic, protocol: int = 2):
-    return (_rebuild_tagged, (type(self)._symgrad_base, type(self)._symgrad_tag, self.args))
-
-
-def _lower_tagged(self: Basic, *args: Basic) -> Basic:
-    return type(self)._symgrad_base(*args)
-
-
-def _evalf_tagged(self: Basic, prec: int) -> Basic:
-    return type(self)._symgrad_base(*self.args).evalf(prec_to_dps(prec))
-
-
-def tagged_class(base: type, rule: str) -> type:
-    """The subclass of ``base`` whose nodes carry the rule tag ``rule``: same
-    name (so it prints the same), same evaluation, its own derivative."""
-    base = getattr(base, "_symgrad_base", base)
-    key = (base, rule)
-    cls = _TAGGED.get(key)
-    if cls is None:
-        bases = (base,) if issubclass(base, StrictArgs) else (StrictArgs, base)
-        cls = type(
-            base.__name__,
-            bases,
-            {
-                "_symgrad_tag": rule,
-                "_symgrad_base": base,
-                "_symgrad_lower": _lower_tagged,
-                "_eval_evalf": _evalf_tagged,
-                "__reduce_ex__": _reduce_tagged,
-                "__module__": base.__module__,
-            },
-        )
-        _TAGGED[key] = cls
-    return cls
-
-
 def override(expr: Basic, mapping: Mapping[str, str]) -> Basic:
     """``expr`` with every node inside it whose name is in ``mapping``
     tagged with the mapped rule.
 
     TensorFlow's "ops created inside the block" made explicit: one formula
     can hold a straight-through ``floor(x)`` beside an ordinary ``floor(y)``.
-    A tagged node prints, substitutes, pickles and evaluates like the
-    untagged one; only its derivative differs.  ``expr`` may also be a list,
-    tuple or Matrix.
+    A tagged node substitutes, pickles and evaluates like the untagged one,
+    and differentiates with its tag.  It is a node of its own, not equal to
+    the untagged one, and prints with its tag (``floor[Identity](x)``) so
+    the difference is visible; text never parses back to a plain node
+    silently.  ``expr`` may also be a list, tuple or Matrix.
 
     >>> import sympy as sp
     >>> from symgrad import grad
     >>> x, y = sp.symbols("x y")
-    >>> e = override(sp.floor(x), {"floor": "Identity"}) + sp.floor(y)
-    >>> e
-    floor(x) + floor(y)
-    >>> grad(e, [x, y])
+    >>> t = override(sp.floor(x), {"floor": "Identity"})
+    >>> t
+    floor[Identity](x)
+    >>> grad(t + sp.floor(y), [x, y])
     (1, 0)
     """
     canon = _canonical_mapping(mapping, "override")

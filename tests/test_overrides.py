@@ -196,7 +196,7 @@ def test_structural_rule_on_a_node_it_cannot_serve(rule):
         with gradient_override_map({"floor": rule}):
             with pytest.raises(RuleError, match=rf"'{DEFAULT_TABLE.canonical(rule)}'.*floor\(x\)"):
                 op(sp.floor(x) * y, x)
-        with pytest.raises(RuleError, match=r"floor\(x\)"):
+        with pytest.raises(RuleError, match=r"floor\[\w+\]\(x\)"):  # the tag shown
             op(override(sp.floor(x), {"floor": rule}), x)
 
 
@@ -283,11 +283,9 @@ def test_maps_are_task_local():
 # ---- override tags ------------------------------------------------------------------
 
 
-def test_tag_prints_substitutes_evaluates_like_untagged():
+def test_tag_substitutes_and_evaluates_like_untagged():
     t = override(sp.floor(x) + sp.exp(y), {"floor": "Identity"})
     plain = sp.floor(x) + sp.exp(y)
-    assert str(t) == str(plain)
-    assert sp.latex(t) == sp.latex(plain)
     assert t.subs(x, sp.Rational(5, 2)) == 2 + sp.exp(y)
     moved = t.subs(x, z)
     assert grad(moved, z) == 1
@@ -296,6 +294,51 @@ def test_tag_prints_substitutes_evaluates_like_untagged():
     f = lambdify([x, y], t)
     assert f(2.5, 0.0) == 3.0
     assert expand(t) == plain
+
+
+# ---- tags are visible in every printer; a round trip never drops one (issue 8 §2) ----
+
+
+def test_tag_is_visible_in_str_pretty_latex_and_srepr():
+    t = override(sp.floor(x) + sp.exp(y), {"floor": "Identity"})
+    assert set(str(t).split(" + ")) == {"floor[Identity](x)", "exp(y)"}
+    assert sp.srepr(override(sp.floor(x), {"floor": "Identity"})) == (
+        "floor['Identity'](Symbol('x', real=True))")
+    assert "[Identity]" in sp.pretty(t) and "⌊x⌋" in sp.pretty(t, use_unicode=True)
+    assert r"\underset{\text{Identity}}" in sp.latex(t)
+    assert str(t) != str(sp.floor(x) + sp.exp(y))  # a tagged node differs, visibly
+    m = override(sp.Max(x, 1), {"Max": "Identity"})
+    assert str(m) == "Max[Identity](1, x)"
+
+
+def test_srepr_and_str_round_trip_of_a_tagged_node_fails_loudly_not_grad_0():
+    # was: sympify(srepr(t)) gave a plain floor, and grad 1 silently became 0
+    t = override(sp.floor(x), {"floor": "Identity"})
+    assert grad(t, x) == 1
+    for text in (sp.srepr(t), str(t)):
+        with pytest.raises((TypeError, sp.SympifyError)):
+            sp.sympify(text)
+    assert grad(pickle.loads(pickle.dumps(t)), x) == 1  # pickle keeps the tag
+
+
+def test_tagged_node_is_its_own_node_for_subs_and_cancel():
+    # a tagged floor(x) is not floor(x): the printers now say so
+    t = override(sp.floor(x), {"floor": "Identity"})
+    e = t + 1
+    assert e.subs(sp.floor(x), 5) == e and str(e) == "floor[Identity](x) + 1"
+    assert e.subs(t, 5) == 6
+    assert t - sp.floor(x) != 0 and expand(t - sp.floor(x)) == 0
+
+
+def test_tag_on_a_custom_function_node_prints_with_its_name():
+    from symgrad import custom_gradient
+
+    @custom_gradient
+    def square(a):
+        return a**2, lambda dy: 2 * a * dy
+
+    t = override(square(x), {"square": "Zero"})
+    assert str(t) == "square[Zero](x)" and grad(t, x) == 0
 
 
 def test_tag_pickles():
