@@ -17,6 +17,8 @@ from .functions import relu, rint, sigmoid, softplus
 from .lowering import expand
 from .nodes import identity, stop_gradient, straight_through
 from .overrides import gradient_override_map, override, register_gradient, unregister_gradient
+from .parsing import ParseError, parse
+from .printing import program
 from .select import cond, where
 
 __all__ = [
@@ -50,6 +52,9 @@ __all__ = [
     "NoRuleError",
     "ComplexValueError",
     "ShapeError",
+    "parse",
+    "ParseError",
+    "program",
 ]
 
 __version__ = "0.1.0"

@@ -8,12 +8,23 @@ are words: :func:`latex_call` and :func:`pretty_call` print them whole.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import html
+from collections.abc import Mapping, Sequence
+from itertools import product
 
-from sympy import Basic
+from sympy import Basic, Expr, Symbol, latex
+from sympy.core.function import Application
+from sympy.core.operations import AssocOp
+from sympy.core.sorting import default_sort_key
+from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
+from sympy.printing.str import StrPrinter
 
-__all__ = ["latex_name", "latex_call", "pretty_call"]
+from .errors import SymgradError
+from .graph import postorder
+from .shapes import flatten_exprs
+
+__all__ = ["latex_name", "latex_call", "pretty_call", "Program", "program", "Code"]
 
 
 def latex_name(name: str) -> str:
@@ -54,3 +65,242 @@ def pretty_call(printer, name: str, args: Sequence[Basic]) -> prettyForm:
     pform = prettyForm(*stringPict.next(func, pargs), binding=prettyForm.FUNC)
     pform.prettyFunc, pform.prettyArgs = func, pargs  # what ** needs to raise a function
     return pform
+
+
+# ---- formulas as programs ----------------------------------------------------------
+
+MAX_LINE = 12  # nodes on one line before parts of it get names of their own
+
+
+def _trivial(node: Basic) -> bool:
+    """Not worth a name even when shared: ``-x``, ``x*y``, ``x**2``, ``x + 1``."""
+    return (node.is_Add or node.is_Mul or node.is_Pow) and len(node.args) == 2 and all(
+        a.is_Atom for a in node.args)
+
+
+def _nameable(node: Basic) -> bool:
+    return bool(node.args) and isinstance(node, Expr)
+
+
+def _rebuild(node: Basic, args: tuple) -> Basic:
+    """``node`` over new arguments, as written: no evaluation, no checks
+    (its arguments are names standing for parts of a valid formula)."""
+    if isinstance(node, AssocOp):  # in SymPy's order, numbers first
+        if node.is_commutative:
+            args = sorted(args, key=default_sort_key)
+        return node.func._from_args(args, node.is_commutative)
+    if isinstance(node, Application):  # functions: Function.__new__ checks nargs, slowly
+        return Basic.__new__(node.func, *args)
+    try:
+        return node.func(*args, evaluate=False)
+    except TypeError:  # a class that takes no evaluate= (ExprCondPair, ...)
+        return node.func(*args)
+
+
+class Program:
+    """A formula as its shared subexpressions, named and in order, then its
+    outputs: as long as the program that computes it, not as its tree.
+
+    ``lines`` holds ``(name, expression)`` pairs: the temporaries ``t1``,
+    ``t2``, ... (each used in a later line), then one line per output.
+    ``str(p)`` (also ``p.text()``) is plain text, ``p.unicode()`` SymPy's
+    pretty form line by line, ``p.latex()`` an ``aligned`` block; in a
+    notebook it renders as LaTeX (as a preformatted listing past
+    ``Program.LATEX_LINES`` lines, which MathJax renders slowly).
+    """
+
+    LATEX_LINES = 200
+
+    def __init__(self, lines: list[tuple[str, Basic]], n_temps: int) -> None:
+        self.lines = lines
+        self.n_temps = n_temps
+
+    @property
+    def outputs(self) -> list[tuple[str, Basic]]:
+        return self.lines[self.n_temps :]
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def text(self) -> str:
+        printer = StrPrinter({"order": "none"})
+        return "\n".join(f"{name} = {printer.doprint(rhs)}" for name, rhs in self.lines)
+
+    __str__ = text
+
+    def __repr__(self) -> str:
+        return f"<Program: {self.n_temps} temporaries, {len(self.outputs)} outputs>"
+
+    def unicode(self) -> str:
+        printer = PrettyPrinter({"use_unicode": True, "wrap_line": False})
+        blocks = []
+        for name, rhs in self.lines:
+            lhs = prettyForm(*printer._print(Symbol(name)).right(" = "))
+            blocks.append(prettyForm(*lhs.right(printer._print(rhs))).render(wrap_line=False))
+        return "\n".join(blocks)
+
+    def latex(self) -> str:
+        rows = [f"{_latex_output_name(name)} &= {latex(rhs)}" for name, rhs in self.lines]
+        return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
+
+    # -- notebooks --------------------------------------------------------------
+    def _repr_latex_(self) -> str | None:
+        return f"$\\displaystyle {self.latex()}$" if len(self) <= self.LATEX_LINES else None
+
+    def _repr_html_(self) -> str | None:
+        if len(self) <= self.LATEX_LINES:
+            return None  # the LaTeX form is shown
+        return f"<pre>{html.escape(self.unicode())}</pre>"
+
+
+def _latex_output_name(name: str) -> str:
+    r"""``∂L/∂w1`` as \frac{\partial L}{\partial w_{1}}; other names as symbols."""
+    if name.startswith("∂") and name.count("/∂") == 1:
+        top, bottom = name[1:].split("/∂")
+        if top and bottom:
+            return (r"\frac{\partial " + latex(Symbol(top)) + r"}{\partial "
+                    + latex(Symbol(bottom)) + "}")
+    return latex(Symbol(name))
+
+
+def _output_names(exprs: object, names: object) -> tuple[list[Basic], list[str]]:
+    if isinstance(exprs, Mapping):
+        if names is not None:
+            raise SymgradError("program: exprs is a dict, whose keys are the names; "
+                               "do not pass names too")
+        names, exprs = [str(k) for k in exprs], list(exprs.values())
+    flat, struct = flatten_exprs(exprs, "exprs")
+    if names is None:
+        if struct.kind == "scalar":
+            names = ["out"]
+        elif struct.kind == "tuple":
+            names = [f"out[{i}]" for i in range(len(flat))]
+        else:
+            names = [f"out[{', '.join(map(str, ix))}]" for ix in product(*map(range,
+                                                                               struct.shape))]
+    elif isinstance(names, str):
+        names = [names]
+    names = list(names)
+    if len(names) != len(flat) or not all(isinstance(n, str) and n for n in names):
+        raise SymgradError(
+            f"program: {len(flat)} outputs need {len(flat)} names (non-empty strings), "
+            f"got {names!r}")
+    return flat, names
+
+
+def program(exprs: object, names: Sequence[str] | str | None = None, *,
+            max_line: int = MAX_LINE) -> Program:
+    """``exprs`` (an expression, a list, a Matrix, or a dict from names to
+    expressions) as a :class:`Program`: each subexpression used more than
+    once gets a name (``t1``, ``t2``, ...) and a line of its own, in an order
+    where every name is defined before it is used, then come the outputs.
+    A line longer than ``max_line`` nodes has its largest parts named too,
+    so a formula thousands of levels deep prints as thousands of short
+    lines (SymPy's printers recurse, and fail past about a thousand).
+
+    ``names`` names the outputs (``"∂L/∂w1"`` prints as a fraction of
+    partials in LaTeX); the default is ``out`` or ``out[i]``.
+
+    >>> import sympy as sp
+    >>> from symgrad import grad
+    >>> x, w, b = sp.symbols("x w b", real=True)
+    >>> L = sp.tanh(w * x + b) ** 2
+    >>> p = program(grad(L, [w, b]), names=["∂L/∂w", "∂L/∂b"])
+    >>> print(p)
+    t1 = tanh(b + w*x)
+    t2 = 1 - t1**2
+    ∂L/∂w = 2*t1*t2*x
+    ∂L/∂b = 2*t1*t2
+    >>> print(p.latex())
+    \\begin{aligned}
+    t_{1} &= \\tanh{\\left(b + w x \\right)} \\\\
+    t_{2} &= 1 - t_{1}^{2} \\\\
+    \\frac{\\partial L}{\\partial w} &= 2 t_{1} t_{2} x \\\\
+    \\frac{\\partial L}{\\partial b} &= 2 t_{1} t_{2}
+    \\end{aligned}
+    """
+    if not isinstance(max_line, int) or max_line < 2:
+        raise SymgradError(f"program: max_line={max_line!r}; give an integer of at least 2")
+    roots, out_names = _output_names(exprs, names)
+    order, kids = postorder(roots, lambda n: n.args)
+    uses: dict[Basic, int] = dict.fromkeys(order, 0)
+    for node in order:
+        for k in kids[node]:
+            uses[k] += 1
+    for r in roots:
+        uses[r] += 1
+    named: set[Basic] = set()
+    size: dict[Basic, int] = {}
+    for node in order:
+        ks = kids[node]
+        size[node] = 1 + sum(1 if k in named else size[k] for k in ks)
+        if size[node] > max_line:  # name the largest parts until the line is short
+            parts = {k for k in ks if _nameable(k) and k not in named and size[k] > 4}
+            for k in sorted(parts, key=lambda k: -size[k]):
+                named.add(k)
+                size[node] -= (size[k] - 1) * ks.count(k)
+                if size[node] <= max_line:
+                    break
+        if uses[node] > 1 and _nameable(node) and not _trivial(node):
+            named.add(node)
+    taken = {s.name for s in order if isinstance(s, Symbol)} | set(out_names)
+    lines: list[tuple[str, Basic]] = []
+    counter = 0
+
+    def emit(rhs: Basic) -> Symbol:
+        nonlocal counter
+        counter += 1
+        while f"t{counter}" in taken:
+            counter += 1
+        lines.append((f"t{counter}", rhs))
+        return Symbol(f"t{counter}")
+
+    shown: dict[Basic, Basic] = {}  # node -> what a line shows for it
+    for node in order:
+        if not kids[node]:
+            shown[node] = node
+            continue
+        args = [shown[k] for k in kids[node]]
+        if isinstance(node, AssocOp) and node.is_commutative:
+            while len(args) > max_line:  # a long sum or product: in partial ones
+                chunks = [args[i : i + max_line] for i in range(0, len(args), max_line)]
+                args = [emit(_rebuild(node, tuple(c))) if len(c) > 1 else c[0] for c in chunks]
+        rhs = _rebuild(node, tuple(args))
+        shown[node] = emit(rhs) if node in named else rhs
+    n_temps = len(lines)
+    lines.extend((n, shown[r]) for n, r in zip(out_names, roots))
+    return Program(lines, n_temps)
+
+
+class Code:
+    """Generated source, shown as highlighted code in a notebook.
+
+    Wraps a string, or anything with a ``source`` attribute (the functions
+    ``lambdify`` returns); ``str(c)`` is the source itself.
+
+    >>> from sympy import Symbol, exp, log
+    >>> from symgrad import numpy_code
+    >>> x = Symbol("x")
+    >>> c = Code(numpy_code([x], log(1 + exp(x))))
+    >>> print(c._repr_markdown_().splitlines()[0])
+    ```python
+    """
+
+    def __init__(self, source: object, language: str = "python") -> None:
+        src = getattr(source, "source", source)
+        if not isinstance(src, str):
+            raise TypeError(f"Code takes source text or a generated function, not {source!r}")
+        self.source, self.language = src, language
+
+    def __str__(self) -> str:
+        return self.source
+
+    def __repr__(self) -> str:
+        return f"<Code: {self.source.count(chr(10)) + 1} lines of {self.language}>"
+
+    def _repr_markdown_(self) -> str:
+        return f"```{self.language}\n{self.source.rstrip()}\n```"
+
+    def _repr_html_(self) -> str:
+        return (f'<pre><code class="language-{self.language}">'
+                f"{html.escape(self.source.rstrip())}</code></pre>")

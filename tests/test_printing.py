@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symgrad
 from symgrad import identity, relu, sigmoid, softplus, stop_gradient, straight_through
@@ -65,3 +67,168 @@ def test_custom_node_prints_its_inputs_only():
     n = scaled(x)
     assert str(n) == "scaled(x)"
     assert sp.latex(n) == r"\operatorname{scaled}{\left(x \right)}"
+
+
+# ---- formulas as programs -------------------------------------------------------------
+
+from sympy import Add, Mul, cos, sin  # noqa: E402
+
+from symgrad import grad  # noqa: E402
+from symgrad.graph import postorder  # noqa: E402
+from symgrad.printing import Code, Program, program  # noqa: E402
+
+from .test_parsing import _formulas  # noqa: E402
+
+
+def evaluated(e: sp.Basic, defs: dict) -> sp.Basic:
+    """``e`` (a line, built as written) with names replaced by their
+    definitions and every node rebuilt the way SymPy builds it."""
+    order, kids = postorder([e], lambda n: n.args)
+    new: dict = {}
+    for n in order:
+        new[n] = defs.get(n, n) if not kids[n] else n.func(*(new[k] for k in kids[n]))
+    return new[e]
+
+
+def reassemble(p: Program) -> list:
+    """The outputs with every temporary substituted back."""
+    defs: dict = {}
+    for name, rhs in p.lines[: p.n_temps]:
+        defs[sp.Symbol(name)] = evaluated(rhs, defs)
+    return [evaluated(rhs, defs) for _, rhs in p.outputs]
+
+
+def check_program(p: Program, exprs: list) -> None:
+    """Every name defined before it is used, and the program means exprs."""
+    defined: set = set()
+    for name, rhs in p.lines:
+        temps = {s.name for s in rhs.free_symbols} - {s.name for e in exprs
+                                                       for s in e.free_symbols}
+        assert temps <= defined, (name, temps - defined)
+        defined.add(name)
+    assert reassemble(p) == [evaluated(e, {}) for e in exprs]
+
+
+def mlp(n: int = 8):
+    xs = sp.symbols("x1 x2", real=True)
+    w = sp.symbols(f"w1:{n + 1}", real=True)
+    v = sp.symbols(f"v1:{n + 1}", real=True)
+    c = sp.symbols(f"c1:{n + 1}", real=True)
+    t = sp.Symbol("t", real=True)
+    y = sum(c[i] * sp.tanh(w[i] * xs[0] + v[i] * xs[1] + 1) for i in range(n))
+    return (y - t) ** 2, [*w, *v, *c]
+
+
+def test_program_of_a_gradient_names_shared_parts():
+    L, params = mlp(8)
+    g = grad(L, params)
+    p = program(g, [f"∂L/∂{q}" for q in params])
+    check_program(p, list(g))
+    text = p.text()
+    assert len(text) * 5 < len(str(g))  # the program is far shorter than the tree
+    assert "t1 = tanh(" in text and "∂L/∂c8 = " in text
+    assert len(p.outputs) == len(params) and p.n_temps == len(p) - len(params)
+
+
+def test_trivial_parts_stay_inline():
+    e = (-x) * sp.sin(-x) + (-x) ** 3 + sp.exp(x * y) * (x * y + 1) + sp.cos(x * y + 1)
+    p = program(e)
+    temps = [rhs for _, rhs in p.lines[: p.n_temps]]
+    assert x * y + 1 in temps and x * y not in temps and -x not in temps
+    check_program(p, [e])
+
+
+def test_deep_formula_prints_where_sympy_cannot():
+    y_ = x
+    for _ in range(10_000):
+        y_ = sin(y_, evaluate=False)
+    with pytest.raises(RecursionError):
+        str(y_)
+    p = program(y_)
+    text = p.text()
+    assert text.count("\n") + 1 == len(p) and len(p) < 1000  # lines of ~max_line nodes
+    assert text.splitlines()[0] == "t1 = " + "sin(" * 11 + "x" + ")" * 11
+    assert text.splitlines()[-1].startswith("out = sin(")
+
+
+def test_deep_gradient_prints():
+    b = sp.Symbol("b", real=True)
+    y_ = x
+    for _ in range(300):
+        y_ = Add(Mul(b, sin(y_, evaluate=False), evaluate=False), cos(y_, evaluate=False),
+                 evaluate=False)
+    gx, gb = grad(y_, [x, b])
+    p = program([gx, gb], ["∂y/∂x", "∂y/∂b"])
+    order, _ = postorder([gx, gb], lambda n: n.args)
+    assert len(p) <= len(order)  # linear in the DAG
+    assert all(len(line) < 200 for line in p.text().splitlines())  # a 300-term sum too
+    assert p.latex().count(r"\\") == len(p) - 1
+    assert len(p.unicode().splitlines()) >= len(p)
+
+
+def test_output_names_and_structures():
+    t1 = sp.Symbol("t1", real=True)  # a user's symbol named like a temporary
+    e = sp.exp(x * t1) + sp.exp(x * t1) ** 2
+    p = program({"f": e, "g": sp.exp(x * t1) * y})
+    assert [n for n, _ in p.outputs] == ["f", "g"]
+    assert p.lines[0][0] == "t2"  # t1 is taken
+    check_program(p, [e, sp.exp(x * t1) * y])
+    m = program(sp.Matrix([[x, sp.sin(x)], [1, sp.sin(x) ** 2]]))
+    assert [n for n, _ in m.outputs] == ["out[0, 0]", "out[0, 1]", "out[1, 0]", "out[1, 1]"]
+    assert [n for n, _ in program([x, y]).outputs] == ["out[0]", "out[1]"]
+    with pytest.raises(symgrad.SymgradError, match="2 outputs need 2 names"):
+        program([x, y], ["a"])
+    with pytest.raises(symgrad.SymgradError, match="max_line"):
+        program(x, max_line=1)
+
+
+def test_program_latex_and_unicode():
+    w, b = sp.symbols("w1 b1", real=True)
+    L = sp.tanh(w * x + b) ** 2 * stop_gradient(y) + sp.tanh(w * x + b)
+    p = program(grad(L, [w, b]), names=["∂L/∂w1", "∂L/∂b1"])
+    tex = p.latex()
+    assert tex.startswith("\\begin{aligned}\n") and tex.endswith("\n\\end{aligned}")
+    assert r"t_{1} &= \tanh{\left(b_{1} + w_{1} x \right)}" in tex
+    assert r"\frac{\partial L}{\partial w_{1}} &= " in tex
+    assert r"\operatorname{stop\_gradient}{\left(y \right)}" in tex
+    uni = p.unicode()
+    assert "t₁ = tanh(b₁ + w₁⋅x)" in uni and "\n∂L/∂w1 = " in uni
+
+
+def test_notebook_display():
+    p = program(grad(sp.tanh(x * y) ** 2, [x, y]))
+    assert p._repr_latex_() == f"$\\displaystyle {p.latex()}$"
+    assert p._repr_html_() is None  # small: the LaTeX form shows
+    p.LATEX_LINES = 1  # large: a listing, MathJax is slow on thousands of lines
+    assert p._repr_latex_() is None
+    html = p._repr_html_()
+    assert html.startswith("<pre>") and "tanh(x⋅y)" in html
+    lt = program(symgrad.where(x < y, x, y))
+    lt.LATEX_LINES = 0
+    assert "&lt;" in lt._repr_html_() and "<" not in lt._repr_html_()[5:-6]
+    assert repr(p).startswith("<Program: ")
+
+
+def test_code_display():
+    fn = symgrad.lambdify([x], grad(sp.log(1 + sp.exp(x)), x))
+    c = Code(fn)
+    assert str(c) == fn.source
+    md = c._repr_markdown_()
+    assert md.startswith("```python\n") and md.endswith("\n```") and "def " in md
+    assert c._repr_html_().startswith('<pre><code class="language-python">')
+    assert Code("a < b")._repr_html_().count("&lt;") == 1
+    with pytest.raises(TypeError):
+        Code(3)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_formulas(), st.integers(2, 8))
+def test_program_means_the_formula(text, max_line):
+    try:
+        e = symgrad.parse(text)
+    except symgrad.ParseError:
+        return
+    exprs = [e, grad(e, x)] if isinstance(e, sp.Expr) and e.has(x) else [e]
+    if not all(isinstance(v, sp.Expr) for v in exprs):
+        return
+    check_program(program(exprs, max_line=max_line), exprs)
