@@ -29,6 +29,7 @@ from ..printing import latex_call, pretty_call
 from ..rules.forms import Rule, _dot, as_expr
 from ..shapes import Struct, flatten_exprs
 from .linear import nonlinear_witness
+from .traces import TraceDummy
 
 __all__ = [
     "Template",
@@ -86,6 +87,9 @@ class Template:
         self.name = name
         self.in_dummies = in_dummies
         self.captured = captured
+        # captured symbols of the user (TensorFlow's variables); the rest are
+        # values of an enclosing custom function's trace
+        self.variables = [s for s in captured if not isinstance(s, TraceDummy)]
         self.cap_dummies = [Dummy(f"{s.name}_", real=True) for s in captured]
         to_dummy = dict(zip(captured, self.cap_dummies))
         self.outputs = [o.xreplace(to_dummy) for o in outputs]
@@ -184,6 +188,13 @@ class TemplateRule(Rule):
     def check_captured_base(self, node: Basic, needed: Sequence[bool]) -> None:
         t = self.template
         for i, k in enumerate(needed[t.n_inputs :]):
+            if k and isinstance(t.captured[i], TraceDummy):
+                raise RuleError(
+                    f"the custom function {t.name!r} reads an input of the custom function "
+                    "whose rule defines it, without taking it as an argument, and its rule "
+                    f"gives no derivative with respect to it (node {describe(node)}); pass "
+                    "that value as an argument (JAX's closure_convert does the same)"
+                )
             if k:
                 raise RuleError(
                     f"the custom function {t.name!r} uses the symbol {t.captured[i]} without "
@@ -232,7 +243,7 @@ class TemplateRule(Rule):
             got = len(cts) if isinstance(cts, (tuple, list)) else 1
             raise RuleError(
                 f"{who} returned {got} cotangents for {n} inputs (node {describe(node)}); "
-                "return one per input, None for no gradient"
+                "return one per input, None for no gradient" + self._nested_hint(got, n)
             )
         flat: list = []
         for st, c in zip(structs, cts):
@@ -247,6 +258,20 @@ class TemplateRule(Rule):
                 )
             flat.extend(items)
         return flat
+
+    def _nested_hint(self, got: int, n: int) -> str:
+        """TensorFlow's documented ``op_with_fused_backprop`` has the inner
+        rule return ``(second_order_for_x, gradient_wrt_dy)``."""
+        t = self.template
+        if got <= n or not any(isinstance(s, TraceDummy) for s in t.captured):
+            return ""
+        return (
+            f". {t.name!r} is defined inside another custom function's rule: in "
+            "TensorFlow's documented pattern (op_with_fused_backprop) its rule returns "
+            "(second_order_for_x, gradient_wrt_dy), but the gradient with respect to dy "
+            f"follows here from the product dy * {t.name}(x) by the chain rule: return "
+            "only the cotangents of its own inputs (second_order_for_x)"
+        )
 
     def templated(self, flat: Sequence[object], node: Basic) -> tuple:
         """Checked cotangents with captured symbols replaced by dummies."""
@@ -270,7 +295,7 @@ class GroupVJPRule(TemplateRule):
 
     def __init__(self, template: Template) -> None:
         super().__init__(template)
-        self.cvars = [Dummy(f"ct{k}", real=True) for k in range(len(template.outputs))]
+        self.cvars = [TraceDummy(f"ct{k}", real=True) for k in range(len(template.outputs))]
 
     def answers(self, node: Basic) -> tuple:
         """The rule's cotangents (one per argument of ``node``, or per

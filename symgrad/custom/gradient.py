@@ -29,7 +29,7 @@ from .base import (
     node_name_of,
     note,
 )
-from .traces import Traces, state_key
+from .traces import TraceDummy, Traces, state_key
 
 __all__ = ["custom_gradient"]
 
@@ -57,20 +57,20 @@ class _GradFnRule(GroupVJPRule):
         self.who = f"the grad_fn of custom_gradient {template.name!r}"
 
     def check_captured(self, node, needed):
-        pass  # grad_fn answers for the captured symbols too (variables=)
+        pass  # grad_fn answers for the variables; traced values get none (TF)
 
     def answers(self, node: Basic) -> tuple:
         t = self.template
         dys = t.out_struct.build(list(self.cvars))
         args = (dys,) if t.out_struct.kind != "tuple" else tuple(dys)
-        kwargs = {"variables": list(t.captured)} if t.captured else {}
+        kwargs = {"variables": list(t.variables)} if t.variables else {}
         try:
             out = self.grad_fn(*args, **kwargs)
         except Exception as exc:
             note(exc, f"raised by the grad_fn of custom_gradient {t.name!r} "
                        f"while differentiating {describe(node)}")
             raise
-        if t.captured:
+        if t.variables:
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
                 raise RuleError(
                     f"the grad_fn of custom_gradient {t.name!r} was given variables=... and "
@@ -78,15 +78,17 @@ class _GradFnRule(GroupVJPRule):
                 )
             grad_xs, grad_vars = out
             grad_vars = _flat_vars(grad_vars)
-            if len(grad_vars) != len(t.captured):
+            if len(grad_vars) != len(t.variables):
                 raise RuleError(
                     f"the grad_fn of custom_gradient {t.name!r} returned {len(grad_vars)} "
-                    f"variable gradients for {len(t.captured)} variables {list(t.captured)}"
+                    f"variable gradients for {len(t.variables)} variables {list(t.variables)}"
                 )
         else:
             grad_xs, grad_vars = out, []
+        by_var = iter(grad_vars)
+        grad_caps = [None if isinstance(s, TraceDummy) else next(by_var) for s in t.captured]
         flat = self.flat_cotangents(grad_xs, self.in_structs, node, self.who)
-        return self.templated([*flat, *grad_vars], node)
+        return self.templated([*flat, *grad_caps], node)
 
 
 def _flat_vars(grad_vars: object) -> list:
@@ -129,10 +131,11 @@ class CustomGradient:
 
     def _template(self, dummies, structs, outs, out_struct, grad_fn) -> Template:
         captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)
-        if captured and not _accepts_variables(grad_fn):
+        variables = [s for s in captured if not isinstance(s, TraceDummy)]
+        if variables and not _accepts_variables(grad_fn):
             raise TypeError(
                 f"the forward formula of custom_gradient {self.name!r} uses the symbols "
-                f"{captured}, which are not among its inputs (TensorFlow's variables), so its "
+                f"{variables}, which are not among its inputs (TensorFlow's variables), so its "
                 "grad_fn must accept a keyword argument `variables` and return "
                 "(grad_xs, grad_vars)"
             )

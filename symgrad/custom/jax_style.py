@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Sequence
 
-from sympy import Basic, Dummy, S
+from sympy import Basic, S
 
 from ..errors import RuleError, SymgradError, describe
 from ..shapes import Struct, flatten_exprs
@@ -24,7 +24,7 @@ from .base import (
     node_name_of,
     note,
 )
-from .traces import Traces
+from .traces import TraceDummy, Traces
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -93,7 +93,7 @@ class _JVPRule(TemplateRule):
                  structs: list[Struct], shaped: list) -> None:
         super().__init__(t)
         self.owner, self.nondiff, self.structs, self.shaped = owner, nondiff, structs, shaped
-        self.tangent_dummies = [Dummy(f"t{i}", real=True) for i in range(t.n_inputs)]
+        self.tangent_dummies = [TraceDummy(f"t{i}", real=True) for i in range(t.n_inputs)]
 
     def _tangent_outs(self, node) -> list:
         """The JVP rule's tangent outputs, in the dummies and the tangent

@@ -13,7 +13,15 @@ from sympy.tensor.array import ImmutableDenseNDimArray
 
 from ..shapes import Struct
 
-__all__ = ["Traces", "dummies_like", "state_key"]
+__all__ = ["Traces", "TraceDummy", "dummies_like", "state_key"]
+
+
+class TraceDummy(Dummy):
+    """A dummy standing for a traced input (or cotangent, or tangent) of a
+    custom function.  A custom function defined inside another's rule (the
+    nested patterns of TensorFlow's documentation) reads these as values,
+    as a TensorFlow custom gradient reads captured tensors: they are not
+    its variables, and no gradient flows to them through it."""
 
 
 def dummies_like(structs: Sequence[Struct], prefix: str) -> tuple[list[Dummy], list[object]]:
@@ -22,7 +30,7 @@ def dummies_like(structs: Sequence[Struct], prefix: str) -> tuple[list[Dummy], l
     flat: list[Dummy] = []
     shaped: list[object] = []
     for i, st in enumerate(structs):
-        ds = [Dummy(f"{prefix}{i}_{j}", real=True) for j in range(st.size)]
+        ds = [TraceDummy(f"{prefix}{i}_{j}", real=True) for j in range(st.size)]
         flat.extend(ds)
         shaped.append(st.build(ds))
     return flat, shaped

@@ -420,3 +420,84 @@ def test_tracing_per_call_keeps_equal_calls_equal():
     assert log1pexp(x) == log1pexp(x)
     assert log1pexp(x) - log1pexp(x) == 0
     assert type(log1pexp(x)) is type(log1pexp(y))
+
+
+# ---- TensorFlow's nested patterns, written as TensorFlow writes them (issue 8 §5) ----
+
+
+def _fused_op(a):
+    return sp.sin(a), sp.cos(a)
+
+
+def test_op_with_fused_backprop_as_tf_documents_it_names_what_to_return():
+    # TF's documentation, verbatim but for concrete ops; was a TypeError naming
+    # the internal placeholder _op_with_fused_backprop0_0 and suggesting variables=
+    @custom_gradient
+    def op_with_fused_backprop(x):
+        y, x_grad = _fused_op(x)
+
+        def first_order_gradient(dy):
+            @custom_gradient
+            def first_order_custom(unused_x):
+                def second_order_and_transpose(ddy):
+                    return -100 * sp.sin(x) * ddy, x_grad * ddy
+
+                return x_grad, second_order_and_transpose
+
+            return dy * first_order_custom(x)
+
+        return y, first_order_gradient
+
+    g = grad(op_with_fused_backprop(z), z)
+    assert expand(g) == sp.cos(z)  # the first order works as in TF
+    with pytest.raises(RuleError, match=r"2 cotangents for 1 input.*gradient_wrt_dy") as info:
+        grad(g, z)
+    assert "_op_with_fused_backprop" not in str(info.value)
+
+
+def test_op_with_fused_backprop_one_cotangent_per_input_gives_the_chosen_second_order():
+    @custom_gradient
+    def op_with_fused_backprop(x):
+        y, x_grad = _fused_op(x)
+
+        def first_order_gradient(dy):
+            @custom_gradient
+            def first_order_custom(unused_x):
+                def second_order_and_transpose(ddy):
+                    return -100 * sp.sin(x) * ddy
+
+                return x_grad, second_order_and_transpose
+
+            return dy * first_order_custom(x)
+
+        return y, first_order_gradient
+
+    g = grad(op_with_fused_backprop(z), z)
+    assert expand(g) == sp.cos(z)
+    assert grad(g, z) == -100 * sp.sin(z)
+    assert hessian(op_with_fused_backprop(z), [z]) == sp.Matrix([[-100 * sp.sin(z)]])
+
+
+def test_grad_fn_itself_decorated_is_the_gradient_wrt_dy_as_tf_defines_it():
+    # TF: grad_grad_fn "will be calculating the first order gradient of grad_fn
+    # with respect to dy ... not the second order gradient of op w.r.t. x"
+    @custom_gradient
+    def op(x):
+        y_ = sp.sin(x)
+
+        @custom_gradient
+        def grad_fn(dy):
+            gdy = dy * sp.cos(x)
+
+            def grad_grad_fn(ddy):
+                return ddy * 7  # d(grad_fn)/d(dy), chosen
+
+            return gdy, grad_grad_fn
+
+        return y_, grad_fn
+
+    w = sp.Symbol("w", real=True)
+    g = grad(op(x) * w, x)  # the cotangent dy is w
+    assert expand(g) == w * sp.cos(x)
+    assert grad(g, w) == 7  # through grad_grad_fn, with respect to dy
+    assert grad(g, x) == 0  # x is captured by grad_fn: no gradient, as in TF
