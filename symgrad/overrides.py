@@ -10,11 +10,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 
-from sympy import Add, Atom, Basic, Expr, Function, Mul, Pow
+from sympy import Add, Atom, Basic, Dummy, Expr, Function, Mul, Pow, S
 from sympy.core.operations import LatticeOp
 
-from .errors import NoRuleError, SymgradError, describe
+from .errors import NoRuleError, RuleError, SymgradError, describe
 from .graph import postorder
+from .linearity import nonlinear_witness
 from .resolver import ACTIVE_MAPS, node_name
 from .rules import DEFAULT_TABLE, TF_ALIASES
 from .rules.forms import JVPRule, PartialsRule, VJPRule
@@ -30,7 +31,51 @@ __all__ = [
     "canonical_node_name",
 ]
 
-_FORMS = {"vjp": VJPRule, "partials": None, "jvp": JVPRule}
+class _LinearCheck:
+    """A rule written for one mode serves the other through its partials,
+    read off it at unit (co)tangents; that is only its derivative if the
+    rule is linear in them, which is checked (at the node's symbols)."""
+
+    def require_linear(self, answers, dvars, node, other: str, mode: str, fix: str) -> None:
+        inputs = sorted(node.free_symbols, key=str)
+        if nonlinear_witness(answers, dvars, inputs) is not None:
+            raise RuleError(
+                f"rule {self.name!r} is not linear in its {other} (doubling it does not double "
+                f"its answer, as when it clips it), and {mode} would read partial derivatives "
+                f"off it at a unit {other}, disagreeing with the rule itself; node "
+                f"{describe(node)} cannot be differentiated in {mode} through it. {fix}"
+            )
+
+
+class _UserVJPRule(_LinearCheck, VJPRule):
+    def partials(self, node, needed, opts):
+        g = Dummy("g", real=True)
+        answers = self.vjp(node, g, needed, opts)
+        self.require_linear(
+            answers, [g], node, "cotangent", "forward mode",
+            "Reverse mode (grad, vjp) uses it as TensorFlow does; for forward mode register "
+            "a rule linear in grad, or one with form='partials' or form='jvp'",
+        )
+        return tuple(None if a is None else a.xreplace({g: S.One}) for a in answers)
+
+
+class _UserJVPRule(_LinearCheck, JVPRule):
+    def partials(self, node, needed, opts):
+        ts = [Dummy(f"t{i}", real=True) for i in range(len(needed))]
+        out = self.jvp(node, ts, opts)
+        self.require_linear(
+            [out], ts, node, "tangent", "reverse mode",
+            "Forward mode (jvp) uses it as written; for reverse mode register a rule linear "
+            "in the tangents, or one with form='vjp' or form='partials'",
+        )
+        return tuple(
+            None if (out is None or not k)
+            else out.xreplace({t: (S.One if j == i else S.Zero) for j, t in enumerate(ts)})
+            for i, k in enumerate(needed)
+        )
+
+
+_FORMS = {"vjp": _UserVJPRule, "partials": None, "jvp": _UserJVPRule}
 
 # The rules symgrad ships (the table as built, before any user code runs),
 # and the built-in entries a user replaced, to restore on unregister.

@@ -574,3 +574,42 @@ def test_block_without_differentiation_inside_warns():
                 grad(e, x)
         with pytest.raises(KeyError), gradient_override_map({"floor": "Identity"}):
             raise KeyError("no warning when an exception leaves the block")
+
+
+# ---- a registered rule serves the other mode only if linear (issue 8 §2) ----
+
+
+def test_registered_clipping_vjp_rule_is_refused_in_forward_mode(registry):
+    @register_gradient("ClipGrad")
+    def _clip(node, g):
+        return sp.Max(sp.Min(g, 1), -1)
+
+    with gradient_override_map({"identity": "ClipGrad"}):
+        assert grad(3 * identity(x), x) == 1  # reverse mode: as TensorFlow
+        with pytest.raises(RuleError, match=r"rule 'ClipGrad' is not linear in its cotangent"):
+            jvp(3 * identity(x), x, 1)  # was 3
+
+
+def test_registered_nonlinear_jvp_rule_is_refused_in_reverse_mode(registry):
+    @register_gradient("SquareTangent", form="jvp")
+    def _sq(node, tangents):
+        return tangents[0] ** 2
+
+    with gradient_override_map({"identity": "SquareTangent"}):
+        assert jvp(identity(x), x, 3) == 9  # forward mode: as written
+        with pytest.raises(RuleError, match=r"rule 'SquareTangent' is not linear in its tangent"):
+            grad(identity(x), x)
+
+
+def test_registered_linear_rules_still_serve_both_modes(registry):
+    @register_gradient("Scaled")
+    def _scaled(node, g):
+        return g * node.args[0] ** 2
+
+    @register_gradient("ScaledJ", form="jvp")
+    def _scaled_j(node, tangents):
+        return tangents[0] * node.args[0] ** 2
+
+    for rule in ("Scaled", "ScaledJ"):
+        with gradient_override_map({"identity": rule}):
+            assert grad(identity(x), x) == x**2 and jvp(identity(x), x, 2) == 2 * x**2

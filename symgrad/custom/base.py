@@ -24,11 +24,11 @@ from sympy.core.function import AppliedUndef
 
 from ..errors import RuleError, SymgradError, describe
 from ..graph import postorder
+from ..linearity import nonlinear_witness
 from ..nodes import Marker
 from ..printing import latex_call, pretty_call
 from ..rules.forms import Rule, _dot, as_expr
 from ..shapes import Struct, flatten_exprs
-from .linear import nonlinear_witness
 from .traces import TraceDummy
 
 __all__ = [
