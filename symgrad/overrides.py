@@ -7,6 +7,7 @@ active override map that names it > the rule table > SymPy's ``fdiff``.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Mapping
 
@@ -338,6 +339,17 @@ class gradient_override_map:  # noqa: N801  (TensorFlow's name, used as a functi
     def __init__(self, mapping: Mapping[str, str]) -> None:
         self.mapping = _canonical_mapping(mapping, "gradient_override_map")
         self._block: _Block | None = None
+
+    def __call__(self, func: Callable) -> Callable:
+        """Use as a decorator: each call of ``func`` runs in a block of its own."""
+        mapping = self.mapping
+
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with gradient_override_map(mapping):
+                return func(*args, **kwargs)
+
+        return wrapped
 
     def __enter__(self) -> None:
         if self._block is not None:

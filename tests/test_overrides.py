@@ -613,3 +613,13 @@ def test_registered_linear_rules_still_serve_both_modes(registry):
     for rule in ("Scaled", "ScaledJ"):
         with gradient_override_map({"identity": rule}):
             assert grad(identity(x), x) == x**2 and jvp(identity(x), x, 2) == 2 * x**2
+
+
+def test_map_works_as_a_decorator_each_call_its_own_block():
+    @gradient_override_map({"floor": "Identity"})
+    def straight_through_grad(e):
+        return grad(e, x)
+
+    assert straight_through_grad(sp.floor(x)) == 1
+    assert straight_through_grad(2 * sp.floor(x)) == 2  # the same object, used again
+    assert grad(sp.floor(x), x) == 0 and ACTIVE_MAPS.get() == ()
