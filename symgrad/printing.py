@@ -17,6 +17,7 @@ from sympy.core.function import Application
 from sympy.core.operations import AssocOp
 from sympy.core.sorting import default_sort_key
 from sympy.printing.pretty.pretty import PrettyPrinter
+from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 from sympy.printing.str import StrPrinter
 
@@ -132,15 +133,14 @@ class Program:
         return f"<Program: {self.n_temps} temporaries, {len(self.outputs)} outputs>"
 
     def unicode(self) -> str:
-        printer = PrettyPrinter({"use_unicode": True, "wrap_line": False})
-        blocks = []
-        for name, rhs in self.lines:
-            lhs = prettyForm(*printer._print(Symbol(name)).right(" = "))
-            blocks.append(prettyForm(*lhs.right(printer._print(rhs))).render(wrap_line=False))
-        return "\n".join(blocks)
+        return self.pretty(use_unicode=True)
+
+    def pretty(self, use_unicode: bool = True) -> str:
+        printer = PrettyPrinter({"use_unicode": use_unicode, "wrap_line": False})
+        return "\n".join(pretty_assignment(n, rhs, printer) for n, rhs in self.lines)
 
     def latex(self) -> str:
-        rows = [f"{_latex_output_name(name)} &= {latex(rhs)}" for name, rhs in self.lines]
+        rows = [f"{latex_output_name(name)} &= {latex(rhs)}" for name, rhs in self.lines]
         return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
     # -- notebooks --------------------------------------------------------------
@@ -153,7 +153,27 @@ class Program:
         return f"<pre>{html.escape(self.unicode())}</pre>"
 
 
-def _latex_output_name(name: str) -> str:
+def pretty_assignment(name: str, rhs: Basic, printer: PrettyPrinter | None = None) -> str:
+    """``name = rhs`` in SymPy's pretty form, the name on the formula's baseline.
+
+    >>> from sympy import Symbol
+    >>> print(pretty_assignment("∂f/∂x", 1 / (1 + Symbol("x"))))
+            1
+    ∂f/∂x = ─────
+            x + 1
+    """
+    printer = printer or PrettyPrinter({"use_unicode": True, "wrap_line": False})
+    # SymPy's pretty symbols read a global flag, as sympy.pretty sets it
+    flag = pretty_use_unicode(printer._settings["use_unicode"])
+    try:
+        lhs = prettyForm(*printer._print(Symbol(name)).right(" = "))
+        block = prettyForm(*lhs.right(printer._print(rhs))).render(wrap_line=False)
+    finally:
+        pretty_use_unicode(flag)
+    return "\n".join(line.rstrip() for line in block.split("\n"))
+
+
+def latex_output_name(name: str) -> str:
     r"""``∂L/∂w1`` as \frac{\partial L}{\partial w_{1}}; other names as symbols."""
     if name.startswith("∂") and name.count("/∂") == 1:
         top, bottom = name[1:].split("/∂")

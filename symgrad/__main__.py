@@ -1,0 +1,5 @@
+"""``python -m symgrad``: the ``symgrad`` command."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,277 @@
+"""The ``symgrad`` command (also ``python -m symgrad``).
+
+Formulas are read with :func:`symgrad.parse`, which executes nothing.
+Exit codes: 0 success; 2 bad usage or input (one line on stderr, never a
+traceback); 3 an internal error (a bug in symgrad: the traceback is printed
+for a report).
+
+>>> main(["grad", "x*sin(y)", "--wrt", "x,y", "--text"])
+∂f/∂x = sin(y)
+∂f/∂y = x*cos(y)
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import runpy
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from sympy import Basic, Expr, Symbol, latex
+from sympy.printing.pretty.pretty import PrettyPrinter
+
+from .autodiff import grad
+from .codegen import numpy_code
+from .errors import SymgradError
+from .graph import postorder
+from .overrides import gradient_override_map
+from .parsing import ParseError, parse
+from .printing import latex_output_name, pretty_assignment, program
+
+__all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_INTERNAL", "TREE_LIMIT"]
+
+EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
+TREE_LIMIT = 300  # nodes in a printed tree past which a formula prints as a program
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+class UsageError(Exception):
+    """A mistake in the command line: one line on stderr, exit code 2."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse prints usage and exits
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+# ---- reading arguments ----------------------------------------------------------------
+
+
+def _formula(text: str) -> Expr:
+    try:
+        f = parse(text)
+    except ParseError as exc:
+        raise UsageError(f"EXPR {text!r}: {exc.brief}") from None
+    if not isinstance(f, Expr):
+        raise UsageError(f"EXPR {text!r} is a condition, not a formula")
+    return f
+
+
+def _symbols(text: str | None, f: Expr) -> list[Symbol]:
+    free = {s.name: s for s in f.free_symbols if isinstance(s, Symbol)}
+    if text is None:
+        return [free[n] for n in sorted(free, key=_natural)]
+    out = []
+    for name in (n.strip() for n in text.split(",")):
+        if not name.isidentifier():
+            raise UsageError(f"--wrt: {name!r} is not a symbol name (give x or x,y)")
+        out.append(free.get(name) or Symbol(name, real=True))
+    return out
+
+
+def _natural(name: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def _overrides(items: Sequence[str]) -> dict[str, str]:
+    mapping = {}
+    for item in items:
+        node, sep, rule = item.partition("=")
+        if not sep or not node.strip() or not rule.strip():
+            raise UsageError(f"--override {item!r}: give NODE=RULE, e.g. floor=Identity")
+        mapping[node.strip()] = rule.strip()
+    return mapping
+
+
+# ---- printing formulas ------------------------------------------------------------------
+
+
+def _unicode_ok(stream: TextIO) -> bool:
+    """Whether ``stream`` can show ∂ and SymPy's Unicode (a text buffer can)."""
+    encoding = getattr(stream, "encoding", None)
+    try:
+        "∂⋅─".encode(encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def tree_size(exprs: Sequence[Basic], cap: int = 10**9) -> int:
+    """Nodes of the printed trees (shared subexpressions counted at each use)."""
+    order, kids = postorder(exprs, lambda n: n.args)
+    size: dict = {}
+    for n in order:
+        size[n] = min(cap, 1 + sum(size[k] for k in kids[n]))
+    return min(cap, sum(size[e] for e in exprs))
+
+
+def show(exprs: Sequence[Expr], names: Sequence[str], style: str, as_program: bool,
+         out: TextIO, err: TextIO) -> None:
+    """Formulas as trees, or (asked for, or past ``TREE_LIMIT``) as a program."""
+    if not as_program and tree_size(exprs) > TREE_LIMIT:
+        as_program = True
+        print(f"(printed as a program: its tree has more than {TREE_LIMIT} nodes; "
+              "shared parts are named t1, t2, ...)", file=err)
+    if as_program:
+        p = program(list(exprs), list(names))
+        text = {"text": p.text, "latex": p.latex, "pretty": p.pretty,
+                "ascii": lambda: p.pretty(use_unicode=False)}[style]()
+        print(text, file=out)
+        return
+    printer = PrettyPrinter({"use_unicode": style == "pretty", "wrap_line": False})
+    for name, e in zip(names, exprs):
+        if style == "latex":
+            print(f"{latex_output_name(name)} = {latex(e)}", file=out)
+        elif style == "text":
+            print(f"{name} = {e}", file=out)
+        else:
+            print(pretty_assignment(name, e, printer), file=out)
+
+
+# ---- subcommands ------------------------------------------------------------------------
+
+
+def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    f = _formula(args.expr)
+    wrt = _symbols(args.wrt, f)
+    if not wrt:
+        raise UsageError(f"EXPR {args.expr!r} has no symbols to differentiate with respect to")
+    mapping = _overrides(args.override)
+    if mapping:
+        with gradient_override_map(mapping):
+            g = grad(f, wrt)
+    else:
+        g = grad(f, wrt)
+    g = list(g) if isinstance(g, tuple) else [g]
+    style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
+    d = "∂" if style != "ascii" else "d"
+    show(g, [f"{d}f/{d}{w}" for w in wrt], style, args.program, out, err)
+    if args.numpy:
+        others = sorted((s for s in f.free_symbols if s not in wrt), key=lambda s: _natural(s.name))
+        params = [*wrt, *others]
+        print(f"\n# NumPy code: grad_f({', '.join(map(str, params))}) -> "
+              f"[{', '.join(f'df/d{w}' for w in wrt)}]", file=out)
+        print(numpy_code(params, g, name="grad_f").rstrip(), file=out)
+    return EXIT_OK
+
+
+def demo_scripts() -> list[Path]:
+    """The scenarios of ``symgrad demo``: the scripts in examples/, in order."""
+    if not EXAMPLES.is_dir():
+        raise UsageError(
+            f"the demo runs the scripts in examples/, which are not here ({EXAMPLES}): it "
+            "needs a source checkout (pip install -e . from the repository)")
+    return sorted(p for p in EXAMPLES.glob("[0-9][0-9]_*.py"))
+
+
+def _summary(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    m = re.match(r'\s*"""(.*?)(?:\n\s*\n|""")', text, re.S)
+    return " ".join(m.group(1).split()) if m else path.stem
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    scripts = demo_scripts()
+    if args.only:
+        scripts = [p for p in scripts if args.only in p.stem]
+        if not scripts:
+            names = ", ".join(p.stem for p in demo_scripts())
+            raise UsageError(f"demo: no scenario matches {args.only!r} (there are: {names})")
+    if args.list:
+        for p in scripts:
+            print(f"{p.stem}: {_summary(p)}", file=out)
+        return EXIT_OK
+    for i, path in enumerate(scripts, 1):
+        rule = "=" * 78
+        print(f"{rule}\n[{i}/{len(scripts)}] {_summary(path)}\n    "
+              f"(examples/{path.name}; run it alone with: python examples/{path.name})\n{rule}",
+              file=out)
+        old = sys.stdout
+        sys.stdout = out
+        try:
+            runpy.run_path(str(path), run_name="__main__")
+        finally:
+            sys.stdout = old
+        print(file=out)
+    print(f"All {len(scripts)} scenarios ran. Each is a short script in examples/; "
+          "the guides are in docs/.", file=out)
+    return EXIT_OK
+
+
+# ---- the parser ---------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _ArgumentParser(
+        prog="symgrad",
+        description="Symbolic gradients with overridable rules: print them, emit NumPy code.",
+        epilog="Formulas are parsed safely (nothing in them is executed): numbers, names "
+        "(real symbols), + - * / // %% ** and comparisons, and calls of known functions "
+        "(exp, log, floor, where, stop_gradient, sigmoid, ...). Exit codes: 0 ok, "
+        "2 bad usage or input, 3 internal error.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    sub.required = True
+
+    g = sub.add_parser("grad", help="print the gradient of a formula (and its NumPy code)",
+                       description="Print the gradient of EXPR with respect to the symbols "
+                       "in --wrt (default: all of them, sorted by name).")
+    g.add_argument("expr", metavar="EXPR", help="the formula, e.g. 'log(1 + exp(x*y))'")
+    g.add_argument("--wrt", metavar="X[,Y...]", help="symbols to differentiate with respect to")
+    g.add_argument("--override", metavar="NODE=RULE", action="append", default=[],
+                   help="differentiate NODE nodes with RULE (e.g. floor=Identity); repeatable")
+    fmt = g.add_mutually_exclusive_group()
+    fmt.add_argument("--pretty", dest="style", action="store_const", const="pretty",
+                     help="Unicode pretty printing (the default)")
+    fmt.add_argument("--text", dest="style", action="store_const", const="text",
+                     help="one line per formula, as Python/SymPy reads it")
+    fmt.add_argument("--latex", dest="style", action="store_const", const="latex",
+                     help="LaTeX")
+    g.add_argument("--program", action="store_true",
+                   help="print as a program: shared subexpressions named t1, t2, ..., then "
+                   f"the outputs (automatic past {TREE_LIMIT} nodes)")
+    g.add_argument("--numpy", action="store_true", help="also print the generated NumPy code")
+    g.set_defaults(run=cmd_grad, style="pretty")
+
+    d = sub.add_parser("demo", help="the tour: run every scenario in examples/",
+                       description="Run the scenarios in examples/ one after another.")
+    d.add_argument("only", nargs="?", metavar="NAME", help="run only the scenarios whose "
+                   "file name contains NAME")
+    d.add_argument("--list", action="store_true", help="list the scenarios")
+    d.set_defaults(run=cmd_demo)
+    return p
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, ParseError):
+        return exc.brief
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    """Run the command with ``argv`` (default ``sys.argv[1:]``); the exit code."""
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args, out, err)
+    except UsageError as exc:
+        print(f"symgrad: error: {exc}", file=err)
+    except SymgradError as exc:  # the input reached symgrad and was refused there
+        print(f"symgrad: error: {_one_line(exc)}", file=err)
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except Exception:  # a bug in symgrad, not a mistake of the user's
+        traceback.print_exc(file=err)
+        print("symgrad: internal error (a bug in symgrad; please report it with the command "
+              "line above)", file=err)
+        return EXIT_INTERNAL
+    return EXIT_USAGE

@@ -1,0 +1,111 @@
+"""The symgrad command: output, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import io
+import runpy
+import sys
+
+import numpy as np
+import pytest
+
+from symgrad import cli
+
+
+def run(*argv: str, encoding: str = "utf-8") -> tuple[int, str, str]:
+    out = io.TextIOWrapper(io.BytesIO(), encoding=encoding)
+    err = io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    out.flush()
+    return code, out.buffer.getvalue().decode(encoding), err.getvalue()
+
+
+def test_grad_text_latex_pretty():
+    assert run("grad", "x*sin(y)", "--wrt", "x,y", "--text") == (
+        0, "∂f/∂x = sin(y)\n∂f/∂y = x*cos(y)\n", "")
+    code, out, _ = run("grad", "x*sin(y)", "--wrt", "y", "--latex")
+    assert out == "\\frac{\\partial f}{\\partial y} = x \\cos{\\left(y \\right)}\n"
+    code, out, _ = run("grad", "log(1 + exp(x))")  # --wrt: all symbols; pretty by default
+    assert out.splitlines() == ["           x", "          ℯ", "∂f/∂x = ──────",
+                                "         x", "        ℯ  + 1"]
+
+
+def test_grad_ascii_terminal():
+    code, out, _ = run("grad", "sqrt(x)", encoding="ascii")
+    assert code == 0 and out.isascii() and out.splitlines()[1] == "df/dx = -------"
+
+
+def test_grad_override_and_symgrad_functions():
+    code, out, _ = run("grad", "floor(x)*y", "--override", "Floor=Identity", "--text")
+    assert (code, out) == (0, "∂f/∂x = y\n∂f/∂y = floor(x)\n")
+    code, out, _ = run("grad", "stop_gradient(x)*x + where(x > 0, sqrt(x), 0)", "--text")
+    assert out == "∂f/∂x = Piecewise((1/(2*sqrt(x)), x > 0), (0, True)) + stop_gradient(x)\n"
+
+
+def test_grad_numpy_code_runs():
+    code, out, _ = run("grad", "log(1 + exp(x*y))", "--wrt", "x", "--numpy", "--text")
+    src = out.split("# NumPy code: grad_f(x, y) -> [df/dx]\n")[1]
+    namespace: dict = {}
+    exec(compile(src, "<grad_f>", "exec"), namespace)  # symgrad's generated code
+    assert np.isclose(namespace["grad_f"](0.5, 2.0)[0], 2.0 / (1 + np.exp(-1.0)))
+
+
+def test_program_layout_forced_and_automatic():
+    code, out, err = run("grad", "tanh(w*x + b)**2", "--wrt", "w,b", "--program", "--text")
+    assert out.splitlines()[0] == "t1 = tanh(b + w*x)" and err == ""
+    big = " + ".join(f"c{i}*tanh(w{i}*x + b{i})" for i in range(40))
+    code, out, err = run("grad", f"({big} - t)**2", "--wrt", "w0,w1", "--text")
+    assert code == 0 and "printed as a program" in err and "\n∂f/∂w1 = " in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["grad", "__import__('os').system('echo owned')"], "strings are not allowed at column"),
+        (["grad", "().__class__"], "attribute access is not allowed"),
+        (["grad", "x +"], "invalid syntax"),
+        (["grad", "x > 1"], "is a condition, not a formula"),
+        (["grad", "floor(x)", "--override", "floor=Identiy"], "did you mean 'Identity'"),
+        (["grad", "floor(x)", "--override", "floor"], "give NODE=RULE"),
+        (["grad", "x", "--wrt", "x y"], "is not a symbol name"),
+        (["grad", "2"], "has no symbols"),
+        (["grad"], "required: EXPR"),
+        (["grad", "x", "--latex", "--text"], "not allowed with argument"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required: COMMAND"),
+        (["demo", "no-such-scenario"], "no scenario matches"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv, message):
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("symgrad: error: ") and message in err
+
+
+def test_internal_error_is_exit_3(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "grad", broken)
+    code, _, err = run("grad", "x")
+    assert code == 3 and "RuntimeError: a bug" in err and "internal error" in err
+
+
+def test_help_exits_0(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "grad" in capsys.readouterr().out
+
+
+def test_python_dash_m(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["symgrad", "grad", "x**3", "--text"])
+    with pytest.raises(SystemExit) as info:
+        runpy.run_module("symgrad", run_name="__main__")
+    assert info.value.code == 0 and capsys.readouterr().out == "∂f/∂x = 3*x**2\n"
+
+
+def test_demo_list_and_one_scenario():
+    code, out, _ = run("demo", "--list")
+    names = [line.split(":")[0] for line in out.splitlines()]
+    assert code == 0 and names == [p.stem for p in cli.demo_scripts()] and len(names) >= 7
+    code, out, _ = run("demo", "05_nested")
+    assert code == 0 and "f''(x)      = 100" in out and "[1/1] A nested custom gradient" in out
