@@ -1,6 +1,7 @@
-"""Derive a gradient with symgrad, print it, and evaluate it with NumPy.
+"""Quickstart: derive a gradient, print it (text, Unicode, LaTeX, and a
+model-sized one as a program), and evaluate it with NumPy.
 
-Run:  python examples/quickstart.py
+Run:  python examples/01_quickstart.py
 """
 
 from __future__ import annotations
@@ -36,3 +37,17 @@ point = {x: sp.Float(xs[0], 30), y: sp.Float(ys[0], 30)}
 exact = sp.diff(f, x).evalf(30, subs=point)
 print(f"  sympy.diff gives df/dx = {float(exact):.12g}")
 assert abs(float(exact) - dx[0]) <= 1e-12 * max(1.0, abs(float(exact)))
+
+# A model-sized gradient prints as its program: shared parts named once.
+n = 16
+w = sp.symbols(f"w1:{n + 1}", real=True)
+c = sp.symbols(f"c1:{n + 1}", real=True)
+t = sp.Symbol("t", real=True)
+loss = (sum(ci * sp.tanh(wi * x + y) for wi, ci in zip(w, c)) - t) ** 2
+g = symgrad.grad(loss, [*w, *c])
+p = symgrad.program(g, [f"∂L/∂{v}" for v in [*w, *c]])
+print()
+print(f"a {n}-unit layer's gradient: {len(str(g)):,} characters as a tree, "
+      f"{len(p.text()):,} as a program; its first and last lines:")
+lines = p.text().splitlines()
+print("\n".join(lines[:3] + ["..."] + lines[-2:]))
