@@ -6,9 +6,13 @@ ordinary SymPy expressions.  Symbols are treated as real variables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sympy import Expr, Matrix, NDimArray, S, Symbol
 
 from .errors import SymgradError
+from .lowering import lower
+from .rewrites import safe_forms
 from .rules import Opts
 from .shapes import check_same, flatten_exprs, flatten_symbols
 from .walker import forward, reverse
@@ -25,6 +29,8 @@ def grad(
     unconnected: str = "zero",
     convention: str = "ad",
     ties: str = "split",
+    stabilize: bool = False,
+    domain: Mapping | None = None,
 ) -> Expr | tuple | Matrix | NDimArray | None:
     """The gradient of a scalar expression, by reverse mode.
 
@@ -37,6 +43,13 @@ def grad(
     and ``ties`` choose the rules of non-differentiable nodes (see the user
     guide).
 
+    ``stabilize=True`` returns the gradient as it is evaluated (markers
+    lowered) with symgrad's accurate rewrites applied: those that lose
+    accuracy nowhere, valid on ``domain`` (symbol -> (lo, hi); all reals
+    if None), so that, say, the gradient of ``log(1 + exp(x))`` is exact
+    over the whole float range; :func:`symgrad.stabilize` chooses among
+    more forms by measurement.
+
     >>> from sympy import symbols, sin, floor, Max
     >>> x, y, z = symbols("x y z", real=True)
     >>> grad(x * sin(y), [x, y])
@@ -45,6 +58,9 @@ def grad(
     (None, None)
     >>> grad(Max(x, y), x).subs({x: 1, y: 1})
     1/2
+    >>> from sympy import log, exp
+    >>> grad(log(1 + exp(x)), x, stabilize=True)
+    Piecewise((1, x >= 0), (exp(-Abs(x)), True))/(1 + exp(-Abs(x)))
     """
     if unconnected not in _UNCONNECTED:
         raise ValueError(
@@ -65,7 +81,21 @@ def grad(
         if not any(s in got for s in syms):
             return None
         missing = S.Zero
-    return struct.build([got.get(s, missing) for s in syms])
+    out = [got.get(s, missing) for s in syms]
+    if stabilize:
+        out = _stabilized(out, domain)
+    return struct.build(out)
+
+
+def _stabilized(exprs: list, domain: Mapping | None) -> list:
+    """``exprs`` lowered, with the rewrites that lose accuracy nowhere
+    (None entries kept)."""
+    at = [i for i, e in enumerate(exprs) if e is not None]
+    done = safe_forms(lower([exprs[i] for i in at]), domain)
+    out = list(exprs)
+    for i, e in zip(at, done):
+        out[i] = e
+    return out
 
 
 def jacobian(

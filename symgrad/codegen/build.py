@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import itertools
 import linecache
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from sympy import Basic, Expr, MatrixBase, NDimArray, Symbol
 
 from ..errors import SymgradError
 from ..lowering import lower
+from ..rewrites import safe_forms
 from ..shapes import flatten_exprs
 from .accurate import accurate_forms
 from .emit import Program, build_program
@@ -81,12 +82,13 @@ def _layout(exprs: object) -> tuple[list[Expr], Layout]:
 
 
 def _compile(
-    args: object, exprs: object, reserved: frozenset[str] = frozenset()
+    args: object, exprs: object, reserved: frozenset[str] = frozenset(),
+    stabilize: bool = False, domain: Mapping | None = None,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
     namer = Namer(reserved)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
-    roots = accurate_forms(lower(flat))
+    roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
     prog = build_program(roots, leaf, namer.temps())
     return params, leaf, prog, layout, namer
 
@@ -133,6 +135,8 @@ def lambdify(
     dtype: object = None,
     block: int | None = DEFAULT_BLOCK,
     threads: int | None = None,
+    stabilize: bool = False,
+    domain: Mapping | None = None,
 ) -> Callable:
     """A fast NumPy function computing ``exprs`` (an expression, a list or
     tuple, or a Matrix) from the symbols ``args``.
@@ -149,6 +153,12 @@ def lambdify(
     untaken branch's NaN or inf into the result.
 
     The source is ``fn.source`` (and ``inspect.getsource(fn)``).
+
+    Accurate forms (``log1p``, ``expm1``, ``hypot``, ...) are always used;
+    ``stabilize=True`` adds every rewrite of :mod:`symgrad.rewrites` that
+    loses accuracy nowhere it is valid (the exact sigmoid, conjugates of
+    differences of roots, ...), valid on ``domain`` (symbol -> (lo, hi)).
+    :func:`symgrad.stabilize` chooses among more forms by measurement.
 
     >>> import numpy as np
     >>> from sympy import symbols, Piecewise, log, Matrix
@@ -167,7 +177,7 @@ def lambdify(
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise SymgradError(f"threads={threads!r}: give a positive number of threads, or None")
     dt = None if dtype is None else np.dtype(dtype).str
-    params, leaf, prog, layout, namer = _compile(args, exprs, ENTRY_NAMES)
+    params, leaf, prog, layout, namer = _compile(args, exprs, ENTRY_NAMES, stabilize, domain)
     name, kernel = namer.name("f"), namer.name("f_block")
     n_out = len(prog.results)
     source = "\n\n".join(

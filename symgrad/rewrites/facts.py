@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 
 from sympy import (
     Abs,
@@ -68,12 +69,36 @@ def _widen(lo: float, hi: float) -> Bound:
     return _down(lo), _up(hi)
 
 
+def _exact(v: float, true: Fraction | None) -> bool:
+    return true is not None and math.isfinite(v) and Fraction(v) == true
+
+
 def _mul(a: Bound, b: Bound) -> Bound:
     ps = []
     for x in a:
         for y in b:
-            ps.append(0.0 if (x == 0 or y == 0) else x * y)
-    return _widen(min(ps), max(ps))
+            if x == 0 or y == 0:
+                ps.append((0.0, True))
+            else:
+                p = x * y
+                ok = math.isfinite(x) and math.isfinite(y) and _exact(p, Fraction(x) * Fraction(y))
+                ps.append((p, ok))
+    lo, lo_ok = min(ps)
+    hi, hi_ok = max(ps)
+    return (lo if lo_ok else _down(lo), hi if hi_ok else _up(hi))
+
+
+def _add(bs: list[Bound]) -> Bound:
+    out = []
+    for k in (0, 1):
+        vs = [b[k] for b in bs]
+        v = math.fsum(vs) if all(math.isfinite(t) for t in vs) else sum(vs)
+        if math.isnan(v):  # inf - inf: unbounded
+            out.append(-INF if k == 0 else INF)
+            continue
+        exact = all(math.isfinite(t) for t in vs) and _exact(v, sum(map(Fraction, vs)))
+        out.append(v if exact else (_down(v) if k == 0 else _up(v)))
+    return out[0], out[1]
 
 
 def _monotone(f: Callable[[float], float], b: Bound) -> Bound:
@@ -204,7 +229,9 @@ class Facts:
         if node.is_Number:
             if not node.is_real or not node.is_finite:
                 return None
-            return _widen(float(node), float(node))
+            v = float(node)
+            return (v, v) if node.is_Integer or _exact(v, Fraction(str(node)) if node.is_Rational
+                                                       else None) else _widen(v, v)
         if node.is_NumberSymbol:
             return _widen(float(node), float(node))
         if isinstance(node, Piecewise):
@@ -216,9 +243,7 @@ class Facts:
         if any(b is None for b in bs):
             return None
         if isinstance(node, Add):
-            lo = sum(b[0] for b in bs)
-            hi = sum(b[1] for b in bs)
-            return _widen(-INF if math.isnan(lo) else lo, INF if math.isnan(hi) else hi)
+            return _add(bs)
         if isinstance(node, Mul):
             out = bs[0]
             for b in bs[1:]:

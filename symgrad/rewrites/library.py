@@ -30,6 +30,10 @@ __all__ = ["LIBRARY", "by_name", "in_scope"]
 
 a, b, c, p, u, v = PATTERN_SYMBOLS
 x, y = symbols("x y")  # the examples' variables
+MAX = 1.7976931348623157e308
+TINY = 5e-324
+ALL = (-MAX, MAX)
+EXP = (-1e4, 1e4)  # beyond, every exp has overflowed or underflowed: nothing new happens
 THIRD = Rational(1, 3)
 
 
@@ -54,6 +58,15 @@ def _roots_valid(m: Match, f: Facts) -> bool:
 def _not_negative(m: Match, f: Facts) -> bool:
     # log(1/u) = -log(u) except on u < 0 (where neither is real: NaN in real code)
     return f.real(m[u]) and not f.negative(m[u])
+
+
+def _logs_valid(m: Match, f: Facts) -> bool:
+    # log(a) - log(b) = log(a/b) for a, b ≥ 0 not both 0 (log 0 = -inf, x/0 = inf)
+    return f.nonnegative(m[a]) and f.nonnegative(m[b]) and f.positive(m[a] + m[b])
+
+
+def _log1p_valid(m: Match, f: Facts) -> bool:
+    return f.nonnegative(1 + m[a]) and f.nonnegative(m[b]) and f.positive(1 + m[a] + m[b])
 
 
 def _atan_valid(m: Match, f: Facts) -> bool:
@@ -81,73 +94,73 @@ LIBRARY: tuple[Rewrite, ...] = (
     # ---- exponential and logarithmic: the forms code generation applies ----
     _rw("softplus",        log(1 + exp(u)),     Softplus(u),      "codegen",
         "exp(u) overflows for u > 709 and 1 + exp(u) drops exp(u) < 1e-16",
-        Example(log(1 + exp(x)), {x: (-700, -40)}, {x: (-30, 30)}),
+        Example(log(1 + exp(x)), {x: (-700, -40)}, {x: (-30, 30)}, {x: EXP}),
         real(u), "u real", "exp-log"),
     _rw("softplus-log1p",  log1p(exp(u)),       Softplus(u),      "codegen",
         "exp(u) overflows for u > 709",
-        Example(log1p(exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}),
+        Example(log1p(exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}, {x: EXP}),
         real(u), "u real", "exp-log"),
     _rw("logaddexp",       log(exp(a) + exp(b)), logaddexp(a, b), "codegen",
         "exp overflows for arguments over 709, and drops the smaller term",
         Example(log(exp(x) + exp(y)), {x: (710, 1e4), y: (710, 1e4)},
-                {x: (-20, 20), y: (-20, 20)}),
+                {x: (-20, 20), y: (-20, 20)}, {x: EXP, y: EXP}),
         real(a, b), "a, b real", "exp-log"),
     _rw("log1p",           log(1 + u),          log1p(u),         "codegen",
         "1 + u drops the bits of a small u",
-        Example(log(1 + x), {x: (1e-300, 1e-6)}, {x: (0.5, 1e300)}),
+        Example(log(1 + x), {x: (1e-300, 1e-6)}, {x: (0.5, 1e300)}, {x: (-1, MAX)}),
         family="exp-log"),
     _rw("log-reciprocal",  log(1 / u),          -log(u),          "codegen",
         "1/u overflows for u below 1/max float, and rounds",
-        Example(log(1 / x), {x: (1e-320, 1e-309)}, {x: (1e-300, 1e300)}),
+        Example(log(1 / x), {x: (1e-320, 1e-309)}, {x: (1e-300, 1e300)}, {x: (TINY, MAX)}),
         _not_negative, "u real, not negative", "exp-log"),
     _rw("expm1",           exp(u) - 1,          expm1(u),         "codegen",
         "exp(u) - 1 cancels for small u",
-        Example(exp(x) - 1, {x: (-1e-6, 1e-6)}, {x: (1, 700)}),
+        Example(exp(x) - 1, {x: (-1e-6, 1e-6)}, {x: (1, 700)}, {x: EXP}),
         family="exp-log"),
     _rw("expm1-negated",   1 - exp(u),          -expm1(u),        "codegen",
         "1 - exp(u) cancels for small u",
-        Example(1 - exp(x), {x: (-1e-6, 1e-6)}, {x: (-700, -1)}),
+        Example(1 - exp(x), {x: (-1e-6, 1e-6)}, {x: (-700, -1)}, {x: EXP}),
         family="exp-log"),
     _rw("hypot",           sqrt(a**2 + b**2),   hypot(a, b),      "codegen",
         "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
         Example(sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},
-                {x: (1, 100), y: (1, 100)}),
+                {x: (1, 100), y: (1, 100)}, {x: ALL, y: ALL}),
         real(a, b), "a, b real", "exp-log"),
     _rw("hypot-reciprocal", 1 / sqrt(a**2 + b**2), 1 / hypot(a, b), "codegen",
         "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
         Example(1 / sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},
-                {x: (1, 100), y: (1, 100)}),
+                {x: (1, 100), y: (1, 100)}, {x: ALL, y: ALL}),
         real(a, b), "a, b real", "exp-log"),
     # ---- the logistic sigmoid, exact over the whole float range ----------------
     _rw("sigmoid-reciprocal", 1 / (1 + exp(u)), Sigmoid(-u),      "safe",
         "exp(u) overflows for u > 709: the result is 0 where it is a subnormal",
-        Example(1 / (1 + exp(-x)), {x: (-745, -710)}, {x: (-700, 700)}),
+        Example(1 / (1 + exp(-x)), {x: (-745, -710)}, {x: (-700, 700)}, {x: EXP}),
         real(u), "u real", "sigmoid"),
     # exp(u)/(1 + exp(u)) is exp(u)·σ(-u) once its denominator is rewritten
     _rw("sigmoid",         exp(u) * Sigmoid(-u), Sigmoid(u),     "safe",
         "exp(u) overflows for u > 709: inf/inf is NaN",
-        Example(exp(x) / (1 + exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}),
+        Example(exp(x) / (1 + exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}, {x: EXP}),
         family="sigmoid", needs=("sigmoid-reciprocal",)),
     _rw("sigmoid-complement", 1 - Sigmoid(u),   Sigmoid(-u),      "safe",
         "1 - σ(u) cancels for u > 37: 0 instead of ≈ exp(-u)",
-        Example(1 - 1 / (1 + exp(x)), {x: (-700, -40)}, {x: (-30, 700)}),
+        Example(1 - 1 / (1 + exp(x)), {x: (-700, -40)}, {x: (-30, 700)}, {x: EXP}),
         family="sigmoid", needs=("sigmoid-reciprocal",)),
     _rw("sigmoid-minus-one", Sigmoid(u) - 1,    -Sigmoid(-u),     "safe",
         "σ(u) - 1 cancels for u > 37",
-        Example(1 / (1 + exp(-x)) - 1, {x: (40, 700)}, {x: (-700, 30)}),
+        Example(1 / (1 + exp(-x)) - 1, {x: (40, 700)}, {x: (-700, 30)}, {x: EXP}),
         family="sigmoid", needs=("sigmoid-reciprocal",)),
     _rw("log-sigmoid",     log(Sigmoid(u)),     -Softplus(-u),    "safe",
         "σ(u) rounds to 1 for u > 37: log gives 0 instead of ≈ -exp(-u)",
-        Example(log(1 / (1 + exp(-x))), {x: (40, 700)}, {x: (-700, 30)}),
+        Example(log(1 / (1 + exp(-x))), {x: (40, 700)}, {x: (-700, 30)}, {x: EXP}),
         family="sigmoid", needs=("sigmoid-reciprocal",)),
     _rw("exp-over-expm1",  exp(u) / expm1(u),   -1 / expm1(-u),   "safe",
         "exp(u) overflows for u > 709: inf/inf is NaN",
-        Example(exp(x) / (exp(x) - 1), {x: (710, 1e4)}, {x: (0.5, 700)}),
+        Example(exp(x) / (exp(x) - 1), {x: (710, 1e4)}, {x: (0.5, 700)}, {x: EXP}),
         family="sigmoid", needs=("expm1",)),
     # ---- differences of nearby values: conjugate and identity forms -----------
-    _rw("sqrt-difference", sqrt(a) - sqrt(b),   (a - b) / (sqrt(a) + sqrt(b)), "measured",
+    _rw("sqrt-difference", sqrt(a) - sqrt(b),   (a - b) / (sqrt(a) + sqrt(b)), "safe",
         "sqrt(a) - sqrt(b) cancels where a ≈ b",
-        Example(sqrt(x + 1) - sqrt(x), {x: (1e3, 1e300)}, {x: (0, 1)}),
+        Example(sqrt(x + 1) - sqrt(x), {x: (1e3, 1e300)}, {x: (0, 1)}, {x: (0, MAX)}),
         _roots_valid, "a, b ≥ 0, not both 0", "differences"),
     _rw("reciprocal-sqrt-difference", 1 / sqrt(a) - 1 / sqrt(b),
         (b - a) / (sqrt(a) * sqrt(b) * (sqrt(a) + sqrt(b))), "measured",
@@ -160,9 +173,9 @@ LIBRARY: tuple[Rewrite, ...] = (
         nonzero(a, b), "a, b ≠ 0", "differences"),
     _rw("cbrt-difference", a**THIRD - b**THIRD,
         (a - b) / ((a**THIRD + b**THIRD)**2 - a**THIRD * b**THIRD),
-        "measured",
+        "safe",
         "cbrt(a) - cbrt(b) cancels where a ≈ b",
-        Example((x + 1)**THIRD - x**THIRD, {x: (1e3, 1e300)}, {x: (0, 1)}),
+        Example((x + 1)**THIRD - x**THIRD, {x: (1e3, 1e300)}, {x: (0, 1)}, {x: (0, MAX)}),
         _roots_valid, "a, b ≥ 0, not both 0", "differences"),
     _rw("power-difference", a**p - b**p,        b**p * expm1(p * log1p((a - b) / b)), "measured",
         "a^p - b^p cancels where a ≈ b",
@@ -172,15 +185,20 @@ LIBRARY: tuple[Rewrite, ...] = (
     _rw("log-difference",  log(a) - log(b),     log1p((a - b) / b), "measured",
         "log(a) - log(b) cancels where a ≈ b",
         Example(log(x + 1) - log(x), {x: (1e3, 1e300)}, {x: (1e-3, 1)}),
-        positive(a, b), "a, b > 0", "differences"),
+        _logs_valid, "a, b ≥ 0, not both 0", "differences"),
+    # log(1 + a) is log1p(a) by the time the difference is seen
+    _rw("log1p-difference", log1p(a) - log(b),  log1p((1 + a - b) / b), "measured",
+        "log1p(a) - log(b) cancels where 1 + a ≈ b",
+        Example(log1p(x) - log(x), {x: (1e3, 1e300)}, {x: (1e-3, 1)}),
+        _log1p_valid, "a ≥ -1, b ≥ 0, not 1 + a = b = 0", "differences"),
     _rw("log-ratio",       log(a / b),          log1p((a - b) / b), "measured",
         "a/b rounds near 1, and log keeps only what is left",
         Example(log((1 + x) / x), {x: (1e3, 1e300)}, {x: (1e-3, 1)}),
-        positive(a, b), "a, b > 0", "differences"),
+        _logs_valid, "a, b ≥ 0, not both 0", "differences"),
     _rw("log-quotient",    log(a / b),          log(a) - log(b),  "measured",
         "a/b loses the bits of a and b near 1 that log(a), log(b) keep",
-        Example(log((1 - x) / (1 + x)), {x: (-1e-6, 1e-6)}, {x: (-0.9, 0.9)}),
-        positive(a, b), "a, b > 0", "differences", needs=("log1p",)),
+        Example(log((1 - x) / (1 + x)), {x: (-1e-6, 1e-6)}, {x: (0.5, 0.9)}),
+        _logs_valid, "a, b ≥ 0, not both 0", "differences", needs=("log1p",)),
     # (the product-to-sum form 2cos((a+b)/2)sin((a-b)/2) rounds (a+b)/2 and then
     #  loses bits where cos is ill-conditioned; this one uses a - b and b only)
     _rw("sin-difference",  sin(a) - sin(b),
@@ -204,25 +222,25 @@ LIBRARY: tuple[Rewrite, ...] = (
         "atan(a) - atan(b) cancels where a ≈ b, and both round to π/2 for large a, b",
         Example(atan(x + 1) - atan(x), {x: (1e3, 1e100)}, {x: (-1, 1)}),
         _atan_valid, "a, b real, 1 + ab > 0", "differences"),
-    _rw("one-minus-cos",   1 - cos(u),          2 * sin(u / 2)**2, "measured",
+    _rw("one-minus-cos",   1 - cos(u),          2 * sin(u / 2)**2, "safe",
         "1 - cos(u) cancels for small u",
-        Example((1 - cos(x)) / x**2, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}),
+        Example((1 - cos(x)) / x**2, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}, {x: ALL}),
         family="differences"),
-    _rw("cos-minus-one",   cos(u) - 1,          -2 * sin(u / 2)**2, "measured",
+    _rw("cos-minus-one",   cos(u) - 1,          -2 * sin(u / 2)**2, "safe",
         "cos(u) - 1 cancels for small u",
-        Example(cos(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}),
+        Example(cos(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}, {x: ALL}),
         family="differences"),
-    _rw("cosh-minus-one",  cosh(u) - 1,         2 * sinh(u / 2)**2, "measured",
+    _rw("cosh-minus-one",  cosh(u) - 1,         2 * sinh(u / 2)**2, "safe",
         "cosh(u) - 1 cancels for small u",
-        Example(cosh(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 700)}),
+        Example(cosh(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),
         family="differences"),
-    _rw("exp-sinh",        exp(u) - exp(-u),    2 * sinh(u),      "measured",
+    _rw("exp-sinh",        exp(u) - exp(-u),    2 * sinh(u),      "safe",
         "exp(u) - exp(-u) cancels for small u",
-        Example(exp(x) - exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}),
+        Example(exp(x) - exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),
         family="differences"),
-    _rw("exp-cosh-minus-two", exp(u) - 2 + exp(-u), 4 * sinh(u / 2)**2, "measured",
+    _rw("exp-cosh-minus-two", exp(u) - 2 + exp(-u), 4 * sinh(u / 2)**2, "safe",
         "exp(u) - 2 + exp(-u) cancels for small u",
-        Example(exp(x) - 2 + exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}),
+        Example(exp(x) - 2 + exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),
         family="differences"),
     # ---- regimes: a form per region, the threshold known in advance ------------
     _rw("sqrt-conjugate",  sqrt(a) + b,

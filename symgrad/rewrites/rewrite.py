@@ -34,11 +34,14 @@ Validity = Callable[[Match, Facts], bool]
 class Example:
     """An instance of a rewrite's source and where to measure it: over
     ``unstable`` the source loses bits and the rewrite keeps them; over
-    ``elsewhere`` (None: nowhere else to look) the rewrite loses none."""
+    ``elsewhere`` the rewrite loses none; over ``everywhere`` (the whole
+    float range where it is valid; required of the ``codegen`` and ``safe``
+    scopes) it loses none at any sample."""
 
     expr: Basic
     unstable: Mapping[Basic, tuple[float, float]]
-    elsewhere: Mapping[Basic, tuple[float, float]] | None = None
+    elsewhere: Mapping[Basic, tuple[float, float]]
+    everywhere: Mapping[Basic, tuple[float, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def apply_rewrites(
         by_root.setdefault(type(rw.lhs), []).append(rw)
     new: dict[Basic, Basic] = {}  # node -> rewritten; a result maps to itself
 
-    def run(tops: list[Basic], depth: int) -> None:
+    def run(tops: list[Basic], depth: int, made_by: tuple[Rewrite, ...]) -> None:
         order, kids = postorder(tops, lambda n: () if n in new else n.args)
         for node in order:
             if node in new:
@@ -121,15 +124,20 @@ def apply_rewrites(
             cur = rebuild(node, kids[node], new)
             if depth < _MAX_STEPS:
                 for rw in by_root.get(type(cur), ()):
+                    if rw in made_by:
+                        continue  # a rewrite does not rewrite what it made
                     out = rw.apply(cur, facts)
                     if out is not None and out != cur:
-                        run([out], depth + 1)  # the rewrite's new nodes, as deep as rewrites nest
+                        # the source is done (a regime keeps it as a branch), then the
+                        # rewrite's new nodes go through the pass, as deep as rewrites nest
+                        new.setdefault(cur, cur)
+                        run([out], depth + 1, (*made_by, rw))
                         cur = new[out]
                         break
             new[node] = cur
             new.setdefault(cur, cur)
 
-    run(roots, 0)
+    run(roots, 0, ())
     return expand_forms([new[r] for r in roots])
 
 

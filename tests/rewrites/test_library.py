@@ -96,3 +96,22 @@ def test_domain_decides_validity():
     rw = [by_name("sqrt-difference")]
     assert apply_rewrites([e], rw)[0] == e  # sqrt(x) may not be real
     assert apply_rewrites([e], rw, Facts({x: (0, np.inf)}))[0] == 1 / (sqrt(x) + sqrt(x + 1))
+
+
+_TRUSTED = [rw for rw in LIBRARY if rw.scope in ("codegen", "safe")]
+
+
+@pytest.mark.parametrize("rw", _TRUSTED, ids=[rw.name for rw in _TRUSTED])
+def test_trusted_rewrites_lose_nothing_at_any_sample_of_the_float_range(rw):
+    # codegen and stabilize=True apply these without measuring: over the whole
+    # float range where they are valid, no sample may lose a bit against what
+    # would run without them (the formula as written, for the codegen scope;
+    # symgrad's code, for the safe scope)
+    ex = rw.example
+    assert ex.everywhere is not None, f"{rw.name}: a {rw.scope} rewrite needs a full-range region"
+    source = as_run if rw.scope == "safe" else as_written
+    got = errors(ex.expr, {"source": (ex.expr, source),
+                           "form": (_applied(rw, ex.everywhere), as_run)}, ex.everywhere, seed=2)
+    assert len(got["source"]) >= 32
+    excess = got["form"] - np.maximum(got["source"], 2.0)
+    assert excess.max() <= 1.0, (rw.name, excess.max())

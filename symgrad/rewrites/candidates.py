@@ -1,0 +1,142 @@
+"""Candidate forms of a formula, for :func:`symgrad.stabilize` to measure.
+
+Every candidate equals the formula mathematically; which is accurate is
+for measurement to say.  Three sources:
+
+* the library's rewrites (:mod:`.library`): each ``measured`` rewrite on
+  its own, and all of them together, over the ``codegen`` and ``safe``
+  ones;
+* algebra that exposes a cancellation to a rewrite or removes it: SymPy's
+  ``together`` then ``factor`` (``1/(x+1) - 2/x + 1/(x-1)`` is
+  ``2/(x(x-1)(x+1))``), ``cancel`` (``(e^{2x}-1)/(e^x-1)`` is ``e^x + 1``),
+  and expanding products then collecting each symbol's terms
+  (``(N+1)log(N+1) - N log N`` is ``N(log(N+1) - log N) + log(N+1)``, whose
+  difference of logs a rewrite then takes); each followed by the rewrites;
+* truncated Taylor series (:func:`taylor`) at a point where the formula
+  cancels, for where no rewrite is known (Herbie's ``1/x - 1/tan x`` near
+  0); where a series is accurate is measured, never assumed.
+
+SymPy's algebra can be slow on large formulas: it is tried only on
+formulas of at most :data:`ALGEBRA_OPS` operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from sympy import (
+    Add,
+    Basic,
+    Expr,
+    O,
+    Symbol,
+    cancel,
+    collect,
+    expand_mul,
+    factor,
+    series,
+    together,
+)
+
+from ..graph import count_ops
+from .facts import Facts
+from .library import in_scope
+from .rewrite import apply_rewrites
+
+__all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
+
+ALGEBRA_OPS = 60
+
+_SAFE = in_scope("codegen", "safe")
+_MEASURED = in_scope("measured")
+
+
+class Candidate:
+    """A form of the formula and how it was obtained (``how`` names the
+    rewrites and transforms, in order)."""
+
+    __slots__ = ("expr", "how")
+
+    def __init__(self, expr: Expr, how: str) -> None:
+        self.expr = expr
+        self.how = how
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.how}: {self.expr})"
+
+
+def _collect_each(e: Expr) -> Expr:
+    syms = sorted(e.free_symbols, key=str)
+    return collect(expand_mul(e), syms) if syms else e
+
+
+_ALGEBRA: tuple[tuple[str, Callable[[Expr], Expr]], ...] = (
+    ("together+factor", lambda e: factor(together(e))),
+    ("cancel", cancel),
+    ("expand+collect", _collect_each),
+)
+
+
+def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
+    """Distinct forms of ``expr`` (the first is ``expr`` with the ``codegen``
+    and ``safe`` rewrites applied), valid on ``domain``.
+
+    >>> from sympy import symbols, log, oo
+    >>> x = symbols("x")
+    >>> [(c.how, c.expr) for c in candidates(log(x + 1) - log(x), {x: (0, oo)})]
+    [('safe forms', -log(x) + log1p(x)), ('log1p-difference', log1p(1/x))]
+    """
+    facts = Facts(domain)
+    base = apply_rewrites([expr], _SAFE, facts)[0]
+    out = [Candidate(base, "safe forms")]
+    seen = {base}
+
+    def add(e: Expr, how: str) -> None:
+        if e not in seen and not e.has(O):
+            seen.add(e)
+            out.append(Candidate(e, how))
+
+    applied = []
+    for rw in _MEASURED:
+        e = apply_rewrites([base], [*_SAFE, rw], facts)[0]
+        if e != base:
+            applied.append(rw)
+            add(e, rw.name)
+    if len(applied) > 1:
+        add(apply_rewrites([base], [*_SAFE, *applied], facts)[0], "+".join(r.name for r in applied))
+    if count_ops([expr]) <= ALGEBRA_OPS:
+        for name, fn in _ALGEBRA:
+            try:
+                t = fn(expr)
+            except Exception:  # noqa: BLE001  (SymPy's algebra gives up: no candidate)
+                continue
+            if t == expr:
+                continue
+            add(apply_rewrites([t], _SAFE, facts)[0], name)
+            add(apply_rewrites([t], [*_SAFE, *_MEASURED], facts)[0], f"{name}, then rewrites")
+    return out
+
+
+def taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:
+    """The Taylor polynomial of ``expr`` in ``sym`` at ``at`` with ``terms``
+    nonzero terms at most (orders below ``2*terms``), or None where SymPy
+    gives no power series there (a pole, a log, a fractional power).
+
+    >>> from sympy import symbols, tan
+    >>> x = symbols("x")
+    >>> taylor(1 / x - 1 / tan(x), x, 0, 3)
+    2*x**5/945 + x**3/45 + x/3
+    """
+    if count_ops([expr]) > ALGEBRA_OPS:
+        return None
+    try:
+        s = series(expr, sym, at, 2 * terms).removeO()
+    except Exception:  # noqa: BLE001  (no expansion at this point)
+        return None
+    if s.has(O) or not s.is_polynomial(sym):
+        return None
+    parts = Add.make_args(s.expand())
+    if len(parts) > terms:
+        by_order = sorted(parts, key=lambda t: t.as_poly(sym).degree() if t.has(sym) else 0)
+        s = Add(*by_order[:terms])
+    return s if s != 0 else None

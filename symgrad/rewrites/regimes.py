@@ -1,0 +1,106 @@
+"""Regimes: one form per region of a variable, as Herbie's ``regimes.rkt``
+and ``bsearch.rkt`` choose them.
+
+Given the bits of error of several forms at sample points sorted along one
+variable, :func:`split` finds the segmentation that minimises the total
+error plus a cost per split (so a split must pay for itself), by dynamic
+programming over the points.  Between two regimes the threshold is then
+refined by bisection on the float line (:func:`bisect_threshold`), asking
+at each midpoint which of the two forms is the more accurate, and
+:func:`piecewise` writes the result as a SymPy ``Piecewise``.  Nothing
+here evaluates anything: the measurements come from the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sympy import Expr, Float, Piecewise, Symbol
+
+__all__ = ["Segment", "split", "bisect_threshold", "piecewise"]
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Points ``start`` to ``end - 1`` (in sorted order) use form ``form``."""
+
+    start: int
+    end: int
+    form: int
+
+
+def split(errors: np.ndarray, cost: float) -> list[Segment]:
+    """The segmentation of the points (columns of ``errors``, shape
+    ``(forms, points)``, sorted along the variable) minimising the summed
+    error of each segment's best form plus ``cost`` per split; ties go to
+    the form listed first.
+
+    >>> e = np.array([[0, 0, 0, 9, 9, 9],    # form 0: good on the left
+    ...               [9, 9, 9, 0, 0, 0]])   # form 1: good on the right
+    >>> split(e, cost=1.0)
+    [Segment(start=0, end=3, form=0), Segment(start=3, end=6, form=1)]
+    >>> split(e, cost=100.0)  # a split that does not pay for itself
+    [Segment(start=0, end=6, form=0)]
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    n_forms, n = errors.shape
+    if n == 0:
+        return []
+    pre = np.concatenate([np.zeros((n_forms, 1)), np.cumsum(errors, axis=1)], axis=1)
+    best = np.full(n + 1, np.inf)
+    best[0] = 0.0
+    back = np.zeros(n + 1, dtype=np.int64)
+    form = np.zeros(n + 1, dtype=np.int64)
+    penalty = np.full(n, cost)
+    penalty[0] = 0.0  # the first segment is free
+    for i in range(1, n + 1):
+        seg = pre[:, i][:, None] - pre[:, :i]  # (forms, i): segment j..i-1 per form
+        f = np.argmin(seg, axis=0)
+        total = best[:i] + seg[f, np.arange(i)] + penalty[:i]
+        j = int(np.argmin(total))
+        best[i], back[i], form[i] = total[j], j, f[j]
+    out: list[Segment] = []
+    i = n
+    while i > 0:
+        j = int(back[i])
+        out.append(Segment(j, i, int(form[i])))
+        i = j
+    return out[::-1]
+
+
+def bisect_threshold(
+    lo: float, hi: float, left_better: Callable[[float], bool], to_float: Callable,
+    to_ordinal: Callable, steps: int = 24,
+) -> float:
+    """A threshold between ``lo`` (where the left form is used) and ``hi``
+    (the right form), by bisection over the float ordinals: where
+    ``left_better(m)`` the left form keeps its regime up to ``m``."""
+    a, b = int(to_ordinal(lo)), int(to_ordinal(hi))
+    for _ in range(steps):
+        if b - a <= 1:
+            break
+        m = (a + b) // 2
+        if left_better(float(to_float(m))):
+            a = m
+        else:
+            b = m
+    return float(to_float(b))
+
+
+def piecewise(forms: Sequence[Expr], thresholds: Sequence[float], var: Symbol) -> Expr:
+    """``forms[0]`` for ``var < thresholds[0]``, ``forms[1]`` up to
+    ``thresholds[1]``, ..., the last form beyond.
+
+    >>> from sympy import symbols
+    >>> x = symbols("x")
+    >>> piecewise([x, 2 * x], [0.5], x)
+    Piecewise((x, x < 0.5), (2*x, True))
+    """
+    if len(forms) != len(thresholds) + 1:
+        raise ValueError("piecewise needs one form more than thresholds")
+    if len(forms) == 1:
+        return forms[0]
+    pairs = [(f, var < Float(t, 17)) for f, t in zip(forms, thresholds)]
+    return Piecewise(*pairs, (forms[-1], True))

@@ -1,0 +1,48 @@
+"""Candidate forms: rewrites, algebra and series, all equal to the source."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from symgrad.rewrites.candidates import candidates, taylor
+
+x, N = sp.symbols("x N")
+
+
+def _forms(expr, domain=None):
+    return {c.how: c.expr for c in candidates(expr, domain)}
+
+
+def test_first_candidate_is_the_safe_forms():
+    (first, *_) = candidates(sp.exp(x) / (1 + sp.exp(x)))
+    assert first.how == "safe forms" and first.expr.has(sp.Piecewise)
+
+
+def test_algebra_finds_what_the_rewrites_cannot():
+    got = _forms(1 / (x + 1) - 2 / x + 1 / (x - 1))
+    assert got["together+factor"] == 2 / (x * (x - 1) * (x + 1))
+    got = _forms((N + 1) * sp.log(N + 1) - N * sp.log(N) - 1, {N: (1, np.inf)})
+    assert str(got["expand+collect, then rewrites"]) == "N*log1p(1/N) + log1p(N) - 1"
+    assert _forms(sp.sqrt((sp.exp(2 * x) - 1) / (sp.exp(x) - 1)))["together+factor"] == \
+        sp.sqrt(sp.exp(x) + 1)
+
+
+def test_every_candidate_equals_its_source():
+    exprs = [(sp.sqrt(x + 1) - sp.sqrt(x), {x: (0, np.inf)}),
+             ((N + 1) * sp.log(N + 1) - N * sp.log(N) - 1, {N: (1, np.inf)}),
+             (sp.log((1 - x) / (1 + x)), {x: (-1, 1)})]
+    for e, dom in exprs:
+        (s, (lo, hi)), = dom.items()
+        values = [sp.Rational(3, 10), sp.Rational(7, 10)] if hi == 1 else \
+            [sp.Rational(1, 2), sp.Integer(7), sp.Integer(10) ** 5]
+        for c in candidates(e, dom):
+            for v in values:
+                a, b = sp.N(e.subs(s, v), 30), sp.N(c.expr.subs(s, v), 30)
+                assert abs(a - b) <= 1e-25 * (1 + abs(a)), (c.how, v)
+
+
+def test_taylor_gives_a_polynomial_or_nothing():
+    assert taylor(1 / x - 1 / sp.tan(x), x, 0, 2) == x**3 / 45 + x / 3
+    assert taylor(sp.log(x), x, 0, 3) is None  # no power series at 0
+    assert taylor(1 / x, x, 0, 3) is None
