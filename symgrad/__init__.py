@@ -20,6 +20,7 @@ from .overrides import gradient_override_map, override, register_gradient, unreg
 from .parsing import ParseError, parse
 from .printing import program
 from .select import cond, where
+from .stability import StabilityReport, check_stability
 
 __all__ = [
     "grad",
@@ -46,6 +47,8 @@ __all__ = [
     "relu",
     "lambdify",
     "numpy_code",
+    "check_stability",
+    "StabilityReport",
     "expand",
     "SymgradError",
     "RuleError",

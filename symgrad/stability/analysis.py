@@ -1,0 +1,354 @@
+"""Analysis: where a formula goes wrong and which subexpression is to blame.
+
+At every sample the formula is evaluated node by node in the target dtype
+(:mod:`.floats`).  A bad point is explained, in this order, by
+
+* an *event*: the first node (children first) that turns inf or NaN from
+  finite operands: an overflow (``exp(u)`` with u > log(max float), a
+  division by zero) or a domain error (``log``, ``sqrt``, ``acos``, ``pow``
+  of an argument outside their domain);
+* otherwise, Herbie's localization (``localize.rkt``): each node applied in
+  floats to its operands' *exact* values, compared with its own exact
+  value; the node with the largest local error is the culprit.  A sum
+  whose condition number ``sum |a_i| / |sum a_i|`` is large there is a
+  cancellation; a node that rounds to 0 or a subnormal is an underflow.
+
+Points with one explanation form a region; in one variable the region's
+ends are then refined by bisection over the float lattice, so a threshold
+is exact to the float (``exp(x)`` overflows from x = 709.782712893384 on).
+An event at a point whose result is still right is a harmless region
+(``exp(x) -> inf`` inside ``1/(1 + exp(x))``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from sympy import Add, Basic, Symbol, exp
+
+from ..graph import postorder
+from .bits import Format, bits_error, ordinal, round_mpf
+from .floats import NodeEvaluator
+from .report import Region, Witness
+from .sampling import from_ordinal
+from .truth import RESOLVED, UNDEFINED, GroundTruth
+
+__all__ = ["Measurement", "find_regions", "LOCALIZE_POINTS"]
+
+LOCALIZE_POINTS = 24  # bad points localized exactly per output
+REFINE_STEPS = 70  # bisection steps over ordinals (2**64 floats)
+
+
+@dataclass
+class Measurement:
+    """Everything measured at the samples: inputs, floats, truth, bits."""
+
+    symbols: list[Symbol]
+    form: list[Basic]  # the formula evaluated (markers lowered, maybe rewritten)
+    points: np.ndarray  # (n, k)
+    fmt: Format
+    computed: np.ndarray  # (outputs, n)
+    truth: np.ndarray  # (outputs, n)
+    status: np.ndarray  # (outputs, n)
+    bits: np.ndarray  # (outputs, n), NaN where not measured
+    tolerance: float
+    nodes: NodeEvaluator
+    local_truth: GroundTruth  # exact values of the evaluated form's nodes
+    measure: Callable  # point rows -> (computed, truth, status, bits) for refinement
+
+
+def _is_numeric(node: Basic) -> bool:
+    return not (node.is_Boolean or node.is_Relational or type(node).__name__ == "ExprCondPair")
+
+
+def _events(order: list, kids: dict, vals: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first event node (index into ``order``, -1 for none) at each
+    point, and whether it is an overflow (else a domain error)."""
+    first = np.full(n, -1)
+    over = np.zeros(n, dtype=bool)
+    for i, node in enumerate(order):
+        ks = kids[node]
+        if not ks or not _is_numeric(node) or type(node).__name__ == "Piecewise":
+            continue
+        v = np.asarray(vals[node])
+        ok_in = np.ones(n, dtype=bool)
+        for k in ks:
+            if _is_numeric(k):
+                ok_in &= np.isfinite(np.asarray(vals[k], dtype=float))
+        bad = ok_in & ~np.isfinite(v) & (first < 0)
+        first[bad] = i
+        over[bad] = np.isinf(v[bad])
+    return first, over
+
+
+def _exact_nodes(m: Measurement, row: np.ndarray) -> list:
+    """Every node of the evaluated form at ``row``, as the float nearest
+    its exact value (NaN where undefined or not decided)."""
+    _, _, vals, _ = m.local_truth.resolve(row)
+    out = []
+    for v in vals:
+        if isinstance(v, bool):
+            out.append(v)
+        elif isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], tuple) and len(v[0]) == 4:
+            out.append(round_mpf(v[0], m.fmt))
+        else:  # UNDEF, UNKNOWN, or a Piecewise branch
+            out.append(math.nan)
+    return out
+
+
+def _localize(m: Measurement, rows: np.ndarray, sub: set,
+              seen: np.ndarray) -> list[tuple[Basic, float, float, bool]]:
+    """Per row: (culprit node, its local bits, its condition number, whether
+    an operand of it underflowed: its exact value is 0 or subnormal).
+
+    The culprit is the sum with the largest condition number where that
+    number accounts for the error ``seen`` there (a subtraction amplifies
+    the rounding errors of its operands: Herbie's localization), else the
+    node with the largest local error."""
+    prog = m.local_truth.program
+    exact = np.array([_exact_nodes(m, r) for r in rows], dtype=object).T  # (nodes, rows)
+    index = {n: i for i, n in enumerate(prog.order)}
+    kids = m.nodes.kids
+    best: list = [(None, -1.0, 1.0, False)] * len(rows)
+    worst_add: list = [(None, 1.0, 0.0, False)] * len(rows)
+    normal = math.ldexp(1.0, m.fmt.emin)
+    for node in m.nodes.order:
+        ks = kids.get(node, ())
+        if node not in sub or not ks or not _is_numeric(node) \
+                or type(node).__name__ == "Piecewise":
+            continue
+        ex = np.array(exact[index[node]], dtype=float)
+        args = [np.array(exact[index[k]], dtype=float).astype(m.fmt.dtype) if _is_numeric(k)
+                else np.array(exact[index[k]], dtype=bool) for k in ks]
+        with np.errstate(all="ignore"):
+            local = np.asarray(m.nodes.op(node)(*args), dtype=m.fmt.dtype)
+            lb = bits_error(local, ex.astype(m.fmt.dtype), m.fmt)
+            lb = np.where(np.isnan(lb), 0.0, lb)
+            if isinstance(node, Add):
+                cond = sum(np.abs(a.astype(float)) for a in args) / np.abs(ex)
+            else:
+                cond = np.ones(len(rows))
+            under = np.zeros(len(rows), dtype=bool)
+            for k, a in zip(ks, args):
+                if _is_numeric(k) and not k.is_number:
+                    under |= np.abs(a.astype(float)) < normal
+        for j in range(len(rows)):
+            if lb[j] > best[j][1]:
+                best[j] = (node, float(lb[j]), float(cond[j]), bool(under[j]))
+            if isinstance(node, Add) and not cond[j] <= worst_add[j][1]:
+                worst_add[j] = (node, float(cond[j]), float(lb[j]), bool(under[j]))
+    out = []
+    for j in range(len(rows)):
+        node, cond, lb, under = worst_add[j]
+        if node is not None and (math.isinf(cond) or math.log2(cond) + 2 >= seen[j] / 2):
+            out.append((node, lb, cond, under))
+        else:
+            out.append(best[j])
+    return out
+
+
+def _why_event(node: Basic, over: bool, output_value: float, defined: bool, fmt: Format) -> str:
+    if over:
+        if isinstance(node, exp):
+            text = (f"{node} overflows to inf where {node.args[0]} > "
+                    f"{math.log(fmt.max):.6g} = log(max {fmt.name})")
+        else:
+            text = f"{node} overflows to +-inf"
+    elif node.is_Mul or node.is_Pow:
+        text = f"{node} is NaN from finite operands (0/0, or a root of a negative number)"
+    elif node.is_Add:
+        text = f"{node} is NaN from finite operands"
+    else:
+        text = f"{node} is NaN: an argument of {type(node).__name__} leaves its domain"
+        if defined:
+            text += " through rounding (the exact argument is inside it)"
+    if not defined:
+        return text + "; the formula itself has no real value here"
+    if math.isnan(output_value):
+        return text + ", and the result is NaN"
+    if math.isinf(output_value):
+        return text + ", and the result is infinite"
+    return text + ", and the result is wrong"
+
+
+@dataclass
+class _Group:
+    kind: str
+    culprit: Basic
+    output: int
+    harmless: bool
+    why: str
+    members: list[int]
+    event: bool
+
+
+def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
+    """The regions (and the harmless ones) of every output."""
+    n = len(m.points)
+    vals = m.nodes.values([m.points[:, j] for j in range(len(m.symbols))])
+    regions: list[Region] = []
+    harmless: list[Region] = []
+    for o, root in enumerate(m.form):
+        order, kids = postorder([root], lambda x: m.nodes.kids[x])
+        first, over = _events(order, kids, vals, n)
+        st = m.status[o]
+        bad = (st == RESOLVED) & (m.bits[o] > m.tolerance)
+        undefined = st == UNDEFINED
+        good = (st == RESOLVED) & ~bad
+        groups: dict[tuple, _Group] = {}
+
+        def add(key, i, kind, culprit, harmless_, why, event, groups=groups, o=o):
+            g = groups.get(key)
+            if g is None:
+                g = groups[key] = _Group(kind, culprit, o, harmless_, why, [], event)
+            g.members.append(i)
+
+        out_vals = m.computed[o]
+        for i in np.flatnonzero((bad | undefined | good) & (first >= 0)):
+            node = order[first[i]]
+            if good[i]:
+                if over[i]:
+                    add(("harmless", node), i, "overflow", node, True,
+                        f"{node} overflows to inf, but the result is still right", True)
+                continue
+            defined = not undefined[i]
+            v = float(out_vals[i])
+            if over[i]:
+                kind = "nan" if math.isnan(v) and defined else "overflow"
+                if not defined:
+                    kind = "domain"
+            else:
+                kind = "nan" if node.is_Mul or node.is_Add or node.is_Pow else "domain"
+            add((kind, node), i, kind, node, False,
+                _why_event(node, bool(over[i]), v, defined, m.fmt), True)
+        # undefined points with no float event: the formula's own domain
+        for i in np.flatnonzero(undefined & (first < 0)):
+            add(("domain", root), i, "domain", root, False,
+                "the formula has no real value here", False)
+        # bad points with no event: localize a few exactly, the rest by proximity
+        rest = np.flatnonzero(bad & (first < 0))
+        if len(rest):
+            pick = rest[np.unique(np.linspace(0, len(rest) - 1, min(LOCALIZE_POINTS, len(rest)))
+                                  .astype(int))]
+            found = _localize(m, m.points[pick], set(order), m.bits[o][pick])
+            ords = np.stack([ordinal(m.points[:, j], m.fmt).astype(float)
+                             for j in range(len(m.symbols))], axis=1)
+            for i in rest:
+                j = int(np.argmin(np.abs(ords[pick] - ords[i]).sum(axis=1)))
+                node, lb, cond, under = found[j]
+                if node is None:
+                    node = root
+                if under:
+                    kind, why = "underflow", (f"an operand of {node} underflows to 0 or a "
+                                              "subnormal, and the result is wrong")
+                else:
+                    kind = "cancellation"
+                    if isinstance(node, Add):
+                        why = (f"{node} cancels: its terms are {cond:.3g} times larger "
+                               "than their sum, so their rounding errors are amplified")
+                    else:
+                        why = (f"{node} is ill-conditioned here: it amplifies the rounding "
+                               "errors of its arguments")
+                add((kind, node), i, kind, node, False, why, False)
+        for g in groups.values():
+            for members in _runs(m, g, good | bad | undefined):
+                r = _region(m, g, members, vals)
+                (harmless if g.harmless else regions).append(r)
+    return regions, harmless
+
+
+GAP = 8  # a run ends at more than this many other points in a row
+
+
+def _runs(m: Measurement, g: _Group, measured: np.ndarray) -> list[np.ndarray]:
+    """The group's points split into runs along the one variable (a run
+    ends where more than GAP other points lie in a row); in several
+    variables, one run."""
+    members = np.array(g.members)
+    if len(m.symbols) != 1:
+        return [members]
+    xs = m.points[:, 0].astype(float)
+    idx = np.flatnonzero(measured)
+    idx = idx[np.argsort(xs[idx], kind="stable")]
+    inside = np.zeros(len(xs), dtype=bool)
+    inside[members] = True
+    runs, cur, gap = [], [], 0
+    for i in idx:
+        if inside[i]:
+            cur.append(i)
+            gap = 0
+        elif cur and xs[i] != xs[cur[-1]]:
+            gap += 1
+            if gap > GAP:
+                runs.append(np.array(cur))
+                cur, gap = [], 0
+    if cur:
+        runs.append(np.array(cur))
+    return runs
+
+
+def _region(m: Measurement, g: _Group, members: np.ndarray, vals: dict) -> Region:
+    o = g.output
+    b = m.bits[o][members]
+    bnan = np.where(np.isnan(b), -1.0, b)
+    w = int(members[int(np.argmax(bnan))])
+    ranges = {}
+    for j, s in enumerate(m.symbols):
+        col = m.points[members, j].astype(float)
+        ranges[s] = (float(col.min()), float(col.max()))
+    if len(m.symbols) == 1:
+        ranges = {m.symbols[0]: _refine(m, g, ranges[m.symbols[0]])}
+    witness = Witness(
+        {s: float(m.points[w, j]) for j, s in enumerate(m.symbols)},
+        float(m.computed[o][w]), float(m.truth[o][w]), float(m.bits[o][w]),
+    )
+    mb = float(np.nanmax(b)) if np.any(~np.isnan(b)) else math.nan
+    return Region(g.kind, ranges, mb, g.culprit, o, witness, g.why, len(members), g.harmless)
+
+
+def _in_group(m: Measurement, g: _Group, x: float) -> bool:
+    row = np.array([x], dtype=m.fmt.dtype)
+    if g.event:
+        v = m.nodes.values([row])[g.culprit]
+        return not bool(np.isfinite(np.asarray(v, dtype=float))[0])
+    _, _, status, bits = m.measure(row.reshape(1, 1))
+    return bool(status[g.output][0] == RESOLVED and bits[g.output][0] > m.tolerance)
+
+
+def _refine(m: Measurement, g: _Group, rng: tuple[float, float]) -> tuple[float, float]:
+    """The run's ends pushed by bisection to where the group's predicate
+    changes, between the run's extreme samples and their outside
+    neighbours."""
+    xs = np.sort(m.points[:, 0].astype(float))
+    lo, hi = rng
+    out = []
+    for end, step in ((lo, -1), (hi, +1)):
+        k = np.searchsorted(xs, end)
+        nb = xs[k - 1] if step < 0 and k > 0 else (xs[np.searchsorted(xs, end, "right")]
+                                                  if step > 0 and np.searchsorted(xs, end, "right")
+                                                  < len(xs) else None)
+        if nb is None or nb == end or _in_group(m, g, nb):
+            out.append(end)
+            continue
+        a, b = (int(v) for v in ordinal(np.array([end, nb]), m.fmt))  # a inside, b outside
+        for _ in range(REFINE_STEPS):
+            if abs(b - a) <= 1:
+                break
+            mid = (a + b) // 2
+            if _in_group(m, g, float(from_ordinal(np.array([mid]), m.fmt)[0])):
+                a = mid
+            else:
+                b = mid
+        out.append(float(from_ordinal(np.array([a]), m.fmt)[0]))
+    return out[0], out[1]
+
+
+def group_counts(regions: list[Region]) -> dict[str, int]:
+    c: dict[str, int] = defaultdict(int)
+    for r in regions:
+        c[r.kind] += 1
+    return dict(c)

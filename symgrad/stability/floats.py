@@ -1,0 +1,138 @@
+"""What the floats give: the formula evaluated in the target dtype, whole
+(symgrad's own generated code) and node by node (for the analysis).
+
+Node by node, each operation is compiled once by :func:`symgrad.lambdify`
+from the node with its operands replaced by placeholders, so a node is
+computed exactly as the generated code computes it; conditions and
+``Piecewise`` selections are NumPy's comparisons and ``np.where``.  A
+product takes its reciprocal factors along (``x*y**-2`` is one division,
+``x/y**2``, as the code generator writes it), so a reciprocal used only
+inside products is no node of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from sympy import Basic, Dummy, Symbol
+
+from ..codegen import lambdify
+from ..codegen.accurate import accurate_forms
+from ..graph import postorder
+from ..lowering import lower
+
+__all__ = ["evaluated_form", "NodeEvaluator", "generated"]
+
+
+def evaluated_form(exprs: Sequence[Basic], rewrites: bool) -> list[Basic]:
+    """The formula that runs: markers lowered, and with ``rewrites`` the
+    accurate forms symgrad's code generator applies."""
+    low = lower(list(exprs))
+    return accurate_forms(low) if rewrites else low
+
+
+def generated(symbols: Sequence[Symbol], exprs: Sequence[Basic], dtype: np.dtype) -> Callable:
+    """symgrad's generated function, returning one array per output."""
+    fn = lambdify(list(symbols), list(exprs), dtype=dtype, threads=1)
+
+    def run(*xs: np.ndarray) -> list[np.ndarray]:
+        with np.errstate(all="ignore"):
+            out = fn(*xs)
+        return [np.broadcast_to(np.asarray(o, dtype=dtype), np.shape(xs[0])) for o in out]
+
+    return run
+
+
+def _piecewise(*vals):
+    dt = np.result_type(*(v for v, _ in vals))
+    out = np.full(np.shape(vals[0][0]), np.nan, dtype=dt)  # no branch holds: nan
+    taken = np.zeros(np.shape(out), dtype=bool)
+    for value, cond in vals:
+        now = np.asarray(cond, dtype=bool) & ~taken
+        out = np.where(now, value, out)
+        taken |= now
+    return out
+
+
+_LOGIC: dict[str, Callable] = {
+    "StrictLessThan": np.less,
+    "LessThan": np.less_equal,
+    "StrictGreaterThan": np.greater,
+    "GreaterThan": np.greater_equal,
+    "Equality": np.equal,
+    "Unequality": np.not_equal,
+    "And": lambda *a: np.logical_and.reduce(a),
+    "Or": lambda *a: np.logical_or.reduce(a),
+    "Not": np.logical_not,
+    "ExprCondPair": lambda v, c: (v, c),
+    "Piecewise": _piecewise,
+}
+
+
+def _recip_exp(node: Basic, arg: Basic) -> Basic | None:
+    """The (negative) exponent of a reciprocal factor of a product."""
+    if node.is_Mul and arg.is_Pow and arg.exp.is_number and arg.exp.is_negative:
+        return arg.exp
+    return None
+
+
+def _operand(node: Basic, arg: Basic) -> Basic:
+    return arg.base if _recip_exp(node, arg) is not None else arg
+
+
+class NodeEvaluator:
+    """Every node of ``exprs`` evaluated in ``dtype``, one operation at a
+    time: ``values(xs)[node]`` is an array over the points ``xs``."""
+
+    _cache: dict = {}  # (op shape, dtype) -> compiled function, shared
+
+    def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol], dtype: np.dtype) -> None:
+        self.dtype = np.dtype(dtype)
+        self.symbols = list(symbols)
+        order, kids = postorder(list(exprs), lambda n: n.args)
+        # operands: a product's reciprocal factors give their bases
+        self.kids = {n: tuple(_operand(n, k) for k in ks) for n, ks in kids.items()}
+        used = {k for ks in self.kids.values() for k in ks} | set(exprs)
+        self.order = [n for n in order if n in used]
+
+    def op(self, node: Basic) -> Callable:
+        """The float operation of ``node``, applied to its operands' values."""
+        name = type(node).__name__
+        if name in _LOGIC:
+            return _LOGIC[name]
+        shape = tuple(a if a.is_number else _recip_exp(node, a) for a in node.args)
+        key = (node.func, shape, self.dtype)
+        fn = self._cache.get(key)
+        if fn is None:
+            holes = [Dummy(f"a{i}", real=True) for i in range(len(node.args))]
+            args = [a if a.is_number else h if e is None else h**e
+                    for a, h, e in zip(node.args, holes, shape)]
+            used = [h for a, h in zip(node.args, holes) if not a.is_number]
+            code = lambdify(used, node.func(*args, evaluate=False), dtype=self.dtype, threads=1)
+            picks = [i for i, a in enumerate(node.args) if not a.is_number]
+
+            def fn(*vals, _code=code, _picks=picks):
+                return _code(*(vals[i] for i in _picks))
+
+            self._cache[key] = fn
+        return fn
+
+    def values(self, xs: Sequence[np.ndarray]) -> dict[Basic, np.ndarray]:
+        """Each node's float value at the points ``xs`` (one array per symbol)."""
+        shape = np.shape(xs[0])
+        pos = {s: np.asarray(x, dtype=self.dtype) for s, x in zip(self.symbols, xs)}
+        out: dict[Basic, object] = {}
+        with np.errstate(all="ignore"):
+            for node in self.order:
+                if node in pos:
+                    out[node] = pos[node]
+                elif node.is_Boolean and not node.args:
+                    out[node] = np.full(shape, bool(node))
+                elif node.is_number and not node.args:
+                    out[node] = np.full(shape, float(node), dtype=self.dtype)
+                elif node.is_number:
+                    out[node] = np.full(shape, float(node.evalf(30)), dtype=self.dtype)
+                else:
+                    out[node] = self.op(node)(*(out[k] for k in self.kids[node]))
+        return out

@@ -1,0 +1,627 @@
+"""Interval arithmetic on raw mpmath values, one function per node type.
+
+An interval is a pair ``(lo, hi)`` of raw mpf tuples (``mpmath.libmp``),
+outward rounded at the working precision, possibly with infinite ends.
+Two sentinels stand for what an interval cannot say:
+
+* ``UNDEF``: the function is not defined anywhere on its argument (log of
+  a negative number, 1/0, 0**-1): the formula has no real value here.
+* ``UNKNOWN``: the argument straddles the edge of the domain or a jump
+  (log of [-1e-30, 1e-30]); more precision may decide it.
+
+Arithmetic (+, -, *, /, sqrt, integer powers) is mpmath's, correctly
+rounded outward.  mpmath's transcendental functions are *not* reliably
+rounded in the direction asked (``mpf_exp(1e-30, 154 bits, ceiling)`` is
+exactly 1 + 1e-30, below the truth), so every transcendental value is
+computed with 20 guard bits and then widened outward by one unit of the
+working precision: sound as long as mpmath's result is within 2**20 units
+of the truth at the guard precision.  Functions without an interval kernel
+in mpmath are evaluated, the same way, at the ends of monotone pieces.
+
+Every function here serves both the ground truth (narrow intervals around
+exact inputs, :mod:`.truth`) and the proofs (wide boxes, :mod:`.bounds`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from fractions import Fraction
+
+import mpmath
+from mpmath.libmp import (
+    fhalf,
+    finf,
+    fnan,
+    fninf,
+    fone,
+    from_int,
+    from_rational,
+    fzero,
+    mpf_abs,
+    mpf_add,
+    mpf_ceil,
+    mpf_cmp,
+    mpf_floor,
+    mpf_lt,
+    mpf_neg,
+    mpf_shift,
+    mpf_sub,
+    round_ceiling,
+    round_floor,
+    to_int,
+)
+from mpmath.libmp import libmpi as mpi
+
+__all__ = ["UNDEF", "UNKNOWN", "point", "const", "lt", "le", "contains_zero", "OPS", "is_point"]
+
+UNDEF = "undefined"
+UNKNOWN = "unknown"
+WHOLE = (fninf, finf)
+GUARD = 20
+_BIG = 1 << 40  # |u| beyond this: exp(u) is past any float and any useful precision
+
+_ctx = mpmath.MPContext()  # private: precision changes never touch mpmath.mp
+_lock = threading.Lock()  # ... and one thread's precision never another's
+
+
+def point(v: tuple) -> tuple:
+    return (v, v)
+
+
+def is_point(s: tuple) -> bool:
+    return s[0] == s[1]
+
+
+def const(value: object, prec: int) -> tuple:
+    """An interval holding a SymPy number (Integer, Rational, Float, pi, ...)."""
+    if value.is_Integer:
+        return point(from_int(int(value)))
+    if value.is_Rational:
+        p, q = int(value.p), int(value.q)
+        return (from_rational(p, q, prec, round_floor), from_rational(p, q, prec, round_ceiling))
+    if value.is_Float:
+        return point(value._mpf_)  # exact: a Float is a binary number
+    if value.is_infinite:
+        raise ValueError(f"{value} in the formula: it has no real value")
+    v = value.evalf(prec // 3 + 10)  # digits; the error is far below the widening
+    if not v.is_Float:
+        raise ValueError(f"{value} in the formula is not a real number")
+    return _widen(v._mpf_, v._mpf_, prec)
+
+
+def _widen(a: tuple, b: tuple, prec: int) -> tuple:
+    """``[a, b]`` pushed outward by one unit of ``prec`` bits (relative)."""
+    lo = a if a in (finf, fninf) or a == fzero else mpf_sub(
+        a, mpf_shift(mpf_abs(a), -prec), prec, round_floor)
+    hi = b if b in (finf, fninf) or b == fzero else mpf_add(
+        b, mpf_shift(mpf_abs(b), -prec), prec, round_ceiling)
+    return lo, hi
+
+
+def lt(a: tuple, b: tuple) -> bool:
+    return mpf_lt(a, b)
+
+
+def le(a: tuple, b: tuple) -> bool:
+    return mpf_cmp(a, b) <= 0
+
+
+def contains_zero(s: tuple) -> bool:
+    return le(s[0], fzero) and le(fzero, s[1])
+
+
+def _sign(s: tuple) -> int | None:
+    """+1 / -1 when the whole interval is positive / negative, 0 for [0, 0]."""
+    if lt(fzero, s[0]):
+        return 1
+    if lt(s[1], fzero):
+        return -1
+    if s[0] == s[1] == fzero:
+        return 0
+    return None
+
+
+# ---- arithmetic -------------------------------------------------------------
+
+
+def _add(prec: int, *args: tuple) -> tuple:
+    out = args[0]
+    for a in args[1:]:
+        out = mpi.mpi_add(out, a, prec)
+    return out
+
+
+def _mul(prec: int, *args: tuple) -> tuple:
+    out = args[0]
+    for a in args[1:]:
+        out = mpi.mpi_mul(out, a, prec)
+        if fnan in out:  # 0 * inf at an unbounded end: no bound
+            out = WHOLE
+    return out
+
+
+def recip(prec: int, s: tuple) -> tuple | str:
+    sg = _sign(s)
+    if sg == 0:
+        return UNDEF
+    if sg is None:
+        return UNKNOWN
+    return mpi.mpi_div(point(fone), s, prec)
+
+
+def _div(prec: int, a: tuple, b: tuple) -> tuple | str:
+    sg = _sign(b)
+    if sg == 0:
+        return UNDEF
+    if sg is None:
+        return UNKNOWN
+    out = mpi.mpi_div(a, b, prec)
+    return WHOLE if fnan in out else out
+
+
+def _pow(prec: int, b: tuple, e: tuple) -> tuple | str:
+    if is_point(e) and e[0] not in (finf, fninf):
+        ev = e[0]
+        if ev == from_int(to_int(ev)):  # integer exponent
+            n = to_int(ev)
+            if n >= 0:
+                return mpi.mpi_pow_int(b, n, prec)
+            r = recip(prec + GUARD, b)
+            return r if isinstance(r, str) else mpi.mpi_pow_int(r, -n, prec)
+        if ev == fhalf:
+            return _sqrt(prec, b)
+    # real powers: base >= 0 (a negative base has no real principal power)
+    if lt(b[1], fzero):
+        return UNDEF
+    if lt(b[0], fzero):
+        return UNKNOWN
+    if b[0] == fzero:
+        if not lt(fzero, e[0]):  # 0**e with e <= 0 somewhere
+            return UNDEF if b[1] == fzero else UNKNOWN
+        if b[1] == fzero:
+            return point(fzero)
+    wp = prec + GUARD
+    lg = _mpi_log(wp, b) if b[0] != fzero else (fninf, _mpi_log(wp, (b[1], b[1]))[1])
+    prod = mpi.mpi_mul(lg, e, wp)
+    if fnan in prod:
+        return WHOLE
+    return _exp(prec, prod)
+
+
+def _sqrt(prec: int, s: tuple) -> tuple | str:
+    if lt(s[1], fzero):
+        return UNDEF
+    if lt(s[0], fzero):
+        return UNKNOWN
+    return mpi.mpi_sqrt(s, prec)
+
+
+# ---- exponential and logarithmic ----------------------------------------------
+
+
+def _clamp_big(s: tuple) -> tuple:
+    """``s`` with ends beyond +-2**40 replaced by +-inf (sound for exp-like
+    functions, whose values there are beyond any float)."""
+    a, b = s
+    if a not in (finf, fninf) and mpf_cmp(mpf_abs(a), from_int(_BIG)) > 0:
+        a = fninf if mpf_lt(a, fzero) else from_int(_BIG)
+    if b not in (finf, fninf) and mpf_cmp(mpf_abs(b), from_int(_BIG)) > 0:
+        b = finf if mpf_lt(fzero, b) else from_int(-_BIG)
+    return a, b
+
+
+def _guarded(kernel: Callable) -> Callable:
+    """An mpmath interval kernel made sound: guard bits, then widened."""
+
+    def op(prec: int, *args: tuple) -> tuple:
+        out = kernel(*args, prec + GUARD)
+        return WHOLE if fnan in out else _widen(out[0], out[1], prec)
+
+    return op
+
+
+_mpi_exp = _guarded(mpi.mpi_exp)
+_mpi_log = _guarded(mpi.mpi_log)
+
+
+def _exp(prec: int, s: tuple) -> tuple:
+    a, b = _clamp_big(s)
+    lo = fzero if a == fninf else (
+        (0, 1, _BIG, 1) if a == from_int(_BIG) else _mpi_exp(prec, point(a))[0])
+    hi = finf if b == finf else (
+        (0, 1, -_BIG, 1) if b == from_int(-_BIG) else _mpi_exp(prec, point(b))[1])
+    return lo, hi
+
+
+def _log(prec: int, s: tuple) -> tuple | str:
+    if le(s[1], fzero):
+        return UNDEF
+    if le(s[0], fzero):
+        return UNKNOWN
+    return _mpi_log(prec, s)
+
+
+# ---- monotone pieces through mpmath's own functions --------------------------
+
+
+def _mono(fn: Callable, prec: int, s: tuple, increasing: bool = True) -> tuple:
+    """``fn`` (an mpmath context function) over ``s``, where it is monotone."""
+    with _lock:
+        _ctx.prec = prec + GUARD
+        fa = fn(_ctx.make_mpf(s[0]))._mpf_
+        fb = fa if is_point(s) else fn(_ctx.make_mpf(s[1]))._mpf_
+    if not increasing:
+        fa, fb = fb, fa
+    if fnan in (fa, fb):
+        return WHOLE
+    return _widen(fa, fb, prec)
+
+
+def _on(lo: object, hi: object, fn: Callable, increasing: bool = True,
+        open_lo: bool = False, open_hi: bool = False) -> Callable:
+    """A monotone function defined on ``[lo, hi]`` (ends as mpf, None for
+    unbounded; ``open_*`` when an end itself is excluded)."""
+
+    def op(prec: int, s: tuple) -> tuple | str:
+        if lo is not None:
+            c = mpf_cmp(s[1], lo)
+            if c < 0 or (c == 0 and open_lo):
+                return UNDEF
+            c = mpf_cmp(s[0], lo)
+            if c < 0 or (c == 0 and open_lo):
+                return UNKNOWN
+        if hi is not None:
+            c = mpf_cmp(s[0], hi)
+            if c > 0 or (c == 0 and open_hi):
+                return UNDEF
+            c = mpf_cmp(s[1], hi)
+            if c > 0 or (c == 0 and open_hi):
+                return UNKNOWN
+        return _mono(fn, prec, s, increasing)
+
+    return op
+
+
+def _split_at_zero(fn: Callable) -> Callable:
+    """A function defined for x != 0 and monotone on each side of 0."""
+
+    def op(prec: int, s: tuple) -> tuple | str:
+        sg = _sign(s)
+        if sg == 0:
+            return UNDEF
+        if sg is None:
+            return UNKNOWN
+        return fn(prec, s)
+
+    return op
+
+
+def _of_recip(fn: Callable) -> Callable:
+    """``fn(1/x)``, undefined at x = 0."""
+
+    def op(prec: int, s: tuple) -> tuple | str:
+        r = recip(prec + GUARD, s)
+        return r if isinstance(r, str) else fn(prec, r)
+
+    return op
+
+
+def _then_recip(fn: Callable) -> Callable:
+    """``1/fn(x)``."""
+
+    def op(prec: int, s: tuple) -> tuple | str:
+        r = fn(prec + GUARD, s)
+        return r if isinstance(r, str) else recip(prec, r)
+
+    return op
+
+
+_NEG1 = from_int(-1)
+
+
+def _asin(prec, s):
+    return _on(_NEG1, fone, _ctx.asin)(prec, s)
+
+
+def _acos(prec, s):
+    return _on(_NEG1, fone, _ctx.acos, increasing=False)(prec, s)
+
+
+_atan = _guarded(mpi.mpi_atan)
+
+
+def _acot(prec, s):  # SymPy: acot(x) = atan(1/x), acot(0) = pi/2
+    sg = _sign(s)
+    if sg == 0:
+        return _half_pi(prec)
+    if sg is None:
+        return UNKNOWN
+    return _atan(prec, recip(prec + GUARD, s))
+
+
+def _half_pi(prec):
+    p = _widen(*mpi.mpi_pi(prec + GUARD), prec)
+    return (mpf_shift(p[0], -1), mpf_shift(p[1], -1))
+
+
+_sin = _guarded(mpi.mpi_sin)
+_cos = _guarded(mpi.mpi_cos)
+_tan = _guarded(mpi.mpi_tan)
+_mpi_cot = _guarded(mpi.mpi_cot)
+
+
+def _cot(prec, s):
+    return UNDEF if _sign(s) == 0 else _mpi_cot(prec, s)
+
+
+def _cosh(prec, s):
+    out = mpi.mpi_cosh_sinh(_clamp_big(s), prec + GUARD)[0]
+    return _widen(out[0], out[1], prec)
+
+
+def _sinh(prec, s):
+    out = mpi.mpi_cosh_sinh(_clamp_big(s), prec + GUARD)[1]
+    return _widen(out[0], out[1], prec)
+
+
+def _tanh(prec, s):
+    return _mono(_ctx.tanh, prec, s)
+
+
+def _coth(prec, s):
+    return _split_at_zero(_then_recip(_tanh))(prec, s)
+
+
+_mpi_gamma = _guarded(mpi.mpi_gamma)
+_mpi_loggamma = _guarded(mpi.mpi_loggamma)
+
+
+def _pole(s: tuple) -> str | None:
+    """UNDEF at a non-positive integer, UNKNOWN across one, else None."""
+    if lt(fzero, s[0]):
+        return None
+    if s[1] == finf:
+        return UNKNOWN
+    j = mpf_floor(s[1]) if lt(s[1], fzero) else fzero  # the largest integer <= min(hi, 0)
+    if lt(j, s[0]):
+        return None
+    return UNDEF if is_point(s) else UNKNOWN
+
+
+def _gamma(prec, s):
+    bad = _pole(s)
+    if bad:
+        return bad
+    return _mpi_gamma(prec, s)
+
+
+def _loggamma(prec, s):
+    # real only for x > 0 (SymPy's loggamma is complex on the negative axis)
+    if le(s[1], fzero):
+        return UNDEF
+    if le(s[0], fzero):
+        return UNKNOWN
+    return _mpi_loggamma(prec, s)
+
+
+def _polygamma(prec, n, s):
+    if not is_point(n) or mpf_cmp(n[0], fzero) < 0 or n[0] != from_int(to_int(n[0])):
+        return UNDEF  # polygamma's order is a non-negative integer
+    m = to_int(n[0])
+    bad = _pole(s)
+    if bad:
+        return bad
+    if m > 0 and not is_point(s) and not lt(fzero, s[0]):
+        return UNKNOWN  # not monotone between the poles left of 0
+    def fn(x):
+        return _ctx.polygamma(m, x)
+
+    # x > 0: psi increasing; psi^(m) has the sign (-1)**(m+1) and |psi^(m)| decreases
+    return _mono(fn, prec, s, increasing=(m % 2 == 0))
+
+
+def _lambertw(prec, x, *k):
+    branch = 0 if not k else to_int(k[0][0])
+    edge = mpf_neg(mpi.mpi_exp(point(_NEG1), prec + GUARD)[0])  # -1/e, to GUARD bits
+    if branch == 0:
+        fn = _ctx.lambertw
+        return _edge_monotone(prec, x, edge, None, fn, True)
+    if branch == -1:
+        return _edge_monotone(prec, x, edge, fzero, _lambertw_m1, False)
+    return UNDEF  # other branches are complex on the real line
+
+
+def _lambertw_m1(v):
+    return _ctx.lambertw(v, -1)
+
+
+def _edge_monotone(prec, s, lo, hi, fn, increasing):
+    """Like :func:`_on`, with a domain end known only to ``GUARD`` extra
+    bits: a point that close to it is unknown, not decided."""
+    tol = mpf_shift(mpf_abs(lo), -(prec + GUARD - 4))
+    lo_out, lo_in = mpf_sub(lo, tol, prec + GUARD), mpf_add(lo, tol, prec + GUARD)
+    if lt(s[1], lo_out):
+        return UNDEF
+    if lt(s[0], lo_in):
+        return UNKNOWN
+    if hi is not None:
+        if le(hi, s[0]):
+            return UNDEF
+        if le(hi, s[1]):
+            return UNKNOWN
+    return _mono(fn, prec, s, increasing)
+
+
+# ---- piecewise-constant and non-smooth ------------------------------------------
+
+
+def _abs(prec, s):
+    return mpi.mpi_abs(s)
+
+
+def _max(prec, *args):
+    lo, hi = args[0]
+    for a, b in args[1:]:
+        lo = a if lt(lo, a) else lo
+        hi = b if lt(hi, b) else hi
+    return lo, hi
+
+
+def _min(prec, *args):
+    lo, hi = args[0]
+    for a, b in args[1:]:
+        lo = a if lt(a, lo) else lo
+        hi = b if lt(b, hi) else hi
+    return lo, hi
+
+
+def _steps(f: Callable) -> Callable:
+    """A non-decreasing step function from one mpf end to another."""
+
+    def op(prec, s):
+        if fninf in s or finf in s:
+            return (f(s[0]) if s[0] != fninf else fninf, f(s[1]) if s[1] != finf else finf)
+        return f(s[0]), f(s[1])
+
+    return op
+
+
+def _nint(v):  # round half to even, exactly
+    sign, man, exp, _ = v
+    q = Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+    return from_int(round(-q if sign else q))
+
+
+def _sign_fn(prec, s):
+    sg = _sign(s)
+    return UNKNOWN if sg is None else point(from_int(sg))
+
+
+def _heaviside(prec, s, *h0):
+    sg = _sign(s)
+    if sg == 1:
+        return point(fone)
+    if sg == -1:
+        return point(fzero)
+    if sg == 0:
+        return h0[0] if h0 else point((0, 1, -1, 1))  # SymPy's default H(0) = 1/2
+    return UNKNOWN
+
+
+def _frac(prec, s):
+    if fninf in s or finf in s:
+        return (fzero, fone)
+    fa, fb = mpf_floor(s[0]), mpf_floor(s[1])
+    if fa != fb:
+        return (fzero, fone)
+    return (mpf_sub(s[0], fa, prec, round_floor), mpf_sub(s[1], fa, prec, round_ceiling))
+
+
+def _mod(prec, x, y):  # SymPy's Mod(x, y) = x - y*floor(x/y), the sign of y
+    q = _div(prec + GUARD, x, y)
+    if isinstance(q, str):
+        return q
+    if fninf in q or finf in q:
+        return UNKNOWN
+    fa, fb = mpf_floor(q[0]), mpf_floor(q[1])
+    if fa != fb:
+        return UNKNOWN
+    return mpi.mpi_sub(x, mpi.mpi_mul(y, point(fa), prec + GUARD), prec)
+
+
+# ---- the forms symgrad's code generator emits ----------------------------------
+
+
+def _log1p(prec, s):
+    return _on(_NEG1, None, _ctx.log1p, open_lo=True)(prec, s)
+
+
+def _expm1(prec, s):
+    return _mono(_ctx.expm1, prec, _clamp_big(s))
+
+
+def _hypot(prec, a, b):
+    return _sqrt(prec, mpi.mpi_add(mpi.mpi_square(a, prec + GUARD),
+                                   mpi.mpi_square(b, prec + GUARD), prec + GUARD))
+
+
+def _logaddexp(prec, a, b):
+    m = _max(prec, a, b)
+    wp = prec + GUARD
+    # log(e^a + e^b) = max + log(1 + e^(min - max)): no overflow
+    d = mpi.mpi_neg(mpi.mpi_abs(mpi.mpi_sub(a, b, wp)))
+    return mpi.mpi_add(m, _log1p(wp, _exp(wp, d)), prec)
+
+
+OPS: dict[str, Callable] = {
+    "Add": _add,
+    "Mul": _mul,
+    "Pow": _pow,
+    "exp": _exp,
+    "log": _log,
+    "sin": _sin,
+    "cos": _cos,
+    "tan": _tan,
+    "cot": _cot,
+    "sec": _then_recip(_cos),
+    "csc": _then_recip(_sin),
+    "asin": _asin,
+    "acos": _acos,
+    "atan": _atan,
+    "acot": _acot,
+    "asec": _of_recip(_acos),
+    "acsc": _of_recip(_asin),
+    "atan2": None,  # below: two arguments, SymPy's order (y, x)
+    "sinh": _sinh,
+    "cosh": _cosh,
+    "tanh": _tanh,
+    "coth": _coth,
+    "sech": _then_recip(_cosh),
+    "csch": _split_at_zero(_then_recip(_sinh)),
+    "asinh": lambda prec, s: _mono(_ctx.asinh, prec, s),
+    "acosh": _on(fone, None, _ctx.acosh),
+    "atanh": _on(_NEG1, fone, _ctx.atanh, open_lo=True, open_hi=True),
+    "acoth": _of_recip(_on(_NEG1, fone, _ctx.atanh, open_lo=True, open_hi=True)),
+    "asech": _of_recip(_on(fone, None, _ctx.acosh)),
+    "acsch": _of_recip(lambda prec, s: _mono(_ctx.asinh, prec, s)),
+    "erf": lambda prec, s: _mono(_ctx.erf, prec, s),
+    "erfc": lambda prec, s: _mono(_ctx.erfc, prec, s, increasing=False),
+    "erfinv": _on(_NEG1, fone, _ctx.erfinv, open_lo=True, open_hi=True),
+    "gamma": _gamma,
+    "loggamma": _loggamma,
+    "polygamma": _polygamma,
+    "LambertW": _lambertw,
+    "Abs": _abs,
+    "Max": _max,
+    "Min": _min,
+    "floor": _steps(mpf_floor),
+    "ceiling": _steps(mpf_ceil),
+    "rint": _steps(_nint),
+    "sign": _sign_fn,
+    "Heaviside": _heaviside,
+    "frac": _frac,
+    "Mod": _mod,
+    "log1p": _log1p,
+    "expm1": _expm1,
+    "hypot": _hypot,
+    "logaddexp": _logaddexp,
+    "sqrt": _sqrt,
+}
+
+
+def _atan2(prec, y, x):
+    sy, sx = _sign(y), _sign(x)
+    if sy == 0 and sx == 0:
+        return UNDEF
+    if sx is None and sy is None:
+        return UNKNOWN
+    if sy is None and not lt(fzero, x[0]):  # across the branch cut x < 0
+        return UNKNOWN
+    return _mpi_atan2(prec, y, x)
+
+
+_mpi_atan2 = _guarded(mpi.mpi_atan2)
+
+
+OPS["atan2"] = _atan2

@@ -1,0 +1,253 @@
+"""The stability report: what was measured, where it goes wrong, what is
+proved, shown as a terminal table, Markdown, HTML or a plot."""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from sympy import Basic, Symbol
+
+__all__ = ["Witness", "Region", "Proof", "Limit", "OutputStats", "StabilityReport", "KINDS"]
+
+KINDS = ("overflow", "underflow", "nan", "domain", "cancellation")
+
+
+def _num(v: float) -> str:
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return str(v)
+    return f"{v:.6g}"
+
+
+def _ranges(ranges: dict, sep: str) -> str:
+    return ", ".join(f"{s}{sep}[{_num(lo)}, {_num(hi)}]" for s, (lo, hi) in ranges.items())
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+@dataclass(frozen=True)
+class Witness:
+    """One input point of a region, with what the code computed there and
+    the correctly rounded truth (NaN where the formula has no value)."""
+
+    point: dict[Symbol, float]
+    computed: float
+    true: float
+    bits: float
+
+    def __str__(self) -> str:
+        at = ", ".join(f"{s}={_num(v)}" for s, v in self.point.items())
+        return f"at {at}: computed {_num(self.computed)}, true {_num(self.true)}"
+
+
+@dataclass(frozen=True)
+class Region:
+    """A finding: on ``ranges`` the output ``output`` goes wrong in the
+    way ``kind`` says, because of the subexpression ``culprit``."""
+
+    kind: str
+    ranges: dict[Symbol, tuple[float, float]]
+    max_bits: float
+    culprit: Basic
+    output: int
+    witness: Witness
+    why: str = ""
+    count: int = 0
+    harmless: bool = False
+
+    def __str__(self) -> str:
+        rng = _ranges(self.ranges, " in ")
+        tag = " (harmless)" if self.harmless else ""
+        return (f"{self.kind}{tag} in output {self.output} where {rng}: {self.max_bits:.1f} bits, "
+                f"culprit {self.culprit}; {self.why}")
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A statement proved for the whole domain, with the bound it rests on."""
+
+    kind: str
+    statement: str
+    reason: str
+    node: Basic | None = None
+
+    def __str__(self) -> str:
+        return f"{self.statement}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At an infinite end of ``symbol``: SymPy's limit of output ``output``
+    beside the float result at the largest float of that end."""
+
+    output: int
+    symbol: Symbol
+    end: float
+    limit: Basic | None
+    at: float
+    computed: float
+
+    def __str__(self) -> str:
+        end = "+oo" if self.end > 0 else "-oo"
+        lim = "unknown" if self.limit is None else str(self.limit)
+        return (f"output {self.output} as {self.symbol} -> {end}: limit {lim}; "
+                f"the code gives {_num(self.computed)} at {self.symbol}={_num(self.at)}")
+
+
+@dataclass(frozen=True)
+class OutputStats:
+    expr: Basic
+    max_bits_error: float
+    mean_bits_error: float
+    median_bits_error: float
+
+
+@dataclass
+class StabilityReport:
+    """What :func:`symgrad.check_stability` found.  ``ok`` is true when no
+    region was found and the worst error is within ``tolerance_bits``."""
+
+    exprs: list[Basic]
+    domain: dict[Symbol, tuple[float, float]]
+    dtype: str
+    rewrites: bool
+    tolerance_bits: float
+    max_bits_error: float
+    mean_bits_error: float
+    median_bits_error: float
+    outputs: list[OutputStats]
+    regions: list[Region]
+    harmless: list[Region]
+    proved: list[Proof]
+    limits: list[Limit]
+    samples: int
+    unresolved: int
+    undefined: int
+    notes: list[str] = field(default_factory=list)
+    points: np.ndarray | None = field(default=None, repr=False)
+    bits: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not self.regions and self.max_bits_error <= self.tolerance_bits
+
+    # -- text ---------------------------------------------------------------
+    def _summary(self) -> list[tuple[str, str]]:
+        dom = _ranges(self.domain, " in ")
+        how = "as symgrad runs it" if self.rewrites else "as written"
+        rows = [
+            ("formula", "; ".join(str(e) for e in self.exprs)),
+            ("domain", f"{dom} ({self.dtype}, {how})"),
+            ("verdict", "ok" if self.ok else "NOT ok"),
+            ("bits of error", f"max {self.max_bits_error:.1f}, mean {self.mean_bits_error:.2f}, "
+                              f"median {self.median_bits_error:.1f} over {self.samples} points"),
+        ]
+        if self.unresolved or self.undefined:
+            rows.append(("not measured", f"{self.undefined} points where the formula is undefined, "
+                                         f"{self.unresolved} where the truth is unresolved"))
+        return rows
+
+    def __str__(self) -> str:
+        lines = [f"{k:>14}: {v}" for k, v in self._summary()]
+        if len(self.outputs) > 1:
+            for i, o in enumerate(self.outputs):
+                lines.append(f"{'output ' + str(i):>14}: max {o.max_bits_error:.1f} bits, "
+                             f"mean {o.mean_bits_error:.2f}  ({o.expr})")
+        for title, items in (("regions", self.regions), ("harmless", self.harmless),
+                             ("proved", self.proved), ("limits", self.limits),
+                             ("notes", self.notes)):
+            if items:
+                lines.append(f"{title}:")
+                for it in items:
+                    lines.append(f"  - {it}")
+                    if isinstance(it, Region):
+                        lines.append(f"      {it.witness}")
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        out = ["| | |", "|---|---|"]
+        out += [f"| {k} | {_md(v)} |" for k, v in self._summary()]
+        if self.regions or self.harmless:
+            out += ["", "| kind | output | where | bits | culprit | witness |",
+                    "|---|---|---|---|---|---|"]
+            for r in self.regions + self.harmless:
+                rng = _ranges(r.ranges, " ∈ ")
+                kind = r.kind + (" (harmless)" if r.harmless else "")
+                out.append(f"| {kind} | {r.output} | {rng} | {r.max_bits:.1f} | `{r.culprit}` | "
+                           f"{r.witness} |")
+        for title, items in (("Proved", self.proved), ("Limits", self.limits),
+                             ("Notes", self.notes)):
+            if items:
+                out += ["", f"**{title}**", ""] + [f"- {it}" for it in items]
+        return "\n".join(out)
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        rows = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in self._summary())
+        parts = [f"<table>{rows}</table>"]
+        if self.regions or self.harmless:
+            head = "".join(f"<th>{h}</th>" for h in
+                           ("kind", "output", "where", "bits", "culprit", "witness"))
+            body = ""
+            for r in self.regions + self.harmless:
+                rng = _ranges(r.ranges, " ∈ ")
+                kind = r.kind + (" (harmless)" if r.harmless else "")
+                cells = (kind, str(r.output), rng, f"{r.max_bits:.1f}", str(r.culprit),
+                         str(r.witness))
+                body += "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>"
+            parts.append(f"<table><tr>{head}</tr>{body}</table>")
+        for title, items in (("Proved", self.proved), ("Limits", self.limits),
+                             ("Notes", self.notes)):
+            if items:
+                lis = "".join(f"<li>{esc(str(it))}</li>" for it in items)
+                parts.append(f"<p><b>{title}</b></p><ul>{lis}</ul>")
+        return "".join(parts)
+
+    # -- picture ------------------------------------------------------------
+    def plot(self, path: str) -> None:
+        """Write a PNG to ``path``: bits of error against each variable,
+        one panel per variable, the regions shaded.  Needs matplotlib
+        (``pip install symgrad[plot]``)."""
+        try:
+            import matplotlib
+        except ImportError:
+            raise ImportError(
+                "StabilityReport.plot needs matplotlib: install the optional extra "
+                "with `pip install symgrad[plot]` (or `pip install matplotlib`)"
+            ) from None
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        syms = list(self.domain)
+        fig, axes = plt.subplots(1, max(len(syms), 1), figsize=(5 * max(len(syms), 1), 3.2),
+                                 squeeze=False)
+        worst = np.nanmax(self.bits, axis=0) if self.bits is not None else np.array([])
+        colors = {"overflow": "tab:red", "nan": "tab:purple", "domain": "tab:gray",
+                  "underflow": "tab:blue", "cancellation": "tab:orange"}
+        for j, s in enumerate(syms):
+            ax = axes[0][j]
+            xs = self.points[:, j].astype(float)
+            lo, hi = self.domain[s]
+            if hi - lo > 1e4:  # wide: the samples cover every scale
+                ax.set_xscale("log" if lo > 0 else "symlog")
+            ax.scatter(xs, worst, s=4, color="black", alpha=0.6)
+            for r in self.regions + self.harmless:
+                a, b = r.ranges[s]
+                ax.axvspan(max(a, np.min(xs)), min(b, np.max(xs)),
+                           alpha=0.12 if r.harmless else 0.25,
+                           color=colors.get(r.kind, "tab:red"), label=f"{r.kind}: {r.culprit}")
+            ax.set_xlabel(str(s))
+            ax.set_ylabel("bits of error")
+            ax.set_ylim(-1, float(np.finfo(self.dtype).bits) + 2)
+            handles, labels = ax.get_legend_handles_labels()
+            if handles:
+                uniq = dict(zip(labels, handles))
+                ax.legend(uniq.values(), uniq.keys(), fontsize=7, loc="upper left")
+        fig.suptitle("; ".join(str(e) for e in self.exprs)[:100] + f"  ({self.dtype})", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(path, dpi=90)
+        plt.close(fig)

@@ -1,0 +1,266 @@
+"""Ground truth: the correctly rounded value of a formula at a point.
+
+As Herbie's Rival does: evaluate the formula in interval arithmetic
+(:mod:`.intervals`) at some precision and raise the precision until the
+interval of every output rounds to a single float of the target format.
+Agreement of two low precisions proves nothing (under total cancellation
+both say 0); an interval that straddles two floats, or 0, is never taken
+for an answer.  A point that is not decided under a precision cap is
+*unresolved* and says so; a point where the formula has no real value
+(log of a negative number, 0/0) is *undefined*.
+
+The formula is a DAG: it is walked once in postorder
+(:func:`symgrad.graph.postorder`), never recursively, after markers are
+lowered (:func:`symgrad.lowering.lower`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mpmath.libmp import from_float
+from sympy import Basic, Symbol
+from sympy.logic.boolalg import BooleanFalse, BooleanTrue
+
+from ..errors import SymgradError
+from ..graph import postorder
+from ..lowering import lower
+from .bits import Format, float_format, round_mpf
+from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point
+
+__all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
+
+RESOLVED, UNDEFINED, UNRESOLVED = 0, 1, 2
+MAX_PREC = 8192
+
+
+# ---- conditions: three-valued (True, False, UNKNOWN), UNDEF propagates -----------
+
+
+def _rel(test: Callable) -> Callable:
+    def op(prec, a, b):
+        return test(a, b)
+
+    return op
+
+
+def _lt(a, b):  # a < b
+    if lt(a[1], b[0]):
+        return True
+    if le(b[1], a[0]):
+        return False
+    return UNKNOWN
+
+
+def _le(a, b):  # a <= b
+    if le(a[1], b[0]):
+        return True
+    if lt(b[1], a[0]):
+        return False
+    return UNKNOWN
+
+
+def _eq(a, b):
+    if a[0] == a[1] == b[0] == b[1]:
+        return True
+    if lt(a[1], b[0]) or lt(b[1], a[0]):
+        return False
+    return UNKNOWN
+
+
+def _not(v):
+    return v if v is UNKNOWN else not v
+
+
+def _and(prec, *vs):
+    if False in vs:
+        return False
+    return UNKNOWN if UNKNOWN in vs else True
+
+
+def _or(prec, *vs):
+    if True in vs:
+        return True
+    return UNKNOWN if UNKNOWN in vs else False
+
+
+def _piecewise(prec, *pairs):
+    for value, cond in pairs:
+        if cond is UNDEF:
+            return UNDEF
+        if cond is UNKNOWN:
+            return UNKNOWN
+        if cond:
+            return value
+    return UNDEF  # no branch holds: SymPy's Piecewise is nan there
+
+
+LOGIC: dict[str, Callable] = {
+    "StrictLessThan": _rel(_lt),
+    "LessThan": _rel(_le),
+    "StrictGreaterThan": _rel(lambda a, b: _lt(b, a)),
+    "GreaterThan": _rel(lambda a, b: _le(b, a)),
+    "Equality": _rel(_eq),
+    "Unequality": _rel(lambda a, b: _not(_eq(a, b))),
+    "And": _and,
+    "Or": _or,
+    "Not": lambda prec, v: _not(v),
+    "ExprCondPair": lambda prec, v, c: (v, c),
+    "Piecewise": _piecewise,
+}
+_LAZY = {"ExprCondPair", "Piecewise"}  # take sentinels as arguments
+
+
+class Program:
+    """A formula compiled for interval evaluation: one step per distinct
+    node, children first.  Shared by the ground truth and the proofs."""
+
+    def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol]) -> None:
+        self.exprs = list(exprs)
+        order, kids = postorder(self.exprs, lambda n: n.args)
+        self.order = order
+        index = {n: i for i, n in enumerate(order)}
+        self.outputs = [index[e] for e in self.exprs]
+        sym_pos = {s: j for j, s in enumerate(symbols)}
+        self.steps: list[tuple] = []
+        self.consts: dict[int, Basic] = {}
+        for i, node in enumerate(order):
+            if node in sym_pos:
+                self.steps.append(("sym", sym_pos[node], ()))
+            elif isinstance(node, (BooleanTrue, BooleanFalse)):
+                self.steps.append(("bool", bool(node), ()))
+            elif isinstance(node, Symbol):
+                raise SymgradError(f"the formula holds the symbol {node}, which has no domain")
+            elif not kids[node]:
+                if not node.is_number:
+                    raise SymgradError(f"cannot evaluate {node!r} ({type(node).__name__})")
+                self.consts[i] = node
+                self.steps.append(("const", i, ()))
+            else:
+                name = type(node).__name__
+                fn = OPS.get(name) or LOGIC.get(name)
+                if fn is None:
+                    raise SymgradError(
+                        f"no ground truth for `{name}` (in {node}): check_stability knows "
+                        f"{', '.join(sorted(OPS))}; rewrite it with those"
+                    )
+                self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), name in _LAZY))
+        self._const_cache: dict[int, dict[int, tuple]] = {}
+
+    def _consts(self, prec: int) -> dict[int, tuple]:
+        c = self._const_cache.get(prec)
+        if c is None:
+            c = self._const_cache[prec] = {i: const(v, prec) for i, v in self.consts.items()}
+        return c
+
+    def run(self, inputs: Sequence[tuple], prec: int, post: Callable | None = None) -> list:
+        """Every node's value (interval, condition or sentinel) with the
+        symbols set to the intervals ``inputs``; ``post`` (if given) maps
+        each operation's interval (the proofs widen it by a rounding)."""
+        consts = self._consts(prec)
+        vals: list = []
+        append = vals.append
+        for step in self.steps:
+            kind = step[0]
+            if kind == "op":
+                args = [vals[k] for k in step[2]]
+                if not step[3]:
+                    if UNDEF in args:
+                        append(UNDEF)
+                        continue
+                    if UNKNOWN in args:
+                        append(UNKNOWN)
+                        continue
+                v = step[1](prec, *args)
+                if post is not None and type(v) is tuple and type(v[0]) is tuple \
+                        and len(v[0]) == 4:
+                    v = post(v)
+                append(v)
+            elif kind == "sym":
+                append(inputs[step[1]])
+            elif kind == "const":
+                append(consts[step[1]])
+            else:
+                append(step[1])
+        return vals
+
+
+class GroundTruth:
+    """Correctly rounded values of ``exprs`` (markers are lowered first).
+
+    >>> from sympy import symbols, exp
+    >>> x = symbols("x")
+    >>> t = GroundTruth([exp(x) - 1 - x], [x])
+    >>> vals, status = t.at([1e-30])  # x = 1.0000000000000000833e-30, x**2/2 + ...
+    >>> vals[0], status[0] == RESOLVED
+    (5.0000000000000005e-61, True)
+    """
+
+    def __init__(
+        self,
+        exprs: Sequence[Basic],
+        symbols: Sequence[Symbol],
+        dtype: object = "float64",
+        max_prec: int = MAX_PREC,
+    ) -> None:
+        self.fmt: Format = float_format(dtype)
+        self.symbols = list(symbols)
+        self.program = Program(lower(list(exprs)), self.symbols)
+        self.max_prec = max_prec
+        self.start_prec = self.fmt.prec + 24
+
+    def precisions(self):
+        p = self.start_prec
+        while p < self.max_prec:
+            yield p
+            p *= 2
+        yield self.max_prec
+
+    def at(self, xs: Sequence[float]) -> tuple[list[float], list[int]]:
+        """Each output's correctly rounded value and status at the point
+        ``xs`` (floats, one per symbol): NaN unless RESOLVED."""
+        vals, status, _, _ = self.resolve(xs)
+        return vals, status
+
+    def resolve(self, xs: Sequence[float]) -> tuple[list[float], list[int], list, int]:
+        """Like :meth:`at`, also returning every node's value at the last
+        precision used, and that precision."""
+        inputs = [point(from_float(float(x))) for x in xs]
+        prog, fmt = self.program, self.fmt
+        n = len(prog.outputs)
+        out: list[float] = [math.nan] * n
+        status = [UNRESOLVED] * n
+        todo = set(range(n))
+        nodes: list = []
+        prec = self.start_prec
+        for prec in self.precisions():
+            nodes = prog.run(inputs, prec)
+            for k in list(todo):
+                v = nodes[prog.outputs[k]]
+                if v is UNDEF:
+                    status[k] = UNDEFINED
+                    todo.discard(k)
+                elif v is UNKNOWN:
+                    continue
+                else:
+                    a, b = round_mpf(v[0], fmt), round_mpf(v[1], fmt)
+                    if a == b:
+                        out[k], status[k] = a, RESOLVED
+                        todo.discard(k)
+            if not todo:
+                break
+        return out, status, nodes, prec
+
+    def batch(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values and statuses, shape ``(outputs, n)``, at the rows of
+        ``points`` (shape ``(n, symbols)``)."""
+        n_out = len(self.program.outputs)
+        vals = np.full((n_out, len(points)), np.nan)
+        status = np.full((n_out, len(points)), UNRESOLVED, dtype=np.int8)
+        for i, row in enumerate(points):
+            v, s = self.at(row)
+            vals[:, i] = v
+            status[:, i] = s
+        return vals, status

@@ -1,0 +1,190 @@
+"""check_stability on the examples of its issue."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from sympy import Matrix, cos, exp, log, sqrt, symbols
+
+from symgrad import SymgradError, check_stability, custom_gradient, grad
+from symgrad.stability.floats import NodeEvaluator, evaluated_form
+
+x, y = symbols("x y", real=True)
+N = 384  # samples: enough for every behaviour tested here, and fast
+
+
+def regions_of(r, kind=None):
+    return [g for g in r.regions if kind is None or g.kind == kind]
+
+
+@pytest.mark.parametrize(("dtype", "threshold"), [("float32", 88.72284), ("float64", 709.7827)])
+def test_logistic_overflows_from_log_max(dtype, threshold):
+    r = check_stability(exp(x) / (1 + exp(x)), {x: (-1000, 1000)}, dtype=dtype, samples=N)
+    assert not r.ok
+    assert r.max_bits_error == np.dtype(dtype).itemsize * 8
+    (reg,) = [g for g in r.regions if g.kind in ("nan", "overflow")]
+    assert reg.culprit == exp(x)
+    lo, hi = reg.ranges[x]
+    assert hi == 1000
+    # the exact threshold: the first float whose exp overflows in dtype
+    assert math.isclose(lo, threshold, rel_tol=1e-6)
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.array(lo, dtype=dtype)))
+    below = np.nextafter(np.array(lo, dtype=dtype), np.array(0, dtype=dtype))
+    assert np.isfinite(np.exp(below))
+    assert reg.witness.true == 1.0 and math.isnan(reg.witness.computed)
+
+
+def test_tf_stable_gradient_cancels_below_minus_37():
+    r = check_stability(1 - 1 / (1 + exp(x)), {x: (-1000, 1000)}, samples=N)
+    (reg,) = regions_of(r, "cancellation")
+    assert reg.culprit == 1 - 1 / (1 + exp(x))
+    lo, hi = reg.ranges[x]
+    assert lo < -700 and -37 < hi < 0
+    assert reg.max_bits > 50
+    w = reg.witness
+    if w.point[x] < -37:
+        assert w.computed == 0.0 and w.true > 0
+
+
+@pytest.mark.parametrize(
+    ("expr", "rng", "culprit"),
+    [
+        (sqrt(x + 1) - sqrt(x), (0, 1e300), sqrt(x + 1) - sqrt(x)),
+        ((1 - cos(x)) / x**2, (-1e-3, 1e-3), 1 - cos(x)),
+    ],
+)
+def test_cancellation_cases(expr, rng, culprit):
+    r = check_stability(expr, {x: rng}, samples=N)
+    regs = regions_of(r, "cancellation")
+    assert regs and max(g.max_bits for g in regs) > 20
+    assert all(g.culprit == culprit for g in regs)
+
+
+def test_log_difference_cancels_as_written_and_as_run():
+    for rewrites in (False, True):
+        r = check_stability(log(x + 1) - log(x), {x: (1, 1e15)}, samples=N, rewrites=rewrites)
+        (reg,) = regions_of(r, "cancellation")
+        assert reg.max_bits > 20 and reg.culprit.is_Add
+
+
+@pytest.mark.parametrize(
+    ("expr", "domain"),
+    [
+        (x / (x + y), {x: (1, 4), y: (1, 4)}),
+        (1 / (sqrt(x + 1) + sqrt(x)), {x: (1, 1000)}),
+        (sqrt(x**2 + y**2), {x: (1, 100), y: (1, 100)}),
+    ],
+)
+def test_stable_controls_are_ok(expr, domain):
+    r = check_stability(expr, domain, samples=N)
+    assert r.ok, str(r)
+    assert r.max_bits_error <= 3
+    kinds = {p.kind for p in r.proved}
+    assert {"overflow", "domain", "nan"} <= kinds
+
+
+def test_log1pexp_gradient_and_tf_custom_gradient():
+    g = grad(log(1 + exp(x)), x)
+    r = check_stability(g, {x: (-1000, 1000)}, samples=N)
+    assert any(reg.culprit == exp(x) and reg.kind in ("nan", "overflow") for reg in r.regions)
+
+    @custom_gradient
+    def log1pexp(u):
+        e = exp(u)
+
+        def grad_fn(dy):
+            return dy * (1 - 1 / (1 + e))
+
+        return log(1 + e), grad_fn
+
+    (dg,) = grad(log1pexp(x), [x])
+    r = check_stability(dg, {x: (-700, 700)}, samples=N)
+    assert any(p.kind == "overflow" and "no overflow" in p.statement for p in r.proved)
+    (reg,) = regions_of(r, "cancellation")
+    assert reg.ranges[x][0] == -700 and -37 < reg.ranges[x][1] < 0
+    # on the wider range exp overflows, harmlessly: 1/(1 + inf) = 0 is right
+    r = check_stability(dg, {x: (-1000, 1000)}, samples=N)
+    assert [h.culprit for h in r.harmless] == [exp(x)]
+    assert not [g for g in r.regions if g.kind in ("overflow", "nan")]
+
+
+def test_quickstart_gradient_several_outputs():
+    f = log(1 + exp(x * y)) + sp.sin(x) * cos(y) + sqrt(x**2 + y**2) * sp.tanh(x - y)
+    g = grad(f, [x, y])
+    r = check_stability(g, {x: (-3, 3), y: (-3, 3)}, samples=N)
+    assert r.ok, str(r)
+    assert len(r.outputs) == 2
+    assert any("exp(x*y) cannot overflow" in p.statement and "x*y <= 9" in p.reason
+               for p in r.proved)
+    r = check_stability(g, {x: (-30, 30), y: (-30, 30)}, samples=N)
+    assert not r.ok
+    assert {reg.output for reg in r.regions} == {0, 1}
+    for reg in r.regions:
+        assert reg.culprit == exp(x * y)
+        w = reg.witness.point
+        assert w[x] * w[y] > 709
+
+
+def test_matrix_and_rewrites_note():
+    r = check_stability(Matrix([exp(x) - 1, x]), {x: (-1e-10, 1e-10)}, samples=N)
+    assert r.ok and len(r.outputs) == 2
+    assert any("expm1" in n for n in r.notes)
+    r = check_stability(exp(x) - 1, {x: (-1e-10, 1e-10)}, samples=N, rewrites=False)
+    assert not r.ok and r.regions[0].kind == "cancellation"
+
+
+def test_proofs_hold_at_every_sample():
+    """Soundness: no sample contradicts a proved statement."""
+    cases = [
+        (1 - 1 / (1 + exp(x)), {x: (-700, 700)}),
+        (exp(x) / (1 + exp(x)), {x: (-1000, 1000)}),
+        (sqrt(x + 1) - sqrt(x), {x: (0, 1e300)}),
+        (log(x + 1) - log(x), {x: (1, 1e15)}),
+        (x / (x + y), {x: (1, 4), y: (1, 4)}),
+        (exp(x * y) + log(x), {x: (1e-300, 20), y: (-5, 20)}),
+        (sqrt(1 - x**2), {x: (-1, 1)}),
+    ]
+    proved = 0
+    for dtype in ("float64", "float32"):
+        for expr, dom in cases:
+            r = check_stability(expr, dom, samples=256, dtype=dtype)
+            syms = list(dom)
+            ne = NodeEvaluator(evaluated_form(r.exprs, True), syms, np.dtype(dtype))
+            vals = ne.values([r.points[:, j] for j in range(len(syms))])
+            ops = [n for n in ne.order if ne.kids[n]]
+
+            def finite(n, vals=vals):
+                return np.isfinite(vals[n].astype(float))
+
+            for p in r.proved:
+                proved += 1
+                if p.kind == "overflow" and p.node is not None and "cannot" in p.statement:
+                    assert finite(p.node).all(), (expr, dtype, p)
+                elif p.kind in ("overflow", "nan"):  # every intermediate is finite
+                    assert all(finite(n).all() for n in ops), (expr, dtype, p)
+                elif p.kind == "domain":  # no NaN out of finite operands
+                    for n in ops:
+                        ins = np.logical_and.reduce([finite(k) for k in ne.kids[n]])
+                        assert not np.isnan(vals[n].astype(float))[ins].any(), (expr, dtype, p, n)
+    assert proved >= 20
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(SymgradError, match="y has no range"):
+        check_stability(x + y, {x: (0, 1)})
+    with pytest.raises(TypeError, match="string"):
+        check_stability("x + 1", {x: (0, 1)})
+    with pytest.raises(SymgradError, match="empty"):
+        check_stability(x, {x: (2, 1)})
+    with pytest.raises(ValueError, match="float32"):
+        check_stability(x, {x: (0, 1)}, dtype="int8")
+
+
+def test_infinite_ends_and_limits():
+    r = check_stability(x / (1 + abs(x)), {x: (-math.inf, math.inf)}, samples=N)
+    assert r.ok
+    lims = {(lim.end > 0): lim for lim in r.limits}
+    assert lims[True].limit == 1 and lims[False].limit == -1
+    assert lims[True].computed == 1.0

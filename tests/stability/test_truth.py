@@ -1,0 +1,128 @@
+"""The ground truth against known correctly rounded values."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from sympy import (
+    Float,
+    Heaviside,
+    LambertW,
+    Max,
+    Min,
+    Mod,
+    Piecewise,
+    Rational,
+    atan2,
+    cos,
+    exp,
+    log,
+    pi,
+    polygamma,
+    sin,
+    sqrt,
+    symbols,
+)
+
+from symgrad import sigmoid, softplus
+from symgrad.rules import DEFAULT_TABLE
+from symgrad.stability.truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
+
+x, y = symbols("x y")
+
+
+def truth(e, *xs, dtype="float64", **kw):
+    syms = [x, y][: len(xs)]
+    vals, status = GroundTruth([e], syms, dtype, **kw).at(xs)
+    return vals[0], status[0]
+
+
+def test_total_cancellation_is_not_taken_for_zero():
+    v, st = truth(exp(x) - 1 - x, 1e-30)
+    assert st == RESOLVED and v == 5.0000000000000005e-61  # x**2/2 with x = float(1e-30)
+    v, st = truth(exp(x) - 1 - x, 1e-160)
+    assert st == RESOLVED and v == 5e-321  # a subnormal: x**2/2, not 0
+    v, st = truth(exp(x) - 1 - x, 1e-200)
+    assert st == RESOLVED and v == 0.0  # 5e-401 is below the subnormals: correctly 0
+    v, st = truth((1 - cos(x)) / x**2, 1e-9)
+    assert st == RESOLVED and v == 0.5  # float(1e-9): 0.5 - x**2/24 rounds to 0.5
+
+
+def test_known_correctly_rounded_values():
+    assert truth(log(x), 2.0)[0] == 0.6931471805599453
+    assert truth(exp(x), 1.0)[0] == math.e
+    assert truth(sin(x), 1e22)[0] == -0.8522008497671888  # needs a huge argument reduction
+    assert truth(sqrt(x), 2.0)[0] == math.sqrt(2.0)  # sqrt is correctly rounded in IEEE
+    assert truth(exp(x), -740.0)[0] == 4.2e-322  # a subnormal result
+    assert truth(exp(x), 1000.0) == (math.inf, RESOLVED)  # beyond the float range
+    assert truth(x * pi, 1.0)[0] == math.pi
+    assert truth(Rational(1, 3) + 0 * x, 1.0)[0] == 1 / 3
+    assert truth(Float("0.1") * x, 1.0)[0] == 0.1
+
+
+def test_float32_is_rounded_once():
+    v, _ = truth(x / 3, 1.0, dtype="float32")
+    assert v == float(np.float32(1 / 3))
+    v, _ = truth(exp(x), 100.0, dtype="float32")
+    assert v == math.inf
+    v, _ = truth(exp(x), 88.0, dtype="float32")
+    assert v == float(np.float32(mpmath.exp(88)))
+
+
+def test_undefined_and_unresolved():
+    assert truth(log(x), -1.0)[1] == UNDEFINED
+    assert truth(log(x), 0.0)[1] == UNDEFINED
+    assert truth(1 / x, 0.0)[1] == UNDEFINED
+    assert truth(sqrt(x), -1e-300)[1] == UNDEFINED
+    assert truth(x**Rational(1, 3), -8.0)[1] == UNDEFINED  # principal root: complex
+    assert truth(atan2(y, x), 0.0, 0.0)[1] == UNDEFINED
+    # a precision cap too low to decide: unresolved, never a guess
+    v, st = truth(exp(x) - 1 - x, 1e-30, max_prec=100)
+    assert st == UNRESOLVED and math.isnan(v)
+
+
+def test_piecewise_markers_and_nonsmooth():
+    pw = Piecewise((log(x), x > 0), (0, True))
+    assert truth(pw, -1.0) == (0.0, RESOLVED)  # the untaken branch's log(-1) is no error
+    assert truth(pw, math.e)[0] == 1.0
+    assert truth(Piecewise((x, x > 1)), 0.0)[1] == UNDEFINED  # no branch: nan
+    assert truth(sigmoid(x), 0.0)[0] == 0.5
+    assert truth(softplus(x), 1000.0)[0] == 1000.0
+    assert truth(Max(x, y) + Min(x, y), 1.0, 2.0)[0] == 3.0
+    assert truth(Mod(x, y), -1.0, 3.0)[0] == 2.0
+    assert truth(Heaviside(x), 0.0)[0] == 0.5
+    assert truth(LambertW(x), -1.0)[1] == UNDEFINED  # below -1/e
+    assert truth(polygamma(0, x), 1.0)[0] == -0.5772156649015329
+
+
+# one point inside each function's domain (the rest use 0.3)
+_AT = {"acosh": 1.7, "asec": 1.7, "acsc": 1.7, "acoth": 1.7, "loggamma": 2.5}
+
+
+def _table_cases():
+    for name in DEFAULT_TABLE.names():
+        cls = DEFAULT_TABLE.entry(name).cls
+        if cls is None or name in ("Add", "Mul", "Piecewise", "stop_gradient", "identity",
+                                   "straight_through", "sigmoid", "softplus", "relu"):
+            continue
+        yield name, cls
+
+
+@pytest.mark.parametrize(("name", "cls"), list(_table_cases()))
+def test_every_table_function_has_a_correct_truth(name, cls):
+    a = _AT.get(name, 0.3)
+    if name in ("Pow", "atan2", "Mod", "Max", "Min"):
+        e = cls(x, y)
+        pt = (a, 1.25)
+    elif name == "polygamma":
+        e, pt = cls(1, x), (a,)
+    elif name == "Heaviside":
+        e, pt = cls(x), (a,)
+    else:
+        e, pt = cls(x), (a,)
+    v, st = truth(e, *pt)
+    assert st == RESOLVED, name
+    exact = e.subs({x: Float(pt[0], 60), y: Float(pt[-1], 60)}).evalf(60)
+    want = float(mpmath.mpf(exact._mpf_)) if exact.is_Float else float(exact)
+    assert v == want, (name, v, want)
