@@ -40,7 +40,8 @@ from .truth import RESOLVED, UNDEFINED, GroundTruth
 __all__ = ["Measurement", "find_regions", "LOCALIZE_POINTS"]
 
 LOCALIZE_POINTS = 24  # bad points localized exactly per output
-REFINE_STEPS = 70  # bisection steps over ordinals (2**64 floats)
+REFINE_STEPS = 70  # bisection steps over ordinals (2**64 floats): exact to the float
+REFINE_STEPS_MEASURED = 16  # where each step needs the ground truth: a blurry edge anyway
 
 
 @dataclass
@@ -175,6 +176,15 @@ def _why_event(node: Basic, over: bool, output_value: float, defined: bool, fmt:
     return text + ", and the result is wrong"
 
 
+def _why_local(node: Basic, cond: float, under: bool) -> str:
+    if under:
+        return f"an operand of {node} underflows to 0 or a subnormal, and the result is wrong"
+    if isinstance(node, Add):
+        return (f"{node} cancels: its terms are {cond:.3g} times larger than their sum, so "
+                "their rounding errors are amplified")
+    return f"{node} is ill-conditioned here: it amplifies the rounding errors of its arguments"
+
+
 @dataclass
 class _Group:
     kind: str
@@ -202,9 +212,10 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
         groups: dict[tuple, _Group] = {}
 
         def add(key, i, kind, culprit, harmless_, why, event, groups=groups, o=o):
+            """Put point i in the group ``key``; ``why()`` words a new group."""
             g = groups.get(key)
             if g is None:
-                g = groups[key] = _Group(kind, culprit, o, harmless_, why, [], event)
+                g = groups[key] = _Group(kind, culprit, o, harmless_, why(), [], event)
             g.members.append(i)
 
         out_vals = m.computed[o]
@@ -213,7 +224,8 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
             if good[i]:
                 if over[i]:
                     add(("harmless", node), i, "overflow", node, True,
-                        f"{node} overflows to inf, but the result is still right", True)
+                        lambda node=node: f"{node} overflows to inf, but the result is still right",
+                        True)
                 continue
             defined = not undefined[i]
             v = float(out_vals[i])
@@ -224,11 +236,13 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
             else:
                 kind = "nan" if node.is_Mul or node.is_Add or node.is_Pow else "domain"
             add((kind, node), i, kind, node, False,
-                _why_event(node, bool(over[i]), v, defined, m.fmt), True)
+                lambda node=node, o_=bool(over[i]), v=v, d=defined:
+                    _why_event(node, o_, v, d, m.fmt),
+                True)
         # undefined points with no float event: the formula's own domain
         for i in np.flatnonzero(undefined & (first < 0)):
             add(("domain", root), i, "domain", root, False,
-                "the formula has no real value here", False)
+                lambda: "the formula has no real value here", False)
         # bad points with no event: localize a few exactly, the rest by proximity
         rest = np.flatnonzero(bad & (first < 0))
         if len(rest):
@@ -242,18 +256,9 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
                 node, lb, cond, under = found[j]
                 if node is None:
                     node = root
-                if under:
-                    kind, why = "underflow", (f"an operand of {node} underflows to 0 or a "
-                                              "subnormal, and the result is wrong")
-                else:
-                    kind = "cancellation"
-                    if isinstance(node, Add):
-                        why = (f"{node} cancels: its terms are {cond:.3g} times larger "
-                               "than their sum, so their rounding errors are amplified")
-                    else:
-                        why = (f"{node} is ill-conditioned here: it amplifies the rounding "
-                               "errors of its arguments")
-                add((kind, node), i, kind, node, False, why, False)
+                kind = "underflow" if under else "cancellation"
+                add((kind, node), i, kind, node, False,
+                    lambda node=node, cond=cond, under=under: _why_local(node, cond, under), False)
         for g in groups.values():
             for members in _runs(m, g, good | bad | undefined):
                 r = _region(m, g, members, vals)
@@ -335,7 +340,7 @@ def _refine(m: Measurement, g: _Group, rng: tuple[float, float]) -> tuple[float,
             out.append(end)
             continue
         a, b = (int(v) for v in ordinal(np.array([end, nb]), m.fmt))  # a inside, b outside
-        for _ in range(REFINE_STEPS):
+        for _ in range(REFINE_STEPS if g.event else REFINE_STEPS_MEASURED):
             if abs(b - a) <= 1:
                 break
             mid = (a + b) // 2

@@ -109,7 +109,7 @@ def check_stability(
         tolerance_bits=tolerance_bits, max_bits_error=mx, mean_bits_error=mean,
         median_bits_error=med, outputs=per, regions=regions, harmless=harmless,
         proved=prove(form, symbols, dom, fmt),
-        limits=limits_at_infinity(flat, symbols, dom, compute, fmt.max),
+        limit_source=lambda: limits_at_infinity(flat, symbols, dom, compute, fmt.max),
         samples=len(points), unresolved=int(np.sum(status == 2)),
         undefined=int(np.sum(status == UNDEFINED)),
         notes=(rewrite_notes(flat, form, symbols, points, bits, true, status, fmt)

@@ -102,7 +102,8 @@ class NodeEvaluator:
         if name in _LOGIC:
             return _LOGIC[name]
         shape = tuple(a if a.is_number else _recip_exp(node, a) for a in node.args)
-        key = (node.func, shape, self.dtype)
+        kinds = tuple("number" if a.is_number else "operand" for a in node.args)
+        key = (node.func, shape, kinds, self.dtype)
         fn = self._cache.get(key)
         if fn is None:
             holes = [Dummy(f"a{i}", real=True) for i in range(len(node.args))]

@@ -42,13 +42,19 @@ from mpmath.libmp import (
     mpf_add,
     mpf_ceil,
     mpf_cmp,
+    mpf_cos,
+    mpf_exp,
     mpf_floor,
+    mpf_log,
     mpf_lt,
     mpf_neg,
+    mpf_nthroot,
     mpf_shift,
+    mpf_sin,
     mpf_sub,
     round_ceiling,
     round_floor,
+    round_nearest,
     to_int,
 )
 from mpmath.libmp import libmpi as mpi
@@ -189,6 +195,37 @@ def _pow(prec: int, b: tuple, e: tuple) -> tuple | str:
     return _exp(prec, prod)
 
 
+def rational_pow(p: int, q: int) -> Callable:
+    """``b**(p/q)`` (q > 1, the principal power: real for b >= 0 only)."""
+
+    def op(prec: int, b: tuple, e: tuple = None) -> tuple | str:
+        if lt(b[1], fzero):
+            return UNDEF
+        if lt(b[0], fzero):
+            return UNKNOWN
+        if b[0] == fzero:
+            if p < 0:
+                return UNDEF if b[1] == fzero else UNKNOWN
+            if b[1] == fzero:
+                return point(fzero)
+        if q == 2 and abs(p) == 1:
+            r = mpi.mpi_sqrt(b, prec + GUARD)
+            return recip(prec, r) if p < 0 else mpi.mpi_sqrt(b, prec)
+        return _root_pow(prec, b, p, q)
+
+    return op
+
+
+def _root_pow(prec: int, b: tuple, p: int, q: int) -> tuple | str:
+    """b**(p/q) for b >= 0: the q-th root outward, then the integer power."""
+    wp = prec + GUARD
+    lo = mpf_nthroot(b[0], q, wp, round_floor)
+    hi = mpf_nthroot(b[1], q, wp, round_ceiling)
+    r = _widen(lo, hi, wp)  # nthroot's directed rounding is not trusted either
+    out = mpi.mpi_pow_int(r, abs(p), wp)
+    return recip(prec, out) if p < 0 else _widen(out[0], out[1], prec)
+
+
 def _sqrt(prec: int, s: tuple) -> tuple | str:
     if lt(s[1], fzero):
         return UNDEF
@@ -211,22 +248,29 @@ def _clamp_big(s: tuple) -> tuple:
     return a, b
 
 
-def _guarded(kernel: Callable) -> Callable:
-    """An mpmath interval kernel made sound: guard bits, then widened."""
+def _guarded(kernel: Callable, at_point: Callable | None = None) -> Callable:
+    """An mpmath interval kernel made sound: guard bits, then widened.
+    ``at_point`` (an mpf function) serves a point interval with one call."""
 
     def op(prec: int, *args: tuple) -> tuple:
+        if at_point is not None and args[0][0] == args[0][1] \
+                and args[0][0] not in (finf, fninf):
+            v = at_point(args[0][0], prec + GUARD, round_nearest)
+            return _widen(v, v, prec)
         out = kernel(*args, prec + GUARD)
         return WHOLE if fnan in out else _widen(out[0], out[1], prec)
 
     return op
 
 
-_mpi_exp = _guarded(mpi.mpi_exp)
-_mpi_log = _guarded(mpi.mpi_log)
+_mpi_exp = _guarded(mpi.mpi_exp, mpf_exp)
+_mpi_log = _guarded(mpi.mpi_log, mpf_log)
 
 
 def _exp(prec: int, s: tuple) -> tuple:
     a, b = _clamp_big(s)
+    if a == b and a not in (finf, fninf) and abs(a[2] + a[3]) < 40:  # a point, |a| < 2**40
+        return _mpi_exp(prec, (a, a))
     lo = fzero if a == fninf else (
         (0, 1, _BIG, 1) if a == from_int(_BIG) else _mpi_exp(prec, point(a))[0])
     hi = finf if b == finf else (
@@ -345,8 +389,8 @@ def _half_pi(prec):
     return (mpf_shift(p[0], -1), mpf_shift(p[1], -1))
 
 
-_sin = _guarded(mpi.mpi_sin)
-_cos = _guarded(mpi.mpi_cos)
+_sin = _guarded(mpi.mpi_sin, mpf_sin)
+_cos = _guarded(mpi.mpi_cos, mpf_cos)
 _tan = _guarded(mpi.mpi_tan)
 _mpi_cot = _guarded(mpi.mpi_cot)
 

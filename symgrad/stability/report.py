@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -123,13 +124,23 @@ class StabilityReport:
     regions: list[Region]
     harmless: list[Region]
     proved: list[Proof]
-    limits: list[Limit]
     samples: int
     unresolved: int
     undefined: int
     notes: list[str] = field(default_factory=list)
     points: np.ndarray | None = field(default=None, repr=False)
     bits: np.ndarray | None = field(default=None, repr=False)
+    limit_source: Callable[[], list[Limit]] | None = field(default=None, repr=False)
+    _limits: list[Limit] | None = field(default=None, repr=False)
+
+    @property
+    def limits(self) -> list[Limit]:
+        """At each infinite end of a variable, SymPy's limit of each output
+        of that variable beside the floats there (computed on first use:
+        SymPy's ``limit`` may take a second)."""
+        if self._limits is None:
+            self._limits = self.limit_source() if self.limit_source else []
+        return self._limits
 
     @property
     def ok(self) -> bool:
@@ -232,8 +243,11 @@ class StabilityReport:
             ax = axes[0][j]
             xs = self.points[:, j].astype(float)
             lo, hi = self.domain[s]
-            if hi - lo > 1e4:  # wide: the samples cover every scale
-                ax.set_xscale("log" if lo > 0 else "symlog")
+            if hi - lo > 100:  # wide: the samples cover every scale
+                if lo > 0:
+                    ax.set_xscale("log")
+                else:
+                    ax.set_xscale("symlog", linthresh=1.0)
             ax.scatter(xs, worst, s=4, color="black", alpha=0.6)
             for r in self.regions + self.harmless:
                 a, b = r.ranges[s]

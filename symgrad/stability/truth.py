@@ -28,7 +28,7 @@ from ..errors import SymgradError
 from ..graph import postorder
 from ..lowering import lower
 from .bits import Format, float_format, round_mpf
-from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point
+from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
 
 __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
 
@@ -138,6 +138,9 @@ class Program:
                     raise SymgradError(f"cannot evaluate {node!r} ({type(node).__name__})")
                 self.consts[i] = node
                 self.steps.append(("const", i, ()))
+            elif node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
+                fn = rational_pow(int(node.exp.p), int(node.exp.q))
+                self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), False))
             else:
                 name = type(node).__name__
                 fn = OPS.get(name) or LOGIC.get(name)
