@@ -357,3 +357,112 @@ def group_counts(regions: list[Region]) -> dict[str, int]:
     for r in regions:
         c[r.kind] += 1
     return dict(c)
+
+
+# ---- thresholds from the formula, before sampling ----------------------------------
+
+
+def _edges(node: Basic, fmt: Format) -> list[tuple[Basic, float]]:
+    """(argument, value) pairs where ``node`` leaves the dtype's range or
+    its domain: exp(u) at u = log(max) and at u = log(smallest subnormal),
+    log/sqrt/pow at 0, asin/acos at +-1."""
+    name = type(node).__name__
+    if isinstance(node, exp):
+        return [(node.args[0], math.log(fmt.max)), (node.args[0], math.log(fmt.tiny))]
+    if name in ("sinh", "cosh"):
+        c = math.log(2 * fmt.max)
+        return [(node.args[0], c), (node.args[0], -c)]
+    if name in ("log", "loggamma", "log1p") or (node.is_Pow and not node.exp.is_integer):
+        arg = node.base if node.is_Pow else node.args[0]
+        return [(arg, -1.0 if name == "log1p" else 0.0)]
+    if node.is_Pow and node.exp.is_negative:
+        return [(node.base, 0.0)]
+    if name in ("asin", "acos", "atanh"):
+        return [(node.args[0], -1.0), (node.args[0], 1.0)]
+    return []
+
+
+def _solve(u: Basic, s: Symbol, c: float, lo: float, hi: float) -> list[float] | None:
+    """Real roots of u(s) = c in [lo, hi] by SymPy, where u is a polynomial
+    of degree <= 2 in s (None: not tried)."""
+    from sympy import Float, Poly, solve
+
+    try:
+        if Poly(u, s).degree() > 2:
+            return None
+        roots = solve(u - Float(c, 30), s)
+    except Exception:  # noqa: BLE001  (not a polynomial, or SymPy gives up)
+        return None
+    out = []
+    for r in roots:
+        if r.is_real:
+            v = float(r)
+            if lo <= v <= hi:
+                out.append(v)
+    return out
+
+
+def _bracket(u: Basic, s: Symbol, symbols: list[Symbol], c: float, lo: float, hi: float,
+             fmt: Format) -> list[float]:
+    """Floats where u(s) - c changes sign in [lo, hi]: a grid uniform over
+    the floats, then each bracket narrowed 64-fold per round to one float."""
+    ev = NodeEvaluator([u], symbols, fmt.dtype)
+
+    def g(xs: np.ndarray) -> np.ndarray:
+        cols = [xs if t == s else np.ones_like(xs) for t in symbols]
+        return np.asarray(ev.values(cols)[u], dtype=float) - c
+
+    olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
+    ords = _steps_between(olo, ohi, 256)
+    xs = from_ordinal(ords, fmt)
+    gv = g(xs)
+    roots = []
+    for k in np.flatnonzero(np.sign(gv[:-1]) * np.sign(gv[1:]) < 0)[:8]:
+        a, b = int(ords[k]), int(ords[k + 1])
+        sa = np.sign(gv[k])
+        while b - a > 1:
+            cand = _steps_between(a, b, 64)
+            gc = g(from_ordinal(cand, fmt))
+            flip = np.flatnonzero(np.sign(gc) != sa)
+            if not len(flip) or flip[0] == 0:
+                break
+            a, b = int(cand[flip[0] - 1]), int(cand[flip[0]])
+        roots.append(float(from_ordinal(np.array([b]), fmt)[0]))
+    return roots
+
+
+def _steps_between(a: int, b: int, k: int) -> np.ndarray:
+    """About ``k + 1`` ordinals from ``a`` to ``b``, exactly (no float
+    rounding of 64-bit ordinals)."""
+    return np.unique(np.array([a + (b - a) * i // k for i in range(k + 1)], dtype=np.int64))
+
+
+def formula_thresholds(form: list[Basic], symbols: list[Symbol], domain: dict,
+                       fmt: Format) -> list[dict]:
+    """Points to sample beside the random ones: for every node argument
+    of one variable, where it crosses the edge of its function's domain or
+    of the dtype's range (SymPy's solver where it applies, else a
+    bracketing root finder on the float formula), and the floats next to
+    each such threshold."""
+    order, _ = postorder(form, lambda n: n.args)
+    seen: set = set()
+    points = []
+    for node in order:
+        for u, c in _edges(node, fmt):
+            fs = u.free_symbols
+            if len(fs) != 1 or (u, c) in seen:
+                continue
+            seen.add((u, c))
+            (s,) = fs
+            lo, hi = domain[s]
+            lo, hi = max(lo, -fmt.max), min(hi, fmt.max)
+            roots = _solve(u, s, c, lo, hi)
+            if roots is None:
+                roots = _bracket(u, s, symbols, c, lo, hi, fmt)
+            for r in roots:
+                t = fmt.dtype.type(r)
+                for v in (np.nextafter(t, fmt.dtype.type(-np.inf)), t,
+                          np.nextafter(t, fmt.dtype.type(np.inf))):
+                    if lo <= float(v) <= hi:
+                        points.append({s: float(v)})
+    return points[:64]

@@ -53,7 +53,7 @@ def _pieces(lo: float, hi: float, k: int, fmt: Format) -> list[tuple[float, floa
     a, b = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
     if b - a < k:
         k = max(b - a, 1)
-    cuts = np.unique(np.linspace(a, b, k + 1).astype(np.int64))
+    cuts = np.unique(np.array([a + (b - a) * i // k for i in range(k + 1)], dtype=np.int64))
     fl = from_ordinal(cuts, fmt).astype(float)
     if len(fl) == 1:
         return [(float(fl[0]), float(fl[0]))]

@@ -8,8 +8,9 @@ import numpy as np
 from sympy import Basic, Symbol
 
 from ..errors import SymgradError
+from ..safe import refuse_string
 from ..shapes import flatten_exprs
-from .analysis import Measurement, find_regions
+from .analysis import Measurement, find_regions, formula_thresholds
 from .bits import bits_error, float_format
 from .bounds import prove
 from .compare import rewrite_notes
@@ -61,8 +62,8 @@ def check_stability(
     >>> check_stability(x / (x + 1), {x: (1, 4)}, samples=256).ok
     True
     """
-    if isinstance(expr, str):
-        raise TypeError("check_stability: expr is a string; build it with SymPy (no strings)")
+    refuse_string(expr, "check_stability", "expr")
+    refuse_string(domain, "check_stability", "domain")
     flat, _ = flatten_exprs(expr, "expr")
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
@@ -92,7 +93,8 @@ def check_stability(
         b = np.where(st == RESOLVED, bits_error(c, t, fmt), np.nan)
         return c, t, st, b
 
-    points = sample(dom, symbols, samples, fmt, seed)
+    extra = formula_thresholds(form, symbols, dom, fmt)
+    points = sample(dom, symbols, samples, fmt, seed, extra)
     computed, true, status, bits = measure(points)
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
