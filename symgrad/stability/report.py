@@ -6,10 +6,12 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from sympy import Basic, Symbol
+
+from ..safe import refuse_string
 
 __all__ = ["Witness", "Region", "Proof", "Limit", "OutputStats", "StabilityReport", "KINDS"]
 
@@ -114,7 +116,7 @@ class StabilityReport:
 
     exprs: list[Basic]
     domain: dict[Symbol, tuple[float, float]]
-    dtype: str
+    dtype: str  # "float32" or "float64"
     rewrites: bool
     tolerance_bits: float
     max_bits_error: float
@@ -132,6 +134,13 @@ class StabilityReport:
     bits: np.ndarray | None = field(default=None, repr=False)
     limit_source: Callable[[], list[Limit]] | None = field(default=None, repr=False)
     _limits: list[Limit] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        # built by check_stability; no field but the dtype's name is a string
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name != "dtype" or v not in ("float32", "float64"):
+                refuse_string(v, "StabilityReport", f.name)
 
     @property
     def limits(self) -> list[Limit]:
