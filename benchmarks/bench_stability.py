@@ -11,7 +11,9 @@ region and its culprit, and the time taken.  Then the targets:
 * as written, every case that loses more than 10 bits is flagged, with the
   expected culprit among its regions' culprits;
 * no stable control is flagged;
-* each case is checked in at most 3 s at the default settings.
+* each case is checked in at most 3 s at the default settings (CPU time of
+  this process: the machine has 2 cores shared with other work, so wall
+  time counts other processes' turns; the load average is printed).
 
 Run (from the repository root):  python -m benchmarks.bench_stability [--samples N]
 """
@@ -100,9 +102,11 @@ def _worst(r):
 
 
 def run_case(expr, domain, samples, rewrites):
-    t0 = time.perf_counter()
+    """The report and the CPU time it took (the machine is shared: wall time
+    would count the other processes' turns too)."""
+    t0 = time.process_time()
     r = check_stability(expr, domain, samples=samples, rewrites=rewrites)
-    return r, time.perf_counter() - t0
+    return r, time.process_time() - t0
 
 
 def main() -> None:
@@ -148,6 +152,7 @@ def main() -> None:
     print(f"lossy cases not flagged with their culprit: {misses or 'none'}")
     print(f"false alarms on controls: {false_alarms or 'none'}")
     print(f"cases over 3 s: {slow or 'none'}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
