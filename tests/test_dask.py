@@ -1,0 +1,43 @@
+"""A generated gradient evaluated chunk by chunk over a dask array, on a
+local dask.distributed cluster, against the in-memory result (the ``dask``
+extra; the ``test`` extra pulls it in)."""
+
+from __future__ import annotations
+
+import cloudpickle
+import dask.array as da
+import numpy as np
+import sympy as sp
+from dask.distributed import Client, LocalCluster
+
+import symgrad
+
+x, y = sp.symbols("x y", real=True)
+f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y)
+
+
+def test_gradient_over_a_chunked_array_on_a_local_cluster():
+    # outputs stacked in one array (an sp.Array): map_blocks takes one result per block
+    grad_f = symgrad.lambdify([x, y], sp.Array(list(symgrad.grad(f, [x, y]))), threads=1)
+    rng = np.random.default_rng(0)
+    xs, ys = rng.uniform(-3, 3, 200_000), rng.uniform(-3, 3, 200_000)
+    in_memory = grad_f(xs, ys)
+
+    X, Y = da.from_array(xs, chunks=50_000), da.from_array(ys, chunks=50_000)
+    G = da.map_blocks(grad_f, X, Y, new_axis=0, chunks=((2,), *X.chunks), dtype=xs.dtype)
+    # workers in this process, but the task graph (and grad_f in it) is pickled
+    # on its way to the scheduler, as for a remote cluster
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster):
+        chunked = G.compute()
+    assert G.numblocks == (1, 4)
+    assert np.isfinite(in_memory).all()
+    assert np.array_equal(chunked, in_memory)  # the same code on each block: the same bits
+
+
+def test_generated_functions_pickle_as_dask_sends_them():
+    for threads in (1, 2):  # with or without symgrad's worker threads
+        fn = symgrad.lambdify([x, y], list(symgrad.grad(f, [x, y])), threads=threads)
+        copy = cloudpickle.loads(cloudpickle.dumps(fn))
+        pts = np.linspace(-5, 5, 50_000), np.linspace(3, -3, 50_000)
+        assert all(np.array_equal(a, b) for a, b in zip(copy(*pts), fn(*pts)))
