@@ -35,6 +35,7 @@ from sympy import (
     Add,
     And,
     Basic,
+    Dummy,
     E,
     Eq,
     Expr,
@@ -63,6 +64,8 @@ from sympy import Integer as SInteger
 from sympy.logic.boolalg import Boolean
 
 from .errors import SymgradError
+from .graph import postorder
+from .overrides import override
 from .rules import DEFAULT_TABLE
 from .rules.defaults import build_default_table
 from .select import cond, where
@@ -226,6 +229,24 @@ _REFUSED = {
 }
 
 
+def _callee(node: ast.Call) -> tuple[str, str | None] | None:
+    """The function name of a call, and its tag: ``f(x)`` or ``f[Rule](x)``
+    (how a node tagged by ``override`` prints)."""
+    f = node.func
+    if isinstance(f, ast.Name):
+        return f.id, None
+    if isinstance(f, ast.Subscript) and isinstance(f.value, ast.Name) and isinstance(
+            f.slice, ast.Name):
+        return f.value.id, f.slice.id
+    return None
+
+
+def _tags(*exprs: Basic) -> set[Basic]:
+    """The tagged nodes in ``exprs``."""
+    order, _ = postorder(exprs, lambda n: n.args)
+    return {n for n in order if getattr(type(n), "_symgrad_tag", None) is not None}
+
+
 def _chain(node: ast.BinOp) -> tuple[list[ast.AST], list[ast.operator]]:
     """Operands and operators of a left-associated chain ``a + b - c ...``
     of one family, flattened (walked along its left spine, no recursion)."""
@@ -379,12 +400,16 @@ class _Parser:
                 if type(op) not in _COMPARE:
                     raise self.error(f"the comparison {type(op).__name__} is not allowed", node)
         elif isinstance(node, ast.Call):
-            if not isinstance(node.func, ast.Name):
-                raise self.error("only calls of function names are allowed", node.func)
-            name = node.func.id
+            callee = _callee(node)
+            if callee is None:
+                raise self.error("only calls of function names are allowed (or of tagged "
+                                 "ones: floor[Identity](x))", node.func)
+            name, tag = callee
             self.check_name(name, node.func)
             if name not in self.functions:
                 raise self.error(self.unknown(name), node.func)
+            if tag is not None:
+                self.check_name(tag, node.func)
             if node.keywords:
                 raise self.error(
                     "keyword arguments are not allowed: pass arguments by position",
@@ -449,7 +474,7 @@ class _Parser:
 
     def what(self, node: ast.AST) -> str:
         if isinstance(node, ast.Call):
-            return f"{node.func.id}(...)"
+            return f"{_callee(node)[0]}(...)"
         return {ast.BinOp: "this operation", ast.Compare: "this comparison",
                 ast.UnaryOp: "this operation"}.get(type(node), "this")
 
@@ -504,9 +529,17 @@ class _Parser:
         if isinstance(node, ast.Tuple):
             return tuple(args)
         assert isinstance(node, ast.Call)  # the check allowed nothing else
-        fn = self.functions[node.func.id]
-        if node.func.id not in _TAKES_CONDITIONS:
+        name, tag = _callee(node)
+        fn = self.functions[name]
+        if name not in _TAKES_CONDITIONS:
             self.numbers(args, node)
+        if tag is not None:  # floor[Identity](x): this node tagged, not those inside it
+            ds = [Dummy() for _ in args]
+            out = override(fn(*ds), {name: tag}).xreplace(dict(zip(ds, args)))
+            if out.free_symbols and _tags(out) <= _tags(*args):
+                raise self.error(f"SymPy simplifies this {name} node away, and its tag "
+                                 f"[{tag}] with it ({name}(...) becomes {out})", node)
+            return out
         if isinstance(fn, type) and issubclass(fn, Basic) and any(
                 getattr(a, "is_Rational", False) and max(abs(a.p), a.q) > _EXACT_ARG
                 for a in args):

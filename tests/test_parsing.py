@@ -363,3 +363,20 @@ def test_fuzz_token_soup(tokens):
 @given(_formulas())
 def test_fuzz_formulas(text):
     _check(text)  # well formed; SymPy may still refuse a node (log(0) > 0)
+
+
+def test_tagged_nodes_round_trip():
+    """A node tagged by override prints as floor[Identity](x); parse reads
+    it back with its tag (or refuses, never drops it)."""
+    e = symgrad.override(sp.floor(x), {"floor": "Identity"}) + sp.floor(y)
+    back = parse(str(e))
+    assert back == e and grad(back, [x, y]) == (1, 0)
+    inner = parse("floor[Identity](floor(y) + x)")
+    assert grad(inner, [x, y]) == (1, 0)  # the tag is on the outer node only
+    assert parse("floor[Identity](3)") == 3
+    with pytest.raises(ParseError, match="simplifies this Abs node away, and its tag"):
+        parse("Abs[Zero](Abs(x))")  # Abs(Abs(x)) is Abs(x): the tag would be lost
+    with pytest.raises(ParseError, match="unknown gradient rule 'Identiy'"):
+        parse("floor[Identiy](x)")
+    with pytest.raises(ParseError, match="subscripts"):
+        parse("floor[Identity]")
