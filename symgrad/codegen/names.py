@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+import unicodedata
 
 __all__ = ["Namer"]
 
@@ -21,7 +22,8 @@ _BAD = re.compile(r"\W")
 
 def _sanitize(name: str) -> str:
     """``name`` reduced to an identifier: ``x.1 -> x_1``, ``import os -> import_os``."""
-    out = _BAD.sub("_", name)
+    # Python reads identifiers in NFKC form: a full-width "ｔ0" is the name t0
+    out = _BAD.sub("_", unicodedata.normalize("NFKC", name))
     if not out or not out.isidentifier():
         out = "_" + out
     if not out.isidentifier():  # e.g. only non-ASCII letters Python rejects

@@ -23,13 +23,15 @@ from ..errors import SymgradError
 __all__ = ["NoNumpyFormError", "KernelPrinter"]
 
 # Reciprocal and inverse-reciprocal functions: f(x) -> template over NumPy.
+# Every template is parenthesized as a whole, and ``1/{}`` gets an atomic
+# operand (``acot(x + 1)`` is ``arctan(1/(x + 1))``, not ``arctan(1/1 + x)``).
 _RECIPROCAL = {
-    "sec": "1/np.cos({})",
-    "csc": "1/np.sin({})",
-    "cot": "1/np.tan({})",
-    "sech": "1/np.cosh({})",
-    "csch": "1/np.sinh({})",
-    "coth": "1/np.tanh({})",
+    "sec": "(1/np.cos({}))",
+    "csc": "(1/np.sin({}))",
+    "cot": "(1/np.tan({}))",
+    "sech": "(1/np.cosh({}))",
+    "csch": "(1/np.sinh({}))",
+    "coth": "(1/np.tanh({}))",
     "acot": "np.arctan(1/{})",
     "asec": "np.arccos(1/{})",
     "acsc": "np.arcsin(1/{})",
@@ -73,13 +75,13 @@ class KernelPrinter(NumPyPrinter):
         if e is S.Half:
             return f"np.sqrt({self._print(base)})"
         if e == -S.Half:
-            return f"1/np.sqrt({self._print(base)})"
+            return f"(1/np.sqrt({self._print(base)}))"
         if e == S(1) / 3:
             return f"np.cbrt({self._print(base)})"
         if e is S.NegativeOne:
-            return f"1/{b}"
+            return f"(1/{b})"
         if e.is_Integer and e.is_negative:
-            return f"1/{b}**{-e}"
+            return f"(1/{b}**{-e})"
         if e.is_Integer:
             return f"{b}**{e}"
         return f"{b}**{self.parenthesize(e, 60)}"
@@ -101,7 +103,7 @@ class KernelPrinter(NumPyPrinter):
         tpl = _RECIPROCAL.get(type(expr).__name__)
         if tpl is not None and len(expr.args) == 1:
             arg = expr.args[0]
-            inner = self.parenthesize(arg, 60) if tpl.endswith("/{}") else self._print(arg)
+            inner = self.parenthesize(arg, 60) if "1/{}" in tpl else self._print(arg)
             return tpl.format(inner)
         return super()._print_Function(expr)
 
@@ -111,7 +113,7 @@ class KernelPrinter(NumPyPrinter):
 
     def _print_frac(self, expr: Expr) -> str:
         x = self.parenthesize(expr.args[0], 50)
-        return f"{x} - np.floor({self._print(expr.args[0])})"
+        return f"({x} - np.floor({self._print(expr.args[0])}))"
 
     def _print_Abs(self, expr: Expr) -> str:
         return f"np.abs({self._print(expr.args[0])})"

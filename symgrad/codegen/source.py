@@ -43,7 +43,9 @@ class Layout:
 
 def _wrap(items: list[str], indent: str) -> list[str]:
     text = ", ".join(items)
-    lines = textwrap.wrap(text, 90 - len(indent), break_on_hyphens=False)
+    lines = textwrap.wrap(
+        text, 90 - len(indent), break_on_hyphens=False, break_long_words=False
+    )
     return [indent + ln for ln in lines]
 
 

@@ -315,3 +315,22 @@ def test_threaded_function_works_in_a_forked_child():
     got = q.get(timeout=60)
     child.join(timeout=60)
     np.testing.assert_array_equal(got, want)
+
+
+def test_names_equal_after_nfkc_normalization_do_not_alias():
+    # Python reads identifiers in NFKC form: a full-width "ｔ0" is the name t0,
+    # which was also the first temporary of the generated code
+    t = sp.Symbol("ｔ0")
+    e = sp.sin(x * y) ** 2 + sp.cos(x * y) + t * sp.exp(x)
+    f = lambdify([t, x, y], e)
+    a, b, c = 0.7, 1.3, -0.4
+    want = np.sin(b * c) ** 2 + np.cos(b * c) + a * np.exp(b)
+    assert f(a, b, c) == pytest.approx(want, rel=1e-15)
+    assert f(np.array([a]), b, c)[0] == pytest.approx(want, rel=1e-15)
+
+
+def test_long_names_compile():
+    ws = [sp.Symbol("w" * 83 + str(i)) for i in range(6)]
+    f = lambdify([ws], [sp.sin(w) for w in ws])
+    np.testing.assert_allclose(f(np.arange(6.0)), np.sin(np.arange(6.0)))
+    assert lambdify(ws, sum(ws))(*range(6)) == 15.0
