@@ -65,7 +65,8 @@ UNDEF = "undefined"
 UNKNOWN = "unknown"
 WHOLE = (fninf, finf)
 GUARD = 20
-_BIG = 1 << 40  # |u| beyond this: exp(u) is past any float and any useful precision
+_BIG_BITS = 40
+_BIG = 1 << _BIG_BITS  # |u| beyond this (far past any float): exp(u) is only bounded
 
 _ctx = mpmath.MPContext()  # private: precision changes never touch mpmath.mp
 _lock = threading.Lock()  # ... and one thread's precision never another's
@@ -237,14 +238,23 @@ def _sqrt(prec: int, s: tuple) -> tuple | str:
 # ---- exponential and logarithmic ----------------------------------------------
 
 
+def _huge(v: tuple) -> bool:
+    """|v| >= 2**_BIG_BITS (v finite and not 0)."""
+    return v[1] != 0 and v[2] + v[3] > _BIG_BITS
+
+
+_BIG_MPF = from_int(_BIG)
+_NEG_BIG_MPF = from_int(-_BIG)
+
+
 def _clamp_big(s: tuple) -> tuple:
-    """``s`` with ends beyond +-2**40 replaced by +-inf (sound for exp-like
-    functions, whose values there are beyond any float)."""
+    """``s`` with ends beyond +-_BIG replaced by +-inf, or by +-_BIG (sound
+    for exp-like functions, whose values there are beyond any float)."""
     a, b = s
-    if a not in (finf, fninf) and mpf_cmp(mpf_abs(a), from_int(_BIG)) > 0:
-        a = fninf if mpf_lt(a, fzero) else from_int(_BIG)
-    if b not in (finf, fninf) and mpf_cmp(mpf_abs(b), from_int(_BIG)) > 0:
-        b = finf if mpf_lt(fzero, b) else from_int(-_BIG)
+    if _huge(a):
+        a = fninf if a[0] else _BIG_MPF
+    if _huge(b):
+        b = _NEG_BIG_MPF if b[0] else finf
     return a, b
 
 
@@ -269,12 +279,12 @@ _mpi_log = _guarded(mpi.mpi_log, mpf_log)
 
 def _exp(prec: int, s: tuple) -> tuple:
     a, b = _clamp_big(s)
-    if a == b and a not in (finf, fninf) and abs(a[2] + a[3]) < 40:  # a point, |a| < 2**40
+    if a == b and a not in (finf, fninf) and a[2] + a[3] < _BIG_BITS:  # a point, |a| < _BIG
         return _mpi_exp(prec, (a, a))
     lo = fzero if a == fninf else (
-        (0, 1, _BIG, 1) if a == from_int(_BIG) else _mpi_exp(prec, point(a))[0])
+        (0, 1, _BIG, 1) if a == _BIG_MPF else _mpi_exp(prec, point(a))[0])
     hi = finf if b == finf else (
-        (0, 1, -_BIG, 1) if b == from_int(-_BIG) else _mpi_exp(prec, point(b))[1])
+        (0, 1, -_BIG, 1) if b == _NEG_BIG_MPF else _mpi_exp(prec, point(b))[1])
     return lo, hi
 
 

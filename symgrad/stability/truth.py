@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from mpmath.libmp import from_float
+from mpmath.libmp import finf, fninf, from_float
 from sympy import Basic, Symbol
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
@@ -236,6 +236,7 @@ class GroundTruth:
         out: list[float] = [math.nan] * n
         status = [UNRESOLVED] * n
         todo = set(range(n))
+        unbounded: set = set()  # outputs whose interval had an infinite end last time
         nodes: list = []
         prec = self.start_prec
         for prec in self.precisions():
@@ -252,6 +253,13 @@ class GroundTruth:
                     if a == b:
                         out[k], status[k] = a, RESOLVED
                         todo.discard(k)
+                    elif v[0] in (fninf, finf) or v[1] in (fninf, finf):
+                        # no finite bound twice, at 4x the start: a value past
+                        # the range of exp (|u| > 2**40) is in it; more bits
+                        # will not bound it.  Unresolved, and said so.
+                        if k in unbounded and prec >= 4 * self.start_prec:
+                            todo.discard(k)
+                        unbounded.add(k)
             if not todo:
                 break
         return out, status, nodes, prec
