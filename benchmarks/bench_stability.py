@@ -97,7 +97,9 @@ CONTROLS = [
 
 
 def _worst(r):
-    regs = sorted(r.regions, key=lambda g: -(g.max_bits if g.max_bits == g.max_bits else 99))
+    """The region that loses the most bits (one where the formula itself is
+    undefined, with no bits measured, only if there is no other)."""
+    regs = sorted(r.regions, key=lambda g: -(g.max_bits if g.max_bits == g.max_bits else -1))
     return regs[0] if regs else None
 
 

@@ -133,7 +133,11 @@ def _localize(m: Measurement, rows: np.ndarray, sub: set,
                 cond = sum(np.abs(a.astype(float)) for a in args) / np.abs(ex)
             else:
                 cond = np.ones(len(rows))
+            # an underflow: inside the operation (a product or quotient rounding
+            # to 0 or a subnormal, the exact value normal), or in an operand
             under = np.zeros(len(rows), dtype=bool)
+            if not isinstance(node, Add):
+                under |= (np.abs(local.astype(float)) < normal) & (np.abs(ex) >= normal)
             for k, a in zip(ks, args):
                 if _is_numeric(k) and not k.is_number:
                     under |= np.abs(a.astype(float)) < normal
@@ -178,7 +182,8 @@ def _why_event(node: Basic, over: bool, output_value: float, defined: bool, fmt:
 
 def _why_local(node: Basic, cond: float, under: bool) -> str:
     if under:
-        return f"an operand of {node} underflows to 0 or a subnormal, and the result is wrong"
+        return (f"{node} underflows: it or an operand rounds to 0 or a subnormal where the "
+                "exact value is not that small, and the result is wrong")
     if isinstance(node, Add):
         return (f"{node} cancels: its terms are {cond:.3g} times larger than their sum, so "
                 "their rounding errors are amplified")

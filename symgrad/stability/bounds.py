@@ -120,7 +120,10 @@ def prove(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
     defined = all(isinstance(h, tuple) for _, h in numeric)
     finite = defined and all(max(abs(h[0]), abs(h[1])) <= fmt.max for _, h in numeric)
     logmax = math.log(fmt.max)
-    if finite:
+    if finite and not numeric:
+        proofs.append(Proof("overflow", "no overflow is possible on this domain",
+                            "the formula is a variable or a constant: no operation"))
+    elif finite:
         big, where = max(((max(abs(h[0]), abs(h[1])), n) for n, h in numeric),
                          key=lambda t: t[0], default=(0.0, None))
         proofs.append(Proof("overflow", "no overflow is possible on this domain",

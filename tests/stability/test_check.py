@@ -171,6 +171,15 @@ def test_proofs_hold_at_every_sample():
     assert proved >= 20
 
 
+def test_underflow_in_a_product():
+    z = symbols("z", real=True)
+    tiny = (1e-200, 1e-180)
+    r = check_stability(x * y / (y + z), {x: tiny, y: tiny, z: tiny}, samples=64)
+    (reg,) = r.regions
+    assert reg.kind == "underflow" and reg.culprit == x * y / (y + z)
+    assert reg.witness.computed == 0.0 and reg.witness.true > 0
+
+
 def test_bad_input_is_refused_clearly():
     with pytest.raises(SymgradError, match="y has no range"):
         check_stability(x + y, {x: (0, 1)})
