@@ -40,7 +40,7 @@ X = symbols("x y z", real=True)
 LONG = os.environ.get("SYMGRAD_FUZZ") == "long"
 
 FUZZ = settings(
-    max_examples=2000 if LONG else 150,
+    max_examples=1000 if LONG else 150,
     deadline=None,
     derandomize=not LONG,
     suppress_health_check=list(HealthCheck),
