@@ -1,9 +1,9 @@
 """The ``symgrad`` command (also ``python -m symgrad``).
 
 Formulas are read with :func:`symgrad.parse`, which executes nothing.
-Exit codes: 0 success; 2 bad usage or input (one line on stderr, never a
-traceback); 3 an internal error (a bug in symgrad: the traceback is printed
-for a report).
+Exit codes: 0 success; 1 a stability verdict that is not ok; 2 bad usage or
+input (one line on stderr, never a traceback); 3 an internal error (a bug in
+symgrad: the traceback is printed for a report).
 
 >>> main(["grad", "x*sin(y)", "--wrt", "x,y", "--text"])
 ∂f/∂x = sin(y)
@@ -32,10 +32,11 @@ from .graph import postorder
 from .overrides import gradient_override_map
 from .parsing import ParseError, parse
 from .printing import latex_output_name, pretty_assignment, program
+from .stability import check_stability
 
-__all__ = ["main", "EXIT_OK", "EXIT_USAGE", "EXIT_INTERNAL", "TREE_LIMIT"]
+__all__ = ["main", "EXIT_OK", "EXIT_UNSTABLE", "EXIT_USAGE", "EXIT_INTERNAL", "TREE_LIMIT"]
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
+EXIT_OK, EXIT_UNSTABLE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 TREE_LIMIT = 300  # nodes in a printed tree past which a formula prints as a program
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -77,6 +78,42 @@ def _symbols(text: str | None, f: Expr) -> list[Symbol]:
 
 def _natural(name: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def _domain(items: Sequence[str], f: Expr, flag: str) -> dict[Symbol, tuple[float, float]]:
+    """``x=LO:HI`` items as check_stability's domain (``inf``, ``-inf`` allowed)."""
+    free = {s.name: s for s in f.free_symbols if isinstance(s, Symbol)}
+    domain: dict[Symbol, tuple[float, float]] = {}
+    for item in items:
+        name, sep, rng = item.partition("=")
+        lo, colon, hi = rng.partition(":")
+        try:
+            bounds = (float(lo), float(hi))
+        except ValueError:
+            bounds = None
+        if not sep or not colon or bounds is None or not name.strip().isidentifier():
+            raise UsageError(f"{flag} {item!r}: give NAME=LO:HI, e.g. x=-1000:1000 or x=0:inf")
+        domain[free.get(name.strip()) or Symbol(name.strip(), real=True)] = bounds
+    missing = sorted(set(free) - {s.name for s in domain}, key=_natural)
+    if missing:
+        raise UsageError(f"{flag}: give a range for every symbol; missing: {', '.join(missing)} "
+                         f"(e.g. {flag} {missing[0]}=-1:1)")
+    return domain
+
+
+def _verdict(exprs: object, domain: dict, args: argparse.Namespace, out: TextIO) -> int:
+    report = check_stability(exprs, domain, dtype=args.dtype, samples=args.samples,
+                             rewrites=not getattr(args, "as_written", False))
+    print(report, file=out)
+    if getattr(args, "plot", None):
+        try:
+            report.plot(args.plot)
+        except ImportError as exc:  # the optional extra is not installed
+            raise UsageError(f"--plot: {exc}") from None
+        except OSError as exc:
+            raise UsageError(f"--plot {args.plot}: {exc.strerror or exc}") from None
+        print(f"(plot written to {args.plot})", file=out)
+    return EXIT_OK if report.ok else EXIT_UNSTABLE
 
 
 def _overrides(items: Sequence[str]) -> dict[str, str]:
@@ -158,7 +195,15 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print(f"\n# NumPy code: grad_f({', '.join(map(str, params))}) -> "
               f"[{', '.join(f'df/d{w}' for w in wrt)}]", file=out)
         print(numpy_code(params, g, name="grad_f").rstrip(), file=out)
+    if args.check:
+        print(f"\n# Stability of the gradient ({args.dtype}):", file=out)
+        return _verdict(g if len(g) > 1 else g[0], _domain(args.check, f, "--check"), args, out)
     return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    f = _formula(args.expr)
+    return _verdict(f, _domain(args.domain, f, "--domain"), args, out)
 
 
 def demo_scripts() -> list[Path]:
@@ -214,7 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Formulas are parsed safely (nothing in them is executed): numbers, names "
         "(real symbols), + - * / // %% ** and comparisons, and calls of known functions "
         "(exp, log, floor, where, stop_gradient, sigmoid, ...). Exit codes: 0 ok, "
-        "2 bad usage or input, 3 internal error.",
+        "1 a stability verdict that is not ok, 2 bad usage or input, 3 internal error.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     sub.required = True
@@ -237,7 +282,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print as a program: shared subexpressions named t1, t2, ..., then "
                    f"the outputs (automatic past {TREE_LIMIT} nodes)")
     g.add_argument("--numpy", action="store_true", help="also print the generated NumPy code")
+    g.add_argument("--check", metavar="X=LO:HI", action="append", default=[],
+                   help="also check the gradient's stability over this range (one per "
+                   "symbol); exit code 1 if the verdict is not ok")
+    _stability_options(g)
     g.set_defaults(run=cmd_grad, style="pretty")
+
+    c = sub.add_parser("check", help="where a formula overflows, turns NaN or loses bits",
+                       description="Check the code symgrad generates for EXPR against a "
+                       "correctly rounded ground truth over the domain; exit code 1 if the "
+                       "verdict is not ok.")
+    c.add_argument("expr", metavar="EXPR", help="the formula")
+    c.add_argument("--domain", metavar="X=LO:HI", action="append", default=[], required=True,
+                   help="the range of a symbol (one per symbol; inf allowed)")
+    _stability_options(c)
+    c.add_argument("--as-written", action="store_true",
+                   help="check the formula as written (no accurate forms), not as symgrad runs it")
+    c.add_argument("--plot", metavar="OUT.png", help="also draw the report (needs matplotlib)")
+    c.set_defaults(run=cmd_check)
 
     d = sub.add_parser("demo", help="the tour: run every scenario in examples/",
                        description="Run the scenarios in examples/ one after another.")
@@ -246,6 +308,13 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--list", action="store_true", help="list the scenarios")
     d.set_defaults(run=cmd_demo)
     return p
+
+
+def _stability_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                   help="the float type checked (default float64)")
+    p.add_argument("--samples", type=int, default=4096, metavar="N",
+                   help="points sampled over the domain (default 4096)")
 
 
 def _one_line(exc: BaseException) -> str:

@@ -109,3 +109,55 @@ def test_demo_list_and_one_scenario():
     assert code == 0 and names == [p.stem for p in cli.demo_scripts()] and len(names) >= 7
     code, out, _ = run("demo", "05_nested")
     assert code == 0 and "f''(x)      = 100" in out and "[1/1] A nested custom gradient" in out
+
+
+# ---- stability verdicts ---------------------------------------------------------------
+
+
+def test_check_exit_code_is_the_verdict():
+    code, out, err = run("check", "exp(x)/(1 + exp(x))", "--domain", "x=-1000:1000",
+                         "--samples", "256")
+    assert code == 1 and "verdict: NOT ok" in out and "culprit exp(x)" in out and err == ""
+    code, out, _ = run("check", "x/(x + y)", "--domain", "x=1:4", "--domain", "y=1:4",
+                       "--samples", "256")
+    assert code == 0 and "verdict: ok" in out
+
+
+def test_check_float32_and_as_written():
+    code, out, _ = run("check", "log(1 + x)", "--domain", "x=-0.5:0.5", "--samples", "256",
+                       "--dtype", "float32", "--as-written")
+    assert "(float32, as written)" in out
+    code, out, _ = run("check", "log(1 + x)", "--domain", "x=-0.5:0.5", "--samples", "256")
+    assert code == 0 and "as symgrad runs it" in out
+
+
+def test_grad_check():
+    code, out, _ = run("grad", "log(1 + exp(x))", "--check", "x=-1000:1000", "--text",
+                       "--samples", "256", "--dtype", "float32")
+    assert code == 1 and out.startswith("∂f/∂x = exp(x)/(exp(x) + 1)\n")
+    assert "# Stability of the gradient (float32):" in out and "culprit exp(x)" in out
+    code, out, _ = run("grad", "log(1 + exp(x))", "--check", "x=-700:700", "--samples", "256")
+    assert code == 0 and "no overflow is possible" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["check", "x*y", "--domain", "x=1:2"], "missing: y"),
+        (["check", "x", "--domain", "x=a:b"], "give NAME=LO:HI"),
+        (["check", "x", "--domain", "x=1"], "give NAME=LO:HI"),
+        (["check", "x"], "required: --domain"),
+        (["grad", "x*y", "--check", "x=0:1"], "missing: y"),
+        (["check", "x", "--domain", "x=0:1", "--dtype", "float16"], "invalid choice"),
+    ],
+)
+def test_check_bad_input(argv, message):
+    code, out, err = run(*argv)
+    assert code == 2 and err.count("\n") == 1 and message in err
+
+
+def test_plot_without_matplotlib_is_a_usage_error(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were absent
+    code, out, err = run("check", "x/(1 + x)", "--domain", "x=0:1", "--samples", "64",
+                         "--plot", str(tmp_path / "r.png"))
+    assert code == 2 and "symgrad[plot]" in err and err.count("\n") == 1
