@@ -21,6 +21,7 @@ from .parsing import ParseError, parse
 from .printing import program
 from .select import cond, where
 from .stability import StabilityReport, check_stability
+from .stability.check_gradient import check_gradient
 
 __all__ = [
     "grad",
@@ -48,6 +49,7 @@ __all__ = [
     "lambdify",
     "numpy_code",
     "check_stability",
+    "check_gradient",
     "StabilityReport",
     "expand",
     "SymgradError",
