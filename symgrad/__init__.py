@@ -22,6 +22,7 @@ from .printing import program
 from .select import cond, where
 from .stability import StabilityReport, check_stability
 from .stability.check_gradient import check_gradient
+from .stability.stabilize import stabilize
 
 __all__ = [
     "grad",
@@ -50,6 +51,7 @@ __all__ = [
     "numpy_code",
     "check_stability",
     "check_gradient",
+    "stabilize",
     "StabilityReport",
     "expand",
     "SymgradError",

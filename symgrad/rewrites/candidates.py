@@ -78,17 +78,20 @@ _ALGEBRA: tuple[tuple[str, Callable[[Expr], Expr]], ...] = (
 
 
 def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
-    """Distinct forms of ``expr`` (the first is ``expr`` with the ``codegen``
-    and ``safe`` rewrites applied), valid on ``domain``.
+    """Distinct forms of ``expr``: the first is ``expr`` with the ``codegen``
+    and ``safe`` rewrites applied, valid on ``domain``; the others are valid
+    inside it (not necessarily at its ends: the measurement sees those).
 
     >>> from sympy import symbols, log, oo
     >>> x = symbols("x")
     >>> [(c.how, c.expr) for c in candidates(log(x + 1) - log(x), {x: (0, oo)})]
     [('safe forms', -log(x) + log1p(x)), ('log1p-difference', log1p(1/x))]
     """
-    facts = Facts(domain)
-    base = apply_rewrites([expr], _SAFE, facts)[0]
+    base = apply_rewrites([expr], _SAFE, Facts(domain))[0]
     out = [Candidate(base, "safe forms")]
+    # the others may be invalid at an end of the domain (0 in x**p, x ≥ 0):
+    # they are measured there, and regimes keep them off it
+    facts = Facts(domain, interior=True)
     seen = {base}
 
     def add(e: Expr, how: str) -> None:

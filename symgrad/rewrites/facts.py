@@ -184,9 +184,15 @@ class Facts:
     """Bounds of subexpressions over ``domain`` (symbol -> (lo, hi)); a
     symbol left out ranges over all reals."""
 
-    def __init__(self, domain: Mapping[Basic, tuple] | None = None) -> None:
+    def __init__(self, domain: Mapping[Basic, tuple] | None = None, interior: bool = False) -> None:
+        # interior: the open box (ends excluded), for candidates whose ends
+        # measurement checks anyway
+        def end(v: object, toward: float) -> float:
+            f = float(v)
+            return math.nextafter(f, toward) if interior and math.isfinite(f) else f
+
         self._sym: dict[Basic, Bound] = {
-            s: (float(lo), float(hi)) for s, (lo, hi) in (domain or {}).items()
+            s: (end(lo, INF), end(hi, -INF)) for s, (lo, hi) in (domain or {}).items()
         }
         self._memo: dict[Basic, Bound | None] = {}
 

@@ -1,0 +1,339 @@
+"""``stabilize``: an equal formula that evaluates accurately, chosen by
+measurement.
+
+For each output: the candidates of :mod:`symgrad.rewrites.candidates`
+(library rewrites, algebra, then truncated Taylor series where the error is
+still large) are measured on one set of samples against one ground truth
+(the stability package's), each as symgrad's generated code computes it.
+Where different forms win on different parts of a variable's range, a
+``Piecewise`` picks per region (:mod:`symgrad.rewrites.regimes`; thresholds
+bisected on the float line).  A form is admissible only where it loses
+nothing against the formula as symgrad's code already runs it: at every
+sample its error is at most ``SLACK`` bits over that one's (rounding
+noise), or at most ``TOLERANCE + 1`` bits (where it keeps fewer than 8
+correct bits there is nothing left to lose).  Finally the choice is
+measured again on as many fresh samples, against the same kind of ground
+truth, and kept only if it loses nothing there either; ``explain=True``
+adds ``check_stability``'s reports of the original and of the result on
+those fresh samples.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from sympy import Basic, Expr, Symbol, oo
+
+from ..errors import SymgradError
+from ..graph import count_ops
+from ..lowering import lower
+from ..rewrites.candidates import Candidate, candidates, taylor
+from ..rewrites.regimes import bisect_threshold, piecewise, split
+from ..safe import refuse_string
+from ..shapes import flatten_exprs
+from .bits import bits_error, float_format, ordinal
+from .check import check_stability
+from .floats import generated
+from .report import StabilityReport
+from .sampling import from_ordinal, parse_domain, sample
+from .truth import RESOLVED, GroundTruth
+
+__all__ = ["stabilize", "Stabilization", "Choice"]
+
+TOLERANCE = 2.0  # bits of error any form may have where the running code has fewer
+_VERIFIED = 4  # forms tried on fresh samples, best first
+SLACK = 2.0  # bits a form may lose at one sample against the running code: rounding noise
+_SERIES_TERMS = (3, 6, 12)
+
+
+@dataclass
+class Choice:
+    """What was chosen for one output, with the bits of error (max, mean)
+    of the running code before and of the chosen form, on the screening
+    samples."""
+
+    source: Expr
+    chosen: Expr
+    how: str
+    before: tuple[float, float]
+    after: tuple[float, float]
+    candidates: int
+    ranked: list = field(default_factory=list, repr=False)  # admissible forms, best first
+
+
+@dataclass
+class Stabilization:
+    """The result of :func:`stabilize` with ``explain=True``: the formula,
+    each output's choice, ``check_stability`` of the original and of the
+    result (on samples the choice never saw), and the seconds the choice
+    took (the two reports not included)."""
+
+    expr: object
+    result: object
+    choices: list[Choice]
+    before: StabilityReport
+    after: StabilityReport
+    seconds: float
+
+    @property
+    def how(self) -> str:
+        return "; ".join(c.how for c in self.choices)
+
+    def __str__(self) -> str:
+        lines = [f"stabilize: {self.seconds:.2f} s"]
+        for c in self.choices:
+            lines.append(f"  {c.source}  ->  {c.chosen}")
+            lines.append(f"    by {c.how}; bits of error max/mean {c.before[0]:.1f}/"
+                         f"{c.before[1]:.2f} -> {c.after[0]:.1f}/{c.after[1]:.2f}")
+        lines.append(f"  check_stability before: max {self.before.max_bits_error:.1f}, mean "
+                     f"{self.before.mean_bits_error:.2f}; after: max "
+                     f"{self.after.max_bits_error:.1f}, mean {self.after.mean_bits_error:.2f}")
+        return "\n".join(lines)
+
+
+def stabilize(
+    expr: object,
+    domain: Mapping | None = None,
+    *,
+    dtype: str = "float64",
+    explain: bool = False,
+    samples: int = 512,
+    seed: int = 0,
+) -> object:
+    """A formula equal to ``expr`` that evaluates accurately over ``domain``
+    (symbol -> ``(lo, hi)``; None: every symbol over all floats) in
+    ``dtype``, chosen by measurement among symgrad's rewrites, algebraic
+    forms, regimes and truncated series.  ``expr`` may be a sequence or
+    Matrix (a gradient): each output is stabilized, the structure kept.
+    With ``explain=True`` the result is a :class:`Stabilization` saying
+    what was chosen and what it measured.  ``samples`` points choose the
+    form, as many fresh ones (``seed + 1``) verify it with
+    ``check_stability``.
+
+    >>> from sympy import symbols, sqrt, log, exp, oo
+    >>> x = symbols("x")
+    >>> stabilize(sqrt(x + 1) - sqrt(x), {x: (0, oo)})
+    1/(sqrt(x) + sqrt(x + 1))
+    >>> stabilize(log(1 + exp(x)) - x, {x: (-10, 10)})
+    -x + log1p(exp(-Abs(x))) + Max(0, x)
+    """
+    refuse_string(expr, "stabilize", "expr")
+    start = time.perf_counter()
+    flat, struct = flatten_exprs(expr, "expr")
+    forms = lower(flat)
+    symbols = _symbols(forms, domain)
+    dom = {s: (-oo, oo) for s in symbols} if domain is None else dict(domain)
+    fmt = float_format(dtype)
+    parsed = parse_domain(dom, symbols, fmt)
+    pts = sample(parsed, symbols, samples, fmt, seed, extra=_near_zero(parsed, samples, seed))
+    search = _Search(symbols, parsed, pts, fmt, dom)
+    fresh = sample(parsed, symbols, samples, fmt, seed + 1)
+    # each output's forms, best first, until one loses nothing on samples it never saw
+    choices = [search.verify(search.run(e), fresh) for e in forms]
+    chosen = [c.chosen for c in choices]
+    result = struct.build(chosen)
+    if not explain:
+        return result
+    seconds = time.perf_counter() - start
+    before = check_stability(forms, dom, dtype=dtype, samples=samples, seed=seed + 1)
+    after = check_stability(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1)
+    return Stabilization(expr, result, choices, before, after, seconds)
+
+
+def _near_zero(domain: Mapping, samples: int, seed: int) -> list[dict]:
+    """An eighth more points, uniform in value over [-2, 2] (within the
+    domain) for each variable whose range holds 0: where a formula that
+    cancels at 0 stops cancelling, and where a Taylor series stops being
+    accurate, and which sampling over the float lattice barely visits."""
+    rng = np.random.default_rng(seed + 7)
+    out = []
+    for s, (lo, hi) in domain.items():
+        a, b = max(lo, -2.0), min(hi, 2.0)
+        if a < b and lo <= 0 <= hi:
+            out += [{s: float(v)} for v in rng.uniform(a, b, size=max(samples // 8, 1))]
+    return out
+
+
+def _symbols(forms: Sequence[Basic], domain: Mapping | None) -> list[Symbol]:
+    free: set = set()
+    for e in forms:
+        free |= e.free_symbols
+    first = [s for s in (domain or {}) if s in free]
+    return first + sorted(free - set(first), key=str)
+
+
+def _limit(old: np.ndarray, width: int = 64) -> np.ndarray:
+    """The most bits of error a form may have where what runs now has
+    ``old``: ``SLACK`` more, or ``TOLERANCE + 1``; anything where ``old``
+    kept fewer than 8 correct bits (nothing left to lose)."""
+    lim = np.maximum(old + SLACK, TOLERANCE + 1)
+    return np.where(old >= width - 8, np.inf, lim)
+
+
+def _no_loss(new: np.ndarray, old: np.ndarray, width: int) -> bool:
+    """At every sample measured in both, ``new`` is within :func:`_limit`."""
+    ok = np.isfinite(new) & np.isfinite(old)
+    return bool(np.all(new[ok] <= _limit(old[ok], width)))
+
+
+class _Search:
+    """The measuring loop for one set of symbols, samples and dtype."""
+
+    def __init__(self, symbols, domain, points, fmt, user_domain) -> None:
+        self.symbols, self.domain, self.points, self.fmt = symbols, domain, points, fmt
+        self.user_domain = user_domain
+        self.cols = [points[:, j] for j in range(len(symbols))]
+
+    # -- measuring --------------------------------------------------------------
+    def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
+        run = generated(self.symbols, [e], self.fmt.dtype)
+        n = len(cols[0]) if cols else 1
+        return np.broadcast_to(run(*cols)[0] if cols else run()[0], (n,))
+
+    def _bits(self, e: Expr) -> np.ndarray:
+        try:
+            vals = self._values(e, self.cols)
+        except SymgradError:
+            return np.full(self.keep.sum(), np.inf)  # code generation cannot emit it
+        return bits_error(vals, self.true, self.fmt)[self.keep]
+
+    def verify(self, choice: Choice, points: np.ndarray) -> Choice:
+        """The first of ``choice``'s ranked forms that loses nothing against
+        the source (both as the code runs them) at ``points``, against one
+        ground truth; the source itself if none."""
+        source = choice.source
+        t, st = GroundTruth([source], self.symbols, self.fmt.name).batch(points)
+        ok = st[0] == RESOLVED
+        cols = [points[:, j] for j in range(len(self.symbols))]
+        old = bits_error(self._values(source, cols), t[0], self.fmt)[ok]
+        for c, b in choice.ranked[:_VERIFIED]:
+            new = bits_error(self._values(c.expr, cols), t[0], self.fmt)[ok]
+            if _no_loss(new, old, self.fmt.width):
+                if c.expr == source:
+                    break
+                return Choice(source, c.expr, c.how, choice.before, (_max(b), _mean(b)),
+                              choice.candidates)
+        how = "nothing" if choice.chosen == source else \
+            "nothing (the forms chosen lost bits on fresh samples)"
+        return Choice(source, source, how, choice.before, choice.before, choice.candidates)
+
+    # -- one output -------------------------------------------------------------
+    def run(self, e: Expr) -> Choice:
+        """The admissible candidates for ``e``, best first, and the best."""
+        self.truth = GroundTruth([e], self.symbols, self.fmt.name)
+        t, st = self.truth.batch(self.points)
+        self.true, self.keep = t[0], st[0] == RESOLVED
+        runs_now = self._bits(e)
+        cands = candidates(e, self.user_domain)
+        errs = [self._bits(c.expr) for c in cands]
+        ref = _limit(runs_now, self.fmt.width)
+        ranked = self._ranked(cands, errs, ref)
+        if not ranked or errs[ranked[0]].max(initial=0) > TOLERANCE:
+            best = ranked[0] if ranked else 0
+            for c in self._series(e, errs[best] > TOLERANCE):
+                cands.append(c)
+                errs.append(self._bits(c.expr))
+            for regime in self._regimes(cands, errs, ref):
+                cands.append(regime)
+                errs.append(self._bits(regime.expr))
+            ranked = self._ranked(cands, errs, ref)
+        before = (_max(runs_now), _mean(runs_now))
+        order = [(cands[i], errs[i]) for i in ranked]
+        if not order:
+            return Choice(e, e, "nothing", before, before, len(cands))
+        c, b = order[0]
+        return Choice(e, c.expr, c.how, before, (_max(b), _mean(b)), len(cands), order)
+
+    def _ranked(self, cands: list[Candidate], errs: list[np.ndarray], ref: np.ndarray) -> list:
+        """The admissible candidates (nowhere worse than ``ref``), by least
+        mean error, then max error, then fewest operations."""
+        scored = [
+            (_mean(b), _max(b), count_ops([c.expr]), i)
+            for i, (c, b) in enumerate(zip(cands, errs))
+            if np.all(b <= ref)
+        ]
+        return [i for *_, i in sorted(scored)]
+
+    def _series(self, e: Expr, bad: np.ndarray) -> list[Candidate]:
+        """Taylor polynomials at 0 of a formula in one variable whose range
+        holds 0, where it is small (below 1 in magnitude) at nine in ten of
+        the ``bad`` points, for regimes to place.  (SymPy's series of a
+        formula in several variables can take minutes.)"""
+        out = []
+        kept = self.points[self.keep]
+        if len(e.free_symbols) != 1:
+            return out
+        for j, s in enumerate(self.symbols):
+            lo, hi = self.domain[s]
+            if not lo <= 0 <= hi or not bad.any():
+                continue
+            if np.quantile(np.abs(kept[bad, j]), 0.9) >= 1:
+                continue
+            for terms in _SERIES_TERMS:
+                p = taylor(e, s, 0, terms)
+                if p is not None:
+                    out.append(Candidate(p, f"Taylor series in {s} at 0, {terms} terms"))
+        return out
+
+    def _regimes(self, cands: list[Candidate], errs: list[np.ndarray],
+                 ref: np.ndarray) -> list[Candidate]:
+        """For each variable, the best split of its range among the
+        candidates, where it beats every single form; a form used where it
+        loses bits (over ``ref``) costs more than any split, so regimes
+        route around such points."""
+        kept = self.points[self.keep]
+        errors = np.nan_to_num(np.stack(errs), nan=0.0, posinf=float(self.fmt.width))
+        n = errors.shape[1]
+        if n < 8:
+            return []
+        errors = errors + np.where(errors > ref, 4.0 * n * self.fmt.width, 0.0)
+        single = errors.sum(axis=1).min()
+        out = []
+        for j, s in enumerate(self.symbols):
+            order = np.argsort(kept[:, j], kind="stable")
+            segs = split(errors[:, order], cost=float(n))
+            total = sum(errors[g.form, order[g.start:g.end]].sum() for g in segs) \
+                + n * (len(segs) - 1)
+            if len(segs) < 2 or total >= single:
+                continue
+            forms = [cands[g.form].expr for g in segs]
+            thresholds = []
+            for left, right in zip(segs, segs[1:]):
+                a, b = kept[order[left.end - 1]], kept[order[right.start]]
+                thresholds.append(self._threshold(cands[left.form].expr,
+                                                  cands[right.form].expr, a, b, j))
+            how = "regimes in {}: {}".format(s, " | ".join(cands[g.form].how for g in segs))
+            out.append(Candidate(piecewise(forms, thresholds, s), how))
+        return out
+
+    def _threshold(self, left: Expr, right: Expr, a: np.ndarray, b: np.ndarray, j: int) -> float:
+        fmt = self.fmt
+
+        def left_better(m: float) -> bool:
+            p = a.copy()
+            p[j] = m
+            true, status = self.truth.at(p)
+            if status[0] != RESOLVED:
+                return True
+            cols = [np.array([v], dtype=fmt.dtype) for v in p]
+            lv = self._values(left, cols)
+            rv = self._values(right, cols)
+            t = np.array([true[0]])
+            return bool(bits_error(lv, t, fmt)[0] <= bits_error(rv, t, fmt)[0])
+
+        return bisect_threshold(
+            float(a[j]), float(b[j]), left_better,
+            lambda o: from_ordinal(np.array([o]), fmt)[0],
+            lambda v: ordinal(np.array([v], dtype=fmt.dtype), fmt)[0],
+        )
+
+
+def _max(b: np.ndarray) -> float:
+    return float(np.max(b)) if b.size else 0.0
+
+
+def _mean(b: np.ndarray) -> float:
+    return float(np.mean(b)) if b.size else 0.0

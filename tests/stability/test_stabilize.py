@@ -1,0 +1,65 @@
+"""stabilize: an equal formula, accurate on the domain, chosen by measurement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import grad, stabilize
+from symgrad.errors import SymgradError
+
+x, y, N = sp.symbols("x y N")
+TINY = 5e-324
+
+
+def _equal(a, b, syms, values):
+    for v in values:
+        at = dict(zip(syms, v))
+        p, q = sp.N(a.subs(at), 30), sp.N(b.subs(at), 30)
+        assert abs(p - q) <= 1e-20 * (1 + abs(p)), (a, b, at)
+
+
+def test_a_conjugate_keeps_the_bits_the_difference_loses():
+    r = stabilize(sp.sqrt(x + 1) - sp.sqrt(x), {x: (0, sp.oo)}, explain=True, samples=128)
+    assert r.result == 1 / (sp.sqrt(x) + sp.sqrt(x + 1))
+    assert r.before.max_bits_error > 50 and r.after.max_bits_error <= 3
+    assert "sqrt-difference" in r.how or "safe forms" in r.how
+
+
+def test_regimes_pick_a_form_per_region():
+    # log1p(1/N) is exact for large N and 1/N overflows for the smallest: two forms
+    r = stabilize(sp.log(N + 1) - sp.log(N), {N: (TINY, sp.oo)}, explain=True, samples=192)
+    assert isinstance(r.result, sp.Piecewise) and r.how.startswith("regimes in N")
+    assert r.after.max_bits_error <= 3 < 50 < r.before.max_bits_error
+    _equal(r.expr, r.result, [N], [[sp.Rational(1, 10)], [sp.Integer(10) ** 40]])
+
+
+def test_a_truncated_series_where_no_rewrite_is_known():
+    r = stabilize(1 / x - 1 / sp.tan(x), {x: (-0.026, 0.026)}, explain=True, samples=128)
+    assert "Taylor series" in r.how and r.result.is_polynomial(x)
+    assert r.before.max_bits_error > 50 and r.after.max_bits_error <= 3
+
+
+def test_a_stable_formula_is_left_alone():
+    assert stabilize(x / (x + y), {x: (1, 4), y: (1, 4)}, samples=64) == x / (x + y)
+
+
+def test_a_gradient_keeps_its_structure_and_values():
+    g = grad(sp.log(1 + sp.exp(x * y)), [x, y])
+    s = stabilize(g, {x: (-30, 30), y: (-30, 30)}, samples=96)
+    assert isinstance(s, tuple) and len(s) == 2
+    _equal(g[0], s[0], [x, y], [[sp.Rational(1, 3), sp.Rational(-2, 7)], [3, 5]])
+
+
+def test_bad_input_is_named():
+    with pytest.raises(SymgradError, match="y"):
+        stabilize(x + y, {x: (0, 1)})
+    with pytest.raises(TypeError, match="stabilize"):
+        stabilize("x + 1")
+
+
+def test_float32():
+    r = stabilize(sp.exp(x) - 1, {x: (-1, 1)}, dtype="float32", explain=True, samples=64)
+    assert str(r.result) == "expm1(x)" and r.after.max_bits_error <= 2
+    assert np.float32(r.after.max_bits_error) <= 32
