@@ -33,6 +33,7 @@ from .overrides import gradient_override_map
 from .parsing import ParseError, parse
 from .printing import latex_output_name, pretty_assignment, program
 from .stability import check_stability
+from .stability.stabilize import stabilize
 
 __all__ = ["main", "EXIT_OK", "EXIT_UNSTABLE", "EXIT_USAGE", "EXIT_INTERNAL", "TREE_LIMIT"]
 
@@ -188,17 +189,37 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     g = list(g) if isinstance(g, tuple) else [g]
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     d = "∂" if style != "ascii" else "d"
-    show(g, [f"{d}f/{d}{w}" for w in wrt], style, args.program, out, err)
+    names = [f"{d}f/{d}{w}" for w in wrt]
+    show(g, names, style, args.program, out, err)
+    domain = _domain(args.check, f, "--check") if args.check else None
+    if args.stabilize:  # what follows (code, check) is of the stabilized gradient
+        where = "over the --check domain" if domain else "over all floats"
+        print(f"\n# Stabilized ({args.dtype}, {where}):", file=out)
+        s = stabilize(g, domain, dtype=args.dtype, explain=True)
+        g = list(s.result)
+        show(g, names, style, args.program, out, err)
+        print(s, file=out)
     if args.numpy:
         others = sorted((s for s in f.free_symbols if s not in wrt), key=lambda s: _natural(s.name))
         params = [*wrt, *others]
         print(f"\n# NumPy code: grad_f({', '.join(map(str, params))}) -> "
               f"[{', '.join(f'df/d{w}' for w in wrt)}]", file=out)
         print(numpy_code(params, g, name="grad_f").rstrip(), file=out)
-    if args.check:
-        print(f"\n# Stability of the gradient ({args.dtype}):", file=out)
-        return _verdict(g if len(g) > 1 else g[0], _domain(args.check, f, "--check"), args, out)
+    if domain:
+        what = "stabilized gradient" if args.stabilize else "gradient"
+        print(f"\n# Stability of the {what} ({args.dtype}):", file=out)
+        return _verdict(g if len(g) > 1 else g[0], domain, args, out)
     return EXIT_OK
+
+
+def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    f = _formula(args.expr)
+    domain = _domain(args.domain, f, "--domain") if args.domain else None
+    s = stabilize(f, domain, dtype=args.dtype, samples=args.samples, explain=True)
+    style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
+    show([f, s.result], ["f", "stable"], style, False, out, err)
+    print(s, file=out)
+    return EXIT_OK if s.after.ok else EXIT_UNSTABLE
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -285,6 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--check", metavar="X=LO:HI", action="append", default=[],
                    help="also check the gradient's stability over this range (one per "
                    "symbol); exit code 1 if the verdict is not ok")
+    g.add_argument("--stabilize", action="store_true",
+                   help="also print the gradient rewritten to evaluate accurately (over the "
+                   "--check domain, else all floats); --numpy and --check then apply to it")
     _stability_options(g)
     g.set_defaults(run=cmd_grad, style="pretty")
 
@@ -300,6 +324,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check the formula as written (no accurate forms), not as symgrad runs it")
     c.add_argument("--plot", metavar="OUT.png", help="also draw the report (needs matplotlib)")
     c.set_defaults(run=cmd_check)
+
+    st = sub.add_parser("stabilize", help="rewrite a formula to evaluate accurately",
+                        description="An equal formula that evaluates accurately over the "
+                        "domain (default: all floats), chosen by measurement, with its error "
+                        "before and after; exit code 1 if it is still not ok.")
+    st.add_argument("expr", metavar="EXPR", help="the formula")
+    st.add_argument("--domain", metavar="X=LO:HI", action="append", default=[],
+                    help="the range of a symbol (one per symbol; default: all floats)")
+    sfmt = st.add_mutually_exclusive_group()
+    for flag, const in (("--pretty", "pretty"), ("--text", "text"), ("--latex", "latex")):
+        sfmt.add_argument(flag, dest="style", action="store_const", const=const)
+    st.add_argument("--dtype", choices=("float64", "float32"), default="float64",
+                    help="the float type (default float64)")
+    st.add_argument("--samples", type=int, default=512, metavar="N",
+                    help="points that choose the form (as many fresh ones verify it)")
+    st.set_defaults(run=cmd_stabilize, style="pretty")
 
     d = sub.add_parser("demo", help="the tour: run every scenario in examples/",
                        description="Run the scenarios in examples/ one after another.")

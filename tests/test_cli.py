@@ -161,3 +161,24 @@ def test_plot_without_matplotlib_is_a_usage_error(monkeypatch, tmp_path):
     code, out, err = run("check", "x/(1 + x)", "--domain", "x=0:1", "--samples", "64",
                          "--plot", str(tmp_path / "r.png"))
     assert code == 2 and "symgrad[plot]" in err and err.count("\n") == 1
+
+
+def test_stabilize_subcommand():
+    code, out, _ = run("stabilize", "sqrt(x + 1) - sqrt(x)", "--domain", "x=0:inf", "--text")
+    lines = out.splitlines()
+    assert code == 0 and lines[:2] == ["f = -sqrt(x) + sqrt(x + 1)",
+                                       "stable = 1/(sqrt(x) + sqrt(x + 1))"]
+    assert "check_stability before: max" in out
+
+
+def test_grad_stabilize_then_code_and_check_of_the_stable_form():
+    code, out, _ = run("grad", "log(1 + exp(x))", "--stabilize", "--check", "x=-1000:1000",
+                       "--numpy", "--text", "--samples", "512")
+    assert code == 0
+    assert "# Stabilized (float64, over the --check domain):" in out
+    assert "# Stability of the stabilized gradient (float64):" in out and "verdict: ok" in out
+    src = out.split("# NumPy code: grad_f(x) -> [df/dx]\n")[1].split("\n# Stability")[0]
+    namespace: dict = {}
+    exec(compile(src, "<grad_f>", "exec"), namespace)  # symgrad's generated code
+    assert np.array_equal(namespace["grad_f"](np.array([-1000.0, 0.0, 1000.0]))[0],
+                          [0.0, 0.5, 1.0])

@@ -16,7 +16,7 @@ EXPECTED = {
     "05_nested_custom_gradient": "f''(x)      = 100",
     "06_attach_gradient": "dh/dx      = stop_gradient(sigmoid(x))",
     "07_where_cond_gradients": "(symgrad: no NaN)",
-    "08_stability_report": "culprit 1 - 1/(exp(x) + 1)",
+    "08_stability_report_and_fix": "culprit 1 - 1/(exp(x) + 1)",
 }
 
 
