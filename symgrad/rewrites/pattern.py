@@ -23,6 +23,7 @@ Everything else must be equal: numbers, classes, argument counts.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from sympy import Add, Basic, Dummy, Mul, S
@@ -52,6 +53,8 @@ def match(template: Basic, node: Basic) -> tuple[Match, tuple[Basic, ...]] | Non
     >>> match(exp(u) - 1, exp(x) - 2) is None
     True
     """
+    if not _may_match(template, node):
+        return None
     if isinstance(template, (Add, Mul)) and type(node) is type(template) \
             and not any(is_pattern_symbol(t) for t in template.args):
         for m, rest in _match_commutative(type(node), template.args, node.args, {}, partial=True):
@@ -60,6 +63,47 @@ def match(template: Basic, node: Basic) -> tuple[Match, tuple[Basic, ...]] | Non
     for m in _match(template, node, {}):
         return m, ()
     return None
+
+
+_NEEDS: dict[Basic, tuple] = {}
+
+
+def _needs(template: Basic) -> tuple:
+    """What a node must have to match ``template`` at its root: its class,
+    and the classes (commutative) or the classes and atoms (positional)
+    of the arguments that are not pattern symbols."""
+    got = _NEEDS.get(template)
+    if got is None:
+        fixed = [t for t in template.args if not is_pattern_symbol(t) and not _is_negated(t)]
+        if isinstance(template, (Add, Mul)):
+            got = ("commutative", type(template), tuple(Counter(type(t) for t in fixed).items()))
+        else:
+            got = ("positional", type(template), len(template.args),
+                   tuple((i, t) for i, t in enumerate(template.args)
+                         if not is_pattern_symbol(t) and not _is_negated(t)))
+        _NEEDS[template] = got
+    return got
+
+
+def _is_negated(t: Basic) -> bool:
+    return t.is_Mul and len(t.args) == 2 and t.args[0] is S.NegativeOne \
+        and is_pattern_symbol(t.args[1])
+
+
+def _may_match(template: Basic, node: Basic) -> bool:
+    """A cheap necessary condition for :func:`match` (most nodes fail it)."""
+    if is_pattern_symbol(template):
+        return True
+    need = _needs(template)
+    if type(node) is not need[1]:
+        return False
+    if need[0] == "commutative":
+        have = [type(a) for a in node.args]
+        return all(have.count(k) >= v for k, v in need[2])
+    args = node.args
+    if len(args) != need[2]:
+        return False
+    return all(type(args[i]) is type(t) and (t.args or args[i] == t) for i, t in need[3])
 
 
 def _match(t: Basic, n: Basic, m: Match) -> Iterator[Match]:

@@ -64,7 +64,7 @@ def prove(rw: Rewrite) -> str:
     """How SymPy proves ``rw`` equal to its source (raises NotProved).
 
     >>> from symgrad.rewrites import by_name
-    >>> prove(by_name("sin-difference"))
+    >>> prove(by_name("expm1"))
     'simplify over real symbols'
     """
     lhs = definition(rw.lhs)

@@ -17,7 +17,7 @@ from sympy import Basic
 
 from ..graph import postorder
 from .facts import Facts
-from .forms import expand_forms
+from .forms import Sigmoid, Softplus, expand_forms
 from .pattern import Match, match
 
 __all__ = ["Rewrite", "Example", "SCOPES", "apply_rewrites", "replace_nodes", "rebuild"]
@@ -63,6 +63,11 @@ class Rewrite:
     def __post_init__(self) -> None:
         if self.scope not in SCOPES:
             raise ValueError(f"rewrite {self.name}: scope {self.scope!r} not in {SCOPES}")
+
+    @property
+    def makes_forms(self) -> bool:
+        """Whether its replacement holds an accurate-form node to expand."""
+        return self.rhs.has(Sigmoid, Softplus)
 
     def apply(self, node: Basic, facts: Facts) -> Basic | None:
         """The rewritten node, or None where the template does not match
@@ -115,6 +120,7 @@ def apply_rewrites(
     for rw in rewrites:
         by_root.setdefault(type(rw.lhs), []).append(rw)
     new: dict[Basic, Basic] = {}  # node -> rewritten; a result maps to itself
+    made_forms = False  # an accurate-form node to expand at the end
 
     def run(tops: list[Basic], depth: int, made_by: tuple[Rewrite, ...]) -> None:
         order, kids = postorder(tops, lambda n: () if n in new else n.args)
@@ -128,6 +134,8 @@ def apply_rewrites(
                         continue  # a rewrite does not rewrite what it made
                     out = rw.apply(cur, facts)
                     if out is not None and out != cur:
+                        nonlocal made_forms
+                        made_forms = made_forms or rw.makes_forms
                         # the source is done (a regime keeps it as a branch), then the
                         # rewrite's new nodes go through the pass, as deep as rewrites nest
                         new.setdefault(cur, cur)
@@ -138,7 +146,8 @@ def apply_rewrites(
             new.setdefault(cur, cur)
 
     run(roots, 0, ())
-    return expand_forms([new[r] for r in roots])
+    out = [new[r] for r in roots]
+    return expand_forms(out) if made_forms else out
 
 
 def replace_nodes(exprs: Iterable[Basic], repl: Mapping[Basic, Basic]) -> list[Basic]:
