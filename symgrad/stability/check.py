@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 from sympy import Basic, Symbol
 
 from ..errors import SymgradError
+from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions, formula_thresholds
 from .bits import bits_error, float_format
 from .bounds import prove
-from .compare import rewrite_notes
+from .compare import as_written, rewrite_notes
 from .floats import NodeEvaluator, evaluated_form, generated
 from .limits import limits_at_infinity
 from .report import OutputStats, StabilityReport
@@ -99,6 +101,10 @@ def check_stability(
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     regions, harmless = find_regions(m)
+    if rewrites and form != lower(flat):  # name culprits as the user wrote them
+        back = as_written(flat)
+        regions, harmless = ([replace(g, culprit=back.get(g.culprit, g.culprit)) for g in gs]
+                             for gs in (regions, harmless))
     measured = status == RESOLVED
     per = []
     for o, e in enumerate(flat):

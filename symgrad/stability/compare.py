@@ -16,7 +16,7 @@ from .bits import Format, bits_error
 from .floats import NodeEvaluator
 from .truth import RESOLVED
 
-__all__ = ["rewrite_notes", "rewrites_applied"]
+__all__ = ["rewrite_notes", "rewrites_applied", "as_written"]
 
 MAX_NODES = 400  # finding each rewrite is quadratic in the formula's size
 
@@ -36,6 +36,23 @@ def rewrites_applied(exprs: Sequence[Basic]) -> list[tuple[Basic, Basic]]:
         if not same[node] and all(same[k] for k in kids[node]):
             pairs.append((node, r))
     return pairs
+
+
+def as_written(exprs: Sequence[Basic]) -> dict[Basic, Basic]:
+    """Each subexpression of the formula that runs -> the subexpression of
+    the (lowered) formula as written that it comes from, where they differ
+    (``log1p(x)`` -> ``log(x + 1)``), so culprits are named as the user
+    wrote them."""
+    low = lower(list(exprs))
+    order, _ = postorder(low, lambda n: n.args)
+    if len(order) > MAX_NODES:
+        return {}
+    back: dict[Basic, Basic] = {}
+    for node in order:
+        r = accurate_forms([node])[0]
+        if r != node:
+            back.setdefault(r, node)
+    return back
 
 
 def rewrite_notes(exprs: Sequence[Basic], form: Sequence[Basic], symbols: Sequence[Symbol],
