@@ -18,9 +18,8 @@ from sympy import Basic, Expr, MatrixBase, NDimArray, Symbol
 
 from ..errors import SymgradError
 from ..lowering import lower
-from ..rewrites import safe_forms
+from ..rewrites import accurate_forms, safe_forms
 from ..shapes import flatten_exprs
-from .accurate import accurate_forms
 from .emit import Program, build_program
 from .names import Namer
 from .pool import worker_pool

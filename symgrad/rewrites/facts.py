@@ -29,7 +29,9 @@ from sympy import (
     Add,
     Basic,
     Max,
+    Dummy,
     Min,
+    Mod,
     Mul,
     Piecewise,
     Poly,
@@ -37,11 +39,16 @@ from sympy import (
     Pow,
     Rational,
     Symbol,
+    acos,
+    acosh,
+    asin,
     atan,
+    atanh,
     cos,
     cosh,
     erf,
     exp,
+    gamma,
     log,
     sin,
     sinh,
@@ -177,7 +184,32 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
                     max(abs(a[0]), abs(a[1]))),
     Max: lambda *bs: (max(b[0] for b in bs), max(b[1] for b in bs)),
     Min: lambda *bs: (min(b[0] for b in bs), min(b[1] for b in bs)),
+    # real only inside their domain (complex outside it)
+    asin: lambda a: (-math.pi / 2 - 1e-15, math.pi / 2 + 1e-15) if -1 <= a[0] and a[1] <= 1
+    else None,
+    acos: lambda a: (0.0, math.pi + 1e-15) if -1 <= a[0] and a[1] <= 1 else None,
+    acosh: lambda a: (0.0, INF) if a[0] >= 1 else None,
+    atanh: lambda a: (-INF, INF) if -1 <= a[0] and a[1] <= 1 else None,
+    # real for every real argument (infinite or undefined at a pole: not complex)
+    gamma: lambda a: (-INF, INF),
+    Mod: lambda a, b: (-INF, INF),
 }
+
+_REAL_CLASS: dict[tuple[type, int], bool] = {}
+
+
+def _real_for_real_arguments(node: Basic) -> bool:
+    """Whether SymPy knows ``node``'s function real at every real argument
+    (``tan``, ``floor``, ``sign``, ``sigmoid``, ...): asked once per class."""
+    key = (type(node), len(node.args))
+    got = _REAL_CLASS.get(key)
+    if got is None:
+        try:
+            got = node.func(*(Dummy(real=True) for _ in node.args)).is_extended_real is True
+        except (TypeError, ValueError):  # refuses symbolic arguments: not known real
+            got = False
+        _REAL_CLASS[key] = got
+    return got
 
 
 class Facts:
@@ -258,7 +290,9 @@ class Facts:
         if isinstance(node, Pow):
             return _pow(bs[0], node.args[1])
         rule = _RULES.get(type(node))
-        return None if rule is None else rule(*bs)
+        if rule is not None:
+            return rule(*bs)
+        return (-INF, INF) if _real_for_real_arguments(node) else None
 
     def _polynomial_sign(self, e: Basic, b: Bound) -> int:
         """+1 where ``e`` is a polynomial in one symbol with no real root in

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 from sympy import Basic, Symbol
 
-from ..codegen.accurate import accurate_forms
+from ..rewrites import accurate_forms
 from ..graph import postorder
 from ..lowering import lower
 from .bits import Format, bits_error

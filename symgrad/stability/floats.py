@@ -18,7 +18,7 @@ import numpy as np
 from sympy import Basic, Dummy, Symbol
 
 from ..codegen import lambdify
-from ..codegen.accurate import accurate_forms
+from ..rewrites import accurate_forms
 from ..graph import postorder
 from ..lowering import lower
 

@@ -44,3 +44,12 @@ def test_piecewise_takes_the_hull_of_its_branches():
     f = Facts({x: (0, 1)})
     lo, hi = f.bound(Piecewise((x + 2, x > 0.5), (x + 3, True)))
     assert 1.999 < lo <= 2 and 4 <= hi < 4.001
+
+
+def test_functions_real_at_every_real_argument_and_inside_their_domain():
+    from sympy import acosh, asin, floor, sign, tan
+
+    f = Facts()
+    assert f.real(tan(x)) and f.real(floor(x) + sign(x)) and f.real(acosh(x**2 + 1))
+    assert not f.real(asin(x)) and not f.real(acosh(x))
+    assert Facts({x: (-1, 1)}).real(asin(x)) and not Facts({x: (-1, 1.5)}).real(asin(x))
