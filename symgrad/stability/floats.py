@@ -18,9 +18,9 @@ import numpy as np
 from sympy import Basic, Dummy, Symbol
 
 from ..codegen import lambdify
-from ..rewrites import accurate_forms
 from ..graph import postorder
 from ..lowering import lower
+from ..rewrites import accurate_forms
 
 __all__ = ["evaluated_form", "NodeEvaluator", "generated"]
 
