@@ -5,6 +5,10 @@ function evaluated on several threads run in parallel.  One executor per
 thread count (and per process: a forked child gets its own, since it
 inherits none of its parent's threads) is shared by every function
 ``lambdify`` returns.
+
+NumPy's floating-point error state (``np.errstate``, ``np.seterr``) is
+local to a thread, and a worker starts from the default one: every block
+runs under the error state (and error callback) of the thread that called.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
 
 __all__ = ["worker_pool", "available_cores", "Workers"]
 
@@ -38,6 +44,14 @@ class Workers:
         self.n = n
 
     def map(self, fn: Callable, items: Iterable) -> Iterator:
+        """``fn`` over ``items`` on the workers, each call under the caller's
+        floating-point error state."""
+        state, call = np.geterr(), np.geterrcall()
+
+        def run(item: object) -> object:
+            with np.errstate(call=call, **state):
+                return fn(item)
+
         key = (os.getpid(), self.n)
         pool = _POOLS.get(key)
         if pool is None:
@@ -47,7 +61,7 @@ class Workers:
                     pool = _POOLS[key] = ThreadPoolExecutor(
                         self.n, thread_name_prefix="symgrad-block"
                     )
-        return pool.map(fn, items)
+        return pool.map(run, items)
 
 
 def worker_pool(threads: int | None) -> Workers | None:
