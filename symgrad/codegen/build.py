@@ -10,7 +10,9 @@ and tracebacks show it.
 from __future__ import annotations
 
 import itertools
+import keyword
 import linecache
+import unicodedata
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -120,8 +122,12 @@ def numpy_code(args: object, exprs: object, name: str = "f") -> str:
         return [t1, t2]
     <BLANKLINE>
     """
-    if not isinstance(name, str) or not name.isidentifier() or name in ("np", "import"):
-        raise SymgradError(f"name={name!r} is not usable as a Python function name")
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) \
+            or unicodedata.normalize("NFKC", name) == "np":
+        raise SymgradError(
+            f"name={name!r} is not usable as the generated function's name: give an "
+            "identifier that is not a Python keyword (nor np, the module NumPy is imported as)"
+        )
     params, leaf, prog, layout, _ = _compile(args, exprs)
     body = kernel_source(name, params, leaf, prog, layout, _doc(prog, len(prog.results)))
     return "import numpy as np\n\n\n" + body

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import unicodedata
 import warnings
 
 import numpy as np
@@ -233,6 +234,21 @@ def test_bad_options():
         lambdify(x, x, block=0)
     with pytest.raises(SymgradError, match="name"):
         numpy_code(x, x, name="import os")
+
+
+@pytest.mark.parametrize("name", ["lambda", "def", "None", "True", "np", "1f", "", "f.g", 3])
+def test_function_names_that_cannot_be_defined_are_refused(name):
+    # numpy_code(name="lambda") was a SyntaxError in the generated source
+    with pytest.raises(SymgradError, match="name="):
+        numpy_code(x, x, name=name)
+
+
+def test_any_identifier_is_a_function_name():
+    for name in ("grad_f", "match", "ｆ"):  # a soft keyword is a legal name
+        src = numpy_code([x, y], x * y, name=name)
+        ns: dict = {}
+        exec(compile(src, "<test>", "exec"), ns)
+        assert ns[unicodedata.normalize("NFKC", name)](2.0, 3.0) == 6.0
 
 
 def _recurrence(n):
