@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sympy import Expr, Matrix, NDimArray, S, Symbol
+from sympy import Add, Expr, Matrix, NDimArray, S, Symbol
 
 from .errors import SymgradError
 from .lowering import lower
 from .rewrites import safe_forms
 from .rules import Opts
+from .rules.realness import PROJECTED, is_real, real_part
 from .shapes import check_same, flatten_exprs, flatten_symbols
 from .walker import forward, reverse
 
@@ -75,7 +76,7 @@ def grad(
             "use jacobian(exprs, wrt) or vjp(exprs, wrt, cotangents)"
         )
     syms, struct = flatten_symbols(wrt)
-    got = reverse(outs, [S.One], syms, opts)
+    got = _reverse(outs, [S.One], syms, opts)
     missing = None if unconnected == "none" else S.Zero
     if missing is None and struct.kind in ("matrix", "array") and syms:
         if not any(s in got for s in syms):
@@ -85,6 +86,33 @@ def grad(
     if stabilize:
         out = _stabilized(out, domain)
     return struct.build(out)
+
+
+def _reverse(outs: list, cts: list, syms: list, opts: Opts) -> dict:
+    """The walker's reverse mode, finished for formulas that hold complex
+    values inside (``Abs(sqrt(x))`` at x < 0): non-holomorphic rules there
+    send complex cotangents down, so the gradient of a real output in a
+    real direction is the real part of what reaches the symbol (see
+    :mod:`symgrad.rules.realness`).  Where the output or a cotangent may
+    itself be complex, that projection does not apply and forward mode,
+    exact for every rule, gives the answer."""
+    flag: list = []
+    token = PROJECTED.set(flag)
+    try:
+        got = reverse(outs, cts, syms, opts)
+    finally:
+        PROJECTED.reset(token)
+    if not flag:
+        return got
+    if all(is_real(e) for e in (*outs, *cts)):
+        return {s: real_part(g) for s, g in got.items()}
+    out: dict = {}
+    for s in dict.fromkeys(syms):
+        col = forward(outs, {s: S.One}, opts)
+        terms = [c * t for c, t in zip(cts, col) if t is not None and c != 0]
+        if terms:
+            out[s] = Add(*terms)
+    return out
 
 
 def _stabilized(exprs: list, domain: Mapping | None) -> list:
@@ -129,7 +157,7 @@ def jacobian(
     rows = [[S.Zero] * n for _ in range(m)]
     if m <= n:
         for i in range(m):
-            got = reverse(outs, [S.One if k == i else S.Zero for k in range(m)], syms, opts)
+            got = _reverse(outs, [S.One if k == i else S.Zero for k in range(m)], syms, opts)
             rows[i] = [got.get(s, S.Zero) for s in syms]
     else:
         for j, s in enumerate(syms):
@@ -163,7 +191,7 @@ def hessian(
         raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
     syms, _ = flatten_symbols(wrt)
     n = len(syms)
-    got = reverse(outs, [S.One], syms, opts)
+    got = _reverse(outs, [S.One], syms, opts)
     g = [got.get(s, S.Zero) for s in syms]
     h = [[S.Zero] * n for _ in range(n)]
     for j, s in enumerate(syms):
@@ -229,5 +257,5 @@ def vjp(
     syms, sstruct = flatten_symbols(wrt)
     cts, cstruct = flatten_exprs(cotangents, "cotangents")
     check_same(ostruct, cstruct, "cotangents", "exprs")
-    got = reverse(outs, cts, syms, opts)
+    got = _reverse(outs, cts, syms, opts)
     return sstruct.build([got.get(s, S.Zero) for s in syms])

@@ -48,7 +48,15 @@ from ..functions import relu, rint, sigmoid, softplus
 from ..nodes import identity, stop_gradient, straight_through
 from .forms import IdentityRule, PartialsRule, Rule, ZeroRule
 from .shared import cos, cosh, cot, coth, exp, floor, log, polygamma, sign, sin, sinh, tan, tanh
-from .structural import AddRule, ExtremumRule, IntegerParamRule, MulRule, PiecewiseRule
+from .structural import (
+    AbsRule,
+    AddRule,
+    ExtremumRule,
+    IntegerParamRule,
+    MulRule,
+    PiecewiseRule,
+    SignRule,
+)
 from .table import RuleTable
 
 __all__ = ["DEFAULT_TABLE", "NONSMOOTH", "build_default_table"]
@@ -66,6 +74,7 @@ def build_default_table() -> RuleTable:
         t.add(cls.__name__, PartialsRule(cls.__name__, *partials), cls)
 
     def special(cls: type, r: Rule) -> None:
+        cls = getattr(cls, "cls", cls)
         t.add(cls.__name__, r, cls)
 
     def nondifferentiable(*classes: type) -> None:
@@ -116,14 +125,15 @@ def build_default_table() -> RuleTable:
     rule(gamma,    lambda o, x: o * polygamma(0, x))
     rule(loggamma, lambda o, x: polygamma(0, x))
     # ---- non-smooth: a subgradient, or the derivative of the smooth part -----
-    rule(Abs,      lambda o, x: sign(x))
+    special(Abs, AbsRule())
     rule(frac,     lambda o, x: 1)
     rule(Mod,      lambda o, x, y: 1,                   lambda o, x, y: -floor(x / y))
     special(Max, ExtremumRule("Max", +1))
     special(Min, ExtremumRule("Min", -1))
     special(Piecewise, PiecewiseRule())
     # ---- piecewise-constant: zero almost everywhere ----------------------------
-    nondifferentiable(floor, ceiling, rint, sign, Heaviside)
+    nondifferentiable(floor, ceiling, rint, Heaviside)
+    special(sign, SignRule())  # u/|u| where u is complex
     # fmt: on
 
     # polygamma(n, x) and LambertW(x, k): the order n and the branch k are

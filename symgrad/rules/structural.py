@@ -1,15 +1,26 @@
 """Rules whose shape depends on the node: variadic Add and Mul, Max/Min with
-their tie conventions, and Piecewise (gradient to branches, never to
-conditions)."""
+their tie conventions, Piecewise (gradient to branches, never to
+conditions), and Abs/sign, whose form depends on whether the argument is
+real."""
 
 from __future__ import annotations
 
-from sympy import Add, Eq, Heaviside, Mul, Piecewise, Rational, S
+from sympy import Abs, Add, Eq, Heaviside, Mul, Piecewise, Rational, S, conjugate, re
 
 from ..errors import RuleError, describe
-from .forms import Rule, total
+from .forms import Rule, product, scale, total
+from .realness import is_real, mark_projected, projected
+from .shared import sign
 
-__all__ = ["AddRule", "MulRule", "ExtremumRule", "PiecewiseRule", "IntegerParamRule"]
+__all__ = [
+    "AddRule",
+    "MulRule",
+    "ExtremumRule",
+    "PiecewiseRule",
+    "IntegerParamRule",
+    "AbsRule",
+    "SignRule",
+]
 
 
 def _misapplied(rule: str, node, serves: str) -> RuleError:
@@ -146,3 +157,66 @@ class IntegerParamRule(Rule):
             else:
                 out.append(self.d(node, *node.args))
         return tuple(out)
+
+
+# ---- non-holomorphic nodes of a possibly complex argument -------------------
+# (the convention for complex cotangents is in :mod:`symgrad.rules.realness`)
+
+
+def _real_cotangent(ct):
+    """``Re(ct)``: a cotangent reaching a real-valued node (``ct`` itself
+    unless a complex cotangent was sent down before in this walk)."""
+    return re(ct) if projected() else ct
+
+
+class AbsRule(Rule):
+    """∂|u| = sign(u) for real u; for complex u, d|u| = Re(conj(sign u)·du)."""
+
+    name = "Abs"
+
+    def partials(self, node, needed, opts):
+        return (sign(node.args[0]) if needed[0] else None,)
+
+    def vjp(self, node, ct, needed, opts):
+        u = node.args[0]
+        if is_real(u):
+            return (scale(ct, sign(u)),)
+        c = _real_cotangent(ct)
+        mark_projected()
+        return (scale(c, conjugate(sign(u))),)
+
+    def jvp(self, node, tangents, opts):
+        u, (t,) = node.args[0], tangents
+        if t is None:
+            return None
+        if is_real(u):
+            return product(sign(u), t)
+        return re(product(conjugate(sign(u)), t))
+
+
+class SignRule(Rule):
+    """sign(u) is piecewise constant for real u (derivative 0); for complex
+    u it is u/|u|: d sign(u) = (du − sign(u)·Re(conj(sign u)·du))/|u|
+    (0 at u = 0, the convention of the real case)."""
+
+    name = "sign"
+
+    def partials(self, node, needed, opts):
+        return (None,) * len(needed)
+
+    def vjp(self, node, ct, needed, opts):
+        u = node.args[0]
+        if is_real(u):
+            return (None,)
+        mark_projected()  # sign(u) is complex: its cotangent stays whole
+        s = sign(u)
+        g = (ct - re(ct * s) * conjugate(s)) / Abs(u)
+        return (Piecewise((S.Zero, Eq(u, 0)), (g, True)),)
+
+    def jvp(self, node, tangents, opts):
+        u, (t,) = node.args[0], tangents
+        if t is None or is_real(u):
+            return None
+        s = sign(u)
+        g = (t - s * re(conjugate(s) * t)) / Abs(u)
+        return Piecewise((S.Zero, Eq(u, 0)), (g, True))

@@ -1,0 +1,118 @@
+"""Whether a node's value is real, symbols being real variables; and the
+one convention that lets a rule for a real argument serve a complex one.
+
+A real formula may hold complex values inside (``Abs(sqrt(x))`` at x < 0).
+There, a rule that assumes a real argument (``Abs' = sign``) is wrong: the
+non-holomorphic nodes need the general form.  Reverse mode carries
+complex cotangents by the formal chain rule (no conjugation), under the
+invariant that a cotangent ``c`` at node ``n`` contributes ``Re(c · dn/dx)``
+to the derivative in a real direction ``x``: holomorphic rules keep it as
+they are, and a non-holomorphic rule (Abs, sign) writes its cotangent so
+that it holds.  The real part is taken once, where the gradient reaches a
+real symbol; :data:`PROJECTED` tells the caller whether it must be.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from functools import lru_cache
+
+from sympy import Atom, Basic, Dummy, Expr, Indexed, Symbol, re
+from sympy.core.function import AppliedUndef
+from sympy.matrices.expressions.matexpr import MatrixElement
+
+from ..graph import postorder
+
+__all__ = ["is_real", "real_part", "PROJECTED", "mark_projected", "projected"]
+
+# Set by reverse-mode callers to a list; a rule that sent a complex
+# cotangent down appends to it, and then real gradients need ``re``.
+PROJECTED: ContextVar[list | None] = ContextVar("symgrad_projected", default=None)
+
+
+def mark_projected() -> None:
+    """Record that a complex cotangent was sent down in this reverse walk."""
+    got = PROJECTED.get()
+    if got is not None and not got:
+        got.append(True)
+
+
+def projected() -> bool:
+    """Whether a complex cotangent was sent down so far in this walk."""
+    return bool(PROJECTED.get())
+
+
+@lru_cache(maxsize=4096)
+def is_real(u: Expr) -> bool:
+    """Whether ``u`` is real at every real value of its symbols (as SymPy's
+    assumptions can tell; False where they cannot).
+
+    >>> from sympy import sqrt, sin, symbols
+    >>> x = symbols("x")
+    >>> is_real(sin(x) + x**2), is_real(sqrt(x)), is_real(sqrt(x**2 + 1))
+    (True, False, True)
+    """
+    known = u.is_extended_real
+    if known is not None:
+        return known
+    try:
+        return _rebuilt(u).is_extended_real is True
+    except RecursionError:  # SymPy's assumptions recurse: too deep to tell
+        return False
+
+
+def _variable(n: Basic) -> bool:
+    """A value symgrad takes as a real variable: a symbol not declared
+    complex, an undefined function's value, an Indexed or matrix element."""
+    if isinstance(n, Symbol):
+        return n.is_extended_real is None and not n.is_complex
+    return isinstance(n, (AppliedUndef, Indexed, MatrixElement)) and n.is_extended_real is None
+
+
+def _rebuilt(u: Expr) -> Basic:
+    """``u`` with its variables made real dummies, over its DAG and without
+    evaluation."""
+    return _replaced(u, _variable, lambda n: Dummy(str(n), real=True), evaluate=False)
+
+
+def real_part(g: Expr) -> Expr:
+    """``Re(g)``, symbols being real (so ``re(x)`` is ``x``).
+
+    >>> from sympy import I, sqrt, symbols
+    >>> x = symbols("x")
+    >>> real_part(x * (1 + I) + sqrt(x))
+    x + re(sqrt(x))
+    """
+    dummies: dict = {}
+
+    def make(n):
+        d = dummies[n] = Dummy(str(n), real=True)
+        return d
+
+    r = _replaced(g, _variable, make, evaluate=True)
+    back = {d: n for n, d in dummies.items()}
+    return _replaced(re(r), back.__contains__, back.__getitem__, evaluate=True)
+
+
+def _replaced(u: Expr, hit, make, evaluate: bool) -> Basic:
+    """``u`` with every node ``n`` for which ``hit(n)`` replaced by
+    ``make(n)``, once per distinct node (a DAG walk, no recursion)."""
+    order, kids = postorder([u], lambda n: () if isinstance(n, Atom) or hit(n) else n.args)
+    new: dict = {}
+    for n in order:
+        if hit(n):
+            new[n] = make(n)
+        elif not kids[n]:
+            new[n] = n
+        else:
+            args = [new[k] for k in kids[n]]
+            changed = any(a is not k for a, k in zip(args, kids[n]))
+            new[n] = (_build(n, args) if not evaluate else n.func(*args)) if changed else n
+    return new[u]
+
+
+def _build(n: Basic, args: list) -> Basic:
+    try:
+        return n.func(*args, evaluate=False)
+    except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
+        return n.func(*args)
