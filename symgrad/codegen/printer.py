@@ -118,6 +118,9 @@ class KernelPrinter(NumPyPrinter):
     def _print_Abs(self, expr: Expr) -> str:
         return f"np.abs({self._print(expr.args[0])})"
 
+    def _print_conjugate(self, expr: Expr) -> str:
+        return f"np.conjugate({self._print(expr.args[0])})"
+
     def _print_rint(self, expr: Expr) -> str:
         return f"np.rint({self._print(expr.args[0])})"
 
