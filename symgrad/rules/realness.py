@@ -72,31 +72,26 @@ def _variable(n: Basic) -> bool:
 def _rebuilt(u: Expr) -> Basic:
     """``u`` with its variables made real dummies, over its DAG and without
     evaluation."""
-    return _replaced(u, _variable, lambda n: Dummy(str(n), real=True), evaluate=False)
+    return _replaced(u, _variable, lambda n: Dummy(str(n), real=True))
 
 
 def real_part(g: Expr) -> Expr:
-    """``Re(g)``, symbols being real (so ``re(x)`` is ``x``).
+    """``Re(g)``, left unevaluated: SymPy's evaluation of ``re`` splits
+    every sum and product into real and imaginary parts (a tree walk, and
+    ``cos(atan2(0, x)/2)`` forms for a square root).
 
-    >>> from sympy import I, sqrt, symbols
+    >>> from sympy import sqrt, symbols
     >>> x = symbols("x")
-    >>> real_part(x * (1 + I) + sqrt(x))
-    x + re(sqrt(x))
+    >>> real_part(sqrt(x) / 2)
+    re(sqrt(x)/2)
     """
-    dummies: dict = {}
-
-    def make(n):
-        d = dummies[n] = Dummy(str(n), real=True)
-        return d
-
-    r = _replaced(g, _variable, make, evaluate=True)
-    back = {d: n for n, d in dummies.items()}
-    return _replaced(re(r), back.__contains__, back.__getitem__, evaluate=True)
+    return re(g, evaluate=False)
 
 
-def _replaced(u: Expr, hit, make, evaluate: bool) -> Basic:
+def _replaced(u: Expr, hit, make) -> Basic:
     """``u`` with every node ``n`` for which ``hit(n)`` replaced by
-    ``make(n)``, once per distinct node (a DAG walk, no recursion)."""
+    ``make(n)``, once per distinct node (a DAG walk, no recursion), nothing
+    re-evaluated."""
     order, kids = postorder([u], lambda n: () if isinstance(n, Atom) or hit(n) else n.args)
     new: dict = {}
     for n in order:
@@ -107,7 +102,7 @@ def _replaced(u: Expr, hit, make, evaluate: bool) -> Basic:
         else:
             args = [new[k] for k in kids[n]]
             changed = any(a is not k for a, k in zip(args, kids[n]))
-            new[n] = (_build(n, args) if not evaluate else n.func(*args)) if changed else n
+            new[n] = _build(n, args) if changed else n
     return new[u]
 
 
