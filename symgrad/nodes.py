@@ -140,6 +140,12 @@ class identity(_Unary):  # noqa: N801  (reads like tf.identity)
     nargs = 1
     _symgrad_argnames = ("x",)
 
+    @classmethod
+    def eval(cls, x):
+        # A number has no gradient to route: identity(1) is 1, so a
+        # substituted formula decides its conditions (identity(1) > 1).
+        return x if x.is_Number else None
+
 
 class straight_through(Marker):  # noqa: N801
     """Value ``forward``, derivative that of ``backward``: the classic
@@ -181,4 +187,9 @@ class straight_through(Marker):  # noqa: N801
                 )
             backward = forward.args[0]
         return super().__new__(cls, forward, backward, **kwargs)
+
+    @classmethod
+    def eval(cls, forward, backward):
+        # numbers both: nothing to differentiate, the value is forward's
+        return forward if forward.is_Number and backward.is_Number else None
 

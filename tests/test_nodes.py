@@ -37,6 +37,21 @@ def test_markers_substitute_and_pickle():
     assert grad(back, x) == grad(e, x)
 
 
+def test_markers_of_numbers_are_numbers_so_substituted_conditions_decide():
+    # found by the long differential fuzz: the gradient of
+    # Piecewise((identity(z)**2, identity(z) > relu(z)), (sin(relu(z)), True))
+    # at z = 1 held the undecidable condition identity(1) > 1
+    assert identity(sp.Integer(1)) == 1 and stop_gradient(sp.Rational(1, 3)) == sp.Rational(1, 3)
+    assert straight_through(sp.floor(x)).subs(x, 2) == 2
+    assert straight_through(sp.Integer(3), x).args == (3, x)  # value 3, derivative 1: kept
+    z = sp.Symbol("z", real=True)
+    from symgrad import relu
+
+    e = sp.Piecewise((identity(z) ** 2, identity(z) > relu(z)), (sp.sin(relu(z)), True))
+    assert grad(e, z).subs(z, 1) == sp.cos(1)
+    assert grad(e, z).subs(z, -1) == 0  # sin(relu(z)) is flat there
+
+
 def test_identity_rule_and_name():
     assert grad(identity(sp.sin(x)), x) == sp.cos(x)
     assert jvp(identity(x**2), x, 1) == 2 * x
