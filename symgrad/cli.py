@@ -19,6 +19,7 @@ import runpy
 import sys
 import traceback
 from collections.abc import Sequence
+from math import inf
 from pathlib import Path
 from typing import TextIO
 
@@ -55,13 +56,20 @@ class _ArgumentParser(argparse.ArgumentParser):
 # ---- reading arguments ----------------------------------------------------------------
 
 
+def _quoted(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a message, cut short in the middle if long."""
+    if len(text) > limit:
+        text = f"{text[: limit - 20]}…{text[-19:]}"
+    return repr(text)
+
+
 def _formula(text: str) -> Expr:
     try:
         f = parse(text)
     except ParseError as exc:
-        raise UsageError(f"EXPR {text!r}: {exc.brief}") from None
+        raise UsageError(f"EXPR {_quoted(text)}: {exc.brief}") from None
     if not isinstance(f, Expr):
-        raise UsageError(f"EXPR {text!r} is a condition, not a formula")
+        raise UsageError(f"EXPR {_quoted(text)} is a condition, not a formula")
     return f
 
 
@@ -71,9 +79,13 @@ def _symbols(text: str | None, f: Expr) -> list[Symbol]:
         return [free[n] for n in sorted(free, key=_natural)]
     out = []
     for name in (n.strip() for n in text.split(",")):
-        if not name.isidentifier():
-            raise UsageError(f"--wrt: {name!r} is not a symbol name (give x or x,y)")
-        out.append(free.get(name) or Symbol(name, real=True))
+        try:
+            s = parse(name) if name.isidentifier() else None
+        except ParseError as exc:  # a dunder, a look-alike letter, a function's name
+            raise UsageError(f"--wrt {_quoted(name)}: {exc.reason}") from None
+        if not isinstance(s, Symbol):
+            raise UsageError(f"--wrt: {_quoted(name)} is not a symbol name (give x or x,y)")
+        out.append(free.get(s.name) or s)
     return out
 
 
@@ -94,6 +106,15 @@ def _domain(items: Sequence[str], f: Expr, flag: str) -> dict[Symbol, tuple[floa
             bounds = None
         if not sep or not colon or bounds is None or not name.strip().isidentifier():
             raise UsageError(f"{flag} {item!r}: give NAME=LO:HI, e.g. x=-1000:1000 or x=0:inf")
+        lo_, hi_ = bounds
+        if lo_ != lo_ or hi_ != hi_:
+            raise UsageError(f"{flag} {item!r}: an end is NaN; give numbers (inf allowed)")
+        if lo_ > hi_:
+            raise UsageError(f"{flag} {item!r}: the range is empty ({lo_:g} > {hi_:g}); "
+                             "give LO <= HI")
+        if lo_ == hi_ and lo_ in (inf, -inf):
+            raise UsageError(f"{flag} {item!r}: the range holds no finite point; "
+                             f"give e.g. {name.strip()}=0:inf")
         domain[free.get(name.strip()) or Symbol(name.strip(), real=True)] = bounds
     missing = sorted(set(free) - {s.name for s in domain}, key=_natural)
     if missing:
@@ -102,7 +123,25 @@ def _domain(items: Sequence[str], f: Expr, flag: str) -> dict[Symbol, tuple[floa
     return domain
 
 
+def _plot_target(path: str) -> None:
+    """Refuse a plot file that cannot be written before the check runs."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise UsageError(f"--plot {path}: no directory {target.parent}")
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:  # report.plot says which extra to install
+        return
+    suffix = target.suffix.lower().lstrip(".")
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in kinds:
+        raise UsageError(f"--plot {path}: the file type .{suffix} is not one matplotlib writes "
+                         f"(give {', '.join('.' + k for k in sorted(kinds))})")
+
+
 def _verdict(exprs: object, domain: dict, args: argparse.Namespace, out: TextIO) -> int:
+    if getattr(args, "plot", None):
+        _plot_target(args.plot)
     report = check_stability(exprs, domain, dtype=args.dtype, samples=args.samples,
                              rewrites=not getattr(args, "as_written", False))
     print(report, file=out)
@@ -111,8 +150,9 @@ def _verdict(exprs: object, domain: dict, args: argparse.Namespace, out: TextIO)
             report.plot(args.plot)
         except ImportError as exc:  # the optional extra is not installed
             raise UsageError(f"--plot: {exc}") from None
-        except OSError as exc:
-            raise UsageError(f"--plot {args.plot}: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--plot {args.plot}: {getattr(exc, 'strerror', None) or exc}"
+                             ) from None
         print(f"(plot written to {args.plot})", file=out)
     return EXIT_OK if report.ok else EXIT_UNSTABLE
 
@@ -181,6 +221,7 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not wrt:
         raise UsageError(f"EXPR {args.expr!r} has no symbols to differentiate with respect to")
     mapping = _overrides(args.override)
+    domain = _domain(args.check, f, "--check") if args.check else None  # read all, then print
     if mapping:
         with gradient_override_map(mapping):
             g = grad(f, wrt)
@@ -191,7 +232,6 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     d = "∂" if style != "ascii" else "d"
     names = [f"{d}f/{d}{w}" for w in wrt]
     show(g, names, style, args.program, out, err)
-    domain = _domain(args.check, f, "--check") if args.check else None
     if args.stabilize:  # what follows (code, check) is of the stabilized gradient
         where = "over the --check domain" if domain else "over all floats"
         print(f"\n# Stabilized ({args.dtype}, {where}):", file=out)
@@ -337,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
         sfmt.add_argument(flag, dest="style", action="store_const", const=const)
     st.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                     help="the float type (default float64)")
-    st.add_argument("--samples", type=int, default=512, metavar="N",
+    st.add_argument("--samples", type=_samples, default=512, metavar="N",
                     help="points that choose the form (as many fresh ones verify it)")
     st.set_defaults(run=cmd_stabilize, style="pretty")
 
@@ -350,28 +390,63 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_SAMPLES = 1_000_000
+
+
+def _samples(text: str) -> int:
+    """``--samples``: a count of points the check can measure in reasonable time."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a whole number, not {text!r}") from None
+    if not 1 <= n <= MAX_SAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"{n}: give from 1 to at most {MAX_SAMPLES:,} points (each is measured against "
+            "a correctly rounded ground truth)")
+    return n
+
+
 def _stability_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
                    help="the float type checked (default float64)")
-    p.add_argument("--samples", type=int, default=4096, metavar="N",
+    p.add_argument("--samples", type=_samples, default=4096, metavar="N",
                    help="points sampled over the domain (default 4096)")
 
 
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, ParseError):
-        return exc.brief
-    return " ".join(str(exc).split()) or type(exc).__name__
+def _one_line(exc: BaseException, limit: int = 500) -> str:
+    text = exc.brief if isinstance(exc, ParseError) else " ".join(str(exc).split())
+    if len(text) > limit:  # a message quoting a huge input: its start and its end
+        text = f"{text[: limit - 100]} … {text[-99:]}"
+    return text or type(exc).__name__
+
+
+def _dash_hint(argv: Sequence[str]) -> str | None:
+    """Advice when a formula starting with ``-`` was read as an option."""
+    argv = list(argv)
+    head = argv[: argv.index("--")] if "--" in argv else argv
+    command = next((a for a in head if a in ("grad", "check", "stabilize")), "grad")
+    for a in head:
+        if a.startswith("-") and not a.startswith("--") and a != "-h" and not re.fullmatch(
+                r"-\d+(\.\d*)?|-\.\d+", a):
+            return (f"a formula starting with '-' reads as an option: put it last, after -- "
+                    f"(symgrad {command} [OPTIONS] -- {a!r}), or start it with a space "
+                    f"({' ' + a!r})")
+    return None
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
          err: TextIO | None = None) -> int:
     """Run the command with ``argv`` (default ``sys.argv[1:]``); the exit code."""
     out, err = out or sys.stdout, err or sys.stderr
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except UsageError as exc:
+            raise UsageError(_dash_hint(argv) or str(exc)) from None
         return args.run(args, out, err)
     except UsageError as exc:
-        print(f"symgrad: error: {exc}", file=err)
+        print(f"symgrad: error: {_one_line(exc)}", file=err)
     except SymgradError as exc:  # the input reached symgrad and was refused there
         print(f"symgrad: error: {_one_line(exc)}", file=err)
     except KeyboardInterrupt:

@@ -182,3 +182,45 @@ def test_grad_stabilize_then_code_and_check_of_the_stable_form():
     exec(compile(src, "<grad_f>", "exec"), namespace)  # symgrad's generated code
     assert np.array_equal(namespace["grad_f"](np.array([-1000.0, 0.0, 1000.0]))[0],
                           [0.0, 0.5, 1.0])
+
+
+# ---- a user's mistake is one line on stderr, never a traceback ---------------------------
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["grad", "x", "--check", "x=1:0"], "--check 'x=1:0': the range is empty"),
+        (["check", "x", "--domain", "x=1e400:2"], "the range is empty"),
+        (["check", "x", "--domain", "x=nan:1"], "NaN"),
+        (["check", "x", "--domain", "x=inf:inf"], "no finite point"),
+        (["check", "x", "--domain", "x=-inf:-inf"], "no finite point"),
+        (["stabilize", "x", "--domain", "x=3:-3"], "the range is empty"),
+        (["check", "x", "--domain", "x=0:1", "--samples", "100000000"], "at most 1,000,000"),
+        (["check", "x", "--domain", "x=0:1", "--plot", "report.txt"], "--plot report.txt: "
+         "the file type .txt is not one matplotlib writes"),
+        (["check", "x", "--domain", "x=0:1", "--plot", "/no/such/dir/r.png"],
+         "no directory /no/such/dir"),
+        (["grad", "x", "--wrt", "__class__"], "dunder names are not allowed"),
+        (["grad", "x", "--wrt", "х"], "CYRILLIC SMALL LETTER HA"),
+        (["grad", "-x*y"], "a formula starting with '-' reads as an option"),
+        (["check", "-x", "--domain", "x=0:1"], "symgrad check [OPTIONS] -- '-x'"),
+    ],
+)
+def test_more_bad_input_is_one_line_and_exit_2(argv, message):
+    code, out, err = run(*argv)
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and err.startswith("symgrad: error: ") and message in err, err
+
+
+def test_a_formula_starting_with_minus_after_a_double_dash():
+    code, out, err = run("grad", "--text", "--", "-x*y")
+    assert code == 0 and out.splitlines() == ["∂f/∂x = -y", "∂f/∂y = -x"]
+
+
+@pytest.mark.parametrize("expr", ["x" * 10_000_000, "(" * 200_000 + "x", "x+" * 500_000 + "x",
+                                  "sin(" * 5_000 + "x" + ")" * 5_000])
+def test_a_huge_formula_is_refused_in_one_short_line(expr):
+    code, out, err = run("grad", expr)
+    assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 600, err[:600]
+    assert "…" in err  # the formula is shown cut short, not echoed whole
