@@ -12,6 +12,8 @@ for measurement to say.  Three sources:
   and expanding products then collecting each symbol's terms
   (``(N+1)log(N+1) - N log N`` is ``N(log(N+1) - log N) + log(N+1)``, whose
   difference of logs a rewrite then takes); each followed by the rewrites;
+* each of those divided in turn (:mod:`.quotients`): ``p/(a*b)`` as
+  ``(p/a)/b``, where the product overflows but the quotient does not;
 * truncated Taylor series (:func:`taylor`) at a point where the formula
   cancels, for where no rewrite is known (Herbie's ``1/x - 1/tan x`` near
   0); where a series is accurate is measured, never assumed.
@@ -41,6 +43,7 @@ from sympy import (
 from ..graph import count_ops
 from .facts import Facts
 from .library import in_scope
+from .quotients import divide_in_turn
 from .rewrite import apply_rewrites
 
 __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
@@ -117,6 +120,8 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
                 continue
             add(apply_rewrites([t], _SAFE, facts)[0], name)
             add(apply_rewrites([t], [*_SAFE, *_MEASURED], facts)[0], f"{name}, then rewrites")
+    for c in list(out):
+        add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
     return out
 
 

@@ -222,6 +222,14 @@ LIBRARY: tuple[Rewrite, ...] = (
         "atan(a) - atan(b) cancels where a ≈ b, and both round to π/2 for large a, b",
         Example(atan(x + 1) - atan(x), {x: (1e3, 1e100)}, {x: (-1, 1)}),
         _atan_valid, "a, b real, 1 + ab > 0", "differences"),
+    # the same where ab > 1, over ab: 1 + ab overflows for ab > max float while
+    # the result 1/(ab) is a (subnormal) float; divided in turn by stabilize
+    _rw("atan-difference-far", atan(a) - atan(b),
+        atan(Piecewise((((a - b) / (a * b)) / (1 + 1 / (a * b)), a * b > 1),
+                       ((a - b) / (1 + a * b), True))), "measured",
+        "atan(a) - atan(b) cancels where a ≈ b, and 1 + ab overflows for large a, b",
+        Example(atan(x + 1) - atan(x), {x: (1e3, 1e100)}, {x: (-1, 1)}),
+        _atan_valid, "a, b real, 1 + ab > 0", "differences"),
     _rw("one-minus-cos",   1 - cos(u),          2 * sin(u / 2)**2, "safe",
         "1 - cos(u) cancels for small u",
         Example((1 - cos(x)) / x**2, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}, {x: ALL}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+import symgrad
 from symgrad.rewrites.candidates import candidates, taylor
 
 x, N = sp.symbols("x N")
@@ -46,3 +47,14 @@ def test_taylor_gives_a_polynomial_or_nothing():
     assert taylor(1 / x - 1 / sp.tan(x), x, 0, 2) == x**3 / 45 + x / 3
     assert taylor(sp.log(x), x, 0, 3) is None  # no power series at 0
     assert taylor(1 / x, x, 0, 3) is None
+
+
+def test_quotients_by_a_product_divided_in_turn():
+    from symgrad.rewrites.quotients import divide_in_turn
+
+    got = _forms(1 / (x + 1) - 1 / x)
+    assert str(got["together+factor, divided in turn"]) == "(-1/x)/(x + 1)"
+    # x*(x + 1) overflows at 1e160 where the quotient is a subnormal; s**2/x**2 likewise
+    f = symgrad.lambdify(x, divide_in_turn([-1 / (x * (x + 1)), 2 * sp.sin(x / 2)**2 / x**2]))
+    assert f(1e160) == [-1e-320, 2 * (np.sin(5e159) / 1e160) ** 2]
+    assert divide_in_turn([x / (x + 1), x**2 / 3]) == [x / (x + 1), x**2 / 3]  # one division

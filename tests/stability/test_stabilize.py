@@ -63,3 +63,14 @@ def test_float32():
     r = stabilize(sp.exp(x) - 1, {x: (-1, 1)}, dtype="float32", explain=True, samples=64)
     assert str(r.result) == "expm1(x)" and r.after.max_bits_error <= 2
     assert np.float32(r.after.max_bits_error) <= 32
+
+
+@pytest.mark.parametrize("expr", [1 / (x + 1) - 1 / x, sp.atan(x + 1) - sp.atan(x)],
+                         ids=["3.3.1", "3.5"])
+def test_a_quotient_whose_product_overflows_is_divided_in_turn(expr):
+    # the textbook forms -1/(x(x + 1)) and atan(1/(1 + x(x + 1))) divide by a
+    # product that overflows for |x| > 1.3e154, where the value is a subnormal
+    r = stabilize(expr, {x: (-sp.oo, sp.oo)}, explain=True, samples=128)
+    assert "divided in turn" in r.how
+    assert r.before.max_bits_error > 60 and r.after.max_bits_error <= 3
+    _equal(expr, r.result, [x], [[sp.Rational(7, 3)], [sp.Integer(10) ** 160]])
