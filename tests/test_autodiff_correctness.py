@@ -8,6 +8,10 @@ import pytest
 from sympy import (
     Abs,
     I,
+    Max,
+    Min,
+    Mod,
+    Piecewise,
     Rational,
     S,
     acosh,
@@ -110,3 +114,51 @@ def test_the_general_form_compiles():
 
     f = symgrad.lambdify([x], grad(Abs(log(x)), x))
     assert np.allclose(f(np.array([0.5, 2.0])), [-2.0, 0.5])
+
+
+# ---- n-ary Max/Min: which argument is selected, in exact and float arithmetic --
+
+TIE = 0.7 / 7  # == 0.3 / 3 in floats: a three-way tie of x/7, y/3, z below
+
+
+@pytest.mark.parametrize("fn, sgn", [(Max, 1), (Min, -1)], ids=["Max", "Min"])
+def test_three_way_tie_in_floats(fn, sgn):
+    import numpy as np
+
+    import symgrad
+
+    assert 0.3 / 3 == TIE
+    e = fn(x / 7, y / 3, z)
+    split = symgrad.lambdify([x, y, z], list(grad(e, [x, y, z])))
+    first = symgrad.lambdify([x, y, z], list(grad(e, [x, y, z], ties="first")))
+    order = [e.args.index(a) for a in (x / 7, y / 3, z)]  # SymPy's order of the node
+    assert np.allclose(split(0.7, 0.3, TIE), [1 / 21, 1 / 9, 1 / 3])
+    want = [[1 / 7, 0, 0], [0, 1 / 3, 0], [0, 0, 1]][order.index(0)]
+    assert np.allclose(first(0.7, 0.3, TIE), want)
+    # x/7 selected: 1/7 to x, nothing to the others (7 * fl(x/7) != x here:
+    # the old Eq(x, 7*Max(...)) indicators gave nan, or 0 with ties="first")
+    t = -0.8203319970560026 if fn is Max else 0.19016036119503532
+    assert np.allclose(split(t, t, 2 * t), [1 / 7, 0, 0])
+    assert np.allclose(first(t, t, 2 * t), [1 / 7, 0, 0])
+    # exactly, too
+    g = grad(e, [x, y, z])
+    thirds = [Rational(1, 21), Rational(1, 9), Rational(1, 3)]
+    assert [d.subs({x: 7, y: 3, z: 1}) for d in g] == thirds
+    assert [d.subs({x: 49 * sgn, y: 0, z: 0}) for d in g] == [Rational(1, 7), 0, 0]
+
+
+def test_nary_ties_first_and_split_count_each_tie():
+    g = grad(Max(x, y, z, 2), [x, y, z])
+    assert [d.subs({x: 2, y: 2, z: 1}) for d in g] == [Rational(1, 3), Rational(1, 3), 0]
+    assert [d.subs({x: 3, y: 3, z: 3}) for d in g] == [Rational(1, 3)] * 3
+    g = grad(Min(x, y, z, 2), [x, y, z], ties="first")
+    assert sum(d.subs({x: 2, y: 2, z: 2}) for d in g) == 0  # the constant 2 is first
+
+
+def test_nary_extremum_of_piecewise_and_mod_is_cheap():
+    # the Eq(arg, Min(...)) indicators took seconds here (issue 8 §4)
+    pw = Piecewise((x**2 + y, x > y), (sin(y) * z, True))
+    e = Min(Mod(Piecewise((x, x > 0), (y, True)), 3) * x, pw**2, Mod(y * z + x, 5) + pw)
+    at = {x: Rational(3, 2), y: Rational(1, 3), z: 2}
+    for s, d in zip([x, y, z], grad(e, [x, y, z])):
+        assert close(value(d, at), central_difference(e, at, s), 1e-12)

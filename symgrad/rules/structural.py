@@ -5,7 +5,7 @@ real."""
 
 from __future__ import annotations
 
-from sympy import Abs, Add, Eq, Heaviside, Mul, Piecewise, Rational, S, conjugate, re
+from sympy import Abs, Add, Eq, Expr, Heaviside, Mul, Piecewise, S, conjugate, re
 
 from ..errors import RuleError, describe
 from .forms import Rule, product, scale, total
@@ -72,7 +72,17 @@ class ExtremumRule(Rule):
 
     ``ties="split"`` shares it equally among tied arguments (the subgradient
     in the middle of the interval; JAX's choice); ``ties="first"`` gives all
-    of it to the first tied argument (TensorFlow's choice).
+    of it to the first tied argument of the node (TensorFlow's choice; SymPy
+    sorts the arguments of ``Max``/``Min``, so that is the first in SymPy's
+    order: :func:`symgrad.maximum` keeps the user's).
+
+    Which argument is selected is decided from one difference per pair of
+    arguments, ``dᵢⱼ = aᵢ − aⱼ``: ``[aᵢ ≥ aⱼ]`` is ``Heaviside(dᵢⱼ, 1)`` and
+    ``[aⱼ ≥ aᵢ]`` is ``1 − Heaviside(dᵢⱼ, 0)``, so the two sides of a pair
+    never disagree, in exact or in floating-point arithmetic, and some
+    argument always wins.  (Not ``Eq(aᵢ, Max(...))``: SymPy solves that for
+    a symbol, ``Eq(x, 7*Max(x/7, ...))``, which rounding makes false at a
+    tie, and evaluating it with Piecewise or Mod arguments is slow.)
     """
 
     def __init__(self, name: str, sign: int) -> None:
@@ -81,27 +91,28 @@ class ExtremumRule(Rule):
 
     def partials(self, node, needed, opts):
         args = node.args
-        if len(args) < 2:
+        n = len(args)
+        if n < 2:
             raise _misapplied(self.name, node, "nodes of two or more arguments (Max, Min)")
-        if len(args) == 2:
-            a, b = args
-            d = self.sign * (a - b)
-            if opts.ties == "split":
-                h = (Rational(1, 2), Rational(1, 2))
-            else:
-                h = (S.One, S.Zero)
+        split = opts.ties == "split"
+        h = (S.Half, S.Half) if split else (S.One, S.Zero)
+        if n == 2:
+            d = self.sign * (args[0] - args[1])
             ps = (Heaviside(d, h[0]), Heaviside(-d, h[1]))
             return tuple(p if k else None for p, k in zip(ps, needed))
-        ind = [Piecewise((1, Eq(a, node)), (0, True)) for a in args]
-        out = []
-        for i, k in enumerate(needed):
-            if not k:
-                out.append(None)
-            elif opts.ties == "split":
-                out.append(ind[i] / Add(*ind))
-            else:
-                out.append(Mul(ind[i], *[1 - ind[j] for j in range(i)]))
-        return tuple(out)
+        d = {(i, j): self.sign * (args[i] - args[j]) for i in range(n) for j in range(i + 1, n)}
+
+        def wins(i: int, j: int) -> Expr:
+            """[aᵢ ≥ aⱼ] (split) or, first: [aᵢ > aⱼ] for j < i, [aᵢ ≥ aⱼ] for j > i."""
+            if i < j:
+                return Heaviside(d[i, j], 1)
+            return 1 - Heaviside(d[j, i], 0 if split else 1)
+
+        ind = [Mul(*[wins(i, j) for j in range(n) if j != i]) for i in range(n)]
+        if not split:
+            return tuple(p if k else None for p, k in zip(ind, needed))
+        count = Add(*ind)
+        return tuple(p / count if k else None for p, k in zip(ind, needed))
 
 
 class PiecewiseRule(Rule):
