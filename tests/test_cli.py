@@ -224,3 +224,11 @@ def test_a_huge_formula_is_refused_in_one_short_line(expr):
     code, out, err = run("grad", expr)
     assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 600, err[:600]
     assert "…" in err  # the formula is shown cut short, not echoed whole
+
+
+def test_check_plot_writes_the_file(tmp_path):
+    target = tmp_path / "report.png"
+    code, out, err = run("check", "exp(x)/(1 + exp(x))", "--domain", "x=-1000:1000",
+                         "--samples", "128", "--plot", str(target))
+    assert code == 1 and f"(plot written to {target})" in out and err == ""
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
