@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import runpy
+import shlex
 import sys
 
 import numpy as np
@@ -224,3 +225,36 @@ def test_a_huge_formula_is_refused_in_one_short_line(expr):
     code, out, err = run("grad", expr)
     assert code == 2 and out == "" and err.count("\n") == 1 and len(err) < 600, err[:600]
     assert "…" in err  # the formula is shown cut short, not echoed whole
+
+
+def test_check_plot_writes_the_file(tmp_path):
+    target = tmp_path / "report.png"
+    code, out, err = run("check", "exp(x)/(1 + exp(x))", "--domain", "x=-1000:1000",
+                         "--samples", "128", "--plot", str(target))
+    assert code == 1 and f"(plot written to {target})" in out and err == ""
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _documented_commands() -> list[str]:
+    """The ``symgrad ...`` lines of the README's and the guides' shell blocks."""
+    root = cli.EXAMPLES.parent
+    lines = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for block in page.read_text(encoding="utf-8").split("```sh\n")[1:]:
+            lines += [ln for ln in block.split("```")[0].splitlines()
+                      if ln.startswith("symgrad ") and "[" not in ln]
+    return lines
+
+
+def test_every_documented_command_is_valid():
+    """Flags, formulas and ranges as written in the docs (read, not run: fast)."""
+    commands = _documented_commands()
+    assert len(commands) >= 8
+    for line in commands:
+        argv = shlex.split(line, comments=True)[1:]
+        args = cli.build_parser().parse_args(argv)
+        if hasattr(args, "expr"):
+            f = cli._formula(args.expr)
+            for flag in ("domain", "check"):
+                if getattr(args, flag, None):
+                    cli._domain(getattr(args, flag), f, f"--{flag}")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import runpy
+import subprocess
+import sys
 
 import pytest
 
@@ -30,3 +33,13 @@ def test_example_runs(path, capsys):
     runpy.run_path(str(path), run_name="__main__")
     out = capsys.readouterr().out
     assert EXPECTED.get(path.stem, "") in out
+
+
+def test_a_script_runs_alone_outside_the_repository(tmp_path):
+    """As a user runs one: its own process, another directory, symgrad importable."""
+    script = EXAMPLES / "06_attach_gradient.py"
+    env = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert EXPECTED["06_attach_gradient"] in done.stdout and done.stderr == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,3 +46,19 @@ def test_the_venv_comes_before_the_two_commands():
     first = README.index('python -m pip install -e ".[test]" && symgrad demo')
     assert venv < first < README.index("python -m pytest -q")
     assert (ROOT / ".ci" / "run").read_text().count('pip install -e ".[test]" && symgrad demo') == 1
+
+
+def test_every_guide_is_linked_from_the_readme():
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")}
+    linked = set(re.findall(r"\(docs/([\w-]+\.md)\)", README))
+    assert pages - linked == set() and linked <= pages
+
+
+def test_no_build_output_is_tracked():
+    ignored = (ROOT / ".gitignore").read_text().split()
+    assert {"*.egg-info/", "build/", "dist/", "__pycache__/"} <= set(ignored)
+    if (ROOT / ".git").exists():  # a checkout (not an unpacked sdist): what git tracks
+        tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                                 check=True).stdout.splitlines()
+        assert tracked and not [f for f in tracked if re.search(
+            r"(^|/)(build|dist|__pycache__)/|\.egg-info(/|$)|\.py[cod]$", f)]
