@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sympy import Add, Expr, Matrix, NDimArray, S, Symbol
+from sympy import Add, Expr, Matrix, MatrixExpr, NDimArray, S, Symbol
 
 from .errors import SymgradError
 from .lowering import lower
@@ -70,6 +70,7 @@ def grad(
         )
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(expr, "expr")
+    _scalars(outs, "grad", "expressions")
     if ostruct.kind != "scalar":
         raise SymgradError(
             f"grad needs a scalar expression but got {ostruct.describe()}; "
@@ -86,6 +87,23 @@ def grad(
     if stabilize:
         out = _stabilized(out, domain)
     return struct.build(out)
+
+
+def _scalars(exprs: list, who: str, what: str) -> list:
+    """``exprs``, each a scalar expression; a matrix expression (a
+    ``MatrixSymbol`` and what is built from it) is refused by name: its
+    derivative is not an entry of a gradient, and 0 would be wrong."""
+    for e in exprs:
+        if isinstance(e, MatrixExpr):
+            rows, cols = e.shape
+            name = str(e) if e.is_symbol else f"({e})"
+            raise SymgradError(
+                f"{who} needs scalar {what}, but {e} is a {rows}×{cols} matrix expression "
+                f"({type(e).__name__}), not a scalar; differentiate its entries: "
+                f"sympy.Matrix({e}) is the Matrix of them (pass it to jacobian, or to grad "
+                f"one entry at a time), and {name}[i, j] is one entry"
+            )
+    return exprs
 
 
 def _reverse(outs: list, cts: list, syms: list, opts: Opts) -> dict:
@@ -152,6 +170,7 @@ def jacobian(
     """
     opts = Opts(convention, ties)
     outs, _ = flatten_exprs(exprs, "exprs")
+    _scalars(outs, "jacobian", "expressions")
     syms, _ = flatten_symbols(wrt)
     m, n = len(outs), len(syms)
     rows = [[S.Zero] * n for _ in range(m)]
@@ -187,6 +206,7 @@ def hessian(
     """
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(expr, "expr")
+    _scalars(outs, "hessian", "expressions")
     if ostruct.kind != "scalar":
         raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
     syms, _ = flatten_symbols(wrt)
@@ -225,6 +245,8 @@ def jvp(
     outs, ostruct = flatten_exprs(exprs, "exprs")
     syms, sstruct = flatten_symbols(wrt)
     ts, tstruct = flatten_exprs(tangents, "tangents")
+    _scalars(outs, "jvp", "expressions")
+    _scalars(ts, "jvp", "tangents")
     check_same(sstruct, tstruct, "tangents", "wrt")
     seeds: dict[Symbol, Expr] = {}
     for s, t in zip(syms, ts):
@@ -256,6 +278,8 @@ def vjp(
     outs, ostruct = flatten_exprs(exprs, "exprs")
     syms, sstruct = flatten_symbols(wrt)
     cts, cstruct = flatten_exprs(cotangents, "cotangents")
+    _scalars(outs, "vjp", "expressions")
+    _scalars(cts, "vjp", "cotangents")
     check_same(ostruct, cstruct, "cotangents", "exprs")
     got = _reverse(outs, cts, syms, opts)
     return sstruct.build([got.get(s, S.Zero) for s in syms])

@@ -24,7 +24,7 @@ from sympy import (
     symbols,
 )
 
-from symgrad import grad, jacobian, jvp, vjp
+from symgrad import grad, hessian, jacobian, jvp, vjp
 
 from .oracles import central_difference, close, value
 
@@ -162,3 +162,31 @@ def test_nary_extremum_of_piecewise_and_mod_is_cheap():
     at = {x: Rational(3, 2), y: Rational(1, 3), z: 2}
     for s, d in zip([x, y, z], grad(e, [x, y, z])):
         assert close(value(d, at), central_difference(e, at, s), 1e-12)
+
+
+# ---- a matrix expression where a scalar is required -------------------------
+
+
+@pytest.mark.parametrize(
+    "call, who",
+    [
+        (lambda A: grad(A, x), "grad needs scalar expressions"),
+        (lambda A: grad(A * x, x), "grad needs scalar expressions"),
+        (lambda A: hessian(A, [x]), "hessian needs scalar expressions"),
+        (lambda A: jacobian([A, x], [x]), "jacobian needs scalar expressions"),
+        (lambda A: jvp(A, x, 1), "jvp needs scalar expressions"),
+        (lambda A: vjp(x, x, A), "vjp needs scalar cotangents"),
+    ],
+    ids=["grad", "grad-matmul", "hessian", "jacobian", "jvp", "vjp"],
+)
+def test_matrix_symbol_is_refused_not_zero(call, who):
+    from sympy import MatrixSymbol
+
+    from symgrad import SymgradError
+
+    A = MatrixSymbol("A", 2, 2)
+    with pytest.raises(SymgradError, match=who) as info:
+        call(A)
+    msg = str(info.value)
+    assert "2×2 matrix expression" in msg and "sympy.Matrix(" in msg and "[i, j]" in msg
+    assert grad(A[0, 1] * x, x) == A[0, 1]  # an entry is a scalar
