@@ -190,3 +190,37 @@ def test_matrix_symbol_is_refused_not_zero(call, who):
     msg = str(info.value)
     assert "2×2 matrix expression" in msg and "sympy.Matrix(" in msg and "[i, j]" in msg
     assert grad(A[0, 1] * x, x) == A[0, 1]  # an entry is a scalar
+
+
+# ---- 0**y: no 0·log 0 (TensorFlow's testZeroPowGrad, JAX) ------------------
+
+
+def test_zero_pow_grad_is_zero_not_nan():
+    import numpy as np
+
+    import symgrad
+
+    n = symbols("n", integer=True)
+    for e, s in [(x**y, y), (x**y, x), (x**n, n), (x**n, x)]:
+        d = grad(e, s)
+        assert d.subs({x: 0, y: 0, n: 0}) == 0, (e, s, d)
+    assert grad(x**y, y).subs({x: 0, y: 2}) == 0  # TF: d(0**2)/dy = 0
+    f = symgrad.lambdify([x, y], list(grad(x**y, [x, y])))
+    with np.errstate(all="raise"):
+        assert np.array_equal(f(0.0, 2.0), [0.0, 0.0])
+        assert np.array_equal(f(0.0, 0.0), [0.0, 0.0])
+    assert np.allclose(f(2.0, 3.0), [12.0, 8 * np.log(2.0)])
+    # away from 0, SymPy's answer; a base that cannot be 0 keeps the plain form
+    at = {x: Rational(3, 2), y: Rational(-2, 3)}
+    for s in (x, y):
+        assert close(value(grad(x**y, s), at), value(diff(x**y, s), at))
+    assert grad(2**x, x) == 2**x * log(2)
+    assert grad(x**3, x) == 3 * x**2
+
+
+def test_negative_base_keeps_the_log_term():
+    # |x**y| = |x|**y: d/dy = |x|**y·log|x|, not 0 (the log term is dropped
+    # only where the base is 0, as in JAX)
+    e = Abs(x**y)
+    at = {x: -2, y: Rational(1, 3)}
+    assert close(value(grad(e, y), at), central_difference(e, at, y), 1e-15)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sympy import (
     Abs,
     Add,
+    Eq,
     Heaviside,
     LambertW,
     Max,
@@ -17,6 +18,7 @@ from sympy import (
     Mul,
     Piecewise,
     Pow,
+    S,
     acos,
     acosh,
     acot,
@@ -66,6 +68,19 @@ __all__ = ["DEFAULT_TABLE", "NONSMOOTH", "build_default_table"]
 NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mod", "Max", "Min")
 
 
+def _pow_base(o, b, e):
+    """∂bᵉ/∂b = e·bᵉ⁻¹, and 0 where e = 0 (bᵉ ≡ 1; not 0·0⁻¹ = nan at b = 0)."""
+    p = e * b ** (e - 1)
+    return p if e.is_zero is False else Piecewise((S.Zero, Eq(e, 0)), (p, True))
+
+
+def _pow_exponent(o, b, e):
+    """∂bᵉ/∂e = bᵉ·log b, and 0 where b = 0 (0ᵉ is flat in e where it is
+    defined; not 0·log 0 = nan): JAX's and TensorFlow's convention."""
+    p = o * log(b)
+    return p if b.is_zero is False else Piecewise((S.Zero, Eq(b, 0)), (p, True))
+
+
 def build_default_table() -> RuleTable:
     t = RuleTable()
 
@@ -86,7 +101,7 @@ def build_default_table() -> RuleTable:
     # ---- arithmetic --------------------------------------------------------
     special(Add, AddRule())
     special(Mul, MulRule())
-    rule(Pow,      lambda o, b, e: e * b**(e - 1),       lambda o, b, e: o * log(b))
+    rule(Pow,      _pow_base,                           _pow_exponent)
     # ---- exponential and logarithmic ---------------------------------------
     rule(exp,      lambda o, x: o)
     rule(log,      lambda o, x: 1 / x)
