@@ -54,10 +54,12 @@ from sympy import (
     cbrt,
     false,
     floor,
+    nan,
     oo,
     pi,
     sqrt,
     true,
+    zoo,
 )
 from sympy import Float as SFloat
 from sympy import Integer as SInteger
@@ -78,7 +80,8 @@ MAX_DIGITS = 4000  # an exact number longer than this is refused (Python prints 
 _MAX_BITS = int(MAX_DIGITS * 3.33)
 _EXACT_ARG = 1000  # a call on an exact number larger than this stays unevaluated
 
-CONSTANTS: dict[str, Basic] = {"pi": pi, "E": E, "I": I, "oo": oo}
+# SymPy's names, as its str prints them (1/0 prints as zoo, 0/0 as nan)
+CONSTANTS: dict[str, Basic] = {"pi": pi, "E": E, "I": I, "oo": oo, "zoo": zoo, "nan": nan}
 
 # Greek letters that look like Latin ones; refused in names.
 _CONFUSABLE = set("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧο")
@@ -622,7 +625,8 @@ def parse(
     executing any of the string (no ``eval``, ``exec`` or ``sympify``).
 
     Names become real symbols (``symbols`` maps a name to your own object
-    instead); ``pi``, ``E``, ``I`` and ``oo`` are SymPy's constants.  Calls
+    instead); ``pi``, ``E``, ``I``, ``oo``, ``zoo`` and ``nan`` are SymPy's
+    constants.  Calls
     may name any function of the rule table (``exp``, ``floor``, ``Abs``,
     ``Max``, ``gamma``, ...), symgrad's own (``stop_gradient``,
     ``identity``, ``straight_through``, ``where``, ``cond``, ``sigmoid``,

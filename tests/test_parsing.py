@@ -101,6 +101,13 @@ def test_str_round_trip():
         assert parse(str(e)) == e, str(e)
 
 
+def test_sympys_printed_constants_read_back_as_constants():
+    """str of a formula may hold nan, zoo (1/0), oo: they are not new symbols."""
+    for e in [sp.nan, sp.zoo * x, -sp.oo + x, sp.zoo + sp.I * y, sp.E ** x + sp.pi]:
+        assert parse(str(e)) == e, str(e)
+    assert parse("nan").free_symbols == set() and parse("zoo*x").free_symbols == {x}
+
+
 def test_symbols_and_functions_mappings():
     t = sp.Symbol("t", positive=True)
     twice = lambda a: 2 * a  # noqa: E731
