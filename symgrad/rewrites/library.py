@@ -78,6 +78,10 @@ def _pow_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.positive(m[b]) and f.real(m[p]) and not m[p].is_integer
 
 
+def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
+    return f.real(m[u]) and f.nonnegative(m[a])
+
+
 def _cancels(m: Match, f: Facts) -> bool:
     # sqrt(a) + b: the conjugate pays only where a - b² cancels symbolically
     return count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
@@ -251,6 +255,14 @@ LIBRARY: tuple[Rewrite, ...] = (
         Example(exp(x) - 2 + exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),
         family="differences"),
     # ---- regimes: a form per region, the threshold known in advance ------------
+    _rw("sqrt-exp",        sqrt(exp(u) + a),
+        Piecewise((exp(u / 2) * sqrt(1 + a * exp(-u)), u > 0), (sqrt(exp(u) + a), True)),
+        "measured",
+        "exp(u) overflows for u > 709.78 while sqrt(exp(u) + a) ≈ exp(u/2) is a float "
+        "up to u = 1419.6",
+        Example(sqrt(exp(x) + 1), {x: (710, 1419)}, {x: (-700, 700)}),
+        _exp_sqrt_valid,
+        "u real, a ≥ 0", "regimes"),
     _rw("sqrt-conjugate",  sqrt(a) + b,
         Piecewise(((a - b**2) / (sqrt(a) - b), b < 0), (sqrt(a) + b, True)), "measured",
         "sqrt(a) + b cancels where b ≈ -sqrt(a) < 0; the conjugate moves the "

@@ -3,7 +3,8 @@ measurement.
 
 For each output: the candidates of :mod:`symgrad.rewrites.candidates`
 (library rewrites, algebra, then truncated Taylor series where the error is
-still large) are measured on one set of samples against one ground truth
+still large) are measured on one set of samples (with the thresholds
+``check_stability`` adds) against one ground truth
 (the stability package's), each as symgrad's generated code computes it.
 Where different forms win on different parts of a variable's range, a
 ``Piecewise`` picks per region (:mod:`symgrad.rewrites.regimes`; thresholds
@@ -34,9 +35,10 @@ from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
+from .analysis import formula_thresholds
 from .bits import bits_error, float_format, ordinal
 from .check import check_stability
-from .floats import generated
+from .floats import evaluated_form, generated
 from .report import StabilityReport
 from .sampling import from_ordinal, parse_domain, sample
 from .truth import RESOLVED, GroundTruth
@@ -128,7 +130,11 @@ def stabilize(
     dom = {s: (-oo, oo) for s in symbols} if domain is None else dict(domain)
     fmt = float_format(dtype)
     parsed = parse_domain(dom, symbols, fmt)
-    pts = sample(parsed, symbols, samples, fmt, seed, extra=_near_zero(parsed, samples, seed))
+    # the thresholds check_stability samples too (where an exp overflows, a log
+    # leaves its domain): a form that fails only past one is not chosen unseen
+    extra = _near_zero(parsed, samples, seed) + \
+        formula_thresholds([*forms, *evaluated_form(forms, True)], symbols, parsed, fmt)
+    pts = sample(parsed, symbols, samples, fmt, seed, extra=extra)
     search = _Search(symbols, parsed, pts, fmt, dom)
     fresh = sample(parsed, symbols, samples, fmt, seed + 1)
     # each output's forms, best first, until one loses nothing on samples it never saw

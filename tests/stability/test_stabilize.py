@@ -74,3 +74,14 @@ def test_a_quotient_whose_product_overflows_is_divided_in_turn(expr):
     assert "divided in turn" in r.how
     assert r.before.max_bits_error > 60 and r.after.max_bits_error <= 3
     _equal(expr, r.result, [x], [[sp.Rational(7, 3)], [sp.Integer(10) ** 160]])
+
+
+def test_past_an_overflow_threshold_the_choice_is_measured_too():
+    # Hamming 3.4.4: sqrt(exp(x) + 1) overflows from x = 709.78 while the value
+    # is a float up to 1419.6; uniform samples over the floats barely land
+    # there, the thresholds check_stability samples do, and sqrt-exp is chosen
+    e = sp.sqrt((sp.exp(2 * x) - 1) / (sp.exp(x) - 1))
+    r = stabilize(e, {x: (-sp.oo, sp.oo)}, explain=True, samples=128)
+    assert r.result.has(sp.Piecewise) and r.after.max_bits_error <= 2
+    assert r.before.max_bits_error == 64
+    _equal(e, r.result, [x], [[sp.Rational(1, 3)], [-5], [1000]])
