@@ -6,6 +6,12 @@ output) gets a temporary, found from the DAG's structure in one linear walk
 that keeps the line short; otherwise it gets a temporary too, so no line of
 the output is deep and no printer ever recurses deeply.
 
+Each temporary's name is freed after its last use and handed to the next
+statement (a register allocation over the names), so the arrays alive at
+once are the program's widest point, not its length: a generated function
+holds ``Program.max_live`` arrays of one block at most.  Short programs
+(up to ``REUSE_AFTER`` statements) keep one name per value, for reading.
+
 Nodes needed only by a ``Piecewise`` branch (or by a condition tested after
 the first) are computed for every element but used only where their branch
 is taken; their lines run under ``np.errstate(all="ignore")``, so a branch
@@ -14,6 +20,7 @@ not taken neither warns nor, through ``np.where``, reaches the result.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sympy import (
@@ -41,6 +48,8 @@ INLINE_SIZE = 6
 INLINE_DEPTH = 3
 # A line applies one operation to at most this many operands.
 MAX_OPERANDS = 100
+# Programs longer than this reuse the names (and so the arrays) of dead values.
+REUSE_AFTER = 32
 
 
 @dataclass
@@ -48,6 +57,7 @@ class Statement:
     name: str
     code: str
     quiet: bool  # computes a value only a Piecewise branch may use
+    reads: frozenset[str] = frozenset()  # the temporaries the code reads
 
 
 @dataclass
@@ -58,6 +68,7 @@ class Program:
     results: list[str] = field(default_factory=list)
     n_ops: int = 0  # operations (DAG nodes evaluated), for size reports
     complex: bool = False  # holds the imaginary unit: results are complex
+    max_live: int = 0  # temporaries alive at once, at most (arrays of one block)
 
     def body(self, indent: str = "    ") -> list[str]:
         lines: list[str] = []
@@ -150,8 +161,11 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
                 loud.add(k)
 
     printer = KernelPrinter()
+    temp_names: set[str] = set()
     placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
-    inline: dict[Basic, tuple[Basic, int, int, bool]] = {}  # tree, size, depth, quiet
+    inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
+    # quiet, the temporaries it reads
+    temp_of: dict[Basic, str] = {}  # node -> the temporary holding it
     prog = Program(complex=any(n is S.ImaginaryUnit for n in order))
     for node in order:
         if node in placeholder:
@@ -162,31 +176,93 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
             continue
         prog.n_ops += 1
         args, size, depth, quiet = [], 1, 1, node not in loud
+        reads: set[str] = set()
         for k in ks:
             if k in inline:
-                tree, s, d, q = inline.pop(k)
+                tree, s, d, q, r = inline.pop(k)
                 args.append(tree)
                 size, depth, quiet = size + s, max(depth, d + 1), quiet or q
+                reads |= r
             else:
                 args.append(placeholder[k])
+                if k in temp_of:
+                    reads.add(temp_of[k])
         if len(args) > MAX_OPERANDS and _associative(node):
             # Python's compiler recurses once per operand of a long ``a + b + ...``
             # line: fold the operands, in order, through temporaries
             while len(args) > MAX_OPERANDS:
                 name = next(temps)
+                temp_names.add(name)
                 part = _rebuild(node, args[:MAX_OPERANDS])
-                prog.statements.append(Statement(name, _print(printer, part, node), quiet))
+                prog.statements.append(
+                    Statement(name, _print(printer, part, node), quiet, frozenset(reads)))
                 args = [Symbol(name), *args[MAX_OPERANDS:]]
+                reads = {name}  # (the folded operands' reads are done)
+                for a in args[1:]:
+                    reads |= _temps_in(a, temp_names)
         tree = _rebuild(node, args)
         if uses[node] == 1 and node not in is_root and size <= INLINE_SIZE \
                 and depth <= INLINE_DEPTH:
-            inline[node] = (tree, size, depth, quiet)
+            inline[node] = (tree, size, depth, quiet, frozenset(reads))
             continue
         name = next(temps)
-        prog.statements.append(Statement(name, _print(printer, tree, node), quiet))
+        temp_names.add(name)
+        prog.statements.append(Statement(name, _print(printer, tree, node), quiet,
+                                         frozenset(reads)))
         placeholder[node] = Symbol(name)
+        temp_of[node] = name
     prog.results = [_print(printer, placeholder[r], r) for r in roots]
+    _reuse_names(prog, {temp_of[r] for r in roots if r in temp_of})
     return prog
+
+
+def _temps_in(tree: Basic, temp_names: set[str]) -> set[str]:
+    """The temporaries an operand (a name, or a small inline tree) reads."""
+    if isinstance(tree, Symbol):
+        return {tree.name} if tree.name in temp_names else set()
+    return {s.name for s in tree.free_symbols if s.name in temp_names}
+
+
+_WORD = re.compile(r"\b\w+\b")
+
+
+def _reuse_names(prog: Program, kept: set[str]) -> None:
+    """Give each statement the name of a temporary already dead (read for the
+    last time by this very statement, or before), so that the arrays alive
+    at once are as many as the program is wide; ``kept`` (the results) stay
+    alive to the end.  Sets ``prog.max_live``."""
+    sts = prog.statements
+    last: dict[str, int] = {}
+    for i, st in enumerate(sts):
+        for r in st.reads:
+            last[r] = i
+    end = len(sts)
+    for k in kept:
+        last[k] = end
+    reuse = len(sts) > REUSE_AFTER
+    rename: dict[str, str] = {}
+    free: list[str] = []  # dead names, the latest freed on top
+    live = peak = 0
+    for i, st in enumerate(sts):
+        peak = max(peak, live + 1)  # (a value read for the last time dies after this line)
+        for r in sorted(st.reads):  # (sorted: the same source every time)
+            if last[r] == i:
+                live -= 1
+                free.append(rename.get(r, r))
+        live += 1
+        if st.name not in last:  # never read (cannot happen for a program's values)
+            last[st.name] = i
+        if reuse and free:
+            rename[st.name] = free.pop()
+        elif not reuse:
+            free.clear()
+        if rename:
+            st.code = _WORD.sub(lambda m: rename.get(m.group(), m.group()), st.code)
+            st.name = rename.get(st.name, st.name)
+    if rename:
+        prog.results = [_WORD.sub(lambda m: rename.get(m.group(), m.group()), r)
+                        for r in prog.results]
+    prog.max_live = peak
 
 
 def _associative(node: Basic) -> bool:

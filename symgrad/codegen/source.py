@@ -16,7 +16,9 @@ from sympy import Basic, Symbol
 
 from .emit import Program
 
-__all__ = ["Param", "Layout", "kernel_source", "entry_source", "HELPERS", "ENTRY_NAMES"]
+__all__ = [
+    "Param", "Layout", "kernel_source", "entry_source", "block_step", "HELPERS", "ENTRY_NAMES",
+]
 
 
 @dataclass(frozen=True)
@@ -162,8 +164,28 @@ _pool = None  # an executor with .map() to run blocks on threads; None: serially
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
     "_batch", "_flat", "_cut", "_weak", "_pool",
-    "_dtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v", "_o",
+    "_dtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v", "_o", "_step",
 })
+
+
+# The arrays a block keeps alive at once (``Program.max_live`` of them, plus
+# the few a line makes on the way) stay under this many bytes per thread: a
+# long program runs in shorter blocks, down to MIN_BLOCK elements.
+LIVE_BYTES = 64 * 2**20
+MIN_BLOCK = 512
+
+
+def block_step(block: int, live: int) -> str:
+    """The block length the entry point uses: ``block``, or (where ``live``
+    arrays of it would take more than ``LIVE_BYTES``) a shorter one, chosen
+    at run time from the element size.
+
+    >>> block_step(16384, 20), block_step(16384, 20000)
+    ('16384', 'max(512, min(16384, 3355 // _dtype.itemsize))')
+    """
+    if (live + 2) * block * 16 <= LIVE_BYTES:
+        return str(block)
+    return f"max({MIN_BLOCK}, min({block}, {LIVE_BYTES // (live + 2)} // _dtype.itemsize))"
 
 
 def entry_source(
@@ -175,10 +197,13 @@ def entry_source(
     dtype: str | None,
     block: int | None,
     complex_: bool = False,
+    live: int = 0,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
-    (complex ones where ``complex_``: the formula holds ``I``)."""
+    (complex ones where ``complex_``: the formula holds ``I``).  ``live``:
+    the arrays the kernel holds at once (``Program.max_live``), which
+    bounds the block length (:func:`block_step`)."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -213,7 +238,11 @@ def entry_source(
     for p in params:
         lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, _shape, _n, _dtype)")
     lines.append(f"    _out = np.empty(({n_out}, _n), _dtype)")
-    step = block if block else "max(_n, 1)"
+    if block:
+        lines.append(f"    _step = {block_step(block, live)}")
+    else:
+        lines.append("    _step = max(_n, 1)")
+    step = "_step"
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
     lines.append("")
     lines.append("    def _run(_s):")
