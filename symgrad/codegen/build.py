@@ -190,7 +190,8 @@ def lambdify(
             "import numpy as np\n",
             kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
             HELPERS,
-            entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex),
+            entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
+                         prog.max_live),
         ]
     )
     filename = f"<symgrad-lambdify-{next(_counter)}>"
