@@ -79,6 +79,26 @@ def _latex_tagged(self: Basic, printer) -> str:
     return rf"\underset{{\text{{{tag_name(type(self))}}}}}{{{printer._print(_untagged(self))}}}"
 
 
+def _reentry_guard(base: type) -> type:
+    """A class placed right after the tagged one in its MRO.
+
+    SymPy's ``Heaviside.__new__`` ends in ``super(cls, cls).__new__``, which
+    from a subclass lands on the subclass's next class, so on
+    ``Heaviside.__new__`` again, forever.  That call lands here instead and
+    goes on past ``base``, whose ``__new__`` is already running.
+    """
+
+    def __new__(cls, *args, **options):
+        return super(base, cls).__new__(cls, *args, **options)
+
+    return type(f"{base.__name__}Reentry", (), {"__new__": __new__, "__slots__": ()})
+
+
+def _new_tagged(cls, *args, **options):
+    # the first call skips the guard (see ``_reentry_guard``)
+    return super(cls.__mro__[1], cls).__new__(cls, *args, **options)
+
+
 def tagged_class(base: type, rule: str) -> type:
     """The subclass of ``base`` whose nodes carry the rule tag ``rule``: same
     name and evaluation, its own derivative, the tag shown when printed.
@@ -93,10 +113,12 @@ def tagged_class(base: type, rule: str) -> type:
     cls = _TAGGED.get(key)
     if cls is None:
         bases = (base,) if issubclass(base, StrictArgs) else (StrictArgs, base)
+        bases = (_reentry_guard(base), *bases)
         cls = type(
             base.__name__,
             bases,
             {
+                "__new__": _new_tagged,
                 "_symgrad_tag": rule,
                 "_symgrad_base": base,
                 "_symgrad_lower": _lower_tagged,
