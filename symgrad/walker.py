@@ -4,6 +4,12 @@ It visits every distinct subexpression once, children before parents,
 without recursion, and knows no function by name: each node's rule comes
 from the resolver.  Cost is linear in the number of distinct nodes.
 
+It changes no global SymPy state: running under ``distribute(False)`` made
+SymPy's own simplifications loop (``Max(floor(w), -8)``: RecursionError) and
+cleared SymPy's cache, the user's, twice per call.  Growth that SymPy's
+evaluation would cause is prevented where the walker builds nodes
+(:mod:`symgrad.rules.forms`).
+
 Grouped nodes (reverse mode).  A rule may define ``group_key(node)``: nodes
 for which it returns the same non-None key are the sibling outputs of one
 operation (the outputs of one call of a ``custom_gradient`` function), and
@@ -22,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from sympy import Basic, Expr, I, Piecewise, S, Symbol
-from sympy.core.parameters import distribute
 from sympy.functions.elementary.complexes import (
     adjoint,
     arg,
@@ -174,56 +179,55 @@ def reverse(
     """Σₖ cotangentₖ · ∂outputₖ/∂s for each ``s`` in ``wrt`` (missing where
     no cotangent reaches ``s``)."""
     wrtset = frozenset(wrt)
-    with distribute(False):
-        walk = Walk(outputs, wrtset, opts)
-        token = NODES.set({n: n for n in walk.order})
-        try:
-            acc: dict[Basic, list] = {}
-            for out, c in zip(outputs, cotangents):
-                if c is not S.Zero and c != 0:
-                    acc.setdefault(out, []).append(c)
-            result: dict[Symbol, Expr] = {}
-            depends, inputs, rules = walk.depends, walk.inputs, walk.rules
-            key_of, groups = _groups(walk)
-            gathered: dict[Hashable, dict[Basic, Expr]] = {}
-            for node in reversed(walk.order):
-                terms = acc.pop(node, None)
-                key = key_of.get(node)
-                if key is not None:  # a member of a group: gather, answer at the last
-                    got = gathered.setdefault(key, {})
-                    if terms:
-                        got[node] = _sum(terms)
-                    members = groups[key]
-                    if node is not members[0]:
-                        continue
-                    del gathered[key]
-                    if not got:
-                        continue
-                    kids = inputs[node]
-                    needed = [depends[k] for k in kids]
-                    cts = rules[node].group_vjp(
-                        members, [got.get(m, S.Zero) for m in members], needed, opts
-                    )
-                elif not terms or not depends[node]:
+    walk = Walk(outputs, wrtset, opts)
+    token = NODES.set({n: n for n in walk.order})
+    try:
+        acc: dict[Basic, list] = {}
+        for out, c in zip(outputs, cotangents):
+            if c is not S.Zero and c != 0:
+                acc.setdefault(out, []).append(c)
+        result: dict[Symbol, Expr] = {}
+        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+        key_of, groups = _groups(walk)
+        gathered: dict[Hashable, dict[Basic, Expr]] = {}
+        for node in reversed(walk.order):
+            terms = acc.pop(node, None)
+            key = key_of.get(node)
+            if key is not None:  # a member of a group: gather, answer at the last
+                got = gathered.setdefault(key, {})
+                if terms:
+                    got[node] = _sum(terms)
+                members = groups[key]
+                if node is not members[0]:
                     continue
-                else:
-                    g = _sum(terms)
-                    if node in wrtset:
-                        result[node] = g
-                        continue
-                    kids = inputs[node]
-                    needed = [depends[k] for k in kids]
-                    cts = rules[node].vjp(node, g, needed, opts)
-                if len(cts) != len(kids):
-                    raise RuleError(
-                        f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
-                        f"{describe(node)}, which has {len(kids)} inputs"
-                    )
-                for k, c in zip(kids, cts):
-                    if c is not None and c is not S.Zero:
-                        acc.setdefault(k, []).append(c)
-        finally:
-            NODES.reset(token)
+                del gathered[key]
+                if not got:
+                    continue
+                kids = inputs[node]
+                needed = [depends[k] for k in kids]
+                cts = rules[node].group_vjp(
+                    members, [got.get(m, S.Zero) for m in members], needed, opts
+                )
+            elif not terms or not depends[node]:
+                continue
+            else:
+                g = _sum(terms)
+                if node in wrtset:
+                    result[node] = g
+                    continue
+                kids = inputs[node]
+                needed = [depends[k] for k in kids]
+                cts = rules[node].vjp(node, g, needed, opts)
+            if len(cts) != len(kids):
+                raise RuleError(
+                    f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
+                    f"{describe(node)}, which has {len(kids)} inputs"
+                )
+            for k, c in zip(kids, cts):
+                if c is not None and c is not S.Zero:
+                    acc.setdefault(k, []).append(c)
+    finally:
+        NODES.reset(token)
     return result
 
 
@@ -232,21 +236,20 @@ def forward(
 ) -> list[Expr | None]:
     """The tangent of each output given a tangent per symbol (None = zero)."""
     seeds = {s: t for s, t in tangents.items() if t is not None and t is not S.Zero and t != 0}
-    with distribute(False):
-        walk = Walk(outputs, frozenset(seeds), opts)
-        token = NODES.set({n: n for n in walk.order})
-        tan: dict[Basic, Expr] = dict(seeds)
-        try:
-            depends, inputs, rules = walk.depends, walk.inputs, walk.rules
-            for node in walk.order:
-                if not depends[node] or node in seeds:
-                    continue
-                ts = [tan.get(k) for k in inputs[node]]
-                if all(t is None for t in ts):
-                    continue
-                t = rules[node].jvp(node, ts, opts)
-                if t is not None and t is not S.Zero:
-                    tan[node] = t
-        finally:
-            NODES.reset(token)
+    walk = Walk(outputs, frozenset(seeds), opts)
+    token = NODES.set({n: n for n in walk.order})
+    tan: dict[Basic, Expr] = dict(seeds)
+    try:
+        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+        for node in walk.order:
+            if not depends[node] or node in seeds:
+                continue
+            ts = [tan.get(k) for k in inputs[node]]
+            if all(t is None for t in ts):
+                continue
+            t = rules[node].jvp(node, ts, opts)
+            if t is not None and t is not S.Zero:
+                tan[node] = t
+    finally:
+        NODES.reset(token)
     return [tan.get(o) for o in outputs]

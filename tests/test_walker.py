@@ -12,6 +12,7 @@ import random
 import mpmath
 import pytest
 from sympy import Add, Function, Mul, S, Symbol, Tuple, cos, exp, sin, symbols
+from sympy.core.cache import clear_cache
 
 from symgrad import RuleError, grad, hessian, jvp
 from symgrad.graph import postorder
@@ -22,6 +23,17 @@ from symgrad.walker import Walk, forward, reverse
 from .oracles import dag_values
 
 x = Symbol("x", real=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sympy_cache():
+    """Each test starts from an empty SymPy cache.  SymPy compares cache keys
+    structurally, without memo: once some entries of a deep formula are
+    evicted, rebuilding the same formula makes equal but distinct nodes, and
+    comparing them costs the size of the printed tree (exponential in the
+    depth of the recurrences here).  symgrad leaves the user's cache alone,
+    so tests that build the same deep formulas must not share it."""
+    clear_cache()
 
 
 def recurrence(depth: int, evaluate: bool = True):
@@ -329,3 +341,98 @@ def test_group_members_with_different_inputs_is_a_rule_error():
     b1 = type("b1", (Function,), {"nargs": 1, "_symgrad_rule": bad})
     with pytest.raises(RuleError, match="share their inputs"):
         reverse([b0(x) + b1(x**2)], [S.One], [x], Opts())
+
+
+# ---- SymPy's global state: the walker neither changes it nor loops in it ----
+
+
+def test_a_gradient_keeps_the_users_sympy_cache():
+    # sympy's distribute(False) clears every cache on entry and exit
+    from sympy.core.cache import cacheit
+
+    @cacheit
+    def users_work(n):
+        return n
+
+    users_work(1)
+    before = users_work.cache_info()
+    grad(sin(x) * (x + 1), x)
+    jvp(sin(x) * (x + 1), x, 1)
+    users_work(1)
+    after = users_work.cache_info()
+    assert after.currsize == before.currsize and after.hits == before.hits + 1
+
+
+def _clipped_quantizer(w, s):
+    """``s*clip(round(w/s), -8, 7)`` (TF's fake quantization), round as floor(v + 1/2)."""
+    from sympy import Max, Min, floor
+
+    return s * Min(Max(floor(w / s + S.Half), -8), 7)
+
+
+def test_clipped_quantizer_differentiates():
+    from sympy import Max, floor
+
+    from symgrad import override
+
+    w = Symbol("w", real=True)
+    assert grad(Max(floor(w), -8), w) == 0
+    assert jvp(Max(floor(w), -8), w, 1) == 0
+    s = S(1) / 4
+    assert grad(_clipped_quantizer(w, s), w) == 0
+    ste = override(_clipped_quantizer(w, s), {"floor": "Identity"})
+    g = grad(ste, w)
+    # straight through inside the clipping range, zero outside it
+    assert g.subs(w, S(1) / 3) == 1 and g.subs(w, 5) == 0 and g.subs(w, -5) == 0
+    assert jvp(ste, w, 1).subs(w, S(1) / 3) == 1
+
+
+def test_custom_function_of_a_negated_sum():
+    from sympy import diff
+
+    y = Symbol("y", real=True)
+    f = Function("F")
+    e = f(-x - y)
+    assert grad(e, x) == diff(e, x)
+    assert grad(e * f(x), [x, y]) == (diff(e * f(x), x), diff(e * f(x), y))
+    assert jvp(e, x, 1) == diff(e, x)
+
+
+def test_max_of_zero_and_a_log_of_a_polynomial():
+    from sympy import Max, diff, log
+
+    e = Max(0, log(x * (-x - 1) + 1))
+    g, t = grad(e, x), jvp(e, x, 1)
+    inner = diff(log(x * (-x - 1) + 1), x)
+    for v in (S(-3) / 10, S(-7) / 10):  # log > 0 there: the log's slope
+        assert g.subs(x, v) == inner.subs(x, v) == t.subs(x, v)
+    assert g.subs(x, S(1) / 2) == 0 == t.subs(x, S(1) / 2)  # log(1/4) < 0
+
+
+def test_heaviside_overridden_with_identity():
+    from sympy import Heaviside
+
+    from symgrad import override
+
+    e = override(Heaviside(x), {"Heaviside": "Identity"})
+    assert grad(e, x) == 1 and jvp(e, x, 1) == 1
+    assert grad(e * x, x).subs(x, 2) == 3
+
+
+def test_three_argument_min_of_piecewise_and_mod():
+    from sympy import Min, Mod, Piecewise, log
+
+    y = Symbol("y", real=True)
+    p = Piecewise((log(x**2 + 1), x > 1), (x**3, True))
+    e = Min(p + Mod(x, 2), Mod(x * y, 5) - x, Piecewise((y, x > 2), (x * y, True)) * x)
+    gx, gy = grad(e, [x, y])
+    tx = jvp(e, [x, y], [1, 0])
+    # each argument in turn is the least: the gradient is that argument's
+    # (central differences, h = 1e-8: no kink of Mod or Piecewise that close)
+    h = S(1) / 10**8
+    for pt in ({x: S(1) / 2, y: 3}, {x: S(3), y: 1}, {x: S(3) / 2, y: -1}):
+        for s, g in ((x, gx), (y, gy)):
+            up, down = ({**pt, s: pt[s] + d} for d in (h, -h))
+            want = (e.subs(up) - e.subs(down)) / (2 * h)
+            assert abs(g.subs(pt) - want) < 1e-6, (pt, s)
+        assert tx.subs(pt) == gx.subs(pt)
