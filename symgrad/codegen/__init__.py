@@ -1,4 +1,5 @@
-"""NumPy code generation: straight-line, blocked, numpy-only functions from
+"""NumPy code generation: straight-line, blocked functions (NumPy, and
+``scipy.special`` for the special functions) from
 SymPy expressions (see ``docs/codegen.md``)."""
 
 from .build import lambdify, numpy_code

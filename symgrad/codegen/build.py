@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import keyword
 import linecache
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 
@@ -94,6 +95,18 @@ def _compile(
     return params, leaf, prog, layout, namer
 
 
+_SCIPY_USE = re.compile(r"\bscipy\.special\.")
+
+
+def _imports(prog: Program) -> str:
+    """The import lines of the generated module: NumPy, and ``scipy.special``
+    only when a special function is used (names are sanitized, so only the
+    printer writes ``scipy.special.``)."""
+    code = itertools.chain((s.code for s in prog.statements), prog.results)
+    uses_scipy = any(_SCIPY_USE.search(c) for c in code)
+    return "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "")
+
+
 def _doc(prog: Program, n_out: int) -> str:
     outs = "1 output" if n_out == 1 else f"{n_out} outputs"
     ops = "1 operation" if prog.n_ops == 1 else f"{prog.n_ops} operations"
@@ -103,7 +116,8 @@ def _doc(prog: Program, n_out: int) -> str:
 def numpy_code(args: object, exprs: object, name: str = "f") -> str:
     """The source of a plain NumPy function computing ``exprs`` from ``args``.
 
-    The function imports only NumPy (no SymPy, no symgrad), broadcasts
+    The function imports only NumPy (and ``scipy.special`` when it calls a
+    special function such as ``erf`` or ``gamma``; never SymPy or symgrad), broadcasts
     like NumPy, and has one assignment per shared subexpression.  An inner
     list in ``args`` becomes one array argument whose first axis runs over
     its symbols.
@@ -123,14 +137,15 @@ def numpy_code(args: object, exprs: object, name: str = "f") -> str:
     <BLANKLINE>
     """
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) \
-            or unicodedata.normalize("NFKC", name) == "np":
+            or unicodedata.normalize("NFKC", name) in ("np", "scipy"):
         raise SymgradError(
             f"name={name!r} is not usable as the generated function's name: give an "
-            "identifier that is not a Python keyword (nor np, the module NumPy is imported as)"
+            "identifier that is not a Python keyword (nor np or scipy, the modules the "
+            "code imports)"
         )
     params, leaf, prog, layout, _ = _compile(args, exprs)
     body = kernel_source(name, params, leaf, prog, layout, _doc(prog, len(prog.results)))
-    return "import numpy as np\n\n\n" + body
+    return _imports(prog) + "\n\n" + body
 
 
 def lambdify(
@@ -187,7 +202,7 @@ def lambdify(
     n_out = len(prog.results)
     source = "\n\n".join(
         [
-            "import numpy as np\n",
+            _imports(prog),
             kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
             HELPERS,
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,

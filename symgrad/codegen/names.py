@@ -16,7 +16,7 @@ import unicodedata
 
 __all__ = ["Namer"]
 
-_RESERVED = frozenset({"np"}) | frozenset(dir(builtins))
+_RESERVED = frozenset({"np", "scipy"}) | frozenset(dir(builtins))
 _BAD = re.compile(r"\W")
 
 

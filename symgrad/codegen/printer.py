@@ -1,9 +1,13 @@
 """The NumPy printer for one statement of generated code.
 
-It is SymPy's ``NumPyPrinter`` with these changes: names come out as
-``np.sin`` (the generated module does ``import numpy as np`` and nothing
-else); a function with no NumPy form raises :class:`NoNumpyFormError`
-instead of printing a comment; powers, ``Max``/``Min``, reciprocal
+It is SymPy's ``SciPyPrinter`` with these changes: names come out as
+``np.sin`` (the generated module does ``import numpy as np``, and
+``import scipy.special`` when a special function is used: NumPy for what
+NumPy has, ``scipy.special`` for the rest); a function with neither form
+raises :class:`NoNumpyFormError` instead of printing a comment; a special
+function whose value at a real argument may be complex (``loggamma`` below
+0, ``LambertW`` below -1/e, ``Ci`` below 0) gives NaN there, as ``np.log``
+does, never the real part of the complex value; powers, ``Max``/``Min``, reciprocal
 trigonometric and hyperbolic functions, ``Heaviside``, ``frac`` and ``rint``
 print as the fast, precision-keeping NumPy calls; ``Piecewise`` prints as a
 ``np.where`` chain (only the selected branch reaches the result; Python
@@ -16,7 +20,7 @@ so it never recurses deeply however deep the formula is.
 from __future__ import annotations
 
 from sympy import Basic, Expr, S
-from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 
 from ..errors import SymgradError
 
@@ -41,15 +45,32 @@ _RECIPROCAL = {
 }
 
 
+# Special functions SymPy's SciPyPrinter does not know: f(args) -> scipy.special name.
+_SCIPY = {
+    "erfinv": "erfinv",
+    "erfcinv": "erfcinv",
+    "erfi": "erfi",
+    "zeta": "zeta",
+    "elliptic_k": "ellipk",
+}
+
+
+def _nan_unless(cond: str, value: str, arg: str) -> str:
+    """``value`` (over ``_a``) where ``cond`` holds of the argument ``arg``, else
+    NaN; ``arg`` is evaluated once."""
+    return f"(lambda _a: np.where({cond}, {value}, np.nan))({arg})"
+
+
 class NoNumpyFormError(SymgradError):
-    """A node that NumPy cannot evaluate (an undefined function, a
-    ``Derivative``, a special function NumPy lacks)."""
+    """A node that generated code cannot evaluate (an undefined function, a
+    ``Derivative``, a function neither NumPy nor ``scipy.special`` has)."""
 
 
-class KernelPrinter(NumPyPrinter):
-    """``NumPyPrinter`` emitting ``np.``-qualified, numpy-only code."""
+class KernelPrinter(SciPyPrinter):
+    """``SciPyPrinter`` emitting ``np.``- and ``scipy.special.``-qualified code."""
 
     printmethod = "_symgrad_numpycode"
+    _kc = NumPyPrinter._kc  # pi is np.pi, not scipy.constants.pi
 
     def __init__(self) -> None:
         super().__init__(
@@ -60,10 +81,14 @@ class KernelPrinter(NumPyPrinter):
     def _module_format(self, fqn: str, register: bool = True) -> str:
         if fqn.startswith("numpy."):
             return "np." + fqn[len("numpy."):]
-        raise NoNumpyFormError(f"needs {fqn}, which is not part of NumPy")
+        if fqn.startswith("scipy.special."):
+            return fqn
+        raise NoNumpyFormError(f"needs {fqn}, which is not part of NumPy or scipy.special")
 
     def _print_not_supported(self, expr: Basic) -> str:
-        raise NoNumpyFormError(f"{type(expr).__name__} has no NumPy form")
+        raise NoNumpyFormError(
+            f"{type(expr).__name__} has no form in NumPy or scipy.special"
+        )
 
     def _print_ComplexInfinity(self, expr: Expr) -> str:
         raise NoNumpyFormError("zoo (complex infinity, as from 1/0) has no NumPy value")
@@ -100,12 +125,52 @@ class KernelPrinter(NumPyPrinter):
 
     # -- functions NumPy spells differently -------------------------------
     def _print_Function(self, expr: Expr) -> str:
+        sc = _SCIPY.get(type(expr).__name__)
+        if sc is not None:
+            return self._call(f"scipy.special.{sc}", expr.args)
         tpl = _RECIPROCAL.get(type(expr).__name__)
         if tpl is not None and len(expr.args) == 1:
             arg = expr.args[0]
             inner = self.parenthesize(arg, 60) if "1/{}" in tpl else self._print(arg)
             return tpl.format(inner)
         return super()._print_Function(expr)
+
+    # -- special functions (scipy.special) ----------------------------------
+    def _call(self, fn: str, args: tuple) -> str:
+        return f"{fn}({', '.join(self._print(a) for a in args)})"
+
+    def _print_loggamma(self, expr: Expr) -> str:
+        # gammaln is log|gamma|: loggamma of a real x < 0 is complex, and
+        # scipy's loggamma gives NaN there
+        return self._call("scipy.special.loggamma", expr.args)
+
+    def _print_factorial(self, expr: Expr) -> str:
+        # scipy's factorial is 0 below 0; x! = gamma(x + 1) everywhere
+        return f"scipy.special.gamma({self.parenthesize(expr.args[0], 40)} + 1)"
+
+    def _print_LambertW(self, expr: Expr) -> str:
+        # lambertw is complex-valued: the real value where it is real, else NaN
+        w = self._call("scipy.special.lambertw", expr.args)
+        return f"(lambda _w: np.where(_w.imag == 0, _w.real, np.nan))({w})"
+
+    def _print_Ci(self, expr: Expr) -> str:
+        return _nan_unless("_a >= 0", "scipy.special.sici(_a)[1]", self._print(expr.args[0]))
+
+    def _print_Chi(self, expr: Expr) -> str:
+        return _nan_unless("_a >= 0", "scipy.special.shichi(_a)[1]", self._print(expr.args[0]))
+
+    def _print_Shi(self, expr: Expr) -> str:
+        return f"scipy.special.shichi({self._print(expr.args[0])})[0]"
+
+    def _print_expint(self, expr: Expr) -> str:
+        if not expr.args[0].is_Integer:  # expn is for integer orders only
+            return self._print_not_supported(expr)
+        return self._call("scipy.special.expn", expr.args)
+
+    def _print_elliptic_e(self, expr: Expr) -> str:
+        if len(expr.args) != 1:
+            return self._print_not_supported(expr)
+        return self._call("scipy.special.ellipe", expr.args)
 
     def _print_Heaviside(self, expr: Expr) -> str:
         h0 = expr.args[1] if len(expr.args) > 1 else S.Half

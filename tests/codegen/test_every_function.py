@@ -46,12 +46,7 @@ CONTEXTS: dict[str, tuple[Callable, Callable]] = {
 N_POINTS = 2
 # The specs whose value the generated code is compared with: every function
 # (override-only rules have no node of their own).
-# Functions NumPy has no form for: refused by name (test_exactness.py) until
-# the generated code calls scipy.special for them.
-PENDING = {"erf", "erfc", "gamma", "loggamma", "polygamma", "LambertW"}
-VALUE_SPECS = [
-    s for s in SPECS if s.kind in ("smooth", "nonsmooth", "marker") and s.name not in PENDING
-]
+VALUE_SPECS = [s for s in SPECS if s.kind in ("smooth", "nonsmooth", "marker")]
 # Markers' rules are by design not the derivative of their value.
 GRADIENT_KINDS = ("smooth", "nonsmooth")
 
@@ -158,4 +153,4 @@ def test_every_table_function_is_covered():
 
     covered = {s.name for s in VALUE_SPECS}
     with_class = {n for n in DEFAULT_TABLE.names() if DEFAULT_TABLE.entry(n).cls is not None}
-    assert with_class - PENDING <= covered, with_class - PENDING - covered
+    assert with_class <= covered, with_class - covered
