@@ -287,6 +287,6 @@ def _print(printer: KernelPrinter, tree: Basic, node: Basic) -> str:
         what = str(err).splitlines()[0]
         raise NoNumpyFormError(
             f"cannot generate NumPy code for {describe(node)} "
-            f"({what}); symgrad's generated code uses NumPy only. Rewrite it in functions "
-            "NumPy has, or evaluate it with sympy.lambdify(modules='scipy')"
+            f"({what}); symgrad's generated code calls NumPy and scipy.special only. "
+            "Rewrite it in functions they have (or substitute values for it) first"
         ) from None
