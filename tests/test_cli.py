@@ -6,6 +6,7 @@ import io
 import runpy
 import shlex
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -258,3 +259,11 @@ def test_every_documented_command_is_valid():
             for flag in ("domain", "check"):
                 if getattr(args, flag, None):
                     cli._domain(getattr(args, flag), f, f"--{flag}")
+
+
+@pytest.mark.parametrize("expr", ["x", "x*y", "where(1 > 0, x, 1)"])
+def test_an_override_on_a_formula_without_the_node_prints_no_warning(expr):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code, out, err = run("grad", expr, "--text", "--override", "floor=Identity")
+    assert code == 0 and err == "" and out.startswith("∂f/∂x = ")
