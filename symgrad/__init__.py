@@ -13,7 +13,7 @@ from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
 from .custom import custom_gradient, custom_jvp, custom_vjp
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
-from .functions import relu, rint, sigmoid, softplus
+from .functions import maximum, minimum, relu, rint, sigmoid, softplus
 from .lowering import expand
 from .nodes import identity, stop_gradient, straight_through
 from .overrides import gradient_override_map, override, register_gradient, unregister_gradient
@@ -47,6 +47,8 @@ __all__ = [
     "sigmoid",
     "softplus",
     "relu",
+    "maximum",
+    "minimum",
     "lambdify",
     "numpy_code",
     "check_stability",

@@ -6,13 +6,13 @@
 
 from __future__ import annotations
 
-from sympy import Function, Integer, Max, Number, Rational, exp, floor, log
+from sympy import Dummy, Function, Integer, Max, Min, Number, Rational, exp, floor, log
 from sympy.core.function import ArgumentIndexError
 
 from .nodes import Marker
 from .safe import StrictArgs
 
-__all__ = ["rint", "sigmoid", "softplus", "relu"]
+__all__ = ["rint", "sigmoid", "softplus", "relu", "maximum", "minimum"]
 
 
 class rint(StrictArgs, Function):  # noqa: N801  (SymPy's own functions are lower case)
@@ -123,3 +123,66 @@ class relu(Marker):  # noqa: N801
         return Max(x, 0)
 
 
+# ---- binary extrema that keep the argument order: tf.maximum, tf.minimum --
+
+
+class _Extremum(Marker):
+    """A binary Max/Min that keeps its arguments in the order given (SymPy
+    sorts a ``Max``'s), so ``ties="first"`` means the first as written."""
+
+    nargs = 2
+    _symgrad_argnames = ("x", "y")
+    _extremum: type = Max
+
+    @classmethod
+    def eval(cls, x, y):
+        if x.is_Number and y.is_Number:
+            return cls._extremum(x, y)
+        return None
+
+    def _symgrad_lower(self, x, y):
+        return self._extremum(x, y)
+
+    def fdiff(self, argindex=1):
+        """SymPy's derivative of Max/Min in that argument (the
+        ``"distribution"`` convention)."""
+        if argindex not in (1, 2):
+            raise ArgumentIndexError(self, argindex)
+        d = Dummy("t", real=True)
+        args = list(self.args)
+        args[argindex - 1] = d
+        return self._extremum(*args).diff(d).subs(d, self.args[argindex - 1])
+
+
+class maximum(_Extremum):  # noqa: N801  (reads like tf.maximum)
+    """The larger of ``x`` and ``y`` (``tf.maximum``); its value is ``Max(x,
+    y)``, but the arguments stay in the order given: at a tie,
+    ``ties="first"`` sends the gradient to ``x``, as TensorFlow does
+    (``ties="split"``, the default, shares it, as JAX does).
+
+    >>> from sympy import Symbol
+    >>> from symgrad import grad
+    >>> x = Symbol("x")
+    >>> maximum(x, 3), maximum(2, 3)
+    (maximum(x, 3), 3)
+    >>> grad(maximum(x, 3), x, ties="first").subs(x, 3)
+    1
+    """
+
+    _extremum = Max
+
+
+class minimum(_Extremum):  # noqa: N801  (reads like tf.minimum)
+    """The smaller of ``x`` and ``y`` (``tf.minimum``), its arguments in
+    the order given (see :class:`maximum`).
+
+    >>> from sympy import Symbol
+    >>> from symgrad import grad
+    >>> x = Symbol("x")
+    >>> minimum(x, 3), minimum(2, 3)
+    (minimum(x, 3), 2)
+    >>> grad(minimum(x, 3), x, ties="first").subs(x, 3)
+    1
+    """
+
+    _extremum = Min

@@ -99,3 +99,50 @@ def test_numpy_values_match_mpmath():
     np.testing.assert_allclose(s, want_s, rtol=1e-14)
     np.testing.assert_allclose(sp_, want_sp, rtol=1e-14)
     np.testing.assert_allclose(ds, want_s, rtol=1e-14)
+
+
+# ---- maximum / minimum: tf.maximum's argument order --------------------------
+
+
+def test_maximum_keeps_the_users_order_for_ties_first():
+    from symgrad import maximum, minimum
+
+    y = Symbol("y", real=True)
+    # TensorFlow's maximum(x, 3.) at x = 3 sends 1 to x (Max(x, 3) is Max(3, x))
+    assert grad(maximum(x, 3), x, ties="first").subs(x, 3) == 1
+    assert grad(minimum(x, 3), x, ties="first").subs(x, 3) == 1
+    assert grad(sp.Max(x, 3), x, ties="first").subs(x, 3) == 0  # SymPy's first is 3
+    for f in (maximum, minimum):
+        assert [g.subs({x: 1, y: 1}) for g in grad(f(y, x), [y, x], ties="first")] == [1, 0]
+        assert [g.subs({x: 1, y: 1}) for g in grad(f(x, y), [x, y], ties="first")] == [1, 0]
+        assert [g.subs({x: 1, y: 1}) for g in grad(f(y, x), [y, x])] == [S.Half, S.Half]
+    assert [g.subs({x: 2, y: 1}) for g in grad(maximum(y, x), [y, x])] == [0, 1]
+    assert [g.subs({x: 2, y: 1}) for g in grad(minimum(y, x), [y, x])] == [1, 0]
+
+
+def test_maximum_evaluates_prints_and_compiles_like_max():
+    from symgrad import maximum, minimum
+
+    y = Symbol("y", real=True)
+    assert maximum(2, 3) == 3 and minimum(2, 3) == 2
+    assert str(maximum(x, 3)) == "maximum(x, 3)" and maximum(x, 3).args == (x, 3)
+    assert maximum(x, y).evalf(subs={x: 1, y: 2}) == Float(2)
+    lowered = expand(minimum(y, x))
+    assert lowered.func is sp.Min and set(lowered.args) == {x, y}
+    f = lambdify([x, y], [maximum(x, y), minimum(x, y)])
+    assert np.array_equal(f(np.array([1.0, 3.0]), np.array([2.0, 2.0])),
+                          [[2.0, 3.0], [1.0, 2.0]])
+    g = lambdify([x, y], list(grad(maximum(x, y) * y, [x, y], ties="first")))
+    assert np.allclose(g(2.0, 2.0), [2.0, 2.0])  # tie: x gets y = 2, y gets max(x, y) = 2
+    assert pickle.loads(pickle.dumps(maximum(x, y))) == maximum(x, y)
+    assert grad(maximum(x, y), [x, y], convention="distribution") == (
+        sp.Heaviside(x - y), sp.Heaviside(y - x))
+
+
+def test_maximum_refuses_strings():
+    from symgrad import SymgradError, maximum
+
+    with pytest.raises(TypeError, match="maximum: x is the string"):
+        maximum("__import__('os')", 1)
+    with pytest.raises(SymgradError, match="minimum: y is the string"):
+        __import__("symgrad").minimum(1, "x")

@@ -46,7 +46,7 @@ from sympy import (
     sqrt,
 )
 
-from ..functions import relu, rint, sigmoid, softplus
+from ..functions import maximum, minimum, relu, rint, sigmoid, softplus
 from ..nodes import identity, stop_gradient, straight_through
 from .forms import IdentityRule, PartialsRule, Rule, ZeroRule
 from .shared import cos, cosh, cot, coth, exp, floor, log, polygamma, sign, sin, sinh, tan, tanh
@@ -65,7 +65,8 @@ __all__ = ["DEFAULT_TABLE", "NONSMOOTH", "build_default_table"]
 
 # Nodes whose "ad" rule is a convention (a subgradient, or zero almost
 # everywhere); under convention="distribution" SymPy's own answer is used.
-NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mod", "Max", "Min")
+NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mod", "Max", "Min",
+             "maximum", "minimum")
 
 
 def _pow_base(o, b, e):
@@ -166,6 +167,8 @@ def build_default_table() -> RuleTable:
     rule(sigmoid,          lambda o, x: o * (1 - o))
     rule(softplus,         lambda o, x: sigmoid(x))
     rule(relu,             lambda o, x: Heaviside(x, 0))
+    special(maximum,       ExtremumRule("maximum", +1))  # arguments as the user wrote them
+    special(minimum,       ExtremumRule("minimum", -1))
     # fmt: on
     # Rules any override can name.
     t.add("Identity", IdentityRule())

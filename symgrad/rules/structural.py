@@ -97,8 +97,8 @@ class ExtremumRule(Rule):
         split = opts.ties == "split"
         h = (S.Half, S.Half) if split else (S.One, S.Zero)
         if n == 2:
-            d = self.sign * (args[0] - args[1])
-            ps = (Heaviside(d, h[0]), Heaviside(-d, h[1]))
+            a, b = args
+            ps = (Heaviside(self.sign * (a - b), h[0]), Heaviside(self.sign * (b - a), h[1]))
             return tuple(p if k else None for p, k in zip(ps, needed))
         d = {(i, j): self.sign * (args[i] - args[j]) for i in range(n) for j in range(i + 1, n)}
 

@@ -274,6 +274,12 @@ def _own_nodes() -> tuple[Spec, ...]:
         "softplus": lambda: _smooth("softplus", f.softplus, WIDE),
         "relu": lambda: _nonsmooth("relu", f.relu, lambda x: (Heaviside(x, 0),), WIDE,
                                    valid=_nonzero),
+        "maximum": lambda: _nonsmooth("maximum", f.maximum,
+                                      lambda a, b: (_half_step(a - b), _half_step(b - a)),
+                                      WIDE, WIDE, valid=_no_ties),
+        "minimum": lambda: _nonsmooth("minimum", f.minimum,
+                                      lambda a, b: (_half_step(b - a), _half_step(a - b)),
+                                      WIDE, WIDE, valid=_no_ties),
         "StopGradient": lambda: Spec("StopGradient", sin, (WIDE,), "override", None, _zero),
     }
     return tuple(make() for make in made.values())
