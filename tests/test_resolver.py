@@ -55,7 +55,7 @@ def test_user_function_named_like_a_builtin_is_not_hijacked():
 @pytest.mark.parametrize("name", NONSMOOTH)
 def test_distribution_uses_sympy_for_nonsmooth_entries_only(name):
     cls = DEFAULT_TABLE.entry(name).cls
-    node = Max(x, Symbol("y", real=True)) if name in ("Max", "Min") else None
+    node = cls(x, Symbol("y", real=True)) if name in ("Max", "Min", "maximum", "minimum") else None
     if node is None:
         node = cls(x, 3) if name == "Mod" else cls(x)
     assert isinstance(resolve(node, Opts(convention="distribution")), SympyChainRule)
