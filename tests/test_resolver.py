@@ -4,7 +4,7 @@ tested in test_overrides.py)."""
 from __future__ import annotations
 
 import pytest
-from sympy import Derivative, Function, Integral, Max, Symbol, besselj, cos, diff, floor, sin
+from sympy import Derivative, Function, Integral, Symbol, besselj, cos, diff, floor, sin
 
 from symgrad import grad
 from symgrad.resolver import node_name, resolve
