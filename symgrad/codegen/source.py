@@ -156,6 +156,8 @@ def _cut(a, lead, s, e):
     return a[..., s:e] if a.ndim > lead else a
 
 
+_f64 = np.float64
+
 _pool = None  # an executor with .map() to run blocks on threads; None: serially
 '''
 
@@ -163,7 +165,7 @@ _pool = None  # an executor with .map() to run blocks on threads; None: serially
 # Names the entry point and the module around it use; lambdify gives no
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
-    "_batch", "_flat", "_cut", "_weak", "_pool",
+    "_batch", "_flat", "_cut", "_weak", "_pool", "_f64",
     "_dtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v", "_o", "_step",
 })
 
@@ -211,6 +213,8 @@ def entry_source(
         f"def {name}({sig}):",
         f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
     ]
+    if not dtype and not complex_ and params and not any(p.vector for p in params):
+        lines += _python_floats(kernel, names, layout, n_out)
     if dtype:
         lines.append(f"    _dtype = np.dtype({dtype!r})")
     else:
@@ -260,6 +264,23 @@ def entry_source(
     lines.append("            pass")
     lines += _array_return(layout)
     return "\n".join(lines) + "\n"
+
+
+def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int) -> list[str]:
+    """One point given as Python floats: the kernel on float64 scalars at
+    once, without the arrays, checks and broadcasting of the general path
+    (the same values: that path makes the same float64 scalars)."""
+    test = " and ".join(f"type({n}) is float" for n in names)
+    call = f"{kernel}({', '.join(f'_f64({n})' for n in names)})"
+    if layout.kind == "scalar":
+        return [f"    if {test}:", f"        return _f64({call}[0])"]
+    lines = [f"    if {test}:", f"        _r = {call}"]
+    if layout.kind == "matrix":
+        return lines + [f"        return np.array(_r, _f64).reshape({layout.shape!r})"]
+    items = [f"_f64(_r[{k}])" for k in range(n_out)]
+    if layout.kind == "tuple":
+        return lines + [f"        return ({', '.join(items)}{',' if n_out == 1 else ''})"]
+    return lines + [f"        return [{', '.join(items)}]"]
 
 
 def _scalar_return(layout: Layout) -> list[str]:
