@@ -57,11 +57,18 @@ x, y, z = sp.symbols("x y z", real=True)
         ("  x +\n  y", x + y),  # leading space and several lines
         ("1e400", sp.Float("1e400")),  # Python reads inf; the text is exact
         ("gamma(5)", sp.Integer(24)),
+        ("maximum(x, 3) - minimum(3, y)", symgrad.maximum(x, 3) - symgrad.minimum(3, y)),
     ],
 )
 def test_accepts(text, expected):
     got = parse(text)
     assert got == expected
+
+
+def test_maximum_and_minimum_keep_the_order_written():
+    """tf.maximum's order decides ties="first"; parse and str keep it."""
+    for e in (symgrad.maximum(x, 3), symgrad.maximum(3, x), symgrad.minimum(y, x)):
+        assert parse(str(e)).args == e.args
 
 
 def test_symbols_are_real_and_shared():
