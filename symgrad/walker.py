@@ -43,7 +43,7 @@ from .errors import ComplexValueError, RuleError, describe
 from .graph import postorder
 from .resolver import node_name, resolve
 from .rules import NONSMOOTH, Opts, Rule
-from .rules.forms import total
+from .rules.forms import enter_walk, leave_walk, total
 from .rules.shared import NODES
 
 __all__ = ["Walk", "reverse", "forward"]
@@ -81,10 +81,14 @@ class Walk:
         # Constant (numeric) nodes, whose own assumptions say whether they are
         # complex: asin(2), log(-2), LambertW(-1) hold no I.
         numeric: dict[Basic, bool] = {}
-        depends, rules, inputs = self.depends, self.rules, self.inputs
+        # Longest path down to a leaf: a rule over a taller argument runs on
+        # a stencil (:func:`symgrad.rules.forms.stencil`).
+        self.heights: dict[Basic, int] = {}
+        depends, rules, inputs, heights = self.depends, self.rules, self.inputs, self.heights
         for node in self.order:
             kids = inputs[node]
             if not kids:
+                heights[node] = 0
                 depends[node] = node in wrt
                 cplx[node] = node is I or _is_complex_symbol(node)
                 numeric[node] = node.is_number
@@ -98,10 +102,16 @@ class Walk:
             d = False
             c = False
             n = True
+            h = 0
             for k in kids:
                 d = d or depends[k]
                 c = c or cplx[k]
                 n = n and numeric[k]
+                h = max(h, heights[k])
+            heights[node] = h + 1
+            # SymPy asks it of every factor and term it builds, recursively
+            # when not yet known: ask it children first, one level each.
+            node.is_commutative  # noqa: B018
             if n:
                 real = node.is_extended_real
                 c = real is False or (c and real is not True)
@@ -181,6 +191,7 @@ def reverse(
     wrtset = frozenset(wrt)
     walk = Walk(outputs, wrtset, opts)
     token = NODES.set({n: n for n in walk.order})
+    wtokens = enter_walk(walk.heights)
     try:
         acc: dict[Basic, list] = {}
         for out, c in zip(outputs, cotangents):
@@ -228,6 +239,7 @@ def reverse(
                     acc.setdefault(k, []).append(c)
     finally:
         NODES.reset(token)
+        leave_walk(wtokens)
     return result
 
 
@@ -238,6 +250,7 @@ def forward(
     seeds = {s: t for s, t in tangents.items() if t is not None and t is not S.Zero and t != 0}
     walk = Walk(outputs, frozenset(seeds), opts)
     token = NODES.set({n: n for n in walk.order})
+    wtokens = enter_walk(walk.heights)
     tan: dict[Basic, Expr] = dict(seeds)
     try:
         depends, inputs, rules = walk.depends, walk.inputs, walk.rules
@@ -252,4 +265,5 @@ def forward(
                 tan[node] = t
     finally:
         NODES.reset(token)
+        leave_walk(wtokens)
     return [tan.get(o) for o in outputs]

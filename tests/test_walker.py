@@ -436,3 +436,61 @@ def test_three_argument_min_of_piecewise_and_mod():
             want = (e.subs(up) - e.subs(down)) / (2 * h)
             assert abs(g.subs(pt) - want) < 1e-6, (pt, s)
         assert tx.subs(pt) == gx.subs(pt)
+
+
+# ---- growth: formulas built unevaluated, deeper than SymPy can evaluate ----
+
+
+def _residual(depth: int):
+    """``y <- a_k*sin(y) + y`` built unevaluated (an Euler step, a residual block)."""
+    a = symbols(f"a1:{depth + 1}", real=True)
+    y = x
+    for ak in a:
+        y = Add(Mul(ak, sin(y, evaluate=False), evaluate=False), y, evaluate=False)
+    return y, a
+
+
+def test_unevaluated_residual_recurrence_gradient_is_at_most_3x_the_function():
+    from symgrad.graph import count_ops
+
+    ratios = []
+    for depth in (100, 400):
+        y, a = _residual(depth)
+        g = grad(y, [x, *a])
+        ratios.append(count_ops(g) / count_ops([y]))
+    assert max(ratios) <= 3, ratios
+    # and it is the gradient: forward differences of the recurrence itself
+    y, a = _residual(60)
+    point = {x: S(3) / 10, **{ak: S((-1) ** k) / (k + 2) for k, ak in enumerate(a)}}
+    g = grad(y, [x, a[0], a[-1]])
+    with mpmath.workdps(30):
+        got = dag_values(list(g), point, dps=30)
+        yv, dy, da0, prev = mpmath.mpf(3) / 10, 1, 0, None
+        for k, ak in enumerate(a):
+            av = mpmath.mpf((-1) ** k) / (k + 2)
+            s, c = mpmath.sin(yv), mpmath.cos(yv)
+            da0 = s if k == 0 else da0 * (1 + av * c)
+            dy = dy * (1 + av * c)
+            prev = s
+            yv = av * s + yv
+        assert abs(got[0] - dy) < 1e-20 and abs(got[1] - da0) < 1e-20
+        assert abs(got[2] - prev) < 1e-20
+
+
+def test_unevaluated_sin_chain_deeper_than_the_recursion_limit():
+    import sys
+
+    from symgrad.graph import count_ops
+
+    depth = 3 * sys.getrecursionlimit()
+    y = x
+    for _ in range(depth):
+        y = sin(y, evaluate=False)
+    g, t = grad(y, x), jvp(y, x, 1)
+    assert count_ops([g]) <= 3 * depth and count_ops([t]) <= 3 * depth
+    with mpmath.workdps(20):
+        v, d = mpmath.mpf(1) / 2, 1
+        for _ in range(depth):
+            v, d = mpmath.sin(v), d * mpmath.cos(v)
+        got = dag_values([g, t], {x: S.Half}, dps=20)
+        assert abs(got[0] - d) < 1e-15 * abs(d) and abs(got[1] - d) < 1e-15 * abs(d)

@@ -16,10 +16,11 @@ serves reverse mode through ``pᵢ = jvp(node, eᵢ)``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S, sympify
-from sympy.core.function import ArgumentIndexError, Derivative
+from sympy.core.function import AppliedUndef, ArgumentIndexError, Derivative, Function
 from sympy.core.sympify import SympifyError
 
 from ..errors import RuleError, describe
@@ -39,6 +40,11 @@ __all__ = [
     "scale",
     "product",
     "total",
+    "HEIGHTS",
+    "enter_walk",
+    "leave_walk",
+    "stencil",
+    "put_back",
 ]
 
 CONVENTIONS = ("ad", "distribution")
@@ -74,6 +80,14 @@ class Opts:
 _FLAT_FACTORS = 8
 
 
+def _long(e: Expr, cls: type) -> bool:
+    """A sum (product) whose terms (factors) SymPy would copy into any sum
+    (product) it is part of: long, or holding one kept nested before."""
+    return isinstance(e, cls) and (
+        len(e.args) >= _FLAT_FACTORS or any(isinstance(f, cls) for f in e.args)
+    )
+
+
 def product(a: Expr, b: Expr) -> Expr:
     """``a * b``; a long product ``a`` is kept as one shared factor.
 
@@ -82,11 +96,8 @@ def product(a: Expr, b: Expr) -> Expr:
     >>> product(2 * x, 3 * y)
     6*x*y
     """
-    for m in (a, b):
-        if isinstance(m, Mul) and (
-            len(m.args) >= _FLAT_FACTORS or any(isinstance(f, Mul) for f in m.args)
-        ):
-            return Mul(a, b, evaluate=False)
+    if _long(a, Mul) or _long(b, Mul):
+        return Mul(a, b, evaluate=False)
     try:
         return Mul(a, b)
     except RecursionError:  # factors alike down to a great depth (see ``total``)
@@ -94,8 +105,11 @@ def product(a: Expr, b: Expr) -> Expr:
 
 
 def total(terms: Sequence[Expr]) -> Expr:
-    """``Add(*terms)``; left unevaluated where SymPy's canonical ordering
-    recurses too deeply to sort the terms.
+    """``Add(*terms)``; a long sum among the terms is kept as one shared term
+    (as :func:`product` keeps a long product: the cotangent of ``y`` in
+    ``y <- a*sin(y) + y`` is the previous one plus a term, and flattening
+    would copy the growing sum into every level), and the sum is left
+    unevaluated where SymPy's canonical ordering recurses too deeply.
 
     Sorting compares terms structurally, recursing until they differ: the
     cotangents of a weight shared by every level of a deep recurrence are
@@ -107,6 +121,8 @@ def total(terms: Sequence[Expr]) -> Expr:
     >>> total([y, x, x])
     2*x + y
     """
+    if any(_long(t, Add) for t in terms):
+        return Add(*terms, evaluate=False)
     try:
         return Add(*terms)
     except RecursionError:
@@ -254,6 +270,122 @@ class Rule:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
+# ---- rules over tall arguments -----------------------------------------------
+# A rule's formula (``cos(x)``, ``1/x``, ``1 - o**2``) is evaluated by SymPy,
+# and SymPy's evaluation asks the argument's assumptions, which recurse to
+# the bottom of an argument built unevaluated: cost and stack depth grow
+# with the argument's height, at every level of a chain (quadratic, then a
+# RecursionError).  Over a tall argument the rule is run on a stencil, the
+# node with a placeholder for each tall argument, and the argument is put
+# back in the rule's answer without evaluating anything again.
+
+HEIGHTS: ContextVar[dict | None] = ContextVar("symgrad_walk_heights", default=None)
+"""Each node of the running walk: its longest path down to a leaf."""
+# The running walk's rule answers on stencils, by rule, key and needed inputs.
+_MEMO: ContextVar[dict | None] = ContextVar("symgrad_walk_stencils", default=None)
+
+
+def enter_walk(heights: dict) -> tuple:
+    """Make ``heights`` the running walk's (and start its stencil memo);
+    returns what :func:`leave_walk` takes."""
+    return HEIGHTS.set(heights), _MEMO.set({})
+
+
+def leave_walk(tokens: tuple) -> None:
+    HEIGHTS.reset(tokens[0])
+    _MEMO.reset(tokens[1])
+
+_TALL = 32
+
+
+class Stencil:
+    """``node`` with each tall argument replaced by a placeholder: ``node``
+    and ``args`` to run a rule on, ``back`` to put the arguments back, and
+    ``key``, the same for every node that differs only in tall arguments."""
+
+    __slots__ = ("node", "args", "back", "key")
+
+    def __init__(self, node: Basic, args: tuple, back: dict, key: tuple) -> None:
+        self.node, self.args, self.back, self.key = node, args, back, key
+
+
+# One placeholder per argument position, shared by all stencils.
+_PLACES: list = []
+
+
+def stencil(node: Basic, args: Sequence[Basic]) -> Stencil | None:
+    """The stencil of ``node`` over its inputs ``args``; None when no
+    argument is tall (or outside a walk).
+
+    >>> from sympy import sin, Symbol
+    >>> x = Symbol("x")
+    >>> e = x
+    >>> for _ in range(40):
+    ...     e = sin(e, evaluate=False)
+    >>> tok = HEIGHTS.set({e.args[0]: 39})
+    >>> st = stencil(e, e.args)
+    >>> st.node == sin(st.args[0]), st.back[st.args[0]] is e.args[0]
+    (True, True)
+    >>> HEIGHTS.reset(tok)
+    """
+    heights = HEIGHTS.get()
+    if not heights:
+        return None
+    tall = [heights.get(a, 0) > _TALL for a in args]
+    if not any(tall):
+        return None
+    while len(_PLACES) < len(args):
+        _PLACES.append(Dummy(f"arg{len(_PLACES)}"))
+    back: dict = {}
+    small = []
+    for i, (a, t) in enumerate(zip(args, tall)):
+        if t:
+            back[_PLACES[i]] = a
+            small.append(_PLACES[i])
+        else:
+            small.append(a)
+    key = (node.func, tuple(None if t else a for a, t in zip(args, tall)))
+    if len(args) == len(node.args):
+        try:  # placeholders leave SymPy nothing to simplify
+            small_node = node.func(*small, evaluate=False)
+        except TypeError:
+            small_node = node.func(*small)
+        back[small_node] = node
+    else:  # inputs are not the node's arguments (Piecewise): keep the node
+        small_node = node
+        key = (node, key[1])
+    return Stencil(small_node, tuple(small), back, key)
+
+
+def put_back(expr: Expr, back: dict) -> Expr:
+    """``expr`` with the stencil's placeholders replaced, the nodes above
+    them rebuilt unevaluated (their arguments are already built)."""
+    order, kids = postorder([expr], lambda n: () if n in back else n.args)
+    new: dict = {}
+    for n in order:
+        hit = back.get(n)
+        if hit is not None:
+            new[n] = hit
+            continue
+        ks = kids[n]
+        args = tuple(new[k] for k in ks)
+        if all(a is k for a, k in zip(args, ks)):
+            new[n] = n
+            continue
+        new[n] = _rebuilt(n, args)
+    return new[expr]
+
+
+def _rebuilt(n: Basic, args: tuple) -> Basic:
+    cls = type(n)
+    if cls.__new__ is Function.__new__ and not isinstance(n, AppliedUndef):
+        return Basic.__new__(cls, *args)  # what Function.__new__ does, unevaluated
+    try:
+        return n.func(*args, evaluate=False)
+    except TypeError:  # a class without the keyword builds evaluated
+        return n.func(*args)
+
+
 class PartialsRule(Rule):
     """Rule from partials: either one callable per input, ``d(node, *args)``,
     or (``joint=True``) one callable returning all partials as a tuple."""
@@ -265,20 +397,37 @@ class PartialsRule(Rule):
 
     def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:
         args = self.inputs(node)
-        if self.joint:
-            out = _call(self.name, node, self.fns[0], node, *args)
-            return as_tuple(out, len(args), self.name, node, "partials")
-        if len(self.fns) != len(args):
+        if not self.joint and len(self.fns) != len(args):
             raise RuleError(
                 f"rule {self.name!r} has {len(self.fns)} partials but node {describe(node)} has "
                 f"{len(args)} arguments"
             )
-        return tuple(
-            as_expr(_call(self.name, node, f, node, *args), self.name, node, "a partial")
-            if k
-            else None
-            for f, k in zip(self.fns, needed)
-        )
+        st = stencil(node, args)
+        if st is None:
+            return self._partials(node, node, args, needed)
+        # the rule's answer on a stencil serves every node of the same key
+        memo = _MEMO.get()
+        key = (self, st.key, tuple(needed))
+        ps = memo.get(key) if memo is not None else None
+        if ps is None:
+            ps = self._partials(node, st.node, st.args, needed)
+            if memo is not None:
+                memo[key] = ps
+        return tuple(None if p is None else put_back(p, st.back) for p in ps)
+
+    def _partials(self, node: Basic, at: Basic, at_args: tuple, needed: Sequence[bool]) -> tuple:
+        args = at_args
+        if self.joint:
+            out = _call(self.name, node, self.fns[0], at, *at_args)
+            ps = as_tuple(out, len(args), self.name, node, "partials")
+        else:
+            ps = tuple(
+                as_expr(_call(self.name, node, f, at, *at_args), self.name, node, "a partial")
+                if k
+                else None
+                for f, k in zip(self.fns, needed)
+            )
+        return ps
 
 
 class VJPRule(Rule):
