@@ -466,7 +466,7 @@ def test_unevaluated_residual_recurrence_gradient_is_at_most_3x_the_function():
     with mpmath.workdps(30):
         got = dag_values(list(g), point, dps=30)
         yv, dy, da0, prev = mpmath.mpf(3) / 10, 1, 0, None
-        for k, ak in enumerate(a):
+        for k in range(len(a)):
             av = mpmath.mpf((-1) ** k) / (k + 2)
             s, c = mpmath.sin(yv), mpmath.cos(yv)
             da0 = s if k == 0 else da0 * (1 + av * c)
