@@ -4,6 +4,11 @@ extra; the ``test`` extra pulls it in)."""
 
 from __future__ import annotations
 
+import ast
+import os
+import subprocess
+import sys
+
 import cloudpickle
 import dask.array as da
 import numpy as np
@@ -41,3 +46,21 @@ def test_generated_functions_pickle_as_dask_sends_them():
         copy = cloudpickle.loads(cloudpickle.dumps(fn))
         pts = np.linspace(-5, 5, 50_000), np.linspace(3, -3, 50_000)
         assert all(np.array_equal(a, b) for a, b in zip(copy(*pts), fn(*pts)))
+
+
+def test_a_worker_runs_a_pickled_function_without_importing_symgrad(tmp_path):
+    """docs/scale.md: with threads=1 a worker needs NumPy (and SciPy) only."""
+    e = symgrad.grad(sp.erf(x) * sp.log(1 + sp.exp(x * y)), [x, y])
+    fn = symgrad.lambdify([x, y], list(e), threads=1)
+    (tmp_path / "fn.pkl").write_bytes(cloudpickle.dumps(fn))
+    worker = ("import pickle, sys, numpy as np\n"
+              "fn = pickle.load(open('fn.pkl', 'rb'))\n"
+              "print(repr([v.tolist() for v in fn(np.array([0.5, -2.0]), 1.5)]))\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'symgrad'))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", worker], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    values, modules = done.stdout.splitlines()
+    expected = fn(np.array([0.5, -2.0]), 1.5)
+    assert ast.literal_eval(values) == [v.tolist() for v in expected] and modules == "[]"
