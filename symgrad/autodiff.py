@@ -11,9 +11,13 @@ from collections.abc import Mapping
 from sympy import Add, Expr, Matrix, MatrixExpr, NDimArray, S, Symbol
 
 from .errors import SymgradError
+from .graph import postorder
 from .lowering import lower
+from .resolver import resolve
 from .rewrites import safe_forms
 from .rules import Opts
+from .rules.defaults import BUILTIN_RULES
+from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
 from .rules.realness import PROJECTED, is_real, real_part
 from .shapes import check_same, flatten_exprs, flatten_symbols
 from .walker import forward, reverse
@@ -21,6 +25,8 @@ from .walker import forward, reverse
 __all__ = ["grad", "jacobian", "hessian", "jvp", "vjp"]
 
 _UNCONNECTED = ("zero", "none")
+# Rules that are SymPy's own derivative of the node.
+_SYMPY_RULES = (FdiffRule, SympyChainRule, SympyLeafRule)
 
 
 def grad(
@@ -193,9 +199,17 @@ def hessian(
     convention: str = "ad",
     ties: str = "split",
 ) -> Matrix:
-    """The Hessian, forward-over-reverse: one reverse pass for the gradient,
-    then one forward pass over the gradient's DAG per symbol.  The upper
-    triangle is computed and mirrored, so the result is exactly symmetric.
+    """The Hessian, forward-over-reverse: one reverse pass for the gradient
+    ``g``, then per symbol ``s`` one forward pass over the entries of ``g``
+    that depend on ``s`` (so the cost follows the non-zeros, not n times
+    the gradient).  Entry ``[i, j]`` is ∂gᵢ/∂sⱼ.
+
+    With symgrad's own rules the mixed partials commute: the upper triangle
+    is computed and mirrored, and the result is exactly symmetric.  A
+    formula holding a rule of the user's (a custom gradient, a registered
+    or mapped rule) may define a gradient that is not the gradient of any
+    function; then both triangles are computed, so the answer does not
+    depend on the order of ``wrt``.
 
     >>> from sympy import symbols, sin
     >>> x, y = symbols("x y")
@@ -213,13 +227,49 @@ def hessian(
     n = len(syms)
     got = _reverse(outs, [S.One], syms, opts)
     g = [got.get(s, S.Zero) for s in syms]
+    mirror = _builtin_rules_only([*outs, *g], opts)
+    deps = _dependence(g, frozenset(syms))
     h = [[S.Zero] * n for _ in range(n)]
     for j, s in enumerate(syms):
-        col = forward(g[: j + 1], {s: S.One}, opts)
-        for i in range(j + 1):
-            v = S.Zero if col[i] is None else col[i]
-            h[i][j] = h[j][i] = v
+        rows = [i for i in range(j + 1 if mirror else n) if s in deps[i]]
+        if not rows:
+            continue
+        col = forward([g[i] for i in rows], {s: S.One}, opts)
+        for i, v in zip(rows, col):
+            if v is not None:
+                h[i][j] = v
+                if mirror:
+                    h[j][i] = v
     return Matrix(h)
+
+
+def _builtin_rules_only(roots: list, opts: Opts) -> bool:
+    """Whether every node of ``roots`` is differentiated by a rule symgrad
+    ships (or SymPy's own derivative): then second derivatives commute."""
+    order, _ = postorder(roots, lambda e: e.args if isinstance(e, Expr) else ())
+    for node in order:
+        if not node.args or not isinstance(node, Expr):
+            continue
+        rule = resolve(node, opts)
+        if rule not in BUILTIN_RULES and not isinstance(rule, _SYMPY_RULES):
+            return False
+    return True
+
+
+def _dependence(exprs: list, syms: frozenset) -> list[frozenset]:
+    """The symbols of ``syms`` each expression holds, over their shared DAG
+    (each distinct node once)."""
+    order, kids = postorder(exprs, lambda e: e.args)
+    dep: dict = {}
+    empty: frozenset = frozenset()
+    for node in order:
+        ks = kids[node]
+        if not ks:
+            dep[node] = frozenset((node,)) if node in syms else empty
+            continue
+        sets = [dep[k] for k in ks if dep[k]]
+        dep[node] = sets[0].union(*sets[1:]) if sets else empty
+    return [dep[e] for e in exprs]
 
 
 def jvp(

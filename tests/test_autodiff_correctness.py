@@ -224,3 +224,50 @@ def test_negative_base_keeps_the_log_term():
     e = Abs(x**y)
     at = {x: -2, y: Rational(1, 3)}
     assert close(value(grad(e, y), at), central_difference(e, at, y), 1e-15)
+
+
+# ---- hessian: mirrored only when the rules make it symmetric -----------------
+
+
+def test_hessian_of_a_non_conservative_custom_gradient_does_not_depend_on_order():
+    from sympy import Matrix
+
+    from symgrad import custom_gradient
+
+    @custom_gradient
+    def f(a, b):
+        return a * b, lambda dy: (dy * 2 * b, S.Zero)  # not the gradient of anything
+
+    # g = (2y, 0): ∂g_x/∂y = 2, ∂g_y/∂x = 0
+    assert hessian(f(x, y), [x, y]) == Matrix([[0, 2], [0, 0]])
+    assert hessian(f(x, y), [y, x]) == Matrix([[0, 0], [2, 0]])
+
+
+def test_hessian_with_builtin_rules_is_mirrored_and_exact():
+    from sympy import Matrix, Max, expand, floor
+    from sympy import hessian as sympy_hessian
+
+    from symgrad import maximum, override, stop_gradient
+
+    xs = symbols("x0:6", real=True)
+    rosen = sum(100 * (xs[i + 1] - xs[i] ** 2) ** 2 + (1 - xs[i]) ** 2 for i in range(5))
+    H = hessian(rosen, list(xs))
+    assert H == H.T
+    assert (H - sympy_hessian(rosen, xs)).applyfunc(expand) == Matrix.zeros(6, 6)
+    # conventions and markers are conservative too: exactly symmetric
+    for e in [Max(x * y, z) * y, maximum(x, y * z) * x, stop_gradient(x * y) * y * x,
+              override(floor(x * y), {"floor": "Identity"}) * y]:
+        H = hessian(e, [x, y, z])
+        assert H == H.T, e
+    assert hessian(x * y * z, [z, x, y]) == Matrix([[0, y, x], [y, 0, z], [x, z, 0]])
+
+
+def test_hessian_of_pow_at_a_zero_exponent():
+    # the select that keeps 0**0 from nan must not zero d/dy of ∂(x**y)/∂x
+    from sympy import hessian as sympy_hessian
+
+    H = hessian(x**y, [x, y])
+    want = sympy_hessian(x**y, (x, y))
+    at = {x: 2, y: 0}
+    assert H.subs(at) == want.subs(at)
+    assert H[0, 1].subs(at) == Rational(1, 2)

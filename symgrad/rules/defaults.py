@@ -61,7 +61,7 @@ from .structural import (
 )
 from .table import RuleTable
 
-__all__ = ["DEFAULT_TABLE", "NONSMOOTH", "build_default_table"]
+__all__ = ["BUILTIN_RULES", "DEFAULT_TABLE", "NONSMOOTH", "build_default_table"]
 
 # Nodes whose "ad" rule is a convention (a subgradient, or zero almost
 # everywhere); under convention="distribution" SymPy's own answer is used.
@@ -70,9 +70,12 @@ NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mo
 
 
 def _pow_base(o, b, e):
-    """∂bᵉ/∂b = e·bᵉ⁻¹, and 0 where e = 0 (bᵉ ≡ 1; not 0·0⁻¹ = nan at b = 0)."""
+    """∂bᵉ/∂b = e·bᵉ⁻¹, and 0 at b = e = 0 (not 0·0⁻¹ = nan; b⁰ ≡ 1).  The
+    select is on both, so that ∂/∂e of this partial stays b⁻¹ at e = 0."""
     p = e * b ** (e - 1)
-    return p if e.is_zero is False else Piecewise((S.Zero, Eq(e, 0)), (p, True))
+    if e.is_zero is False or b.is_zero is False:
+        return p
+    return Piecewise((S.Zero, Eq(b, 0) & Eq(e, 0)), (p, True))
 
 
 def _pow_exponent(o, b, e):
@@ -178,3 +181,7 @@ def build_default_table() -> RuleTable:
 
 
 DEFAULT_TABLE = build_default_table()
+BUILTIN_RULES: frozenset[Rule] = frozenset(DEFAULT_TABLE.rule(n) for n in DEFAULT_TABLE.names())
+"""The rules symgrad ships (as built, before any user registration): each is
+the derivative of a function, or a conservative convention, so the mixed
+partials they give commute (see :func:`symgrad.hessian`)."""

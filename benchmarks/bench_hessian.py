@@ -1,0 +1,128 @@
+"""Hessian build time: symgrad beside sympy.hessian, CasADi (SX, ``hessian``)
+and JAX (``jit(hessian(f))`` traced and compiled, first call included),
+where installed, on the extended Rosenbrock function.
+
+symgrad's Hessian is forward-over-reverse: one reverse pass for the
+gradient, then per variable a forward pass over the gradient entries that
+depend on it, so its cost should follow the Hessian's non-zeros (3n - 2
+here), not n times the gradient.  Single-threaded peers (JAX/XLA on one
+thread).  Run:  python benchmarks/bench_hessian.py
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+)
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import datetime  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import sympy as sp  # noqa: E402
+
+import symgrad  # noqa: E402
+
+TIMEOUT = 60.0
+SIZES = (30, 100, 300, 1000)
+
+
+def rosenbrock(n: int):
+    x = sp.symbols(f"x0:{n}")
+    f = sp.Add(*[100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(n - 1)])
+    return f, list(x)
+
+
+def _median(fn, repeat: int) -> float:
+    ts = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def _sympy(n: int, out) -> None:
+    f, xs = rosenbrock(n)
+    t = time.perf_counter()
+    sp.hessian(f, xs)
+    out.put(time.perf_counter() - t)
+
+
+def _casadi(n: int, out) -> None:
+    import casadi as ca
+
+    x = ca.SX.sym("x", n)
+    f = sum(100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(n - 1))
+    out.put(_median(lambda: ca.hessian(f, x), 3))
+
+
+def _jax(n: int, out) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    def f(x):
+        return jnp.sum(100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+    x0 = jnp.zeros(n)
+    t = time.perf_counter()
+    jax.jit(jax.hessian(f))(x0).block_until_ready()
+    out.put(time.perf_counter() - t)
+
+
+def peer(fn, n: int) -> float | str | None:
+    """The peer's time in a fresh process; None on timeout, the error's name
+    if it failed, "-" if it is not installed."""
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_guard, args=(fn, n, q))
+    p.start()
+    p.join(TIMEOUT)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return None
+    return q.get() if not q.empty() else "failed"
+
+
+def _guard(fn, n: int, q) -> None:
+    try:
+        fn(n, q)
+    except ImportError:
+        q.put("-")
+    except Exception as exc:  # reported in the table, not raised
+        q.put(type(exc).__name__)
+
+
+def _cell(v: float | str | None) -> str:
+    if v is None:
+        return f"> {TIMEOUT:.0f} (killed)"
+    return v if isinstance(v, str) else f"{v:.4f}"
+
+
+def main() -> None:
+    print(f"# {datetime.date.today()}  Python {platform.python_version()}  "
+          f"SymPy {sp.__version__}  symgrad {symgrad.__version__}  ({platform.machine()})"
+          f"  load average {os.getloadavg()[0]:.2f}")
+    head = ["n", "non-zeros", "symgrad grad s", "symgrad hessian s", "sympy.hessian s",
+            "casadi s", "jax jit s", "hessian/grad"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for n in SIZES:
+        f, xs = rosenbrock(n)
+        repeat = 5 if n <= 300 else 3
+        tg = _median(lambda: symgrad.grad(f, xs), repeat)  # noqa: B023
+        th = _median(lambda: symgrad.hessian(f, xs), repeat)  # noqa: B023
+        nnz = sum(1 for v in symgrad.hessian(f, xs) if v != 0)
+        peers = [peer(_sympy, n) if n <= 100 else "not run", peer(_casadi, n), peer(_jax, n)]
+        print(f"| {n} | {nnz} | {tg:.4f} | {th:.4f} | "
+              + " | ".join(_cell(v) for v in peers) + f" | {th / tg:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
