@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sympy import Add, Expr, Matrix, MatrixExpr, NDimArray, S, Symbol
+from sympy import Add, Expr, Matrix, MatrixExpr, NDimArray, S, Symbol, zeros
 
 from .errors import SymgradError
 from .graph import postorder
@@ -229,7 +229,7 @@ def hessian(
     g = [got.get(s, S.Zero) for s in syms]
     mirror = _builtin_rules_only([*outs, *g], opts)
     deps = _dependence(g, frozenset(syms))
-    h = [[S.Zero] * n for _ in range(n)]
+    h = zeros(n, n)  # filled entry by entry: Matrix(rows) converts all n² entries
     for j, s in enumerate(syms):
         rows = [i for i in range(j + 1 if mirror else n) if s in deps[i]]
         if not rows:
@@ -237,10 +237,10 @@ def hessian(
         col = forward([g[i] for i in rows], {s: S.One}, opts)
         for i, v in zip(rows, col):
             if v is not None:
-                h[i][j] = v
+                h[i, j] = v
                 if mirror:
-                    h[j][i] = v
-    return Matrix(h)
+                    h[j, i] = v
+    return h
 
 
 def _builtin_rules_only(roots: list, opts: Opts) -> bool:
