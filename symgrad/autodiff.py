@@ -200,9 +200,9 @@ def hessian(
     ties: str = "split",
 ) -> Matrix:
     """The Hessian, forward-over-reverse: one reverse pass for the gradient
-    ``g``, then per symbol ``s`` one forward pass over the entries of ``g``
-    that depend on ``s`` (so the cost follows the non-zeros, not n times
-    the gradient).  Entry ``[i, j]`` is ∂gᵢ/∂sⱼ.
+    ``g``, then forward passes over it, each for a group of variables no
+    entry of ``g`` depends on together (so a banded Hessian costs a few
+    passes, not n).  Entry ``[i, j]`` is ∂gᵢ/∂sⱼ.
 
     With symgrad's own rules the mixed partials commute: the upper triangle
     is computed and mirrored, and the result is exactly symmetric.  A
@@ -228,19 +228,41 @@ def hessian(
     got = _reverse(outs, [S.One], syms, opts)
     g = [got.get(s, S.Zero) for s in syms]
     mirror = _builtin_rules_only([*outs, *g], opts)
-    deps = _dependence(g, frozenset(syms))
     h = zeros(n, n)  # filled entry by entry: Matrix(rows) converts all n² entries
-    for j, s in enumerate(syms):
-        rows = [i for i in range(j + 1 if mirror else n) if s in deps[i]]
-        if not rows:
-            continue
-        col = forward([g[i] for i in rows], {s: S.One}, opts)
-        for i, v in zip(rows, col):
-            if v is not None:
+    for seeds, rows in _column_groups(g, syms):
+        col = forward([g[i] for i, _ in rows], {syms[j]: S.One for j in seeds}, opts)
+        for (i, j), v in zip(rows, col):
+            if v is not None and not (mirror and i > j):
                 h[i, j] = v
                 if mirror:
                     h[j, i] = v
     return h
+
+
+def _column_groups(g: list, syms: list) -> list:
+    """Columns of the Hessian that one forward pass can compute together:
+    no gradient entry depends on two of them (Curtis, Powell and Reid's
+    compression), so each entry's tangent is its partial in the one column
+    of the group it depends on.  A banded Hessian needs as many passes as
+    its band is wide, whatever n; a dense one, n.  Returns ``(columns,
+    [(row, column), ...])`` per group."""
+    deps = _dependence(g, frozenset(syms))
+    rows_of: dict = {}
+    for i, d in enumerate(deps):
+        for s in d:
+            rows_of.setdefault(s, []).append(i)
+    groups: list = []  # [columns, {row: column}]
+    for j, s in enumerate(syms):
+        rows = rows_of.get(s)
+        if not rows:
+            continue
+        group = next((gr for gr in groups if gr[1].keys().isdisjoint(rows)), None)
+        if group is None:
+            group = ([], {})
+            groups.append(group)
+        group[0].append(j)
+        group[1].update(dict.fromkeys(rows, j))
+    return [(cols, sorted(owner.items())) for cols, owner in groups]
 
 
 def _builtin_rules_only(roots: list, opts: Opts) -> bool:
