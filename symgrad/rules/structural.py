@@ -56,6 +56,8 @@ class MulRule(Rule):
 
     def partials(self, node, needed, opts):
         args = node.args
+        if sum(needed) > _DIRECT_FACTORS:
+            return _prefix_suffix(args, needed)
         out = []
         for i, k in enumerate(needed):
             if not k:
@@ -65,6 +67,34 @@ class MulRule(Rule):
             # A sub-tuple of a canonical Mul's factors is canonical already.
             out.append(rest[0] if len(rest) == 1 else Mul._from_args(rest, node.is_commutative))
         return tuple(out)
+
+
+# Past this many factors that need a partial, the partials are built from
+# shared prefix and suffix products: 3n multiplications, not n².
+_DIRECT_FACTORS = 6
+
+
+def _prefix_suffix(args: tuple, needed) -> tuple:
+    """∏_{j<i} aⱼ · ∏_{j>i} aⱼ for each needed i, over products shared
+    between the partials (kept nested and in order: flattening would copy
+    them, and factors need not commute)."""
+    n = len(args)
+    pre = [None] * (n + 1)  # pre[i] = a₀⋯aᵢ₋₁
+    suf = [None] * (n + 1)  # suf[i] = aᵢ⋯aₙ₋₁
+    for i in range(n):
+        pre[i + 1] = args[i] if pre[i] is None else Mul(pre[i], args[i], evaluate=False)
+    for i in range(n - 1, -1, -1):
+        suf[i] = args[i] if suf[i + 1] is None else Mul(args[i], suf[i + 1], evaluate=False)
+    out = []
+    for i, k in enumerate(needed):
+        left, right = pre[i], suf[i + 1]
+        if not k:
+            out.append(None)
+        elif left is None or right is None:
+            out.append(right if left is None else left)
+        else:
+            out.append(Mul(left, right, evaluate=False))
+    return tuple(out)
 
 
 class ExtremumRule(Rule):
