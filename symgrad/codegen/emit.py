@@ -176,51 +176,46 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
             continue
         prog.n_ops += 1
         args, size, depth, quiet = [], 1, 1, node not in loud
-        reads: set[str] = set()
+        arg_reads: list[frozenset] = []  # the temporaries each operand reads
         for k in ks:
             if k in inline:
                 tree, s, d, q, r = inline.pop(k)
                 args.append(tree)
                 size, depth, quiet = size + s, max(depth, d + 1), quiet or q
-                reads |= r
+                arg_reads.append(r)
             else:
                 args.append(placeholder[k])
-                if k in temp_of:
-                    reads.add(temp_of[k])
+                arg_reads.append(frozenset((temp_of[k],)) if k in temp_of else frozenset())
         if len(args) > MAX_OPERANDS and _associative(node):
             # Python's compiler recurses once per operand of a long ``a + b + ...``
-            # line: fold the operands, in order, through temporaries
-            while len(args) > MAX_OPERANDS:
+            # line: fold the operands, in order, through temporaries (in linear time)
+            acc: list = []
+            acc_reads: list[frozenset] = []
+            for start in range(0, len(args) - MAX_OPERANDS, MAX_OPERANDS - 1):
+                chunk = args[start:start + MAX_OPERANDS - 1]
+                chunk_reads = arg_reads[start:start + MAX_OPERANDS - 1]
                 name = next(temps)
                 temp_names.add(name)
-                part = _rebuild(node, args[:MAX_OPERANDS])
-                prog.statements.append(
-                    Statement(name, _print(printer, part, node), quiet, frozenset(reads)))
-                args = [Symbol(name), *args[MAX_OPERANDS:]]
-                reads = {name}  # (the folded operands' reads are done)
-                for a in args[1:]:
-                    reads |= _temps_in(a, temp_names)
+                part = _rebuild(node, acc + chunk)
+                prog.statements.append(Statement(name, _print(printer, part, node), quiet,
+                                                 frozenset().union(*acc_reads, *chunk_reads)))
+                acc, acc_reads = [Symbol(name)], [frozenset((name,))]
+            rest = start + MAX_OPERANDS - 1
+            args, arg_reads = acc + args[rest:], acc_reads + arg_reads[rest:]
+        reads = frozenset().union(*arg_reads)
         tree = _rebuild(node, args)
         if uses[node] == 1 and node not in is_root and size <= INLINE_SIZE \
                 and depth <= INLINE_DEPTH:
-            inline[node] = (tree, size, depth, quiet, frozenset(reads))
+            inline[node] = (tree, size, depth, quiet, reads)
             continue
         name = next(temps)
         temp_names.add(name)
-        prog.statements.append(Statement(name, _print(printer, tree, node), quiet,
-                                         frozenset(reads)))
+        prog.statements.append(Statement(name, _print(printer, tree, node), quiet, reads))
         placeholder[node] = Symbol(name)
         temp_of[node] = name
     prog.results = [_print(printer, placeholder[r], r) for r in roots]
     _reuse_names(prog, {temp_of[r] for r in roots if r in temp_of})
     return prog
-
-
-def _temps_in(tree: Basic, temp_names: set[str]) -> set[str]:
-    """The temporaries an operand (a name, or a small inline tree) reads."""
-    if isinstance(tree, Symbol):
-        return {tree.name} if tree.name in temp_names else set()
-    return {s.name for s in tree.free_symbols if s.name in temp_names}
 
 
 _WORD = re.compile(r"\b\w+\b")

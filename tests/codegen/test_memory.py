@@ -81,3 +81,17 @@ def test_a_wide_program_runs_in_shorter_blocks(monkeypatch):
     ref = lambdify([x, w], g, threads=1, block=None)(xs, 0.5)
     for a, b in zip(out, ref):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_long_sum_folds_in_order_and_frees_its_terms():
+    # a sum of many terms is folded through temporaries (Python's compiler
+    # recurses per operand); the fold adds in the order of one long line
+    terms = [sp.sin(sp.Add(x, k, evaluate=False), evaluate=False) * w for k in range(450)]
+    e = sp.Add(*terms, evaluate=False)
+    prog = _compile([x, w], e)[2]
+    assert prog.max_live <= 3
+    xs = np.linspace(-1, 1, 101)
+    ref = np.sin(xs + 0) * 0.5
+    for k in range(1, 450):
+        ref = ref + np.sin(xs + k) * 0.5
+    np.testing.assert_array_equal(lambdify([x, w], e)(xs, 0.5), ref)
