@@ -24,12 +24,16 @@ import re
 from dataclasses import dataclass, field
 
 from sympy import (
+    Add,
     Basic,
     Derivative,
+    Function,
     Integral,
     Max,
     Min,
+    Mul,
     Piecewise,
+    Pow,
     S,
     Subs,
     Symbol,
@@ -265,10 +269,22 @@ def _associative(node: Basic) -> bool:
 
 
 def _rebuild(node: Basic, args: list[Basic]) -> Basic:
-    """``node`` over new operands, exactly as written (nothing re-evaluated)."""
+    """``node`` over new operands, exactly as written (nothing re-evaluated).
+
+    Sums, products, powers and function calls are made directly from their
+    arguments (the printer reads only the class and the arguments): their
+    constructors, even unevaluated, sympify, check and cache every node."""
     if isinstance(node, Piecewise):
         pairs = [ExprCondPair(args[i], args[i + 1]) for i in range(0, len(args), 2)]
         return Piecewise(*pairs, evaluate=False)
+    if isinstance(node, (Add, Mul)):
+        return type(node)._from_args(args)
+    if isinstance(node, Pow):
+        obj = Basic.__new__(Pow, *args)
+        obj.is_commutative = True  # (real symbols and numbers)
+        return obj
+    if isinstance(node, Function) and not isinstance(node, (Max, Min)):
+        return Basic.__new__(type(node), *args)
     try:
         return node.func(*args, evaluate=False)
     except TypeError:
