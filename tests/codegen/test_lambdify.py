@@ -251,12 +251,16 @@ def test_any_identifier_is_a_function_name():
         assert ns[unicodedata.normalize("NFKC", name)](2.0, 3.0) == 6.0
 
 
-def _recurrence(n):
+def _recurrence(n, evaluate=True):
     a = sp.symbols(f"a0:{n}")
     y0 = sp.Symbol("y0")
     v = y0
     for k in range(n):
-        v = a[k] * sp.sin(v) + sp.cos(v)
+        if evaluate:
+            v = a[k] * sp.sin(v) + sp.cos(v)
+        else:
+            v = sp.Add(sp.Mul(a[k], sp.sin(v, evaluate=False), evaluate=False),
+                       sp.cos(v, evaluate=False), evaluate=False)
     return v, y0, a
 
 
@@ -271,7 +275,10 @@ def test_gradient_of_the_1000_level_recurrence():
 
 
 def test_depth_10000_without_recursion_error():
-    v, y0, a = _recurrence(10000)
+    # built without evaluation: SymPy's own evaluation of this recurrence
+    # 10^4 deep took most of this test's time (19 s of it at low load; 54 s
+    # at load 7), and it is not what is tested here
+    v, y0, a = _recurrence(10000, evaluate=False)
     f = lambdify([y0, list(a)], v)
     assert np.isfinite(f(0.3, np.full(10000, 0.5)))
     chain = x
