@@ -93,7 +93,10 @@ def _extend(children: st.SearchStrategy) -> st.SearchStrategy:
         args = [draw(children) for _ in spec.domain]
         try:
             return _apply(spec, args, draw(st.integers(0, 3)) > 0)
-        except (ValueError, TypeError):  # SymPy's own: Max of a complex constant
+        except (ValueError, TypeError, AttributeError):
+            # SymPy's own constructors refuse or crash: Max of a complex
+            # constant (TypeError); Max(frac(x), 2) (AttributeError: frac(x)
+            # >= 2 is a Python bool inside Max._is_connected, SymPy 1.14)
             reject()
 
     return node()
