@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 import mpmath
-from sympy import Basic, Derivative, Expr, Rational, S, cancel, simplify
+from sympy import Basic, Derivative, Expr, Heaviside, Rational, S, cancel, simplify
 
 from symgrad.graph import count_ops, postorder
 
@@ -109,6 +109,8 @@ def exact(v: float | int | str) -> Rational:
 def value(expr: Basic, point: Mapping, dps: int = DPS) -> mpmath.mpf | mpmath.mpc:
     """``expr`` at ``point`` (symbol -> number), to ``dps`` digits."""
     e = expr.xreplace({s: exact(v) for s, v in point.items()})
+    if isinstance(e, Basic) and e.has(Heaviside):
+        e = e.replace(lambda n: isinstance(n, Heaviside), lambda n: _heaviside(n, dps + 10))
     r = e.evalf(dps + 10) if isinstance(e, Basic) else S(e)
     re_, im_ = r.as_real_imag()
     if not (re_.is_Number and im_.is_Number) or not (re_.is_finite and im_.is_finite):
@@ -116,6 +118,17 @@ def value(expr: Basic, point: Mapping, dps: int = DPS) -> mpmath.mpf | mpmath.mp
     with mpmath.workdps(dps + 10):
         re_m, im_m = mpmath.mpf(re_), mpmath.mpf(im_)
         return re_m if im_m == 0 else mpmath.mpc(re_m, im_m)
+
+
+def _heaviside(node: Heaviside, dps: int) -> Expr:
+    """A Heaviside of a number, decided by the number's value: SymPy decides
+    only by assumptions, so Heaviside(-1 - c**tanh(1)) stays unevaluated (and
+    its evalf too) when c's sign is not known symbolically."""
+    arg, h0 = node.args[0], node.args[1] if len(node.args) > 1 else S.Half
+    v = arg.evalf(dps)
+    if not v.is_Number:
+        return node
+    return h0 if v == 0 else (S.One if v > 0 else S.Zero)
 
 
 def central_difference(expr: Expr, point: Mapping, s: Basic) -> mpmath.mpf:
