@@ -61,6 +61,10 @@ def _nan_unless(cond: str, value: str, arg: str) -> str:
     return f"(lambda _a: np.where({cond}, {value}, np.nan))({arg})"
 
 
+# A Piecewise of more branches is a flat np.select, not a np.where chain.
+MAX_NESTED_WHERE = 32
+
+
 class NoNumpyFormError(SymgradError):
     """A node that generated code cannot evaluate (an undefined function, a
     ``Derivative``, a function neither NumPy nor ``scipy.special`` has)."""
@@ -72,10 +76,11 @@ class KernelPrinter(SciPyPrinter):
     printmethod = "_symgrad_numpycode"
     _kc = NumPyPrinter._kc  # pi is np.pi, not scipy.constants.pi
 
-    def __init__(self) -> None:
+    def __init__(self, complex_: bool = True) -> None:
         super().__init__(
             {"fully_qualified_modules": True, "allow_unknown_functions": False, "order": "none"}
         )
+        self.complex = complex_  # False: real code, where I (a value not real) is NaN
 
     # -- module names -----------------------------------------------------
     def _module_format(self, fqn: str, register: bool = True) -> str:
@@ -90,6 +95,9 @@ class KernelPrinter(SciPyPrinter):
             f"{type(expr).__name__} has no form in NumPy or scipy.special"
         )
 
+    def _print_ImaginaryUnit(self, expr: Expr) -> str:
+        return "1j" if self.complex else "np.nan"
+
     def _print_ComplexInfinity(self, expr: Expr) -> str:
         raise NoNumpyFormError("zoo (complex infinity, as from 1/0) has no NumPy value")
 
@@ -102,7 +110,7 @@ class KernelPrinter(SciPyPrinter):
         if e == -S.Half:
             return f"(1/np.sqrt({self._print(base)}))"
         if e == S(1) / 3:
-            return f"np.cbrt({self._print(base)})"
+            return self._principal_cbrt(base)
         if e is S.NegativeOne:
             return f"(1/{b})"
         if e.is_Integer and e.is_negative:
@@ -110,6 +118,16 @@ class KernelPrinter(SciPyPrinter):
         if e.is_Integer:
             return f"{b}**{e}"
         return f"{b}**{self.parenthesize(e, 60)}"
+
+    def _principal_cbrt(self, base: Expr) -> str:
+        """``base**(1/3)`` as SymPy means it: the principal root, complex
+        below 0, so NaN there in real code (``sqrt(-1)``'s invalid flag
+        too); ``np.cbrt`` (the real root) is exact to half an ulp, where
+        ``base**(1/3)`` loses up to a hundred; complex values take the power."""
+        if base.is_extended_nonnegative:
+            return f"np.cbrt({self._print(base)})"
+        real = "np.cbrt(_b)*np.sqrt(np.sign(_b))"  # sqrt(-1): NaN below 0
+        return f"(lambda _b: _b**(1/3) if np.iscomplexobj(_b) else {real})({self._print(base)})"
 
     def _print_Max(self, expr: Expr) -> str:
         return self._chain("np.maximum", expr.args)
@@ -196,6 +214,21 @@ class KernelPrinter(SciPyPrinter):
             out = self._print(pairs.pop()[0])
         else:
             out = "np.nan"  # no condition holds: undefined, as in SymPy
+        if len(pairs) > MAX_NESTED_WHERE:
+            return self._select(pairs, out)
         for e, c in reversed(pairs):
             out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
         return out
+
+    def _select(self, pairs: list, default: str) -> str:
+        """A flat ``np.select`` (Python's parser allows 200 nested brackets),
+        in the type the ``np.where`` chain gives: Python numbers among the
+        values stay weakly typed, so float32 stays float32."""
+        n = len(pairs)
+        conds = ", ".join(self._print(c) for _, c in pairs)
+        values = ", ".join(self._print(e) for e, _ in pairs)
+        pick = f"np.select(_v[:{n}], _v[{n}:{2 * n}], _v[{2 * n}])"
+        return (
+            f"(lambda *_v: {pick}.astype(np.result_type(*_v[{n}:]), copy=False))"
+            f"({conds}, {values}, {default})"
+        )

@@ -1,0 +1,38 @@
+"""The printer: long selections stay flat."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import lambdify, numpy_code
+
+x = sp.Symbol("x", real=True)
+
+
+def _steps(n: int) -> sp.Piecewise:
+    # first true condition wins: x < 1 -> 0, x < 2 -> 1, ..., else sin(x)
+    return sp.Piecewise(*[(k * x / 7, x < k) for k in range(1, n)], (sp.sin(x), True))
+
+
+@pytest.mark.parametrize("n", [3, 40, 202])
+def test_a_piecewise_of_many_branches_compiles_and_selects_the_first_true(n):
+    # 202 branches were a SyntaxError: too many nested parentheses
+    pw = _steps(n)
+    f = lambdify(x, pw)
+    pts = np.array([-1.0, 0.5, 1.5, 17.25, n - 0.5, n + 3.0], dtype=np.float64)
+    k = np.floor(pts) + 1  # the first k with x < k
+    want = np.where(k < n, np.maximum(k, 1) * pts / 7, np.sin(pts))
+    np.testing.assert_allclose(f(pts), want, rtol=1e-15)
+    assert f(pts.astype(np.float32)).dtype == np.float32
+    assert numpy_code(x, pw).count("np.where(") <= 40
+
+
+def test_a_long_selection_keeps_float32_in_plain_code():
+    ns: dict = {}
+    exec(compile(numpy_code(x, _steps(202)), "<test>", "exec"), ns)
+    out = ns["f"](np.array([0.5, 150.5, 300.0], dtype=np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, [0.5 / 7, 151 * np.float32(150.5) / 7, np.sin(300.0)],
+                               rtol=1e-6)
