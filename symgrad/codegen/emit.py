@@ -124,9 +124,14 @@ def _check(node: Basic) -> None:
         )
 
 
-def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Program:
+def build_program(
+    roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False
+) -> Program:
     """Statements computing ``roots``; ``leaf_names`` names the argument
-    symbols; ``temps`` yields fresh temporary names."""
+    symbols; ``temps`` yields fresh temporary names.  The program is complex
+    when ``complex_`` or when ``I`` reaches a root other than through a
+    ``Piecewise`` branch; otherwise a complex constant in a branch (the
+    ``log(3/2) + I*pi`` of ``log(-3/2)``) is NaN, as ``np.log(-1.5)`` is."""
     order, kids = postorder(roots, _kids)
     # a symbol, or a symbol-like node (MatrixSymbol, Indexed, ...), that is not
     # an argument: the printer would write its name, a user's string, as code
@@ -164,13 +169,13 @@ def build_program(roots: list[Basic], leaf_names: dict[Basic, str], temps) -> Pr
             if not (quiet_parent or (pw and i != 1)):
                 loud.add(k)
 
-    printer = KernelPrinter()
+    prog = Program(complex=complex_ or S.ImaginaryUnit in loud)
+    printer = KernelPrinter(complex_=prog.complex)
     temp_names: set[str] = set()
     placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
     # quiet, the temporaries it reads
     temp_of: dict[Basic, str] = {}  # node -> the temporary holding it
-    prog = Program(complex=any(n is S.ImaginaryUnit for n in order))
     for node in order:
         if node in placeholder:
             continue
