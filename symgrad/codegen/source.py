@@ -124,10 +124,50 @@ def kernel_source(
 
 
 HELPERS = '''\
-def _weak(a):
-    """A Python number as it is (weakly typed, as in NumPy's arithmetic:
-    ``float32 * 0.5`` stays float32), anything else as an array."""
-    return a if type(a) in (int, float, complex) else np.asarray(a)
+def _arg(a, i):
+    """Argument ``i`` as a number or an array of numbers: a Python number as
+    it is (weakly typed, as in NumPy's arithmetic: ``float32 * 0.5`` stays
+    float32), an array as it is; anything with a float value (a SymPy number,
+    Fraction, Decimal) as a float; anything else refused, naming it."""
+    t = type(a)
+    if t is float or t is np.ndarray and a.dtype.kind in "fiub" \
+            or t is int and -2**63 <= a < 2**63:
+        return a
+    if t is np.ndarray or isinstance(a, np.generic):
+        kind = a.dtype.kind
+        if kind in "fiubc":
+            return a
+        if kind != "O":
+            _refuse(i, a, f"an array of {a.dtype}, not of numbers")
+    elif isinstance(a, (complex, bool)):
+        return a
+    elif isinstance(a, np.ma.MaskedArray):
+        _refuse(i, a, "a masked array, whose mask the result would lose; pass "
+                      "a.filled(np.nan) to make masked points NaN")
+    elif isinstance(a, (list, tuple)):
+        return _arg(np.asarray(a), i)
+    else:
+        return _float(a, i)
+    return np.array([_float(v, i) for v in a.ravel()], float).reshape(a.shape)
+
+
+def _float(v, i):
+    """``v`` as a float, through its ``__float__`` (strings and None have none)."""
+    try:
+        return type(v).__float__(v)
+    except AttributeError:
+        _refuse(i, v, f"a {type(v).__name__}, not a number")
+    except (TypeError, ValueError) as err:  # a SymPy symbol: not a number
+        _refuse(i, v, f"{v!s:.60} ({type(v).__name__}), not a number ({err})")
+    except OverflowError:
+        _refuse(i, v, "too large for a float (float64 ends at 1.8e308)")
+
+
+def _refuse(i, a, what):
+    raise TypeError(
+        f"argument {i + 1} ({_ARGS[i]}) is {what}; pass numbers or arrays of numbers "
+        "(a SymPy expression: substitute values with expr.subs, or evaluate it first)"
+    )
 
 
 def _batch(a, lead, name):
@@ -165,8 +205,9 @@ _pool = None  # an executor with .map() to run blocks on threads; None: serially
 # Names the entry point and the module around it use; lambdify gives no
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
-    "_batch", "_flat", "_cut", "_weak", "_pool", "_f64",
-    "_dtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v", "_o", "_step",
+    "_batch", "_flat", "_cut", "_arg", "_float", "_refuse", "_ARGS", "_pool", "_f64",
+    "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
+    "_o", "_step",
 })
 
 
@@ -190,6 +231,14 @@ def block_step(block: int, live: int) -> str:
     return f"max({MIN_BLOCK}, min({block}, {LIVE_BYTES // (live + 2)} // _dtype.itemsize))"
 
 
+def _label(p: Param) -> str:
+    """The symbols of an argument, for error messages (a long vector cut short)."""
+    names = [s.name for s in p.symbols[:4]]
+    if len(p.symbols) > 4:
+        names[3:] = [f"... ({len(p.symbols)} symbols)"]
+    return ", ".join(names)
+
+
 def entry_source(
     name: str,
     kernel: str,
@@ -209,20 +258,27 @@ def entry_source(
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
+    labels = tuple(_label(p) for p in params)
     lines = [
+        f"_ARGS = {labels!r}  # the symbols of each argument, for error messages",
+        "",
+        "",
         f"def {name}({sig}):",
         f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
     ]
     if not dtype and not complex_ and params and not any(p.vector for p in params):
         lines += _python_floats(kernel, names, layout, n_out)
+    # Python numbers stay weakly typed, as in NumPy's own arithmetic
+    for i, p in enumerate(params):
+        lines.append(f"    {p.name} = _arg({p.name}, {i})")
     if dtype:
         lines.append(f"    _dtype = np.dtype({dtype!r})")
     else:
-        # Python numbers stay weakly typed, as in NumPy's own arithmetic
-        for p in params:
-            lines.append(f"    {p.name} = _weak({p.name})")
-        one = "1j" if complex_ else "1.0"
-        lines.append(f"    _dtype = np.result_type({', '.join([*names, one])})")
+        lines.append(f"    _dtype = np.result_type({', '.join([*names, '1.0'])})")
+    # the arguments are evaluated in _dtype (real: symbols are real), the
+    # results stored in _odtype, complex when the formula holds I
+    odtype = "np.result_type(_dtype, 1j)" if complex_ else "_dtype"
+    lines.append(f"    _odtype = {odtype}")
     for p in params:
         lines.append(f"    {p.name} = np.asarray({p.name})")
     shapes = [
@@ -241,7 +297,7 @@ def entry_source(
     lines.append("    _n = int(np.prod(_shape))")
     for p in params:
         lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, _shape, _n, _dtype)")
-    lines.append(f"    _out = np.empty(({n_out}, _n), _dtype)")
+    lines.append(f"    _out = np.empty(({n_out}, _n), _odtype)")
     if block:
         lines.append(f"    _step = {block_step(block, live)}")
     else:
@@ -285,11 +341,11 @@ def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int) ->
 
 def _scalar_return(layout: Layout) -> list[str]:
     if layout.kind == "scalar":
-        return ["        return np.asarray(_r[0], _dtype)[()]"]
+        return ["        return np.asarray(_r[0], _odtype)[()]"]
     if layout.kind == "matrix":
-        return [f"        return np.array(_r, _dtype).reshape({layout.shape!r})"]
+        return [f"        return np.array(_r, _odtype).reshape({layout.shape!r})"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
-    return [f"        return {wrap}(np.asarray(_v, _dtype)[()] for _v in _r)"]
+    return [f"        return {wrap}(np.asarray(_v, _odtype)[()] for _v in _r)"]
 
 
 def _array_return(layout: Layout) -> list[str]:
