@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import keyword
-import linecache
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -23,15 +22,15 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..shapes import flatten_exprs
+from .compiled import load
+from .complex_values import refuse_complex_arguments
 from .emit import Program, build_program
 from .names import Namer
-from .pool import worker_pool
 from .source import ENTRY_NAMES, HELPERS, Layout, Param, entry_source, kernel_source
 
 __all__ = ["lambdify", "numpy_code", "DEFAULT_BLOCK"]
 
 DEFAULT_BLOCK = 16384  # elements per block: temporaries stay in the L2 cache
-_counter = itertools.count()
 
 
 def _params(args: object, namer: Namer) -> tuple[list[Param], dict[Basic, str]]:
@@ -85,13 +84,15 @@ def _layout(exprs: object) -> tuple[list[Expr], Layout]:
 
 def _compile(
     args: object, exprs: object, reserved: frozenset[str] = frozenset(),
-    stabilize: bool = False, domain: Mapping | None = None,
+    stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
     namer = Namer(reserved)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
-    prog = build_program(roots, leaf, namer.temps())
+    prog = build_program(roots, leaf, namer.temps(), complex_)
+    if prog.complex:
+        refuse_complex_arguments(roots)
     return params, leaf, prog, layout, namer
 
 
@@ -172,7 +173,13 @@ def lambdify(
     Markers are lowered first and ``Piecewise`` selects without letting an
     untaken branch's NaN or inf into the result.
 
-    The source is ``fn.source`` (and ``inspect.getsource(fn)``).
+    The source is ``fn.source`` (and ``inspect.getsource(fn)``); the
+    function pickles (as its source, compiled again on loading), so it runs
+    under ``multiprocessing``, ``concurrent.futures`` and dask.  Arguments
+    are numbers or arrays of numbers (a SymPy number, ``Fraction`` or
+    ``Decimal`` is converted; anything else is a ``TypeError`` naming the
+    argument).  A formula holding ``I`` outside ``Piecewise`` branches has
+    complex results (a real ``dtype`` is then an error).
 
     Accurate forms (``log1p``, ``expm1``, ``hypot``, ...) are always used;
     ``stabilize=True`` adds every rewrite of :mod:`symgrad.rewrites` that
@@ -196,8 +203,19 @@ def lambdify(
         raise SymgradError(f"block={block!r}: give a positive number of elements, or None")
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise SymgradError(f"threads={threads!r}: give a positive number of threads, or None")
-    dt = None if dtype is None else np.dtype(dtype).str
-    params, leaf, prog, layout, namer = _compile(args, exprs, ENTRY_NAMES, stabilize, domain)
+    dt = None if dtype is None else np.dtype(dtype)
+    if dt is not None and dt.kind not in "fc":
+        raise SymgradError(f"dtype={dtype!r}: give a floating or complex type (float32, ...)")
+    complex_ = dt is not None and dt.kind == "c"
+    params, leaf, prog, layout, namer = _compile(
+        args, exprs, ENTRY_NAMES, stabilize, domain, complex_
+    )
+    if dt is not None and not complex_ and prog.complex:
+        raise SymgradError(
+            f"the formula is complex-valued (it holds I), and dtype={dtype!r} is real: "
+            "pass a complex dtype (dtype=complex), or take its real part (sympy.re) first"
+        )
+    dt = None if dt is None else dt.str
     name, kernel = namer.name("f"), namer.name("f_block")
     n_out = len(prog.results)
     source = "\n\n".join(
@@ -209,14 +227,4 @@ def lambdify(
                          prog.max_live),
         ]
     )
-    filename = f"<symgrad-lambdify-{next(_counter)}>"
-    namespace: dict = {}
-    # Our own source, written from sanitized names and printed numbers only.
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102
-    if block is not None:
-        namespace["_pool"] = worker_pool(threads)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    fn = namespace[name]
-    fn.source = source
-    fn.n_ops = prog.n_ops
-    return fn
+    return load(source, name, threads, prog.n_ops)
