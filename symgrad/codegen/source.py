@@ -130,21 +130,22 @@ def _arg(a, i):
     float32), an array as it is; anything with a float value (a SymPy number,
     Fraction, Decimal) as a float; anything else refused, naming it."""
     t = type(a)
-    if t is float or t is np.ndarray and a.dtype.kind in "fiub" \
+    if t is np.ndarray and a.dtype.kind in "fiub" or t in (float, bool) \
             or t is int and -2**63 <= a < 2**63:
         return a
-    if t is np.ndarray or isinstance(a, np.generic):
+    if isinstance(a, np.ma.MaskedArray):
+        _refuse(i, a, "a masked array, whose mask the result would lose; pass "
+                      "a.filled(np.nan) to make masked points NaN")
+    if isinstance(a, (np.ndarray, np.generic)):
         kind = a.dtype.kind
         if kind in "fiubc":
             return a
         if kind != "O":
             _refuse(i, a, f"an array of {a.dtype}, not of numbers")
-    elif isinstance(a, (complex, bool)):
+    elif isinstance(a, complex):
         return a
-    elif isinstance(a, np.ma.MaskedArray):
-        _refuse(i, a, "a masked array, whose mask the result would lose; pass "
-                      "a.filled(np.nan) to make masked points NaN")
-    elif isinstance(a, (list, tuple)):
+    elif isinstance(a, (list, tuple)) or hasattr(a, "__array__") \
+            or hasattr(a, "__array_interface__"):  # dask, pandas, a SymPy Matrix...
         return _arg(np.asarray(a), i)
     else:
         return _float(a, i)

@@ -65,3 +65,14 @@ def test_a_masked_array_filled_with_nan_keeps_its_points_out():
     a = np.ma.masked_array([1.0, 2.0], mask=[0, 1])
     got = F(a.filled(np.nan), 1.0)
     assert got[0] == 3.0 and np.isnan(got[1])
+
+
+def test_array_likes_are_read_as_arrays():
+    class Column:  # pandas, dask, xarray: anything with __array__
+        def __array__(self, dtype=None, copy=None):
+            return np.array([1.0, 2.0])
+
+    np.testing.assert_array_equal(F(Column(), 2.0), [5.0, 9.0])
+    np.testing.assert_array_equal(F(sp.Matrix([1, 2]), 2.0).ravel(), [5.0, 9.0])
+    with pytest.raises(TypeError, match=r"argument 1 \(x\) is .*not a number"):
+        F(sp.Matrix([x, 2]), 2.0)
