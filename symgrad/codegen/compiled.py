@@ -5,9 +5,12 @@ A plain function made by ``exec`` cannot be pickled (``pickle`` looks it up
 by name in a module, where it is not), and ``multiprocessing``,
 ``concurrent.futures`` and dask need to pickle it.  A
 :class:`GeneratedFunction` pickles as its source, and unpickling compiles
-the source again (in another process, its worker threads are that
-process's).  Calling it calls the generated function directly: its class,
-made per function, has that function as ``__call__``.
+the source again: with ``threads=1``, through ``eval`` alone, so the
+loading process needs NumPy (and SciPy) but not symgrad, and gets the plain
+function (with its ``source``); otherwise through :func:`load` (its worker
+threads are then the loading process's).  Calling it calls the generated
+function directly: its class, made per function, has that function as
+``__call__``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ __all__ = ["GeneratedFunction", "load"]
 _counter = itertools.count()
 
 
+# Evaluated on loading a serial function: run its source, return its function.
+_PLAIN = "exec(_source, _ns) or setattr(_ns[_name], 'source', _source) or _ns[_name]"
+
+
 class GeneratedFunction:
     """A compiled function of generated source; ``source`` is the source,
     ``n_ops`` the number of operations, and ``inspect.getsource`` works."""
@@ -29,6 +36,11 @@ class GeneratedFunction:
     __slots__ = ("__wrapped__", "source", "n_ops", "threads", "__weakref__")
 
     def __reduce__(self) -> tuple:
+        if self.threads == 1:
+            # serial: the source needs NumPy (and SciPy) only, so the loading
+            # side needs no symgrad either; it gets the plain function
+            state = {"_source": self.source, "_name": self.__name__, "_ns": {}}
+            return (eval, (_PLAIN, state))
         return (load, (self.source, self.__name__, self.threads, self.n_ops))
 
     def __repr__(self) -> str:
