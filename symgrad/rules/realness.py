@@ -17,8 +17,10 @@ from __future__ import annotations
 from contextvars import ContextVar
 from functools import lru_cache
 
+import sympy
 from sympy import Atom, Basic, Dummy, Expr, Indexed, Symbol, re
 from sympy.core.function import AppliedUndef
+from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.matrices.expressions.matexpr import MatrixElement
 
 from ..graph import postorder
@@ -52,6 +54,8 @@ def is_real(u: Expr) -> bool:
     >>> is_real(sin(x) + x**2), is_real(sqrt(x)), is_real(sqrt(x**2 + 1))
     (True, False, True)
     """
+    if _surely_real(u):
+        return True
     known = u.is_extended_real
     if known is not None:
         return known
@@ -59,6 +63,43 @@ def is_real(u: Expr) -> bool:
         return _rebuilt(u).is_extended_real is True
     except RecursionError:  # SymPy's assumptions recurse: too deep to tell
         return False
+
+
+# Functions real at every real argument (a quick test before SymPy's
+# assumptions, which cost milliseconds on a small sum of plain symbols).
+_REAL_TO_REAL = (
+    sympy.Abs, sympy.sign, sympy.floor, sympy.ceiling, sympy.Heaviside, sympy.Max, sympy.Min,
+    sympy.exp, sympy.sin, sympy.cos, sympy.tan, sympy.sinh, sympy.cosh, sympy.tanh,
+    sympy.atan, sympy.erf, sympy.erfc, sympy.frac,
+)
+
+
+def _surely_real(u: Expr) -> bool:
+    """True only where ``u`` is plainly real: variables and real numbers
+    combined by sums, products, integer powers, nonnegative-base roots,
+    Piecewise and real-to-real functions (over the DAG; False means "ask
+    SymPy")."""
+
+    def kids(n):
+        if isinstance(n, Atom) or _variable(n):
+            return ()
+        return (n.expr,) if isinstance(n, ExprCondPair) else n.args  # not the condition
+
+    order, args = postorder([u], kids)
+    for n in order:
+        ks = args[n]
+        if _variable(n):
+            continue
+        if not ks:
+            ok = n.is_extended_real is True
+        elif isinstance(n, sympy.Pow):
+            b, e = n.args
+            ok = e.is_integer is True or b.is_nonnegative is True
+        else:
+            ok = isinstance(n, (sympy.Add, sympy.Mul, sympy.Piecewise, ExprCondPair, _REAL_TO_REAL))
+        if not ok:  # children were checked before their parents
+            return False
+    return True
 
 
 def _variable(n: Basic) -> bool:

@@ -5,11 +5,11 @@ real."""
 
 from __future__ import annotations
 
-from sympy import Abs, Add, Eq, Expr, Heaviside, Mul, Piecewise, S, conjugate, re
+from sympy import Abs, Add, Eq, Expr, Heaviside, Mul, Piecewise, S, conjugate
 
 from ..errors import RuleError, describe
 from .forms import Rule, product, scale, total
-from .realness import is_real, mark_projected, projected
+from .realness import is_real, mark_projected, projected, real_part
 from .shared import sign
 
 __all__ = [
@@ -207,7 +207,7 @@ class IntegerParamRule(Rule):
 def _real_cotangent(ct):
     """``Re(ct)``: a cotangent reaching a real-valued node (``ct`` itself
     unless a complex cotangent was sent down before in this walk)."""
-    return re(ct) if projected() else ct
+    return real_part(ct) if projected() else ct
 
 
 class AbsRule(Rule):
@@ -232,7 +232,7 @@ class AbsRule(Rule):
             return None
         if is_real(u):
             return product(sign(u), t)
-        return re(product(conjugate(sign(u)), t))
+        return real_part(product(conjugate(sign(u)), t))
 
 
 class SignRule(Rule):
@@ -251,7 +251,7 @@ class SignRule(Rule):
             return (None,)
         mark_projected()  # sign(u) is complex: its cotangent stays whole
         s = sign(u)
-        g = (ct - re(ct * s) * conjugate(s)) / Abs(u)
+        g = (ct - real_part(ct * s) * conjugate(s)) / Abs(u)
         return (Piecewise((S.Zero, Eq(u, 0)), (g, True)),)
 
     def jvp(self, node, tangents, opts):
@@ -259,5 +259,5 @@ class SignRule(Rule):
         if t is None or is_real(u):
             return None
         s = sign(u)
-        g = (t - s * re(conjugate(s) * t)) / Abs(u)
+        g = (t - s * real_part(conjugate(s) * t)) / Abs(u)
         return Piecewise((S.Zero, Eq(u, 0)), (g, True))
