@@ -265,6 +265,7 @@ def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     show([f, s.result], ["f", "stable"], style, False, out, err)
     print(s, file=out)
+    print(f"verdict: {'ok' if s.after.ok else 'NOT ok, even after stabilize'}", file=out)
     return EXIT_OK if s.after.ok else EXIT_UNSTABLE
 
 

@@ -170,7 +170,7 @@ def test_stabilize_subcommand():
     lines = out.splitlines()
     assert code == 0 and lines[:2] == ["f = -sqrt(x) + sqrt(x + 1)",
                                        "stable = 1/(sqrt(x) + sqrt(x + 1))"]
-    assert "check_stability before: max" in out
+    assert "check_stability before: max" in out and lines[-1] == "verdict: ok"
 
 
 def test_grad_stabilize_then_code_and_check_of_the_stable_form():
@@ -267,3 +267,12 @@ def test_an_override_on_a_formula_without_the_node_prints_no_warning(expr):
         warnings.simplefilter("error")
         code, out, err = run("grad", expr, "--text", "--override", "floor=Identity")
     assert code == 0 and err == "" and out.startswith("∂f/∂x = ")
+
+
+def test_stabilize_exit_code_1_when_no_form_is_accurate():
+    # exp(exp(x)) amplifies the rounding of exp(x) by exp(x) itself: ill-conditioned,
+    # no equal formula evaluated in float64 can be accurate near x = 6
+    code, out, err = run("stabilize", "exp(exp(x))", "--domain", "x=0:6.5", "--samples", "128",
+                         "--text")
+    assert code == 1 and err == "" and out.splitlines()[-1] == (
+        "verdict: NOT ok, even after stabilize")
