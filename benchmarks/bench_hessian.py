@@ -21,30 +21,17 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import datetime  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import platform  # noqa: E402
-import statistics  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 
 import sympy as sp  # noqa: E402
+from bench_diff import _time as _median  # noqa: E402  (run from benchmarks/)
+from bench_diff import rosenbrock  # noqa: E402
 
 import symgrad  # noqa: E402
 
 TIMEOUT = 60.0
-SIZES = (30, 100, 300, 1000)
-
-
-def rosenbrock(n: int):
-    x = sp.symbols(f"x0:{n}")
-    f = sp.Add(*[100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(n - 1)])
-    return f, list(x)
-
-
-def _median(fn, repeat: int) -> float:
-    ts = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+SIZES = tuple(int(a) for a in sys.argv[1:]) or (30, 100, 300, 1000)
 
 
 def _sympy(n: int, out) -> None:
