@@ -145,6 +145,12 @@ class ExtremumRule(Rule):
         return tuple(p / count if k else None for p, k in zip(ind, needed))
 
 
+# Past this many branches, Piecewise cotangents are built unevaluated (n of
+# them, of n branches each, and SymPy's evaluation of each compared its
+# branches: O(n³)); the walker merges them into one Piecewise again.
+_DIRECT_BRANCHES = 8
+
+
 class PiecewiseRule(Rule):
     """Piecewise differentiates branch by branch; conditions get nothing."""
 
@@ -154,12 +160,15 @@ class PiecewiseRule(Rule):
         if not isinstance(node, Piecewise):
             raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
         conds = [pair.cond for pair in node.args]
+        # SymPy's evaluation of a Piecewise compares every pair of branches
+        evaluate = len(conds) <= _DIRECT_BRANCHES
         out = []
         for i, k in enumerate(needed):
             if not k:
                 out.append(None)
                 continue
-            out.append(Piecewise(*[(ct if j == i else S.Zero, c) for j, c in enumerate(conds)]))
+            out.append(Piecewise(*[(ct if j == i else S.Zero, c) for j, c in enumerate(conds)],
+                                 evaluate=evaluate))
         return tuple(out)
 
     def jvp(self, node, tangents, opts):
@@ -167,9 +176,9 @@ class PiecewiseRule(Rule):
             raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
         if all(t is None for t in tangents):
             return None
-        return Piecewise(
-            *[(S.Zero if t is None else t, pair.cond) for t, pair in zip(tangents, node.args)]
-        )
+        pairs = [(S.Zero if t is None else t, pair.cond) for t, pair in zip(tangents, node.args)]
+        # SymPy's evaluation of a Piecewise compares every pair of branches
+        return Piecewise(*pairs, evaluate=len(pairs) <= _DIRECT_BRANCHES)
 
     def partials(self, node, needed, opts):
         return self.vjp(node, S.One, needed, opts)
