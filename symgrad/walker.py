@@ -156,7 +156,8 @@ def _sum(terms: list) -> Expr:
             rest.append(pws[0])
             continue
         branches = [total([pw.args[i].expr for pw in pws]) for i in range(len(conds))]
-        rest.append(Piecewise(*zip(branches, conds)))
+        # (SymPy's evaluation of a Piecewise compares every pair of branches)
+        rest.append(Piecewise(*zip(branches, conds), evaluate=len(conds) <= 8))
     return rest[0] if len(rest) == 1 else total(rest)
 
 

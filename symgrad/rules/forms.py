@@ -149,7 +149,8 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
     out: dict[Expr, Expr] = {}
     for node in order:
         if isinstance(node, Piecewise):
-            out[node] = Piecewise(*[(out[e], c) for e, c in node.args])
+            out[node] = Piecewise(*[(out[e], c) for e, c in node.args],
+                                  evaluate=len(node.args) <= _FLAT_FACTORS)
         elif kids[node]:
             out[node] = Add(*[out[t] for t in node.args])
         else:
