@@ -133,6 +133,8 @@ def _arg(a, i):
     if t is np.ndarray and a.dtype.kind in "fiub" or t in (float, bool) \
             or t is int and -2**63 <= a < 2**63:
         return a
+    if isinstance(a, np.generic) and a.dtype.kind in "fiubc":  # NumPy scalars
+        return a
     if isinstance(a, np.ma.MaskedArray):
         _refuse(i, a, "a masked array, whose mask the result would lose; pass "
                       "a.filled(np.nan) to make masked points NaN")
