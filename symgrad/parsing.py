@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import difflib
 import functools
+import inspect
 import unicodedata
 from collections.abc import Callable, Mapping
 
@@ -470,10 +471,28 @@ class _Parser:
                 raise
             except Exception as exc:  # SymPy's or symgrad's refusal, placed
                 msg = str(exc).split("\n")[0] or type(exc).__name__
+                if isinstance(exc, TypeError) and isinstance(node, ast.Call) and (
+                        "positional argument" in msg):  # Python's words, not SymPy's
+                    msg = self.arity(node, len(args)) or msg
                 raise self.error(f"{self.what(node)}: {msg}", node) from None
             self.check_size(out, node)
             value[id(node)] = out
         return value[id(tree.body)]
+
+    def arity(self, node: ast.Call, given: int) -> str | None:
+        """How a function is called, when a call gave it the wrong number of
+        arguments (Python's message names an internal ``__new__``)."""
+        name = _callee(node)[0]
+        try:
+            sig = inspect.signature(self.functions[name])
+        except (TypeError, ValueError):  # no signature to show
+            return None
+        try:
+            sig.bind(*range(given))
+            return None  # the count fits: the error was another
+        except TypeError:
+            n = "no arguments" if given == 0 else f"{given} argument{'s' * (given != 1)}"
+            return f"{name} is called as {name}({', '.join(sig.parameters)}), not with {n}"
 
     def what(self, node: ast.AST) -> str:
         if isinstance(node, ast.Call):

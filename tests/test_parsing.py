@@ -108,6 +108,18 @@ def test_str_round_trip():
         assert parse(str(e)) == e, str(e)
 
 
+@pytest.mark.parametrize("text, message", [
+    ("stop_gradient()", "stop_gradient is called as stop_gradient(x), not with no arguments"),
+    ("identity(x, y, z)", "identity is called as identity(x), not with 3 arguments"),
+    ("where(x > 0)", "where is called as where(cond, a, b), not with 1 argument"),
+    ("straight_through()", "straight_through is called as straight_through(forward, backward)"),
+])
+def test_a_call_with_the_wrong_number_of_arguments_says_how_to_call(text, message):
+    with pytest.raises(ParseError) as info:
+        parse(text)
+    assert message in info.value.brief and "__new__" not in str(info.value)
+
+
 def test_sympys_printed_constants_read_back_as_constants():
     """str of a formula may hold nan, zoo (1/0), oo: they are not new symbols."""
     for e in [sp.nan, sp.zoo * x, -sp.oo + x, sp.zoo + sp.I * y, sp.E ** x + sp.pi]:
