@@ -23,7 +23,7 @@ from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..shapes import flatten_exprs
 from .compiled import load
-from .complex_values import refuse_complex_arguments
+from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
 from .names import Namer
 from .source import ENTRY_NAMES, HELPERS, Layout, Param, entry_source, kernel_source
@@ -91,9 +91,19 @@ def _compile(
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
     prog = build_program(roots, leaf, namer.temps(), complex_)
+    if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
+        # I only in branches, but under Abs, re, im or arg there: a real value
+        # computed through complex ones, which NaN for I would lose
+        prog = build_program(roots, leaf, namer.temps(), True)
     if prog.complex:
         refuse_complex_arguments(roots)
     return params, leaf, prog, layout, namer
+
+
+def _may_print_i_as_nan(prog: Program) -> bool:
+    """Whether real code may hold an I printed as NaN (a cheap necessary test)."""
+    return any("np.nan" in st.code for st in prog.statements) \
+        or any("np.nan" in r for r in prog.results)
 
 
 _SCIPY_USE = re.compile(r"\bscipy\.special\.")

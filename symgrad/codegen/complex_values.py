@@ -38,7 +38,7 @@ from ..graph import postorder
 from .emit import describe
 from .printer import NoNumpyFormError
 
-__all__ = ["refuse_complex_arguments"]
+__all__ = ["refuse_complex_arguments", "realizes_i"]
 
 # Functions NumPy and SciPy evaluate on real numbers only (np.maximum, np.greater
 # order complex numbers lexicographically: a silent wrong answer, not an error).
@@ -65,3 +65,18 @@ def refuse_complex_arguments(roots: list[Basic]) -> None:
                     "the real part (sympy.re) or the modulus (Abs) of its argument first"
                 )
             holds_i.add(node)
+
+
+def realizes_i(roots: list[Basic]) -> bool:
+    """Whether a function that is real whatever its argument (``Abs``,
+    ``re``, ``im``, ``arg``) receives a value holding ``I``."""
+    order, kids = postorder(roots, lambda n: n.args)
+    holds_i: set[Basic] = set()
+    for node in order:
+        if node is S.ImaginaryUnit:
+            holds_i.add(node)
+        elif any(k in holds_i for k in kids[node]):
+            if isinstance(node, _REALIZING):
+                return True
+            holds_i.add(node)
+    return False

@@ -80,3 +80,11 @@ def test_a_complex_dtype_gives_the_branch_its_complex_value():
     want = complex(g.subs(x, 12.5).evalf())
     assert got[0] == 1.0
     assert got[1] == pytest.approx(want, rel=1e-13)
+
+
+def test_a_real_value_made_from_complex_ones_in_a_branch_is_kept():
+    # Abs(u + I) is real: printing I as NaN in its branch would lose it (with
+    # u declared real, SymPy writes it sqrt(u**2 + 1) itself)
+    u = sp.Symbol("u")
+    f = lambdify(u, symgrad.where(u > 0, sp.Abs(u + sp.I), -1))
+    np.testing.assert_allclose(f(np.array([-1.0, 1.0])), [-1, 2**0.5], rtol=1e-15)
