@@ -3,7 +3,8 @@
 Formulas are read with :func:`symgrad.parse`, which executes nothing.
 Exit codes: 0 success; 1 a stability verdict that is not ok; 2 bad usage or
 input (one line on stderr, never a traceback); 3 an internal error (a bug in
-symgrad: the traceback is printed for a report).
+symgrad: the traceback is printed for a report); 141 the reader of the
+output went away (``symgrad demo | head``), quietly.
 
 >>> main(["grad", "x*sin(y)", "--wrt", "x,y", "--text"])
 ∂f/∂x = sin(y)
@@ -14,6 +15,8 @@ symgrad: the traceback is printed for a report).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import re
 import runpy
 import sys
@@ -37,9 +40,11 @@ from .printing import latex_output_name, pretty_assignment, program
 from .stability import check_stability
 from .stability.stabilize import stabilize
 
-__all__ = ["main", "EXIT_OK", "EXIT_UNSTABLE", "EXIT_USAGE", "EXIT_INTERNAL", "TREE_LIMIT"]
+__all__ = ["main", "EXIT_OK", "EXIT_UNSTABLE", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_PIPE",
+           "TREE_LIMIT"]
 
 EXIT_OK, EXIT_UNSTABLE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command whose reader went away
 TREE_LIMIT = 300  # nodes in a printed tree past which a formula prints as a program
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -458,6 +463,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         print(f"symgrad: error: {_one_line(exc)}", file=err)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader stopped early (symgrad demo | head): not an error
+        if out is sys.stdout:  # nothing more reaches it, not even the final flush
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except Exception:  # a bug in symgrad, not a mistake of the user's

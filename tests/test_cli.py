@@ -276,3 +276,16 @@ def test_stabilize_exit_code_1_when_no_form_is_accurate():
                          "--text")
     assert code == 1 and err == "" and out.splitlines()[-1] == (
         "verdict: NOT ok, even after stabilize")
+
+
+class _ClosedPipe(io.StringIO):
+    """Standard output whose reader went away (symgrad ... | head -1)."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    err = io.StringIO()
+    code = cli.main(["grad", "x*sin(y)", "--text"], out=_ClosedPipe(), err=err)
+    assert code == cli.EXIT_PIPE == 141 and err.getvalue() == ""
