@@ -63,6 +63,8 @@ class Statement:
     code: str
     quiet: bool  # computes a value only a Piecewise branch may use
     reads: frozenset[str] = frozenset()  # the temporaries the code reads
+    block: bool = False  # code is lines of statements assigning name (which
+    # then never takes the name of a value it reads)
 
 
 @dataclass
@@ -83,7 +85,10 @@ class Program:
                 lines.append(f'{indent}with np.errstate(all="ignore"):')
             quiet = st.quiet
             pad = indent * 2 if quiet else indent
-            lines.append(f"{pad}{st.name} = {st.code}")
+            if st.block:
+                lines.extend(pad + ln for ln in st.code.split("\n"))
+            else:
+                lines.append(f"{pad}{st.name} = {st.code}")
         return lines
 
 
@@ -255,17 +260,19 @@ def _reuse_names(prog: Program, kept: set[str]) -> None:
     live = peak = 0
     for i, st in enumerate(sts):
         peak = max(peak, live + 1)  # (a value read for the last time dies after this line)
-        for r in sorted(st.reads):  # (sorted: the same source every time)
-            if last[r] == i:
-                live -= 1
-                free.append(rename.get(r, r))
-        live += 1
+        dying = [rename.get(r, r) for r in sorted(st.reads) if last[r] == i]
+        # (sorted: the same source every time)
+        if not st.block:
+            free.extend(dying)
+        live += 1 - len(dying)
         if st.name not in last:  # never read (cannot happen for a program's values)
             last[st.name] = i
         if reuse and free:
             rename[st.name] = free.pop()
         elif not reuse:
             free.clear()
+        if st.block:  # its lines read its arguments after assigning its name
+            free.extend(dying)
         if rename:
             st.code = _WORD.sub(lambda m: rename.get(m.group(), m.group()), st.code)
             st.name = rename.get(st.name, st.name)
@@ -284,6 +291,8 @@ def _hypot(prog: Program, printer: KernelPrinter, node: Basic, args: list, arg_r
     overflows nor underflows), ``sqrt`` of it is within 1.2 ulp of the
     truth and 1 ulp of ``np.hypot``; a block where it is not (an overflow,
     an underflow, a zero, a NaN) takes ``np.hypot``, as do single points.
+    One statement of several lines: its name never takes the name of ``a``
+    or ``b``, which its last line reads after the first assigned it.
     Returns the name holding the result."""
     ops, reads = [], set()
     for a, r in zip(args, arg_reads):
@@ -294,17 +303,21 @@ def _hypot(prog: Program, printer: KernelPrinter, node: Basic, args: list, arg_r
             a, r = Symbol(name), frozenset((name,))
         ops.append(printer.parenthesize(a, 50))  # tighter than * (precedence 50)
         reads |= r
-    (a, b), square, out = ops, next(temps), next(temps)
-    temp_names.update((square, out))
-    # (quiet: an overflow or underflow here is harmless, np.hypot takes over)
-    prog.statements.append(Statement(square, f"{a}*{a} + {b}*{b}", True, frozenset(reads)))
-    prog.statements.append(Statement(
-        out,
-        f"np.sqrt({square}) if np.ndim({square}) and {square}.size "
-        f"and {square}.dtype.kind == 'f' and np.finfo({square}.dtype).tiny <= "
-        f"{square}.min() and {square}.max() < np.inf "
+    (a, b), out = ops, next(temps)
+    temp_names.add(out)
+    # the square's overflow or underflow is harmless (np.hypot takes over);
+    # single points take np.hypot at once, without the cost of an errstate
+    code = "\n".join([
+        f"if np.ndim({a}) or np.ndim({b}):",
+        '    with np.errstate(all="ignore"):',
+        f"        {out} = {a}*{a} + {b}*{b}",
+        f"    {out} = np.sqrt({out}) if {out}.size and {out}.dtype.kind == 'f' "
+        f"and np.finfo({out}.dtype).tiny <= {out}.min() and {out}.max() < np.inf "
         f"else np.hypot({a}, {b})",
-        quiet, frozenset(reads | {square})))
+        "else:",
+        f"    {out} = np.hypot({a}, {b})",
+    ])
+    prog.statements.append(Statement(out, code, quiet, frozenset(reads), block=True))
     return out
 
 

@@ -49,3 +49,23 @@ def test_numpy_code_takes_any_arguments():
     assert f(3.0, 4.0) == 0.2
     np.testing.assert_array_equal(f(np.array([3, 6]), np.array([4, 8])), [0.2, 0.1])
     assert f(np.array([]), np.array([])).shape == (0,)
+
+
+def test_in_a_long_program_the_result_never_takes_an_arguments_name():
+    # the statement reads a and b again after assigning its result: register
+    # allocation must not give the result the name of a or b where they die
+    a, b = x, y
+    for k in range(40):
+        a, b = sp.sin(a + k), sp.cos(b * (k + 1))
+    fn = lambdify([x, y], sp.sqrt(a**2 + b**2) + 1)
+    line = next(ln for ln in fn.source.splitlines() if "else np.hypot(" in ln)
+    target = line.split(" = ")[0].strip()
+    args = line.split("else np.hypot(")[1].rstrip(")").split(", ")
+    assert target not in args and "t0" in args  # (t0: names were reused)
+    xs, ys = np.linspace(-1, 1, 301), np.linspace(2, 0, 301)
+    ra, rb = xs, ys
+    for k in range(40):
+        ra, rb = np.sin(ra + k), np.cos(rb * (k + 1))
+    got = fn(xs, ys)
+    assert _ulps(got, np.hypot(ra, rb) + 1).max() <= 2
+    assert got[0] == fn(xs[0], ys[0])
