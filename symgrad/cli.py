@@ -334,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(exp, log, floor, where, stop_gradient, sigmoid, ...). Exit codes: 0 ok, "
         "1 a stability verdict that is not ok, 2 bad usage or input, 3 internal error.",
     )
+    p.add_argument("--version", action="version", version=f"symgrad {_version()}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     sub.required = True
 
@@ -416,6 +417,12 @@ def _samples(text: str) -> int:
             f"{n}: give from 1 to at most {MAX_SAMPLES:,} points (each is measured against "
             "a correctly rounded ground truth)")
     return n
+
+
+def _version() -> str:
+    from . import __version__  # the package's, read when the parser is built
+
+    return __version__
 
 
 def _stability_options(p: argparse.ArgumentParser) -> None:

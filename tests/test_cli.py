@@ -289,3 +289,10 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     err = io.StringIO()
     code = cli.main(["grad", "x*sin(y)", "--text"], out=_ClosedPipe(), err=err)
     assert code == cli.EXIT_PIPE == 141 and err.getvalue() == ""
+
+
+def test_version(capsys):
+    import symgrad
+
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out == f"symgrad {symgrad.__version__}\n"
