@@ -36,8 +36,10 @@ from sympy import (
     Piecewise,
     Rational,
     S,
+    cos,
     diff,
     sin,
+    sqrt,
     symbols,
     tanh,
 )
@@ -170,6 +172,7 @@ _C = Rational(8, 5) - 63 * tanh(3) / 50
 @example(Piecewise((_z**2, _z > LambertW(_z)), (sin(LambertW(_z)), True)), (0.0, 0.0, 0.0))
 @example(Min(_x, Abs(_x)), (0.0, 0.0, 0.0))  # a tie with Abs at its kink
 @example(Max(_x, _C ** (9 * tanh(_x) / 4)), (-1.0, 0.0, 0.0))  # Heaviside of a number
+@example(cos(sqrt(_x)), (0.0, 0.0, 0.0))  # 0/0 in the chain rule: skipped, as AD gives NaN
 def test_grad_against_sympy_diff_and_mpmath(e, p):
     at = {s: exact(v) for s, v in zip(X, p)}
     f = expand(e)
@@ -200,6 +203,17 @@ def test_grad_against_sympy_diff_and_mpmath(e, p):
             if got is not None and forward is not None:
                 assert _agree(forward, got, 1e-30), f"forward {t} != reverse {r} at {p}"
             continue
+        if got is None:
+            # A removable singularity of the chain rule: an inner node has no
+            # finite derivative here (cos(sqrt(x)) at 0 is -sin(sqrt(x))/(2*sqrt(x)),
+            # 0/0, though f is smooth): NaN in every AD system, JAX included.
+            assume(
+                all(
+                    _numeric_derivative(n, at, s) is not None
+                    for n in nodes
+                    if isinstance(n, Expr) and s in n.free_symbols
+                )
+            )
         assert got is not None, f"d/d{s} of {e} is {r}: not finite at {p}, numeric {num}"
         assert forward is not None and _agree(forward, got, 1e-30), (
             f"forward {t} != reverse {r} at {p}"
