@@ -18,7 +18,7 @@ from .errors import NoRuleError, RuleError, SymgradError, describe
 from .graph import postorder
 from .linearity import nonlinear_witness
 from .resolver import ACTIVE_MAPS, node_name
-from .rules import DEFAULT_TABLE, TF_ALIASES
+from .rules import DEFAULT_TABLE, TF_ALIASES, TF_ALSO
 from .rules.forms import JVPRule, PartialsRule, VJPRule
 from .rules.table import TF_POWER_OPS, unknown_name_message
 from .shapes import flatten_exprs
@@ -273,7 +273,10 @@ def _canonical_mapping(mapping: object, who: str) -> dict[str, str]:
                 f"{who}: every key and value must be a string (node name -> rule name), "
                 f"got {k!r}: {v!r}"
             )
-        out[canonical_node_name(k)] = _canonical_rule_name(v)
+        rule = _canonical_rule_name(v)
+        out[canonical_node_name(k)] = rule
+        for also in TF_ALSO.get(k, ()):  # "Maximum": Max and symgrad.maximum
+            out.setdefault(also, rule)
     return out
 
 

@@ -623,3 +623,22 @@ def test_map_works_as_a_decorator_each_call_its_own_block():
     assert straight_through_grad(sp.floor(x)) == 1
     assert straight_through_grad(2 * sp.floor(x)) == 2  # the same object, used again
     assert grad(sp.floor(x), x) == 0 and ACTIVE_MAPS.get() == ()
+
+
+@pytest.mark.parametrize("tf_name", ["Maximum", "Minimum"])
+def test_tf_maximum_minimum_map_reaches_max_min_and_symgrad_maximum_minimum(tf_name):
+    # tf.maximum is SymPy's Max in a formula and symgrad.maximum in a port of
+    # TensorFlow code: a ported map must reach both (it reached Max only)
+    from symgrad import maximum, minimum
+
+    fn = {"Maximum": maximum, "Minimum": minimum}[tf_name]
+    sym = {"Maximum": sp.Max, "Minimum": sp.Min}[tf_name]
+    for node in (fn(x, 2 * z), sym(x, 2 * z)):
+        assert grad(node, x) != 0
+        with gradient_override_map({tf_name: "StopGradient"}):
+            assert grad(node, x) == 0
+    # an explicit key for symgrad's node wins over the TensorFlow name's
+    want = grad(sym(x, 2 * z), x)
+    with gradient_override_map({fn.__name__: sym.__name__, tf_name: "StopGradient"}):
+        assert grad(fn(x, 2 * z), x) == want != 0
+        assert grad(sym(x, 2 * z), x) == 0

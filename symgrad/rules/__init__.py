@@ -13,12 +13,13 @@ from .forms import (
     VJPRule,
     ZeroRule,
 )
-from .table import TF_ALIASES, RuleTable
+from .table import TF_ALIASES, TF_ALSO, RuleTable
 
 __all__ = [
     "DEFAULT_TABLE",
     "NONSMOOTH",
     "TF_ALIASES",
+    "TF_ALSO",
     "FdiffRule",
     "IdentityRule",
     "JVPRule",

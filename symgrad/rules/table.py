@@ -11,7 +11,7 @@ from sympy import Basic
 from ..errors import NoRuleError, SymgradError
 from .forms import Rule
 
-__all__ = ["Entry", "RuleTable", "TF_ALIASES", "TF_POWER_OPS"]
+__all__ = ["Entry", "RuleTable", "TF_ALIASES", "TF_ALSO", "TF_POWER_OPS"]
 
 # TensorFlow op name -> symgrad node name.  Accepted wherever a name is
 # taken; as a rule name an entry of the table wins over an alias (so
@@ -59,6 +59,12 @@ TF_ALIASES: dict[str, str] = {
     "Softplus": "softplus",
     "Relu": "relu",
 }
+
+
+# TensorFlow names that also key symgrad's own node of the op: tf.maximum is
+# both SymPy's Max (what a formula holds) and symgrad.maximum (order-keeping,
+# what a port of TensorFlow code holds), so a ported map reaches both.
+TF_ALSO: dict[str, tuple[str, ...]] = {"Maximum": ("maximum",), "Minimum": ("minimum",)}
 
 
 # TensorFlow ops that SymPy writes as a power: no node of their own, and
