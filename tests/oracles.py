@@ -97,7 +97,10 @@ def try_value(expr: Basic, point: Mapping, dps: int = DPS):
         return None
     try:
         return value(expr, point, dps)
-    except (ValueError, TypeError, ZeroDivisionError):
+    except (ValueError, TypeError, ZeroDivisionError, NotImplementedError):
+        # NotImplementedError: SymPy's own evaluation of the substituted
+        # tree gives up (Mod(asec(1), 1): "not expecting int(x) to round
+        # away from 0")
         return None
 
 
