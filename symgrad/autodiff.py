@@ -13,7 +13,7 @@ from sympy import Add, Expr, Matrix, MatrixExpr, NDimArray, S, Symbol, zeros
 from .errors import SymgradError
 from .graph import postorder
 from .lowering import lower
-from .resolver import resolve
+from .resolver import note_differentiation, resolve
 from .rewrites import safe_forms
 from .rules import Opts
 from .rules.defaults import BUILTIN_RULES
@@ -77,6 +77,7 @@ def grad(
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(expr, "expr")
     _scalars(outs, "grad", "expressions")
+    note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":
         raise SymgradError(
             f"grad needs a scalar expression but got {ostruct.describe()}; "
@@ -177,6 +178,7 @@ def jacobian(
     opts = Opts(convention, ties)
     outs, _ = flatten_exprs(exprs, "exprs")
     _scalars(outs, "jacobian", "expressions")
+    note_differentiation()  # a use of every active override map
     syms, _ = flatten_symbols(wrt)
     m, n = len(outs), len(syms)
     rows = [[S.Zero] * n for _ in range(m)]
@@ -221,6 +223,7 @@ def hessian(
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(expr, "expr")
     _scalars(outs, "hessian", "expressions")
+    note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":
         raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
     syms, _ = flatten_symbols(wrt)
@@ -318,6 +321,7 @@ def jvp(
     syms, sstruct = flatten_symbols(wrt)
     ts, tstruct = flatten_exprs(tangents, "tangents")
     _scalars(outs, "jvp", "expressions")
+    note_differentiation()  # a use of every active override map
     _scalars(ts, "jvp", "tangents")
     check_same(sstruct, tstruct, "tangents", "wrt")
     seeds: dict[Symbol, Expr] = {}
@@ -351,6 +355,7 @@ def vjp(
     syms, sstruct = flatten_symbols(wrt)
     cts, cstruct = flatten_exprs(cotangents, "cotangents")
     _scalars(outs, "vjp", "expressions")
+    note_differentiation()  # a use of every active override map
     _scalars(cts, "vjp", "cotangents")
     check_same(ostruct, cstruct, "cotangents", "exprs")
     got = _reverse(outs, cts, syms, opts)

@@ -14,13 +14,22 @@ from sympy import Basic, Function
 from .rules import DEFAULT_TABLE, NONSMOOTH, Opts, Rule, RuleTable
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
 
-__all__ = ["node_name", "resolve", "ACTIVE_MAPS"]
+__all__ = ["node_name", "resolve", "ACTIVE_MAPS", "note_differentiation"]
 
 # Stack of active override maps (node name -> rule name), innermost last.
 # A ContextVar makes it local to each thread and each asyncio task.
 ACTIVE_MAPS: ContextVar[tuple[dict[str, str], ...]] = ContextVar(
     "symgrad_override_maps", default=()
 )
+
+
+def note_differentiation() -> None:
+    """Tell the active override maps that a differentiation runs inside them
+    (a block that saw none warns on exit), whether or not a node consults
+    them: grad(x, x) inside a block is a use of it."""
+    for mapping in ACTIVE_MAPS.get():
+        if hasattr(mapping, "consulted"):
+            mapping.consulted = True
 
 
 def node_name(node: Basic) -> str:

@@ -19,6 +19,7 @@ from symgrad import (
     gradient_override_map,
     hessian,
     identity,
+    jacobian,
     jvp,
     lambdify,
     override,
@@ -574,6 +575,13 @@ def test_block_without_differentiation_inside_warns():
                 grad(e, x)
         with pytest.raises(KeyError), gradient_override_map({"floor": "Identity"}):
             raise KeyError("no warning when an exception leaves the block")
+        # a differentiation that consults no map is still one (the warning
+        # said "no differentiation ran" after grad(x, x) had run)
+        for run in (lambda: grad(x, x), lambda: jvp(x * y, [x, y], [1, 0]),
+                    lambda: vjp([x], [y], [1]), lambda: hessian(x * y, [x, y]),
+                    lambda: jacobian([x, y], [x])):
+            with gradient_override_map({"floor": "Identity"}):
+                run()
 
 
 # ---- a registered rule serves the other mode only if linear (issue 8 §2) ----

@@ -158,7 +158,7 @@ def unknown_name_message(name: str, kind: str, known: list[str]) -> str:
     if not close:
         lowered = {k.lower(): k for k in known}
         close = [lowered[name.lower()]] if name.lower() in lowered else []
-    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else "."
     return (
         f"unknown {kind} {name!r}{hint} Register one with "
         f"symgrad.register_gradient({name!r})"

@@ -60,3 +60,5 @@ def test_unknown_name_suggests_and_says_how_to_register():
         DEFAULT_TABLE.rule("TANH")
     with pytest.raises(LookupError):
         DEFAULT_TABLE.rule("erf2")
+    with pytest.raises(NoRuleError, match=r"^unknown gradient rule 'Nope'\. Register one with"):
+        DEFAULT_TABLE.rule("Nope")  # a sentence of its own when nothing is close
