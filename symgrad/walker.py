@@ -43,7 +43,7 @@ from .errors import ComplexValueError, RuleError, describe
 from .graph import postorder
 from .resolver import node_name, resolve
 from .rules import NONSMOOTH, Opts, Rule
-from .rules.forms import enter_walk, leave_walk, total
+from .rules.forms import enter_walk, leave_walk, piecewise, total
 from .rules.shared import NODES
 
 __all__ = ["Walk", "reverse", "forward"]
@@ -156,8 +156,7 @@ def _sum(terms: list) -> Expr:
             rest.append(pws[0])
             continue
         branches = [total([pw.args[i].expr for pw in pws]) for i in range(len(conds))]
-        # (SymPy's evaluation of a Piecewise compares every pair of branches)
-        rest.append(Piecewise(*zip(branches, conds), evaluate=len(conds) <= 8))
+        rest.append(piecewise(list(zip(branches, conds))))
     return rest[0] if len(rest) == 1 else total(rest)
 
 

@@ -525,3 +525,32 @@ def test_piecewise_of_many_branches():
     want = diff(f, x)
     for v in (S(-1) / 2, S(1) / 3, S(77) / 2, S(100)):
         assert g.subs(x, v) == want.subs(x, v) == t.subs(x, v), v
+
+
+def _nested_where(depth: int):
+    from symgrad import where
+
+    y = x
+    for k in range(depth):
+        y = where(x > k, sin(y) * (k + 1), y**2 - k)
+    return y
+
+
+def test_nested_where_gradient_grows_linearly():
+    from sympy import diff, sqrt
+
+    from symgrad import lambdify, where
+    from symgrad.graph import count_ops
+
+    sizes = [count_ops([grad(_nested_where(d), x)]) / count_ops([_nested_where(d)])
+             for d in (4, 12)]
+    assert max(sizes) <= 4, sizes  # depth 12 was 75,784 operations for 148
+    f = _nested_where(5)
+    g, want = grad(f, x), diff(f, x)
+    for v in (S(-1) / 2, S(3) / 2, S(7) / 2, S(9)):
+        assert abs(g.subs(x, v) - want.subs(x, v)) < 1e-12, v
+    # an untaken branch's NaN stays out of a nested where's gradient
+    inner = where(x < -5, sqrt(x), 1)
+    e = where(x > 0, _nested_where(3) * inner, where(x < -1, x * inner, 0))
+    fg = lambdify([x], grad(e, x))
+    assert fg(-0.5) == 0 and fg(-3.0) == 1

@@ -19,9 +19,10 @@ from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S, sympify
+from sympy import Add, And, Basic, Dummy, Expr, Mul, Not, Or, Piecewise, S, sympify
 from sympy.core.function import AppliedUndef, ArgumentIndexError, Derivative, Function
 from sympy.core.sympify import SympifyError
+from sympy.logic.boolalg import Boolean
 
 from ..errors import RuleError, describe
 from ..graph import postorder
@@ -40,6 +41,8 @@ __all__ = [
     "scale",
     "product",
     "total",
+    "piecewise",
+    "support",
     "HEIGHTS",
     "enter_walk",
     "leave_walk",
@@ -143,20 +146,97 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
         return None
     if not _branchy(ct):
         return product(ct, p)
-    # Distribute through nested Piecewise branches too (the cotangent of a
-    # ``where`` inside a ``where`` branch), bottom-up, without recursion.
+    if _nested(ct):
+        # Distributing into nested branches copies the whole nest, at every
+        # level of nested ``where``s (exponential); the product is guarded
+        # instead by where ``ct`` may be non-zero, a condition shared
+        # between levels.
+        where = support(ct)
+        if where is S.false:
+            return None
+        res = product(ct, p)
+        return res if where is S.true else piecewise([(res, where), (S.Zero, True)])
+    # One level of branches: distribute, bottom-up, without recursion.
     order, kids = postorder([ct], _branches)
     out: dict[Expr, Expr] = {}
     for node in order:
         if isinstance(node, Piecewise):
-            out[node] = Piecewise(*[(out[e], c) for e, c in node.args],
-                                  evaluate=len(node.args) <= _FLAT_FACTORS)
+            out[node] = piecewise([(out[e], c) for e, c in node.args])
         elif kids[node]:
             out[node] = Add(*[out[t] for t in node.args])
         else:
             out[node] = S.Zero if node is S.Zero else product(node, p)
     res = out[ct]
     return None if res is S.Zero else res
+
+
+def piecewise(pairs: Sequence[tuple]) -> Expr:
+    """``Piecewise(*pairs)``, unevaluated past a few branches or over nested
+    conditions (SymPy's evaluation compares every pair of branches and
+    walks each condition as a tree, not a DAG: exponential in the depth of
+    :func:`support`'s conditions).
+
+    >>> from sympy import Symbol
+    >>> x = Symbol("x")
+    >>> piecewise([(x, x > 0), (x, True)])
+    x
+    """
+    cheap = len(pairs) <= _FLAT_FACTORS and not any(
+        isinstance(c, (And, Or)) and any(isinstance(a, (And, Or)) for a in c.args)
+        for _, c in pairs
+    )
+    return Piecewise(*pairs, evaluate=cheap)
+
+
+def _nested(ct: Expr) -> bool:
+    """Whether a branch of ``ct`` holds branches of its own."""
+    pws = [ct] if isinstance(ct, Piecewise) else [t for t in ct.args if isinstance(t, Piecewise)]
+    return any(_branchy(pair.expr) for pw in pws for pair in pw.args)
+
+
+def _any(alts: list) -> Boolean:
+    """``Or(*alts)``, with the conjuncts common to all alternatives taken out
+    (``(c ∧ s) ∨ (¬c ∧ s)`` is ``s``): the supports of nested ``where``s
+    share their outer conditions, which SymPy's Boolean nodes would repeat,
+    as trees, at every level."""
+    if len(alts) < 2:
+        return alts[0] if alts else S.false
+    parts = [set(a.args) if isinstance(a, And) else {a} for a in alts]
+    common = set.intersection(*parts)
+    if not common:
+        return Or(*alts)
+    rest = Or(*[And(*(p - common)) for p in parts])
+    return And(*common, rest)
+
+
+def support(ct: Expr) -> Boolean:
+    """A condition outside which ``ct`` is exactly 0 (it may be 0 inside):
+    the conditions under which a Piecewise takes a non-zero branch.  One
+    node per Piecewise of ``ct``, shared (memoized for the running walk).
+
+    >>> from sympy import Piecewise, Symbol
+    >>> x = Symbol("x")
+    >>> support(Piecewise((0, x > 1), (Piecewise((x, x < -2), (0, True)), True)))
+    (x <= 1) & (x < -2)
+    """
+    memo = _MEMO.get()
+    memo = {} if memo is None else memo.setdefault("support", {})
+    order, _ = postorder([ct], lambda e: _branches(e) if e not in memo else ())
+    for e in order:
+        if e in memo:
+            continue
+        if isinstance(e, Piecewise):
+            alts, earlier = [], []
+            for v, c in e.args:
+                if v is not S.Zero and memo[v] is not S.false:
+                    alts.append(And(c, *[Not(b) for b in earlier], memo[v]))
+                earlier.append(c)
+            memo[e] = _any(alts)
+        elif _branchy(e):
+            memo[e] = _any([memo[t] for t in e.args])
+        else:
+            memo[e] = S.false if e is S.Zero else S.true
+    return memo[ct]
 
 
 def _branchy(e: Expr) -> bool:
