@@ -1,8 +1,9 @@
 """What a rewrite may assume about its arguments: real, positive, nonzero.
 
-Symbols are real variables (symgrad's convention); a domain narrows each to
-an interval.  :class:`Facts` propagates outward-rounded interval bounds
-through the DAG (children before parents, no recursion, each node once)
+Symbols are real variables (symgrad's convention) unless declared
+imaginary or complex; a domain narrows each to an interval.
+:class:`Facts` propagates outward-rounded interval bounds through the DAG
+(children before parents, no recursion, each node once)
 and answers the validity predicates of the rewrites from them.  A node
 whose value may leave the reals (``log`` of a possibly negative number,
 ``I``, an unknown function) has no bound and is not known to be real, so a
@@ -263,6 +264,8 @@ class Facts:
 
     def _node_bound(self, node: Basic, args: tuple) -> Bound | None:
         if isinstance(node, Symbol):
+            if node.is_extended_real is False or (node.is_complex and not node.is_extended_real):
+                return None  # declared imaginary or complex: not real by convention
             return self._sym.get(node, (-INF, INF))
         if node.is_Number:
             if not node.is_real or not node.is_finite:

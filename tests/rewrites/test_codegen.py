@@ -102,3 +102,15 @@ def test_real_valued_functions_keep_their_accurate_forms():
                   sp.sinh(x), sp.acosh(x**2 + 1), sp.asinh(x)):
         src = numpy_code(x, sp.log(1 + sp.exp(inner)))
         assert "np.log1p(np.exp(-np.abs(" in src, (inner, src)
+
+
+def test_a_symbol_declared_imaginary_or_complex_is_not_taken_for_real():
+    # symbols are real by symgrad's convention, unless declared otherwise:
+    # the softplus form of an imaginary z raised SymPy's "not comparable"
+    for z in (sp.Symbol("z", imaginary=True), sp.Symbol("z", complex=True)):
+        e = sp.log(1 + sp.exp(z)) + sp.sqrt(z**2 + 1)
+        assert "maximum" not in numpy_code([z], e) and "hypot" not in numpy_code([z], e)
+        f = lambdify([z], e)
+        assert abs(f(0.5j) - complex(e.subs(z, 0.5 * sp.I).evalf(30))) < 1e-14
+    w = sp.Symbol("w", positive=True)
+    assert "np.log1p(np.exp(-np.abs(w)))" in numpy_code([w], sp.log(1 + sp.exp(w)))
