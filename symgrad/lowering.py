@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S
+from sympy import Add, Basic, Dummy, Expr, Function, Mul, Piecewise, S
 from sympy.core.operations import LatticeOp
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.functions.elementary.piecewise import ExprCondPair
@@ -60,6 +60,24 @@ def rebuild(node: Basic, args: tuple | list) -> Basic:
     if isinstance(node, Piecewise):
         pairs = [a if isinstance(a, ExprCondPair) else ExprCondPair(*a.args) for a in args]
         return Piecewise(*pairs, evaluate=False)
+    return _uncached(node, args)
+
+
+def _uncached(node: Basic, args: tuple | list) -> Basic:
+    """``node.func(*args, evaluate=False)`` made past SymPy's cache: a lookup
+    there compares a new deep node with an equal one built before (lowering
+    the same formula twice) by SymPy's recursive ``==``, a RecursionError
+    past about a thousand levels."""
+    if node.is_Mul or node.is_Add:
+        return type(node)._from_args(args)
+    if node.is_Pow:
+        obj = Basic.__new__(type(node), *args)
+        obj.is_commutative = args[0].is_commutative and args[1].is_commutative
+        return obj
+    if isinstance(node, Function):
+        obj = Basic.__new__(type(node), *args)
+        obj.nargs = node.nargs  # (what Function's constructor sets)
+        return obj
     try:
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the evaluate option
@@ -78,13 +96,13 @@ def _sum(args: tuple | list) -> Basic:
         c, t = _split(a)
         coeff[t] = coeff.get(t, S.Zero) + c
     if all(c != 0 for c in coeff.values()) and len(coeff) + (number != 0) == len(args):
-        return Add(*args, evaluate=False)  # nothing cancels: as written
+        return Add._from_args(args)  # nothing cancels: as written
     terms = [a for a in args if not a.is_Number and coeff[_split(a)[1]] != 0]
     if number != 0:
         terms.insert(0, number)
     if not terms:
         return S.Zero
-    return terms[0] if len(terms) == 1 else Add(*terms, evaluate=False)
+    return terms[0] if len(terms) == 1 else Add._from_args(terms)
 
 
 def _split(a: Basic) -> tuple[Basic, Basic]:

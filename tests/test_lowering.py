@@ -141,3 +141,20 @@ def test_cancellation_around_markers_is_exact():
     # is exactly fx, even where gx is infinite), without evaluation above it
     e = sp.sin(x) + (x - stop_gradient(x)) / x
     assert lower([e]) == [sp.sin(x)]
+
+
+def test_lowering_the_same_deep_formula_twice():
+    # lambdify, then expand, of a 1000-deep stop_gradient chain: the second
+    # lowering met in SymPy's cache the equal nodes the first one built, and
+    # SymPy's recursive == raised RecursionError
+    e = _layers(lambda c, e: sp.Add(sp.sin(e, evaluate=False),
+                                    sp.Mul(stop_gradient(e), x, evaluate=False),
+                                    evaluate=False), 1000)
+    f = lambdify(x, e)
+    assert not _holds(expand(e), stop_gradient)
+    first, second = lower([e])[0], lower([e])[0]
+    # (SymPy's == of the two is itself recursive: compare hashes and the DAGs)
+    assert hash(first) == hash(second) and not _holds(second, stop_gradient)
+    assert len(postorder([first], lambda n: n.args)[0]) == len(
+        postorder([second], lambda n: n.args)[0])
+    assert np.isfinite(f(0.1))
