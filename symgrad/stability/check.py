@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
-from sympy import Basic, Symbol
+from sympy import Basic, Dummy, S, Symbol
 
-from ..errors import SymgradError
+from ..errors import ComplexValueError, SymgradError
 from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
@@ -70,8 +70,20 @@ def check_stability(
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
     fmt = float_format(dtype)
+    for o, e in enumerate(flat):
+        if e.has(S.ImaginaryUnit):
+            raise ComplexValueError(
+                f"check_stability measures real formulas, and output {o}, {e}, holds the "
+                "imaginary unit I (the gradient of (-3)**y is (-3)**y*(log(3) + I*pi)); "
+                "check its real and imaginary parts, sympy.re(e) and sympy.im(e), or a "
+                "formula that is real on the domain"
+            )
     symbols = _symbols(flat, domain)
     dom = parse_domain(domain, symbols, fmt)
+    if not symbols:  # a constant (the gradient of x is 1): checked at one point
+        symbols = [Dummy("constant", real=True)]
+        dom = {symbols[0]: (0.0, 0.0)}
+        samples = 1
     truth = GroundTruth(flat, symbols, fmt.name)
     form = evaluated_form(flat, rewrites)
     run = generated(symbols, flat, fmt.dtype) if rewrites else None

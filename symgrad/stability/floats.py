@@ -39,7 +39,8 @@ def generated(symbols: Sequence[Symbol], exprs: Sequence[Basic], dtype: np.dtype
     def run(*xs: np.ndarray) -> list[np.ndarray]:
         with np.errstate(all="ignore"):
             out = fn(*xs)
-        return [np.broadcast_to(np.asarray(o, dtype=dtype), np.shape(xs[0])) for o in out]
+        shape = np.shape(xs[0]) if xs else ()  # a formula of no variable: one value
+        return [np.broadcast_to(np.asarray(o, dtype=dtype), shape) for o in out]
 
     return run
 

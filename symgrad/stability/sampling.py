@@ -78,6 +78,12 @@ def parse_domain(domain: Mapping, symbols: Sequence[Symbol], fmt: Format) -> Dom
         fhi = _as_float_end(hi, str(s), fmt, up=False)
         if not flo <= fhi:
             raise SymgradError(f"the domain of {s} is empty: ({lo}, {hi})")
+        if not max(flo, -fmt.max) <= min(fhi, fmt.max):
+            raise SymgradError(
+                f"the domain of {s}, ({lo}, {hi}), holds no finite {fmt.name}: both ends "
+                f"are {'+' if flo > 0 else '-'}inf in {fmt.name}; give at least one finite end "
+                f"(the largest finite {fmt.name} is {fmt.max:.7g})"
+            )
         out[s] = (flo, fhi)
     return out
 
@@ -122,7 +128,7 @@ def sample(domain: Domain, symbols: Sequence[Symbol], n: int, fmt: Format, seed:
         cols.append(from_ordinal(rng.integers(olo, ohi, size=n, endpoint=True), fmt))
     pts = np.stack(cols, axis=1) if cols else np.zeros((n, 0), dtype=fmt.dtype)
     more = []
-    if len(symbols) <= 3:
+    if 0 < len(symbols) <= 3:
         ends = [float_range(*domain[s], fmt) for s in symbols]
         for corner in np.array(np.meshgrid(*ends)).reshape(len(symbols), -1).T:
             more.append(corner)

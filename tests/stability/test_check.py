@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 from sympy import Matrix, cos, exp, log, sqrt, symbols
 
-from symgrad import SymgradError, check_stability, custom_gradient, grad
+from symgrad import ComplexValueError, SymgradError, check_stability, custom_gradient, grad
 from symgrad.stability.floats import NodeEvaluator, evaluated_form
 
 x, y = symbols("x y", real=True)
@@ -190,6 +190,29 @@ def test_bad_input_is_refused_clearly():
         check_stability(x, {x: (2, 1)})
     with pytest.raises(ValueError, match="float32"):
         check_stability(x, {x: (0, 1)}, dtype="int8")
+
+
+def test_a_domain_with_no_finite_float_and_a_complex_formula_are_refused_clearly():
+    # both crashed inside numpy (low > high) or the ground truth (ValueError)
+    with pytest.raises(SymgradError, match="holds no finite float64"):
+        check_stability(exp(x), {x: (sp.oo, sp.oo)})
+    with pytest.raises(SymgradError, match="holds no finite float32"):
+        check_stability(exp(x), {x: (1e308, math.inf)}, dtype="float32")
+    y_ = sp.Symbol("y", real=True)
+    g = grad(sp.Integer(-3) ** y_, y_)
+    for rewrites in (True, False):
+        with pytest.raises(ComplexValueError, match=r"output 0, .* holds the imaginary unit"):
+            check_stability(g, {y_: (0, 1)}, rewrites=rewrites)
+
+
+def test_a_formula_of_no_variable_is_checked_at_its_one_value():
+    # the gradient of x is 1: the command's `grad x --check x=0:1` crashed
+    r = check_stability(grad(x, x), {x: (0, 1)})
+    assert r.ok and r.max_bits_error == 0
+    assert check_stability(sp.Integer(3), {}).ok
+    big = exp(sp.Integer(800))
+    r = check_stability(big / (1 + big), {})
+    assert not r.ok and r.regions[0].kind == "nan" and r.regions[0].culprit == big
 
 
 def test_infinite_ends_and_limits():
