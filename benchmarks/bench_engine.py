@@ -6,7 +6,7 @@ Sizes are operations over distinct subexpressions (``count_ops``) for
 symgrad, instructions of the gradient Function for CasADi and equations of
 the jaxpr for JAX.  Peers run in a child process with a time limit; the
 construction of the input is not timed.  Single thread:
-``OMP_NUM_THREADS=1 python benchmarks/bench_engine.py [--quick]``.
+``OMP_NUM_THREADS=1 python benchmarks/bench_engine.py [--quick] [FAMILY ...]``.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ FULL = [("residual", n) for n in (100, 1000, 10_000)] + [
     ("sin_chain", n) for n in (1000, 10_000, 100_000)] + [
     ("product", n) for n in (100, 1000)] + [
     ("piecewise", n) for n in (20, 40, 80)] + [
-    ("nested_where", n) for n in (4, 6, 8)]
+    ("nested_where", n) for n in (4, 8, 12, 16)]
 QUICK = [("residual", 1000), ("sin_chain", 10_000), ("product", 1000), ("piecewise", 40),
          ("nested_where", 6)]
 
@@ -181,6 +181,9 @@ def _fmt(r) -> str:
 
 def main() -> None:
     cases = QUICK if "--quick" in sys.argv else FULL
+    only = [a for a in sys.argv[1:] if a in FAMILIES]
+    if only:
+        cases = [c for c in cases if c[0] in only]
     print(f"# {datetime.date.today()}  Python {platform.python_version()}  SymPy {sp.__version__}"
           f"  load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}  (2 cores, shared)")
     print("| case | n | symgrad s | f ops | grad ops | grad/f | CasADi s / instr | "

@@ -302,8 +302,10 @@ def _call(rule: str, node: Basic, fn: Callable, *args: object) -> object:
     except RecursionError as exc:
         raise RuleError(
             f"rule {rule!r} hit Python's recursion limit while differentiating node "
-            f"{describe(node)}: SymPy's own evaluation recurses into very deep arguments "
-            "(build such formulas with evaluate=False, or raise sys.setrecursionlimit)"
+            f"{describe(node)}: the rule walks a very deep expression (arguments over 32 "
+            "levels reach a rule as placeholders, so it walks the node itself or builds "
+            "something of it that SymPy walks: subs, free_symbols, simplify); write the "
+            "rule from node.args and its output only"
         ) from exc
     except Exception as exc:
         raise RuleError(
