@@ -16,6 +16,7 @@ breaks (forward mode reads partials off it at a unit cotangent).
 
 from __future__ import annotations
 
+import html
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -120,6 +121,13 @@ class GradientCheck:
         lines += ["  " + str(d) for d in self.differs_where]
         lines.append("  forward vs reverse mode: " + self.jvp_vjp_detail)
         return "\n".join(lines)
+
+    # notebooks (Jupyter picks these up): the same text, kept preformatted
+    def _repr_markdown_(self) -> str:
+        return "```text\n" + str(self) + "\n```"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(str(self)) + "</pre>"
 
 
 def _fmt(v: complex | float) -> str:

@@ -21,6 +21,7 @@ those fresh samples.
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,13 @@ class Stabilization:
                      f"{self.before.mean_bits_error:.2f}; after: max "
                      f"{self.after.max_bits_error:.1f}, mean {self.after.mean_bits_error:.2f}")
         return "\n".join(lines)
+
+    # notebooks (Jupyter picks these up): the same text, kept preformatted
+    def _repr_markdown_(self) -> str:
+        return "```text\n" + str(self) + "\n```"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + html.escape(str(self)) + "</pre>"
 
 
 def stabilize(

@@ -3,6 +3,8 @@ reverse mode, and the proof of every entry of the default rule table."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
 import sympy as sp
 
@@ -45,6 +47,12 @@ def test_tensorflow_log1pexp_gradient_is_proved():
     assert r.matches and r.ok and r.proof
     assert r.differs_where == [] and r.max_abs_diff < 1e-20
     assert r.jvp_vjp_consistent
+    # notebook display: the same report, preformatted (and escaped in HTML)
+    assert r._repr_markdown_() == f"```text\n{r}\n```"
+    page = r._repr_html_()
+    inner = page.removeprefix("<pre>").removesuffix("</pre>")
+    assert page == f"<pre>{inner}</pre>" and "<" not in inner
+    assert html.unescape(inner) == str(r)
 
 
 def test_straight_through_floor_departs_everywhere_by_one():

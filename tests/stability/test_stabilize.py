@@ -25,6 +25,8 @@ def test_a_conjugate_keeps_the_bits_the_difference_loses():
     assert r.result == 1 / (sp.sqrt(x) + sp.sqrt(x + 1))
     assert r.before.max_bits_error > 50 and r.after.max_bits_error <= 3
     assert "sqrt-difference" in r.how or "safe forms" in r.how
+    assert r._repr_markdown_() == f"```text\n{r}\n```"  # notebooks
+    assert r._repr_html_() == "<pre>" + str(r).replace("&", "&amp;").replace(">", "&gt;") + "</pre>"
 
 
 def test_regimes_pick_a_form_per_region():
