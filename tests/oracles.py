@@ -7,7 +7,8 @@ import random
 from collections.abc import Mapping, Sequence
 
 import mpmath
-from sympy import Basic, Derivative, Expr, Heaviside, Rational, S, cancel, simplify
+from sympy import Basic, Derivative, Expr, Heaviside, Piecewise, Rational, S, cancel, simplify
+from sympy.core.parameters import evaluate
 
 from symgrad.graph import count_ops, postorder
 
@@ -90,13 +91,13 @@ def _sample(s: Basic, rng: random.Random) -> Rational:
     return r
 
 
-def try_value(expr: Basic, point: Mapping, dps: int = DPS):
+def try_value(expr: Basic, point: Mapping, dps: int = DPS, careful: bool = True):
     """:func:`value`, or None where ``expr`` is not a finite number there
     (or holds an unevaluated ``Derivative``, whose ``evalf`` SymPy cannot do)."""
     if isinstance(expr, Basic) and expr.has(Derivative):
         return None
     try:
-        return value(expr, point, dps)
+        return value(expr, point, dps, careful)
     except (ValueError, TypeError, ZeroDivisionError, NotImplementedError):
         # NotImplementedError: SymPy's own evaluation of the substituted
         # tree gives up (Mod(asec(1), 1): "not expecting int(x) to round
@@ -109,15 +110,48 @@ def exact(v: float | int | str) -> Rational:
     return v if isinstance(v, Rational) else Rational(str(v))
 
 
-def value(expr: Basic, point: Mapping, dps: int = DPS) -> mpmath.mpf | mpmath.mpc:
-    """``expr`` at ``point`` (symbol -> number), to ``dps`` digits."""
-    e = expr.xreplace({s: exact(v) for s, v in point.items()})
+def value(
+    expr: Basic, point: Mapping, dps: int = DPS, careful: bool = True
+) -> mpmath.mpf | mpmath.mpc:
+    """``expr`` at ``point`` (symbol -> number), to ``dps`` digits.
+
+    The numbers are substituted with SymPy's automatic evaluation off first:
+    with it on, building the substituted tree decides signs at 2 digits
+    (``loggamma(1 + 10**-15).is_zero`` is True, so ``tanh(loggamma(1 +
+    10**-15))`` is built as 0).  Where the unevaluated tree does not evaluate
+    to a finite number (SymPy's Piecewise needs its conditions decided), the
+    evaluated one is used, and where ``careful`` is False (twice as fast:
+    for a finiteness screen, not for a value compared).
+    """
+    at = {s: exact(v) for s, v in point.items()}
+    r = _unevaluated_value(expr, at, dps) if careful and isinstance(expr, Basic) else None
+    if r is not None:
+        return r
+    e = expr.xreplace(at)
     if isinstance(e, Basic) and e.has(Heaviside):
         e = e.replace(lambda n: isinstance(n, Heaviside), lambda n: _heaviside(n, dps + 10))
     r = e.evalf(dps + 10) if isinstance(e, Basic) else S(e)
     re_, im_ = r.as_real_imag()
     if not (re_.is_Number and im_.is_Number) or not (re_.is_finite and im_.is_finite):
         raise ValueError(f"{expr} does not evaluate to a finite number at {dict(point)}: {r}")
+    with mpmath.workdps(dps + 10):
+        re_m, im_m = mpmath.mpf(re_), mpmath.mpf(im_)
+        return re_m if im_m == 0 else mpmath.mpc(re_m, im_m)
+
+
+def _unevaluated_value(expr: Basic, at: Mapping, dps: int):
+    """``expr`` at ``at`` substituted without automatic evaluation, or None."""
+    if expr.has(Piecewise, Heaviside):
+        return None
+    with evaluate(False):
+        e = expr.xreplace(at)
+    try:
+        r = e.evalf(dps + 10)
+        re_, im_ = r.as_real_imag()
+    except (ValueError, TypeError, ZeroDivisionError, NotImplementedError, AttributeError):
+        return None
+    if not (re_.is_Number and im_.is_Number and re_.is_finite and im_.is_finite):
+        return None
     with mpmath.workdps(dps + 10):
         re_m, im_m = mpmath.mpf(re_), mpmath.mpf(im_)
         return re_m if im_m == 0 else mpmath.mpc(re_m, im_m)

@@ -38,6 +38,7 @@ from sympy import (
     S,
     cos,
     diff,
+    loggamma,
     sin,
     sqrt,
     symbols,
@@ -173,13 +174,16 @@ _C = Rational(8, 5) - 63 * tanh(3) / 50
 @example(Min(_x, Abs(_x)), (0.0, 0.0, 0.0))  # a tie with Abs at its kink
 @example(Max(_x, _C ** (9 * tanh(_x) / 4)), (-1.0, 0.0, 0.0))  # Heaviside of a number
 @example(cos(sqrt(_x)), (0.0, 0.0, 0.0))  # 0/0 in the chain rule: skipped, as AD gives NaN
+# the oracle, not symgrad: SymPy built tanh(loggamma(1 + 1e-15)) as 0 (its sign
+# test at 2 digits), so the numeric derivative at 1 came out 0
+@example(sqrt(441 * tanh(loggamma(_x)) / 200 + Rational(51, 20)), (1.0, 0.0, 0.0))
 def test_grad_against_sympy_diff_and_mpmath(e, p):
     at = {s: exact(v) for s, v in zip(X, p)}
     f = expand(e)
     # Every subexpression finite: a removable singularity (acoth(1/tanh(x))
     # at 0) makes any chain-rule formula 0/0 there, in every AD system.
     nodes = postorder([f], lambda n: n.args)[0]
-    assume(all(try_value(n, at) is not None for n in nodes if isinstance(n, Expr)))
+    assume(all(try_value(n, at, careful=False) is not None for n in nodes if isinstance(n, Expr)))
     # Not on a condition's boundary: there the taken branch's derivative is
     # the convention of every AD system, even where f is smooth across it
     # (Piecewise((z**2, z > LambertW(z)), (sin(LambertW(z)), True)) is z**2
