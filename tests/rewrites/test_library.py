@@ -115,3 +115,22 @@ def test_trusted_rewrites_lose_nothing_at_any_sample_of_the_float_range(rw):
     assert len(got["source"]) >= 32
     excess = got["form"] - np.maximum(got["source"], 2.0)
     assert excess.max() <= 1.0, (rw.name, excess.max())
+
+
+# u/2 rounds where u is a subnormal whose last bit is set (±5e-324 halves to 0):
+# a form whose halved argument feeds a function linear at 0 (sin(u/2)) passes
+# that rounding on, and a quotient by u² shows it (Hamming's 3.4.1 lost 62 bits
+# at x = ±5e-324); the halving belongs inside a function flat at 0 (cos)
+@pytest.mark.parametrize("name", ["one-minus-cos", "cos-minus-one"])
+def test_halving_forms_keep_the_smallest_subnormals(name):
+    from sympy import Symbol
+
+    from symgrad.rewrites.quotients import divide_in_turn
+
+    rw = by_name(name)
+    x = Symbol("x", real=True)
+    e = rw.lhs.xreplace({rw.lhs.free_symbols.pop(): x}) / x**2
+    form = divide_in_turn(apply_rewrites([e], [rw]))[0]
+    for region in ({x: (5e-324, 1e-321)}, {x: (-1e-321, -5e-324)}):
+        got = errors(e, {"form": (form, as_run)}, region, n=48)
+        assert len(got["form"]) == 48 and got["form"].max() <= 3, (name, region, got["form"].max())

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symgrad import grad, stabilize
+from symgrad import grad, lambdify, stabilize
 from symgrad.errors import SymgradError
 
 x, y, N = sp.symbols("x y N")
@@ -87,3 +87,13 @@ def test_past_an_overflow_threshold_the_choice_is_measured_too():
     assert r.result.has(sp.Piecewise) and r.after.max_bits_error <= 2
     assert r.before.max_bits_error == 64
     _equal(e, r.result, [x], [[sp.Rational(1, 3)], [-5], [1000]])
+
+
+def test_the_smallest_subnormals_are_not_halved_to_zero():
+    # Hamming 3.4.1: 2(sin(x/2)/x)² is exact but at x = ±5e-324, where x/2
+    # rounds to 0 (62 bits lost); the value is 1/2 at every subnormal
+    e = (1 - sp.cos(x)) / x**2
+    s = stabilize(e, samples=128)
+    tiny = np.array([TINY, -TINY, 3 * TINY, 1e-320, -7 * TINY, 2.2e-308])
+    assert lambdify([x], s)(tiny).tolist() == [0.5] * 6
+    _equal(e, s, [x], [[sp.Rational(1, 3)], [-3], [sp.Integer(10) ** 20]])
