@@ -80,7 +80,9 @@ def check_stability(
             )
     symbols = _symbols(flat, domain)
     dom = parse_domain(domain, symbols, fmt)
+    shown = dom  # the report's domain: a constant has none
     if not symbols:  # a constant (the gradient of x is 1): checked at one point
+        shown = {}
         symbols = [Dummy("constant", real=True)]
         dom = {symbols[0]: (0.0, 0.0)}
         samples = 1
@@ -109,6 +111,8 @@ def check_stability(
 
     extra = formula_thresholds(form, symbols, dom, fmt)
     points = sample(dom, symbols, samples, fmt, seed, extra)
+    if not shown:
+        points = points[:1]
     computed, true, status, bits = measure(points)
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
@@ -117,6 +121,9 @@ def check_stability(
         back = as_written(flat)
         regions, harmless = ([replace(g, culprit=back.get(g.culprit, g.culprit)) for g in gs]
                              for gs in (regions, harmless))
+    if not shown:  # a constant: the dummy variable is not the user's
+        regions, harmless = ([replace(g, ranges={}, witness=replace(g.witness, point={}))
+                              for g in gs] for gs in (regions, harmless))
     measured = status == RESOLVED
     per = []
     for o, e in enumerate(flat):
@@ -125,7 +132,7 @@ def check_stability(
     allb = bits[measured]
     mx, mean, med = _stats(allb)
     return StabilityReport(
-        exprs=flat, domain=dom, dtype=fmt.name, rewrites=rewrites,
+        exprs=flat, domain=shown, dtype=fmt.name, rewrites=rewrites,
         tolerance_bits=tolerance_bits, max_bits_error=mx, mean_bits_error=mean,
         median_bits_error=med, outputs=per, regions=regions, harmless=harmless,
         proved=prove(form, symbols, dom, fmt),

@@ -43,7 +43,7 @@ class Witness:
     bits: float
 
     def __str__(self) -> str:
-        at = ", ".join(f"{s}={_num(v)}" for s, v in self.point.items())
+        at = ", ".join(f"{s}={_num(v)}" for s, v in self.point.items()) or "its one value"
         return f"at {at}: computed {_num(self.computed)}, true {_num(self.true)}"
 
 
@@ -63,9 +63,9 @@ class Region:
     harmless: bool = False
 
     def __str__(self) -> str:
-        rng = _ranges(self.ranges, " in ")
+        rng = "where " + _ranges(self.ranges, " in ") if self.ranges else "(a constant)"
         tag = " (harmless)" if self.harmless else ""
-        return (f"{self.kind}{tag} in output {self.output} where {rng}: {self.max_bits:.1f} bits, "
+        return (f"{self.kind}{tag} in output {self.output} {rng}: {self.max_bits:.1f} bits, "
                 f"culprit {self.culprit}; {self.why}")
 
 
@@ -157,14 +157,15 @@ class StabilityReport:
 
     # -- text ---------------------------------------------------------------
     def _summary(self) -> list[tuple[str, str]]:
-        dom = _ranges(self.domain, " in ")
+        dom = _ranges(self.domain, " in ") if self.domain else "none (a constant)"
         how = "as symgrad runs it" if self.rewrites else "as written"
         rows = [
             ("formula", "; ".join(str(e) for e in self.exprs)),
             ("domain", f"{dom} ({self.dtype}, {how})"),
             ("verdict", "ok" if self.ok else "NOT ok"),
             ("bits of error", f"max {self.max_bits_error:.1f}, mean {self.mean_bits_error:.2f}, "
-                              f"median {self.median_bits_error:.1f} over {self.samples} points"),
+                              f"median {self.median_bits_error:.1f} over {self.samples} "
+                              f"point{'s' if self.samples != 1 else ''}"),
         ]
         if self.unresolved or self.undefined:
             rows.append(("not measured", f"{self.undefined} points where the formula is undefined, "
@@ -195,7 +196,7 @@ class StabilityReport:
             out += ["", "| kind | output | where | bits | culprit | witness |",
                     "|---|---|---|---|---|---|"]
             for r in self.regions + self.harmless:
-                rng = _ranges(r.ranges, " ∈ ")
+                rng = _ranges(r.ranges, " ∈ ") or "(a constant)"
                 kind = r.kind + (" (harmless)" if r.harmless else "")
                 out.append(f"| {kind} | {r.output} | {rng} | {r.max_bits:.1f} | `{r.culprit}` | "
                            f"{r.witness} |")
@@ -214,7 +215,7 @@ class StabilityReport:
                            ("kind", "output", "where", "bits", "culprit", "witness"))
             body = ""
             for r in self.regions + self.harmless:
-                rng = _ranges(r.ranges, " ∈ ")
+                rng = _ranges(r.ranges, " ∈ ") or "(a constant)"
                 kind = r.kind + (" (harmless)" if r.harmless else "")
                 cells = (kind, str(r.output), rng, f"{r.max_bits:.1f}", str(r.culprit),
                          str(r.witness))

@@ -221,3 +221,14 @@ def test_infinite_ends_and_limits():
     lims = {(lim.end > 0): lim for lim in r.limits}
     assert lims[True].limit == 1 and lims[False].limit == -1
     assert lims[True].computed == 1.0
+
+
+def test_a_constant_is_reported_without_a_made_up_variable():
+    big = exp(sp.Integer(800))
+    r = check_stability(big / (1 + big), {x: (0, 1)})
+    text = str(r)
+    assert "domain: none (a constant)" in text and "over 1 point\n" in text
+    assert "nan in output 0 (a constant)" in text
+    assert "at its one value: computed nan, true 1" in text
+    assert "constant in [" not in text and "_constant" not in r._repr_markdown_()
+    assert r.domain == {} and r.regions[0].ranges == {} and r.regions[0].witness.point == {}
