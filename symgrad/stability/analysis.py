@@ -11,7 +11,9 @@ At every sample the formula is evaluated node by node in the target dtype
   floats to its operands' *exact* values, compared with its own exact
   value; the node with the largest local error is the culprit.  A sum
   whose condition number ``sum |a_i| / |sum a_i|`` is large there is a
-  cancellation; a node that rounds to 0 or a subnormal is an underflow.
+  cancellation; another culprit (a log near 1, a power with a large
+  exponent) is ill-conditioned: it amplifies its operands' rounding; a node
+  that rounds to 0 or a subnormal is an underflow.
 
 Points with one explanation form a region; in one variable the region's
 ends are then refined by bisection over the float lattice, so a threshold
@@ -261,7 +263,8 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
                 node, lb, cond, under = found[j]
                 if node is None:
                     node = root
-                kind = "underflow" if under else "cancellation"
+                kind = ("underflow" if under else
+                        "cancellation" if isinstance(node, Add) else "ill-conditioned")
                 add((kind, node), i, kind, node, False,
                     lambda node=node, cond=cond, under=under: _why_local(node, cond, under), False)
         for g in groups.values():

@@ -15,7 +15,7 @@ from ..safe import refuse_string
 
 __all__ = ["Witness", "Region", "Proof", "Limit", "OutputStats", "StabilityReport", "KINDS"]
 
-KINDS = ("overflow", "underflow", "nan", "domain", "cancellation")
+KINDS = ("overflow", "underflow", "nan", "domain", "cancellation", "ill-conditioned")
 
 
 def _num(v: float) -> str:
@@ -248,7 +248,8 @@ class StabilityReport:
                                  squeeze=False)
         worst = np.nanmax(self.bits, axis=0) if self.bits is not None else np.array([])
         colors = {"overflow": "tab:red", "nan": "tab:purple", "domain": "tab:gray",
-                  "underflow": "tab:blue", "cancellation": "tab:orange"}
+                  "underflow": "tab:blue", "cancellation": "tab:orange",
+                  "ill-conditioned": "tab:brown"}
         for j, s in enumerate(syms):
             ax = axes[0][j]
             xs = self.points[:, j].astype(float)

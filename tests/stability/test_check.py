@@ -232,3 +232,14 @@ def test_a_constant_is_reported_without_a_made_up_variable():
     assert "at its one value: computed nan, true 1" in text
     assert "constant in [" not in text and "_constant" not in r._repr_markdown_()
     assert r.domain == {} and r.regions[0].ranges == {} and r.regions[0].witness.point == {}
+
+
+def test_an_amplifying_operation_is_not_called_a_cancellation():
+    n = sp.Symbol("n", positive=True)
+    r = check_stability((1 + 1 / n) ** n, {n: (1, 1e15)}, rewrites=False, samples=N)
+    (reg,) = r.regions
+    assert reg.kind == "ill-conditioned" and reg.culprit == (1 + 1 / n) ** n
+    assert "amplifies the rounding errors" in reg.why
+    # a sum whose terms cancel keeps its name
+    r = check_stability(sp.sqrt(x + 1) - sp.sqrt(x), {x: (1, 1e15)}, rewrites=False, samples=N)
+    assert r.regions and {g.kind for g in r.regions} == {"cancellation"}
