@@ -60,6 +60,23 @@ def _is_complex_symbol(s: Basic) -> bool:
     )
 
 
+def _complex_part_message(node: Basic) -> str:
+    """Why a complex part (re, im, conjugate, arg) stops the walk, and what
+    to do: declare the symbols real, or, when they are, bound them so the
+    part's argument is real (a gradient of ``Abs(sqrt(y))`` holds
+    ``conjugate(sqrt(y))``, complex for y < 0, so its Hessian stops there)."""
+    head = (f"{describe(node)} takes a complex part ({type(node).__name__}); symgrad "
+            "treats symbols as real and its rules are real-valued. ")
+    loose = sorted(str(s) for s in node.free_symbols if not s.is_extended_real)
+    if loose:
+        return head + (f"Declare {', '.join(loose)} real (Symbol('x', real=True)) so SymPy "
+                       "simplifies it away, or use sympy.diff for complex analysis")
+    return head + (f"Its argument {node.args[0]} is not real for every real value of its "
+                   "symbols (a gradient of Abs or sign of it holds this part): bound the "
+                   "symbols so SymPy proves it real (Symbol('y', nonnegative=True) for "
+                   "sqrt(y)), or use sympy.diff for complex analysis")
+
+
 class Walk:
     """One formula's DAG, with each node's rule, inputs and dependence on
     the symbols being differentiated."""
@@ -120,12 +137,7 @@ class Walk:
             numeric[node] = n
             if d:
                 if isinstance(node, _COMPLEX_PARTS):
-                    raise ComplexValueError(
-                        f"{describe(node)} takes a complex part ({type(node).__name__}); symgrad "
-                        "treats symbols as real and its rules are real-valued. Declare "
-                        "the symbols real (Symbol('x', real=True)) so SymPy simplifies "
-                        "it away, or use sympy.diff for complex analysis"
-                    )
+                    raise ComplexValueError(_complex_part_message(node))
                 if c and rules[node].name in _NONHOLOMORPHIC:
                     raise ComplexValueError(
                         f"{describe(node)} applies {node_name(node)}, which is not complex-"

@@ -606,6 +606,20 @@ def test_complex_parts_are_an_error(expr, s, message):
         jvp(expr, s, 1)
 
 
+def test_complex_part_advice_fits_the_symbols():
+    # a plain symbol: declare it real
+    with pytest.raises(ComplexValueError, match=r"Declare w real \(Symbol"):
+        grad(re(w), w)
+    # real symbols already (the Hessian of Abs(sqrt(x)) walks conjugate(sqrt(x))):
+    # "declare the symbols real" would be circular; bound them instead
+    with pytest.raises(ComplexValueError) as info:
+        hessian(Abs(sqrt(x)), [x])
+    assert "sqrt(x) is not real for every real value" in str(info.value)
+    assert "Declare" not in str(info.value)
+    z = Symbol("z", nonnegative=True)
+    assert hessian(Abs(sqrt(z)), [z])[0, 0] == diff(sqrt(z), z, 2)
+
+
 # (Abs(x + I*y) with x, y real is sqrt(x**2 + y**2) already: real, and fine.)
 HOLOMORPHIC = [
     exp(I * x), sin(x + I), log(x + I), (x + I) ** 2, sqrt(x + I * y), x * I * cos(y),
