@@ -54,15 +54,42 @@ def is_real(u: Expr) -> bool:
     >>> is_real(sin(x) + x**2), is_real(sqrt(x)), is_real(sqrt(x**2 + 1))
     (True, False, True)
     """
+    try:
+        return _is_real(u, prime=False)
+    except RecursionError:  # SymPy's assumptions recurse into a deep argument
+        pass
+    try:
+        return _is_real(u, prime=True)
+    except RecursionError:  # too deep to tell even so
+        return False
+
+
+def _is_real(u: Expr, prime: bool) -> bool:
+    if prime:
+        _ask_children_first(u)
     if _surely_real(u):
         return True
     known = u.is_extended_real
     if known is not None:
         return known
-    try:
-        return _rebuilt(u).is_extended_real is True
-    except RecursionError:  # SymPy's assumptions recurse: too deep to tell
-        return False
+    r = _rebuilt(u)
+    if prime:
+        _ask_children_first(r)
+    return r.is_extended_real is True
+
+
+def _ask_children_first(u: Basic) -> None:
+    """Ask SymPy's assumptions of every node of ``u``, children first (over
+    the DAG), what a parent's question asks of it: asked at the top, they
+    recurse into operands not yet known, and a deep chain (3,000 nested
+    square roots) overflows the stack; asked from the bottom, each question
+    goes one level down and its answer is cached on the node."""
+    order, _ = postorder([u], lambda n: () if isinstance(n, Atom) else n.args)
+    for n in order:
+        if isinstance(n, Expr):
+            n.is_extended_nonnegative  # noqa: B018
+            n.is_nonnegative  # noqa: B018
+            n.is_extended_real  # noqa: B018
 
 
 # Functions real at every real argument (a quick test before SymPy's

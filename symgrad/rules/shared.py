@@ -32,7 +32,11 @@ class shared:  # noqa: N801  (reads like the function it wraps)
             hit = nodes.get(self.cls(*args, evaluate=False))
             if hit is not None:
                 return hit
-        return self.cls(*args)
+        try:
+            return self.cls(*args)
+        except RecursionError:  # its evaluation asks SymPy's assumptions of a
+            # deep argument, which recurse (sign of 3,000 nested square roots)
+            return self.cls(*args, evaluate=False)
 
     def __repr__(self) -> str:
         return f"shared({self.cls.__name__})"
@@ -42,3 +46,4 @@ sin, cos, tan, cot = (shared(c) for c in (sympy.sin, sympy.cos, sympy.tan, sympy
 sinh, cosh, tanh, coth = (shared(c) for c in (sympy.sinh, sympy.cosh, sympy.tanh, sympy.coth))
 exp, log, sign, floor = (shared(c) for c in (sympy.exp, sympy.log, sympy.sign, sympy.floor))
 polygamma = shared(sympy.polygamma)
+Abs, conjugate = shared(sympy.Abs), shared(sympy.conjugate)

@@ -5,12 +5,12 @@ real."""
 
 from __future__ import annotations
 
-from sympy import Abs, Add, Eq, Expr, Heaviside, Mul, Piecewise, S, conjugate
+from sympy import Add, Eq, Expr, Heaviside, Mul, Piecewise, S
 
 from ..errors import RuleError, describe
 from .forms import Rule, product, scale, total
 from .realness import is_real, mark_projected, projected, real_part
-from .shared import sign
+from .shared import Abs, conjugate, sign
 
 __all__ = [
     "AddRule",
