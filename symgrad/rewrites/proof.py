@@ -2,7 +2,8 @@
 
 The accurate-form nodes are replaced by their definitions, ``sympy.codegen``
 functions (``log1p``, ``expm1``, ``hypot``, ``logaddexp``) by theirs, and
-each branch of a ``Piecewise`` (a regime) must equal the source on its own.
+each branch of a ``Piecewise`` (a regime; nested ones too, in every
+combination) must equal the source on its own.
 The pattern symbols become real symbols, or positive ones where the
 rewrite's domain of validity says so, and the difference must vanish by
 ``simplify`` (also after rewriting trigonometric and hyperbolic functions
@@ -15,7 +16,7 @@ the differences of logs are proved).
 from __future__ import annotations
 
 from sympy import Basic, Piecewise, Rational, Symbol, diff, exp, log, simplify, sqrt
-from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
 from .forms import Sigmoid, Softplus
@@ -28,6 +29,7 @@ _DEFS = {
     Sigmoid: lambda u: 1 / (1 + exp(-u)),
     Softplus: lambda u: log(1 + exp(u)),
     log1p: lambda u: log(1 + u),
+    log2: lambda u: log(u) / log(2),
     expm1: lambda u: exp(u) - 1,
     hypot: lambda a, b: sqrt(a**2 + b**2),
     logaddexp: lambda a, b: log(exp(a) + exp(b)),
@@ -60,6 +62,23 @@ def _vanishes(d: Basic, syms: list[Symbol], connected: bool) -> str | None:
     return None
 
 
+def _branches(e: Basic) -> list[Basic]:
+    """``e`` with each ``Piecewise`` in it (nested ones too) replaced by one
+    of its branches, every combination: if each equals the source, so does
+    ``e``, whichever branches its conditions pick (and SymPy proves each
+    small one faster than the whole)."""
+    out, todo = [], [e]
+    while todo:
+        cur = todo.pop()
+        pws = cur.atoms(Piecewise)
+        if not pws:
+            out.append(cur)
+            continue
+        pw = max(pws, key=lambda q: len(q.atoms(Piecewise)))  # an outermost one
+        todo += [cur.xreplace({pw: c.expr}) for c in reversed(pw.args)]
+    return list(dict.fromkeys(out))
+
+
 def prove(rw: Rewrite) -> str:
     """How SymPy proves ``rw`` equal to its source (raises NotProved).
 
@@ -69,7 +88,7 @@ def prove(rw: Rewrite) -> str:
     """
     lhs = definition(rw.lhs)
     rhs = definition(rw.rhs)
-    branches = [p.expr for p in rhs.args] if isinstance(rhs, Piecewise) else [rhs]
+    branches = _branches(rhs)
     used = [s for s in PATTERN_SYMBOLS if s in lhs.free_symbols]
     # valid everywhere: the proof must hold over the reals
     kinds = ("real",) if rw.where == "everywhere" else ("real", "positive")

@@ -657,6 +657,7 @@ OPS: dict[str, Callable] = {
     "frac": _frac,
     "Mod": _mod,
     "log1p": _log1p,
+    "log2": _on(fzero, None, lambda v: _ctx.log(v, 2), open_lo=True),
     "expm1": _expm1,
     "hypot": _hypot,
     "logaddexp": _logaddexp,
