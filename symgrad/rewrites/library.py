@@ -17,7 +17,7 @@ only where it measures that they do not.
 from __future__ import annotations
 
 from sympy import Piecewise, Rational, atan, cos, cosh, exp, log, sin, sinh, sqrt, symbols, tan
-from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
 from ..graph import count_ops
@@ -35,6 +35,8 @@ TINY = 5e-324
 ALL = (-MAX, MAX)
 EXP = (-1e4, 1e4)  # beyond, every exp has overflowed or underflowed: nothing new happens
 THIRD = Rational(1, 3)
+BIG = 1e300  # a quotient past it may have overflowed
+EXP_MAX = 709  # exp overflows from 709.78
 
 
 # ---- domains of validity: predicates on the bound arguments -----------------
@@ -85,6 +87,41 @@ def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
 def _cancels(m: Match, f: Facts) -> bool:
     # sqrt(a) + b: the conjugate pays only where a - b² cancels symbolically
     return count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
+
+
+def _log_ratio(a, b):
+    # log(a/b) for a, b > 0: log1p of the quotient that is ≥ 0 (log1p(y) near
+    # y = -1 loses what a/b keeps); log(a) - log(b) where that quotient
+    # overflows (then |log(a/b)| > 690 and the difference loses at most a bit)
+    y, z = (a - b) / b, (b - a) / a
+    return Piecewise((log1p(y), (y >= 0) & (y < BIG)), (-log1p(z), (z >= 0) & (z < BIG)),
+                     (log(a) - log(b), True))
+
+
+def _power(base):
+    # base^p; as exp(p·log(base)) near 1, where log(1 + x) is log1p(x): a
+    # rounded 1 + x raised to a large p loses p·2^-53 (pow keeps the rest)
+    return Piecewise((exp(p * log(base)), (base > 0.5) & (base < 2)), (base**p, True))
+
+
+def _scaled(e, m):
+    # exp(e)·m for 0 < m ≤ 1 where exp(e) overflows and the product need not:
+    # exp(e + log m), with log m as log(2)·log2(m) (SymPy makes exp(e + log(m))
+    # exp(e)·m again)
+    return exp(e + log(2) * log2(m))
+
+
+def _power_difference():
+    # a^p - b^p = big^p·(1 - (small/big)^p): the larger power times -expm1 of
+    # a number ≤ 0, so expm1 never overflows and no 0·inf appears where the
+    # other power underflows (b^p·expm1(p·log1p((a - b)/b)) was NaN there)
+    t = p * _log_ratio(a, b)
+    ma, mb = -expm1(-t), -expm1(t)  # in (0, 1] in the branches that use them
+    big_a = p * (a - b) > 0  # a^p the larger
+    return Piecewise((_scaled(p * log(a), ma), big_a & (p * log(a) > EXP_MAX)),
+                     (_power(a) * ma, big_a),
+                     (-_scaled(p * log(b), mb), p * log(b) > EXP_MAX),
+                     (-_power(b) * mb, True))
 
 
 def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", family="",
@@ -181,7 +218,7 @@ LIBRARY: tuple[Rewrite, ...] = (
         "cbrt(a) - cbrt(b) cancels where a ≈ b",
         Example((x + 1)**THIRD - x**THIRD, {x: (1e3, 1e300)}, {x: (0, 1)}, {x: (0, MAX)}),
         _roots_valid, "a, b ≥ 0, not both 0", "differences"),
-    _rw("power-difference", a**p - b**p,        b**p * expm1(p * log1p((a - b) / b)), "measured",
+    _rw("power-difference", a**p - b**p,        _power_difference(), "measured",
         "a^p - b^p cancels where a ≈ b",
         Example((x + 1)**Rational(1, 5) - x**Rational(1, 5), {x: (1e3, 1e20)},
                 {x: (1e-3, 1)}),

@@ -134,3 +134,32 @@ def test_halving_forms_keep_the_smallest_subnormals(name):
     for region in ({x: (5e-324, 1e-321)}, {x: (-1e-321, -5e-324)}):
         got = errors(e, {"form": (form, as_run)}, region, n=48)
         assert len(got["form"]) == 48 and got["form"].max() <= 3, (name, region, got["form"].max())
+
+
+def test_power_difference_over_every_order():
+    # Hamming 3.4.6, (x + 1)^(1/n) - x^(1/n) over x > 0 and every float n: the
+    # form b^p·expm1(p·log1p((a - b)/b)) was NaN or inf where 1/x overflows (x
+    # subnormal), where expm1 overflows while b^p underflows (n tiny), and where
+    # a^p overflows but the difference does not (n ≈ 0.9, x ≈ 1e280).  What
+    # is left is the rounding of 1/n: pow(x, fl(1/n)) is off by up to
+    # |log(x)/n|·2^-53 relative (log2 of 710 is 9.5 bits), as written too
+    import mpmath
+    from sympy import Symbol
+
+    from .measure import bits
+
+    x, n = Symbol("x", positive=True), Symbol("n", real=True)
+    e = (x + 1) ** (1 / n) - x ** (1 / n)
+    facts = Facts({x: (0, np.inf), n: (-np.inf, np.inf)}, interior=True)
+    form = apply_rewrites([e], [by_name("power-difference")], facts)[0]
+    assert form != e
+    pts = np.array([(1e-310, 100.0), (1e-310, -100.0), (1e-5, 1e-3), (3e-7, -2e-4), (1e280, 0.9),
+                    (1e200, 0.6), (2e-300, -1.1), (1e10, 3.0), (2.0, 1e300), (1e300, -3.0),
+                    (0.5, 7.0), (1e10, 0.5)])
+    got = as_run(form, [x, n], {x: pts[:, 0], n: pts[:, 1]})
+    with mpmath.workdps(400):
+        want = np.array([float((mpmath.mpf(a) + 1) ** (1 / mpmath.mpf(m))
+                               - mpmath.mpf(a) ** (1 / mpmath.mpf(m))) for a, m in pts])
+    logs = np.maximum(np.log(pts[:, 0] + 1), np.abs(np.log(pts[:, 0])))
+    floor = np.log2(1 + logs / np.abs(pts[:, 1]))  # the rounding of 1/n, |E| < 710
+    assert np.all(bits(got, want) <= 3 + floor), list(zip(pts.tolist(), got, want))
