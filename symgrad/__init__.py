@@ -23,6 +23,7 @@ from .select import cond, where
 from .stability import StabilityReport, check_stability
 from .stability.check_gradient import check_gradient
 from .stability.stabilize import stabilize
+from .widen import widen
 
 __all__ = [
     "grad",
@@ -64,6 +65,7 @@ __all__ = [
     "parse",
     "ParseError",
     "program",
+    "widen",
 ]
 
 __version__ = "0.1.0"

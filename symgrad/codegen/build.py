@@ -27,6 +27,7 @@ from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
 from .names import Namer
 from .source import ENTRY_NAMES, HELPERS, Layout, Param, entry_source, kernel_source
+from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
 __all__ = ["lambdify", "numpy_code", "DEFAULT_BLOCK"]
 
@@ -86,10 +87,11 @@ def _compile(
     args: object, exprs: object, reserved: frozenset[str] = frozenset(),
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
-    namer = Namer(reserved)
+    namer = Namer(reserved | WIDEN_NAMES)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
+    roots = widened(roots)  # widen(u): u computed in the next wider type
     prog = build_program(roots, leaf, namer.temps(), complex_)
     if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
         # I only in branches, but under Abs, re, im or arg there: a real value
@@ -115,7 +117,10 @@ def _imports(prog: Program) -> str:
     printer writes ``scipy.special.``)."""
     code = itertools.chain((s.code for s in prog.statements), prog.results)
     uses_scipy = any(_SCIPY_USE.search(c) for c in code)
-    return "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "")
+    head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "")
+    wide = any(uses_widen(s.code) for s in prog.statements) \
+        or any(uses_widen(r) for r in prog.results)
+    return head + ("\n\n" + WIDEN_HELPERS if wide else "")
 
 
 def _doc(prog: Program, n_out: int) -> str:

@@ -1,9 +1,10 @@
 """Proof that a rewrite never changes a value: SymPy shows ``lhs - rhs = 0``.
 
 The accurate-form nodes are replaced by their definitions, ``sympy.codegen``
-functions (``log1p``, ``expm1``, ``hypot``, ``logaddexp``) by theirs, and
-each branch of a ``Piecewise`` (a regime; nested ones too, in every
-combination) must equal the source on its own.
+functions (``log1p``, ``expm1``, ``hypot``, ``logaddexp``) by theirs,
+``widen(u)`` (wider floats, the same value) by ``u``, and each branch of a
+``Piecewise`` (a regime; nested ones too, in every combination) must equal
+the source on its own.
 The pattern symbols become real symbols, or positive ones where the
 rewrite's domain of validity says so, and the difference must vanish by
 ``simplify`` (also after rewriting trigonometric and hyperbolic functions
@@ -19,6 +20,7 @@ from sympy import Basic, Piecewise, Rational, Symbol, diff, exp, log, simplify, 
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
+from ..widen import unwiden
 from .forms import Sigmoid, Softplus
 from .pattern import PATTERN_SYMBOLS
 from .rewrite import Rewrite
@@ -42,7 +44,8 @@ class NotProved(AssertionError):
 
 def definition(e: Basic) -> Basic:
     """``e`` with accurate-form and ``sympy.codegen`` nodes replaced by
-    their definitions in elementary functions."""
+    their definitions in elementary functions, and ``widen(u)`` by ``u``."""
+    e = unwiden([e])[0]
     for cls, f in _DEFS.items():
         e = e.replace(cls, f)
     return e

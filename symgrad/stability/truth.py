@@ -27,6 +27,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from ..errors import SymgradError
 from ..graph import postorder
 from ..lowering import lower
+from ..widen import widen
 from .bits import Format, float_format, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
 
@@ -113,6 +114,10 @@ LOGIC: dict[str, Callable] = {
 _LAZY = {"ExprCondPair", "Piecewise"}  # take sentinels as arguments
 
 
+def _same(prec, v):
+    return v
+
+
 class Program:
     """A formula compiled for interval evaluation: one step per distinct
     node, children first.  Shared by the ground truth and the proofs."""
@@ -138,6 +143,8 @@ class Program:
                     raise SymgradError(f"cannot evaluate {node!r} ({type(node).__name__})")
                 self.consts[i] = node
                 self.steps.append(("const", i, ()))
+            elif isinstance(node, widen):  # the identity: only generated code widens
+                self.steps.append(("op", _same, (index[kids[node][0]],), False))
             elif node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
                 fn = rational_pow(int(node.exp.p), int(node.exp.q))
                 self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), False))

@@ -1,0 +1,161 @@
+"""Code for ``widen(u)``: its subtree computed in the next wider float type.
+
+Before emission each ``widen(u)`` becomes ``_Narrow(u', *leaves)``, where
+``u'`` is ``u`` over ``_Up(s)`` in place of each of its symbols ``s``:
+a DAG of its own, so the wide copy of a subexpression is never confused
+with (or shared with) the narrow one the rest of the program computes, and
+two widened subtrees share what they have in common.  A ``widen`` inside a
+widened subtree is already wide (it is dropped).  The generated module
+then defines three helpers (:data:`WIDEN_HELPERS`): ``_up`` casts an input
+up (float16 → float32 → float64 → ``np.longdouble`` where it has more than
+52 mantissa bits, else float64; complex likewise), ``_down`` casts the
+result back to the type of the subtree's inputs, and ``_d64`` feeds a
+``scipy.special`` function, which has no long double loops, float64 (its
+value is then as accurate as float64 gives, not wider).  Constants are
+Python floats (``np.pi``, ``1/3``): rounded to float64.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sympy import Basic, Function, Symbol
+
+from ..graph import postorder
+from ..lowering import rebuild
+from ..widen import widen
+from .printer import KernelPrinter
+
+__all__ = ["widened", "WIDEN_HELPERS", "WIDEN_NAMES", "uses_widen"]
+
+
+class _Up(Function):
+    """A symbol's value cast up to the wider type (codegen only)."""
+
+    nargs = 1
+
+    def _numpycode(self, printer) -> str:
+        return f"_up({printer._print(self.args[0])})"
+
+
+class _Narrow(Function):
+    """A wide value cast back to the type of the inputs after it (codegen only)."""
+
+    def _numpycode(self, printer) -> str:
+        return f"_down({', '.join(printer._print(a) for a in self.args)})"
+
+
+class _D64(Function):
+    """A wide value cast to float64 for a function without wider loops."""
+
+    nargs = 1
+
+    def _numpycode(self, printer) -> str:
+        return f"_d64({printer._print(self.args[0])})"
+
+
+_SCIPY_ONLY: dict[tuple[type, int], bool] = {}
+
+
+def _scipy_only(node: Basic) -> bool:
+    """Whether generated code computes ``node``'s class with ``scipy.special``
+    (no long double loops), found by printing it over placeholders."""
+    key = (type(node), len(node.args))
+    got = _SCIPY_ONLY.get(key)
+    if got is None:
+        holes = [Symbol(f"_h{i}") for i in range(len(node.args))]
+        try:
+            code = KernelPrinter(complex_=False)._print(Basic.__new__(type(node), *holes))
+        except Exception:  # noqa: BLE001  (no form at all: emission will say so)
+            code = ""
+        got = _SCIPY_ONLY[key] = "scipy.special." in code
+    return got
+
+
+def widened(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with each ``widen(u)`` replaced by code-only nodes that
+    compute ``u`` wide and cast it back (see the module's docstring);
+    roots without ``widen`` come back as they are."""
+    order, kids = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, widen) for n in order):
+        return roots
+    narrow: dict[Basic, Basic] = {}
+    wide: dict[Basic, Basic] = {}  # node -> its wide copy
+
+    def wide_copy(top: Basic) -> Basic:
+        sub, sub_kids = postorder([top], lambda n: () if n in wide else n.args)
+        for n in sub:
+            if n in wide:
+                continue
+            if isinstance(n, Symbol):
+                wide[n] = _Up(n)
+            elif not sub_kids[n]:
+                wide[n] = n  # numbers and constants: Python floats
+            elif isinstance(n, widen):
+                wide[n] = wide[sub_kids[n][0]]
+            else:
+                args = tuple(wide[k] for k in sub_kids[n])
+                if isinstance(n, Function) and _scipy_only(n):
+                    args = tuple(a if a.is_Number else _D64(a) for a in args)
+                same = all(a is k for a, k in zip(args, sub_kids[n]))
+                wide[n] = n if same else rebuild(n, args)
+        return wide[top]
+
+    for node in order:
+        args = kids[node]
+        if isinstance(node, widen):
+            u = args[0]
+            leaves = sorted((s for s in postorder([u], lambda n: n.args)[0]
+                             if isinstance(s, Symbol)), key=str)
+            if not leaves:  # a constant: nothing to widen
+                narrow[node] = narrow[u]
+                continue
+            narrow[node] = Basic.__new__(_Narrow, wide_copy(u), *leaves)
+            continue
+        low = tuple(narrow[a] for a in args)
+        narrow[node] = rebuild(node, low) if any(a is not b for a, b in zip(low, args)) else node
+    return [narrow[r] for r in roots]
+
+
+_UP_CALL = re.compile(r"\b_up\(")
+
+WIDEN_NAMES = frozenset({"_up", "_down", "_d64", "_LONG", "_CLONG", "_WIDER"})
+
+
+def uses_widen(code: str) -> bool:
+    """Whether generated code calls the widening helpers."""
+    return _UP_CALL.search(code) is not None
+
+
+WIDEN_HELPERS = '''\
+# widen(): subtrees computed in the next wider float type.  _LONG is the
+# 80-bit x87 type where NumPy's long double is one (x86-64 Linux), else float64.
+_LONG = np.longdouble if np.finfo(np.longdouble).nmant > 52 else np.float64
+_CLONG = np.clongdouble if _LONG is np.longdouble else np.complex128
+_WIDER = {
+    np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64),
+    np.dtype(np.float64): np.dtype(_LONG), np.dtype(np.complex64): np.dtype(np.complex128),
+    np.dtype(np.complex128): np.dtype(_CLONG),
+}
+
+
+def _up(a):
+    """``a`` in the next wider float type."""
+    t = np.result_type(a, 1.0)
+    return np.asarray(a, _WIDER.get(t, t))[()]
+
+
+def _down(v, *like):
+    """``v`` in the type of the inputs ``like`` (complex if ``v`` is)."""
+    t = np.result_type(*like, 1.0)
+    if np.iscomplexobj(v) and t.kind != "c":
+        t = np.result_type(t, 1j)
+    return np.asarray(v, t)[()]
+
+
+def _d64(a):
+    """``a`` for scipy.special, which has no long double loops: float64."""
+    t = np.result_type(a)
+    return np.asarray(a, np.complex128 if t.kind == "c" else np.float64)[()] \\
+        if t.itemsize > (16 if t.kind == "c" else 8) else a
+'''

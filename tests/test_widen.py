@@ -1,0 +1,75 @@
+"""widen(u): the identity in mathematics (printing, differentiation, proofs,
+ground truth), a wider float type in generated code (tests/codegen/test_widen.py)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from sympy import Matrix, Symbol, cos, diff, latex, log, pretty, sin, symbols
+
+from symgrad import SymgradError, expand, grad, jvp, widen
+from symgrad.rewrites.proof import definition
+from symgrad.stability.truth import RESOLVED, GroundTruth
+from symgrad.widen import has_widen, unwiden
+
+x, y, eps = symbols("x y eps")
+
+
+def test_prints_visibly_everywhere():
+    e = widen(sin(x) * y)
+    assert str(e) == "widen(y*sin(x))"
+    assert pretty(e, use_unicode=True) == "widen(y⋅sin(x))"
+    assert latex(e) == r"\operatorname{widen}{\left(y \sin{\left(x \right)} \right)}"
+    assert latex(widen(x) ** 2) == r"\operatorname{widen}^{2}{\left(x \right)}"
+
+
+def test_numbers_nesting_entries_and_strings():
+    assert widen(3) == 3
+    assert widen(widen(x)) == widen(x)
+    assert widen(Matrix([x, y])) == Matrix([widen(x), widen(y)])
+    assert widen([x, y]) == [widen(x), widen(y)]
+    with pytest.raises(TypeError):
+        widen("x + 1")
+
+
+def test_survives_subs_pickling_and_expand():
+    e = widen(sin(x + eps) - sin(x))
+    assert pickle.loads(pickle.dumps(e)) == e
+    assert e.subs(eps, 2 * y) == widen(sin(x + 2 * y) - sin(x))
+    assert expand(e) == e  # lowering keeps it: code generation needs it
+    assert abs(e.evalf(subs={x: 1, eps: 2}) - (sin(3) - sin(1)).evalf()) < 1e-15
+
+
+def test_differentiates_as_the_identity_in_both_modes():
+    u = x**2 * sin(y)
+    assert grad(widen(u), [x, y]) == grad(u, [x, y])
+    assert jvp(widen(u), [x, y], [1, 0]) == jvp(u, [x, y], [1, 0])
+    assert diff(widen(u), x) == diff(u, x)
+    # inside a larger formula: the derivative (2*x*sin(y), not widened) over
+    # the value, which stays widened
+    g = grad(log(1 + widen(u)), x)
+    assert g == 2 * x * sin(y) / (1 + widen(u))
+    assert unwiden([g]) == [grad(log(1 + u), x)]
+
+
+def test_proofs_and_the_ground_truth_see_through_it():
+    u = sin(x + eps) - sin(x)
+    assert unwiden([1 + widen(u), x]) == [1 + u, x]
+    assert not has_widen(unwiden([widen(widen(u) * 2)]))
+    assert definition(widen(log(1 + x))) == log(1 + x)
+    got, status = GroundTruth([widen(u)], [x, eps]).at([1.0, 1e-10])
+    want, _ = GroundTruth([u], [x, eps]).at([1.0, 1e-10])
+    assert status == [RESOLVED] and got == want
+
+
+def test_an_argument_that_is_not_an_expression_is_refused():
+    with pytest.raises((TypeError, SymgradError)):
+        widen(object())
+
+
+def test_is_exported():
+    import symgrad
+
+    assert "widen" in symgrad.__all__ and symgrad.widen is widen
+    assert cos(widen(Symbol("t"))).has(widen)
