@@ -50,6 +50,7 @@ _SCIPY = {
     "erfinv": "erfinv",
     "erfcinv": "erfcinv",
     "erfi": "erfi",
+    "erfcx": "erfcx",  # symgrad.rewrites.forms.erfcx
     "zeta": "zeta",
     "elliptic_k": "ellipk",
 }
