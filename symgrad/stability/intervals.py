@@ -587,6 +587,28 @@ def _mod(prec, x, y):  # SymPy's Mod(x, y) = x - y*floor(x/y), the sign of y
 # ---- the forms symgrad's code generator emits ----------------------------------
 
 
+def _erfcx(v):
+    """exp(v²)·erfc(v) at the context's precision (mpmath has no erfcx):
+    with as many more bits as exp(v²) needs; past |v| = 1e6 by its
+    asymptotic series, alternating, stopped where a term falls under the
+    precision (mpmath's erfc fails near 1e9)."""
+    prec = _ctx.prec
+    a = abs(v)
+    if _ctx.isinf(v) or _ctx.isnan(v):
+        return _ctx.mpf(0) if v > 0 else _ctx.mpf(v) if _ctx.isnan(v) else _ctx.inf
+    if a > 1e6:
+        with _ctx.workprec(prec + 10):
+            w, term, total, k = 1 / (2 * a * a), _ctx.mpf(1), _ctx.mpf(0), 0
+            while abs(term) > _ctx.ldexp(1, -prec - 10):
+                total += term
+                k += 1
+                term *= -(2 * k - 1) * w
+            tail = total / (a * _ctx.sqrt(_ctx.pi))  # erfcx(|v|)
+            return tail if v > 0 else 2 * _ctx.exp(a * a) - tail
+    with _ctx.workprec(prec + 2 * (max(int(_ctx.mag(v)), 0) if v else 0) + 10):
+        return _ctx.exp(v * v) * _ctx.erfc(v)
+
+
 def _log1p(prec, s):
     return _on(_NEG1, None, _ctx.log1p, open_lo=True)(prec, s)
 
@@ -641,6 +663,7 @@ OPS: dict[str, Callable] = {
     "acsch": _of_recip(lambda prec, s: _mono(_ctx.asinh, prec, s)),
     "erf": lambda prec, s: _mono(_ctx.erf, prec, s),
     "erfc": lambda prec, s: _mono(_ctx.erfc, prec, s, increasing=False),
+    "erfcx": lambda prec, s: _mono(_erfcx, prec, s, increasing=False),
     "erfinv": _on(_NEG1, fone, _ctx.erfinv, open_lo=True, open_hi=True),
     "gamma": _gamma,
     "loggamma": _loggamma,
