@@ -15,16 +15,21 @@ Both take ``exp`` of a number ≤ 0 only, so nothing overflows, and lose no
 tiny value: exact (within 2 ulps) over the whole float range.  The
 softplus form is NumPy's own ``logaddexp(0, u)`` algorithm, written out:
 as accurate, and five times faster than the ``np.logaddexp`` ufunc.
+
+One node stays in what code generation emits: :class:`erfcx`, the scaled
+complementary error function ``exp(u²)·erfc(u)`` (``scipy.special.erfcx``),
+which SymPy lacks; the accurate ``erfc`` form of the library is built on it.
 """
 
 from __future__ import annotations
 
-from sympy import Abs, Basic, Function, Max, Piecewise, S, exp, log
+from sympy import Abs, Basic, Function, Max, Piecewise, S, erfc, exp, log, oo, pi, sqrt
 from sympy.codegen.cfunctions import log1p
 
 from ..graph import postorder
 
-__all__ = ["Sigmoid", "Softplus", "accurate_sigmoid", "accurate_softplus", "expand_forms"]
+__all__ = ["Sigmoid", "Softplus", "erfcx", "accurate_sigmoid", "accurate_softplus",
+           "expand_forms"]
 
 
 class Sigmoid(Function):
@@ -56,6 +61,46 @@ class Softplus(Function):
 
     def definition(self) -> Basic:
         return log(1 + exp(self.args[0]))
+
+
+class erfcx(Function):  # noqa: N801  (scipy's name; SymPy's functions are lower case)
+    """The scaled complementary error function ``exp(u²)·erfc(u)``: about
+    ``1/(u√π)`` for large u, where ``erfc(u)`` underflows; code generation
+    emits ``scipy.special.erfcx``, the ground truth evaluates it in mpmath.
+
+    >>> from sympy import Symbol, diff
+    >>> u = Symbol("u")
+    >>> erfcx(0), erfcx(u).rewrite(erfc)
+    (1, exp(u**2)*erfc(u))
+    >>> diff(erfcx(u), u)
+    2*u*erfcx(u) - 2/sqrt(pi)
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_zero:
+            return S.One
+        if u is oo:
+            return S.Zero
+        return None
+
+    def fdiff(self, argindex=1):
+        u = self.args[0]
+        return 2 * u * self - 2 / sqrt(pi)
+
+    def _eval_rewrite_as_erfc(self, u, **kwargs):
+        return exp(u**2) * erfc(u)
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_positive(self):
+        return True if self.args[0].is_real else None
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(erfc)._eval_evalf(prec)
 
 
 def _abs(u: Basic) -> Basic:

@@ -16,13 +16,29 @@ only where it measures that they do not.
 
 from __future__ import annotations
 
-from sympy import Piecewise, Rational, atan, cos, cosh, exp, log, sin, sinh, sqrt, symbols, tan
+from sympy import (
+    Min,
+    Piecewise,
+    Rational,
+    atan,
+    cos,
+    cosh,
+    erf,
+    exp,
+    floor,
+    log,
+    sin,
+    sinh,
+    sqrt,
+    symbols,
+    tan,
+)
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
 from ..graph import count_ops
 from .facts import Facts
-from .forms import Sigmoid, Softplus
+from .forms import Sigmoid, Softplus, erfcx
 from .pattern import PATTERN_SYMBOLS, Match
 from .rewrite import Example, Rewrite
 
@@ -122,6 +138,25 @@ def _power_difference():
                      (_power(a) * ma, big_a),
                      (-_scaled(p * log(b), mb), p * log(b) > EXP_MAX),
                      (-_power(b) * mb, True))
+
+
+# erfc(v) for v > ERFC_FAR, where 1 - erf(v) has lost a bit and more (6 at
+# v = 2, all from 5.9): exp(-v²)·erfcx(v), within 2.8 bits up to 27.2 where
+# erfc underflows (1500 samples a bin of 0.1 against mpmath; 1 - erf(v)
+# keeps 2.3 below 0.8 and reaches 3.5 above).  scipy's own erfc loses up
+# to 6 bits on [6, 9], 8 past 20 and all of them in the subnormals
+ERFC_FAR = 0.8
+
+
+def _erfc_far(v):
+    # exp(-v²)·erfcx(v) with v² split exactly: vh, v to 21 binary places, has
+    # at most 26 significant bits below 32, so vh² is a float, and vl = v - vh
+    # is exact; exp(-v*v) would lose v²·2^-53 of its value to the rounding of
+    # v² (10 bits at v = 26).  min(v, 32) keeps 2^21·vh within 2^26
+    # (erfc(32) < 1e-446: 0 either way)
+    vh = floor(Min(v, 32) * 2**21) / 2**21
+    vl = v - vh
+    return exp(-vh**2) * exp(-(2 * vh * vl + vl**2)) * erfcx(v)
 
 
 def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", family="",
@@ -295,6 +330,23 @@ LIBRARY: tuple[Rewrite, ...] = (
         "exp(u) - 2 + exp(-u) cancels for small u",
         Example(exp(x) - 2 + exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),
         family="differences"),
+    # ---- the error function near ±1: erfc, accurate to its last subnormal ------
+    _rw("one-minus-erf",   1 - erf(u),
+        Piecewise((_erfc_far(u), u > ERFC_FAR), (1 - erf(u), True)), "safe",
+        "erf(u) rounds to 1 from u = 5.9: 1 - erf(u) is 0 where erfc(u) is a float "
+        "down to 5e-324 at u = 27.2",
+        Example(1 - erf(x), {x: (4, 27.2)}, {x: (-6, 1.9)}, {x: ALL}),
+        real(u), "u real", "erf"),
+    _rw("erf-minus-one",   erf(u) - 1,
+        Piecewise((-_erfc_far(u), u > ERFC_FAR), (erf(u) - 1, True)), "safe",
+        "erf(u) rounds to 1 from u = 5.9: erf(u) - 1 is 0 where -erfc(u) is a float",
+        Example(erf(x) - 1, {x: (4, 27.2)}, {x: (-6, 1.9)}, {x: ALL}),
+        real(u), "u real", "erf"),
+    _rw("erf-plus-one",    erf(u) + 1,
+        Piecewise((_erfc_far(-u), u < -ERFC_FAR), (erf(u) + 1, True)), "safe",
+        "erf(u) rounds to -1 below u = -5.9: erf(u) + 1 is 0 where erfc(-u) is a float",
+        Example(erf(x) + 1, {x: (-27.2, -4)}, {x: (-1.9, 6)}, {x: ALL}),
+        real(u), "u real", "erf"),
     # ---- regimes: a form per region, the threshold known in advance ------------
     _rw("sqrt-exp",        sqrt(exp(u) + a),
         Piecewise((exp(u / 2) * sqrt(1 + a * exp(-u)), u > 0), (sqrt(exp(u) + a), True)),

@@ -1,27 +1,27 @@
 """Proof that a rewrite never changes a value: SymPy shows ``lhs - rhs = 0``.
 
 The accurate-form nodes are replaced by their definitions, ``sympy.codegen``
-functions (``log1p``, ``expm1``, ``hypot``, ``logaddexp``) by theirs,
-``widen(u)`` (wider floats, the same value) by ``u``, and each branch of a
-``Piecewise`` (a regime; nested ones too, in every combination) must equal
-the source on its own.
+functions (``log1p``, ``expm1``, ``log2``, ``hypot``, ``logaddexp``) and
+``erfcx`` by theirs, ``widen(u)`` (wider floats, the same value) by ``u``,
+and each branch of a ``Piecewise`` (a regime; nested ones too, in every
+combination) must equal the source on its own.
 The pattern symbols become real symbols, or positive ones where the
 rewrite's domain of validity says so, and the difference must vanish by
 ``simplify`` (also after rewriting trigonometric and hyperbolic functions
-as exponentials), or have every partial derivative vanish and vanish at
-one point, over positive symbols (a connected domain where every
+as exponentials, or ``erfc`` as ``1 - erf``), or have every partial
+derivative vanish and vanish at one point, over positive symbols (a connected domain where every
 function of the library is smooth: this is how ``atan(a) - atan(b)`` and
 the differences of logs are proved).
 """
 
 from __future__ import annotations
 
-from sympy import Basic, Piecewise, Rational, Symbol, diff, exp, log, simplify, sqrt
+from sympy import Basic, Piecewise, Rational, Symbol, diff, erf, erfc, exp, log, simplify, sqrt
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
 from ..widen import unwiden
-from .forms import Sigmoid, Softplus
+from .forms import Sigmoid, Softplus, erfcx
 from .pattern import PATTERN_SYMBOLS
 from .rewrite import Rewrite
 
@@ -32,6 +32,7 @@ _DEFS = {
     Softplus: lambda u: log(1 + exp(u)),
     log1p: lambda u: log(1 + u),
     log2: lambda u: log(u) / log(2),
+    erfcx: lambda u: exp(u**2) * erfc(u),
     expm1: lambda u: exp(u) - 1,
     hypot: lambda a, b: sqrt(a**2 + b**2),
     logaddexp: lambda a, b: log(exp(a) + exp(b)),
@@ -56,6 +57,8 @@ def _vanishes(d: Basic, syms: list[Symbol], connected: bool) -> str | None:
         return "simplify"
     if simplify(d.rewrite(exp)) == 0:
         return "simplify after rewriting as exponentials"
+    if d.has(erf, erfc) and simplify(d.rewrite(erf)) == 0:
+        return "simplify after rewriting erfc as erf"
     # constant on a connected domain where both sides are smooth: the
     # positive orthant (over all reals, log and roots have cuts)
     if connected and syms and all(simplify(diff(d, s)) == 0 for s in syms):

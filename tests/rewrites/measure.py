@@ -93,7 +93,7 @@ def bits(computed: np.ndarray, true: np.ndarray) -> np.ndarray:
 
 
 def as_written(expr: sp.Expr, syms: list, points: dict) -> np.ndarray:
-    f = sp.lambdify(syms, expr, modules="numpy")
+    f = sp.lambdify(syms, expr, modules=["scipy", "numpy"])  # erf, erfc: scipy.special
     with np.errstate(all="ignore"):
         return np.broadcast_to(f(*[points[s] for s in syms]), points[syms[0]].shape)
 

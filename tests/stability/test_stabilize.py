@@ -97,3 +97,19 @@ def test_the_smallest_subnormals_are_not_halved_to_zero():
     tiny = np.array([TINY, -TINY, 3 * TINY, 1e-320, -7 * TINY, 2.2e-308])
     assert lambdify([x], s)(tiny).tolist() == [0.5] * 6
     _equal(e, s, [x], [[sp.Rational(1, 3)], [-3], [sp.Integer(10) ** 20]])
+
+
+@pytest.mark.parametrize("expr, at, sign", [(sp.erf(x) - 1, 1, -1), (1 - sp.erf(x), 1, 1),
+                                             (sp.erf(x) + 1, -1, 1)],
+                         ids=["erf-1", "1-erf", "erf+1"])
+def test_erf_near_one_keeps_its_bits(expr, at, sign):
+    # erf(x) rounds to 1 from x = 5.9: erf(x) - 1 was 0 where its value is
+    # -erfc(x) (down to 1e-323 at x = 27.2); scipy's erfc loses up to 8 bits
+    import mpmath
+
+    s = stabilize(expr, samples=128)
+    pts = at * np.array([0.3, 1.7, 3.0, 6.5, 12.0, 26.5, 27.2])
+    got = lambdify([x], s)(pts)
+    want = sign * np.array([float(mpmath.erfc(at * p)) for p in pts])  # ± erfc(±x)
+    err = np.abs(got - want)
+    assert np.all((err <= 8 * 2.0**-53 * np.abs(want)) | (err <= 8 * TINY)), (s, got, want)
