@@ -149,10 +149,20 @@ def _match_commutative(
     ``Add`` or ``Mul``) to distinct node arguments ``ns``.
 
     A pattern symbol among ``ts`` takes all leftover node arguments (at
-    least one); otherwise leftovers are allowed only when ``partial``.
+    least one); otherwise leftovers are allowed only when ``partial``.  A
+    template of two pattern symbols alone (``a + b``) gives the first one
+    argument and the second the others, for each argument in turn.
     """
     free = [t for t in ts if is_pattern_symbol(t)]
     fixed = [t for t in ts if not is_pattern_symbol(t)]
+    if len(free) == 2 and not fixed and len(ns) >= 2:
+        # ``a + b`` alone: ``a`` takes one argument, ``b`` the others, each in turn
+        for i, n in enumerate(ns):
+            rest = ns[:i] + ns[i + 1:]
+            for m2 in _match(free[0], n, m):
+                for m3 in _match(free[1], rest[0] if len(rest) == 1 else op(*rest), m2):
+                    yield m3, ()
+        return
     if len(free) > 1 or len(fixed) > len(ns):
         return
     for m2, used in _assign(fixed, ns, m, frozenset()):
