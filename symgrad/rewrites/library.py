@@ -294,6 +294,26 @@ LIBRARY: tuple[Rewrite, ...] = (
         Example(tan(x + y) - tan(x), {x: (0.1, 1.4), y: (1e-12, 1e-6)},
                 {x: (0.1, 0.7), y: (0.1, 0.5)}),
         family="differences"),
+    # (tan-difference's cos(a) is of a rounded a = x + eps, wrong by far more than
+    #  eps when x is large; this one evaluates cos(a) from b and a - b only)
+    _rw("tan-difference-exact", tan(a) - tan(b),
+        sin(a - b) / (cos(b) * (cos(b) * cos(a - b) - sin(b) * sin(a - b))), "measured",
+        "tan(a) - tan(b) cancels where a ≈ b, and cos(a) of a rounded a = x + eps is "
+        "wrong by far more than eps where x is large",
+        Example(tan(x + y) - tan(x), {x: (0.1, 1.4), y: (1e-12, 1e-6)},
+                {x: (0.1, 0.7), y: (0.1, 0.5)}),
+        family="differences"),
+    # ---- angle sums: sin and cos of a rounded sum, from its exact terms --------
+    _rw("sin-angle-sum",   sin(a + b),          sin(a) * cos(b) + cos(a) * sin(b), "measured",
+        "a + b rounds to a float within half an ulp of a large a, which sin then reads "
+        "as a different angle",
+        Example(sin(x + y), {x: (1e3, 1e4), y: (1e-10, 1e-9)}, {x: (0.1, 0.5), y: (0.1, 0.5)}),
+        family="angle sums"),
+    _rw("cos-angle-sum",   cos(a + b),          cos(a) * cos(b) - sin(a) * sin(b), "measured",
+        "a + b rounds to a float within half an ulp of a large a, which cos then reads "
+        "as a different angle",
+        Example(cos(x + y), {x: (1e3, 1e4), y: (1e-10, 1e-9)}, {x: (0.1, 0.5), y: (0.1, 0.5)}),
+        family="angle sums"),
     _rw("atan-difference", atan(a) - atan(b),   atan((a - b) / (1 + a * b)), "measured",
         "atan(a) - atan(b) cancels where a ≈ b, and both round to π/2 for large a, b",
         Example(atan(x + 1) - atan(x), {x: (1e3, 1e100)}, {x: (-1, 1)}),
