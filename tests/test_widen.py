@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
-from sympy import Matrix, Symbol, cos, diff, latex, log, pretty, sin, symbols
+from sympy import Matrix, Symbol, cos, diff, latex, log, pretty, sin, symbols, tan
 
-from symgrad import SymgradError, expand, grad, jvp, widen
+from symgrad import SymgradError, expand, grad, jvp, stabilize, widen
 from symgrad.rewrites.proof import definition
+from symgrad.stability.bits import float_format
 from symgrad.stability.truth import RESOLVED, GroundTruth
 from symgrad.widen import has_widen, unwiden
 
@@ -73,3 +75,52 @@ def test_is_exported():
 
     assert "widen" in symgrad.__all__ and symgrad.widen is widen
     assert cos(widen(Symbol("t"))).has(widen)
+
+
+# ---- stabilize widens where no float formula is accurate ---------------------------
+
+MAX64, MAX32 = 1.7976931348623157e308, 3.4028234663852886e38
+LONG_IS_WIDER = np.finfo(np.longdouble).nmant > 52
+
+
+@pytest.mark.skipif(not LONG_IS_WIDER, reason="np.longdouble is float64 here: nothing to widen to")
+@pytest.mark.parametrize("source, form", [
+    (sin(x + eps) - sin(x), "sin-difference, widened"),  # Hamming's example 3.3
+    (cos(x + eps) - cos(x), "cos-difference, widened"),  # problem 3.3.5
+    (tan(x + eps) - tan(x), "tan-difference-exact, widened"),  # problem 3.3.2
+], ids=["sin", "cos", "tan"])
+def test_stabilize_widens_the_differences_of_trigonometric_values(source, form):
+    r = stabilize(source, {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)}, explain=True)
+    assert r.how == form
+    assert isinstance(r.result, widen)
+    assert r.after.max_bits_error <= 3 < r.before.max_bits_error
+
+
+def test_stabilize_widens_float32_to_float64():
+    r = stabilize(sin(x + eps) - sin(x), {x: (-MAX32, MAX32), eps: (-MAX32, MAX32)},
+                  dtype="float32", explain=True)
+    assert r.how.endswith(", widened") and r.result.has(widen)
+    assert r.after.max_bits_error <= 1
+
+
+def test_stabilize_does_not_widen_an_accurate_formula():
+    from sympy import oo, sqrt
+
+    r = stabilize(sqrt(x + 1) - sqrt(x), {x: (0, oo)}, explain=True, samples=128)
+    assert not r.result.has(widen) and "widened" not in r.how
+
+
+def test_stabilize_never_widens_where_there_is_no_wider_type(monkeypatch):
+    import symgrad.stability.stabilize as st
+
+    assert st._widens(float_format("float32"))
+    assert st._widens(float_format("float64")) == LONG_IS_WIDER
+    monkeypatch.setattr(st, "_widens", lambda fmt: False)  # as where long double is float64
+    r = stabilize(sin(x + eps) - sin(x), {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)}, samples=128)
+    assert not r.has(widen)
+
+
+def test_stabilize_keeps_to_the_dtype_when_asked():
+    r = stabilize(sin(x + eps) - sin(x), {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)},
+                  widen=False, explain=True)
+    assert r.how == "sin-difference" and not r.result.has(widen)
