@@ -6,18 +6,20 @@ float although the quotient itself is a representable (if tiny) number:
 ``-1/(x*(x + 1))`` is 0 at x = 1e160 where the true value is -1e-320.
 Dividing in turn, ``(p/a)/b``, keeps every intermediate near the result's
 magnitude; a square over a square, ``2*s**2/x**2``, becomes
-``2*(s/x)**2``.  Which of the two forms is the more accurate depends on
-where (``p/a`` can underflow where ``a*b`` does not overflow), so this is
-a candidate for :func:`symgrad.stabilize` to measure, never applied
-unmeasured.
+``2*(s/x)**2``, and over a product of squares ``((s/x)/c)**2``.  Which
+of the two forms is the more accurate depends on where (``p/a`` can
+underflow where ``a*b`` does not overflow), so this is a candidate for
+:func:`symgrad.stabilize` to measure, never applied unmeasured.
 
 SymPy would multiply the nested quotients back together, so the nodes are
 built unevaluated; code generation emits them as they stand.
 
->>> from sympy import symbols, sin
+>>> from sympy import symbols, sin, cos
 >>> x = symbols("x")
 >>> divide_in_turn([-1 / (x * (x + 1)), 2 * sin(x / 2) ** 2 / x**2])
 [(-1/x)/(x + 1), 2*(sin(x/2)/x)**2]
+>>> divide_in_turn([sin(x) ** 2 / (2 * x**2 * cos(x / 2) ** 2)])
+[((sin(x)/x)/cos(x/2))**2/2]
 """
 
 from __future__ import annotations
@@ -44,14 +46,21 @@ def _divided(node: Mul) -> Basic | None:
     if sum(k for _, k in dens) < 2:
         return None
     paired = []
-    for i, (d, k) in enumerate(dens):
+    for i, (_d, k) in enumerate(dens):
         if k < 2:
             continue
         n = next((t for t in nums if t.is_Pow and t.exp == k), None)
-        if n is not None:  # n**k/d**k = (n/d)**k: the squares never overflow
+        if n is not None:
+            # n**k/(d**k·e**k) = ((n/d)/e)**k: the powers never overflow, and
+            # the one rounding into the subnormals is the last (n**k/d**k
+            # rounded first, then divided by e**k < 1, amplified it)
             nums.remove(n)
-            paired.append(Pow(Mul(n.base, Pow(d, -1), evaluate=False), k, evaluate=False))
-            dens[i] = (d, 0)
+            base = n.base
+            for j in range(i, len(dens)):
+                if dens[j][1] == k:
+                    base = Mul(base, Pow(dens[j][0], -1), evaluate=False)
+                    dens[j] = (dens[j][0], 0)
+            paired.append(Pow(base, k, evaluate=False))
     acc = Mul(coeff, *nums)
     for d, k in dens:
         for _ in range(k):

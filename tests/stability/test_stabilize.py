@@ -97,6 +97,16 @@ def test_the_smallest_subnormals_are_not_halved_to_zero():
     tiny = np.array([TINY, -TINY, 3 * TINY, 1e-320, -7 * TINY, 2.2e-308])
     assert lambdify([x], s)(tiny).tolist() == [0.5] * 6
     _equal(e, s, [x], [[sp.Rational(1, 3)], [-3], [sp.Integer(10) ** 20]])
+    # past 1.3e154 the value is a subnormal: squared last, (sin(x)/x/cos(x/2))², it
+    # is rounded once; (sin(x)/x)² rounded into the subnormals and then divided
+    # by cos²(x/2) lost up to 49 bits (x ≈ -5.3e154, where cos(x/2) is small)
+    import mpmath
+
+    big = np.array([-5.3403518370968824e154, 3.021502865352961e156, 7.7e200, -2.5e300])
+    got = lambdify([x], s)(big)
+    with mpmath.workdps(700):
+        want = np.array([float((1 - mpmath.cos(mpmath.mpf(v))) / mpmath.mpf(v) ** 2) for v in big])
+    assert np.all(np.abs(got - want) <= 4 * TINY), (got, want)
 
 
 @pytest.mark.parametrize("expr, at, sign", [(sp.erf(x) - 1, 1, -1), (1 - sp.erf(x), 1, 1),
