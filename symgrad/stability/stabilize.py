@@ -16,10 +16,10 @@ correct bits there is nothing left to lose).  Where the best form still
 loses more than 3 bits (at the zero crossings of an ill-conditioned formula
 no float formula keeps them), the best forms are measured again, computed
 in the next wider type (:func:`symgrad.widen`), each kept where it gains a
-bit at least.  Finally the choice is measured again on as many fresh
-samples, against the same kind of ground truth, and kept only if it loses
-nothing there either; ``explain=True`` adds ``check_stability``'s reports
-of the original and of the result on those fresh samples.
+bit at least (in max or mean).  Finally the choice is measured again on as
+many fresh samples, against the same kind of ground truth, and kept only if
+it loses nothing there either; ``explain=True`` adds ``check_stability``'s
+reports of the original and of the result on those fresh samples.
 """
 
 from __future__ import annotations
@@ -284,11 +284,12 @@ class _Search:
         worst = errs[ranked[0]].max(initial=0) if ranked else np.inf
         if worst > WIDEN_ABOVE and self.widen:
             # no float formula is accurate: the best ones computed wider, each
-            # kept where it gains at least a bit over the best float one
+            # kept where it gains at least a bit (max or mean) over the best one
+            mean = _mean(errs[ranked[0]]) if ranked else np.inf
             for i in ranked[:_WIDENED] or [0]:
                 c = Candidate(widened(cands[i].expr), f"{cands[i].how}, widened")
                 b = self._bits(c.expr)
-                if b.max(initial=0) <= worst - 1:
+                if b.max(initial=0) <= worst - 1 or _mean(b) <= mean - 1:
                     cands.append(c)
                     errs.append(b)
             ranked = self._ranked(cands, errs, ref)
