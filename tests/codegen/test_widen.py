@@ -103,3 +103,24 @@ def test_pickles_and_runs_on_threads():
     serial = lambdify([x, eps], widen(SIN_DIFF), threads=1)(xs, es)
     np.testing.assert_array_equal(f(xs, es), serial)
     np.testing.assert_array_equal(g(xs, es), serial)
+
+
+def test_every_function_of_the_rule_table_runs_widened():
+    # every spec's node widened, in one program of many outputs: its values in
+    # float64 match the plain code's to about the plain code's accuracy (the
+    # widened ones are computed in long double, scipy.special's in float64)
+    from ..rules.specs import SPECS
+
+    specs = [s for s in SPECS if s.kind in ("smooth", "nonsmooth", "marker")]
+    exprs, syms, cols = [], [], []
+    for k, spec in enumerate(specs):
+        ts = symbols(f"t{k}_0:{spec.arity}", real=True)
+        exprs.append(spec.build(*ts))
+        syms += ts
+        pts = spec.points(2)
+        cols += [np.array([p[j] for p in pts]) for j in range(spec.arity)]
+    plain = lambdify(syms, exprs, dtype="float64")(*cols)
+    wide = lambdify(syms, [widen(e) for e in exprs], dtype="float64")(*cols)
+    for spec, p, w in zip(specs, plain, wide):
+        assert w.dtype == np.float64, spec.id
+        np.testing.assert_allclose(w, p, rtol=1e-12, atol=1e-300, err_msg=spec.id)
