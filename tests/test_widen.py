@@ -128,3 +128,20 @@ def test_stabilize_keeps_to_the_dtype_when_asked():
     r = stabilize(sin(x + eps) - sin(x), {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)},
                   widen=False, explain=True, samples=128)
     assert r.how == "sin-difference" and not r.result.has(widen)
+
+
+@pytest.mark.skipif(not LONG_IS_WIDER, reason="np.longdouble is float64 here: nothing to widen to")
+def test_check_stability_as_written_computes_widen_wide_too():
+    # rewrites=False evaluates node by node: a widen(u) is one node, computed wide
+    import numpy as np
+
+    from symgrad import check_stability
+    from symgrad.stability.floats import NodeEvaluator, generated
+
+    f = widen(cos(x) * sin(eps) - 2 * sin(x) * sin(eps / 2) ** 2)
+    dom = {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)}
+    for rewrites in (True, False):
+        assert check_stability(f, dom, rewrites=rewrites, samples=64).max_bits_error <= 1
+    xs, es = np.array([1.0, 1e300, np.pi / 2 - 0.4999]), np.array([1e-3, 1e-300, 1.0])
+    got = NodeEvaluator([f], [x, eps], np.float64).values([xs, es])[f]
+    np.testing.assert_array_equal(got, generated([x, eps], [f], np.float64)(xs, es)[0])

@@ -4,7 +4,9 @@
 Node by node, each operation is compiled once by :func:`symgrad.lambdify`
 from the node with its operands replaced by placeholders, so a node is
 computed exactly as the generated code computes it; conditions and
-``Piecewise`` selections are NumPy's comparisons and ``np.where``.  A
+``Piecewise`` selections are NumPy's comparisons and ``np.where``; a
+``widen(u)`` is one operation over ``u``'s symbols, computed wide as the
+generated code computes it.  A
 product takes its reciprocal factors along (``x*y**-2`` is one division,
 ``x/y**2``, as the code generator writes it), so a reciprocal used only
 inside products is no node of its own.
@@ -21,6 +23,7 @@ from ..codegen import lambdify
 from ..graph import postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms
+from ..widen import widen
 
 __all__ = ["evaluated_form", "NodeEvaluator", "generated"]
 
@@ -82,6 +85,12 @@ def _operand(node: Basic, arg: Basic) -> Basic:
     return arg.base if _recip_exp(node, arg) is not None else arg
 
 
+def _widened_leaves(node: Basic, kids: dict) -> tuple:
+    """The symbols below ``widen(u)``, in a fixed order."""
+    below, _ = postorder([node.args[0]], lambda n: kids.get(n, n.args))
+    return tuple(sorted((n for n in below if isinstance(n, Symbol)), key=str))
+
+
 class NodeEvaluator:
     """Every node of ``exprs`` evaluated in ``dtype``, one operation at a
     time: ``values(xs)[node]`` is an array over the points ``xs``."""
@@ -92,8 +101,10 @@ class NodeEvaluator:
         self.dtype = np.dtype(dtype)
         self.symbols = list(symbols)
         order, kids = postorder(list(exprs), lambda n: n.args)
-        # operands: a product's reciprocal factors give their bases
-        self.kids = {n: tuple(_operand(n, k) for k in ks) for n, ks in kids.items()}
+        # operands: a product's reciprocal factors give their bases; a widen(u)'s
+        # are u's symbols (it is one operation, computed wide as the code does)
+        self.kids = {n: _widened_leaves(n, kids) if isinstance(n, widen)
+                     else tuple(_operand(n, k) for k in ks) for n, ks in kids.items()}
         used = {k for ks in self.kids.values() for k in ks} | set(exprs)
         self.order = [n for n in order if n in used]
 
@@ -102,6 +113,12 @@ class NodeEvaluator:
         name = type(node).__name__
         if name in _LOGIC:
             return _LOGIC[name]
+        if isinstance(node, widen):
+            key = (node, self.dtype)
+            if key not in self._cache:
+                self._cache[key] = lambdify(list(self.kids[node]), node, dtype=self.dtype,
+                                            threads=1)
+            return self._cache[key]
         shape = tuple(a if a.is_number else _recip_exp(node, a) for a in node.args)
         kinds = tuple("number" if a.is_number else "operand" for a in node.args)
         key = (node.func, shape, kinds, self.dtype)
