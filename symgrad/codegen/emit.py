@@ -32,6 +32,7 @@ from sympy import (
     Max,
     Min,
     Mul,
+    Number,
     Piecewise,
     Pow,
     S,
@@ -182,6 +183,10 @@ def build_program(
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
     # quiet, the temporaries it reads
     temp_of: dict[Basic, str] = {}  # node -> the temporary holding it
+    # a shared reciprocal (1/x used twice): each use divides by its positive
+    # power (held in a temporary unless it is a name), never multiplies by a
+    # rounded 1/x, which overflows for a subnormal x where y/x is finite
+    divide_by: dict[Basic, tuple[Basic, frozenset]] = {}
     for node in order:
         if node in placeholder:
             continue
@@ -193,7 +198,12 @@ def build_program(
         args, size, depth, quiet = [], 1, 1, node not in loud
         arg_reads: list[frozenset] = []  # the temporaries each operand reads
         for k in ks:
-            if k in inline:
+            if k in divide_by:
+                tree, r = divide_by[k]
+                args.append(tree)
+                size, depth = size + 2, max(depth, 2)
+                arg_reads.append(r)
+            elif k in inline:
                 tree, s, d, q, r = inline.pop(k)
                 args.append(tree)
                 size, depth, quiet = size + s, max(depth, d + 1), quiet or q
@@ -222,6 +232,17 @@ def build_program(
             name = _hypot(prog, printer, node, args, arg_reads, quiet, temps, temp_names)
             placeholder[node] = Symbol(name)
             temp_of[node] = name
+            continue
+        if _reciprocal(node) and uses[node] > 1 and node not in is_root:
+            base, e = args[0], -node.args[1]
+            power = base if e == 1 else _rebuild(node, [base, e])
+            if not isinstance(power, (Symbol, Number)):
+                name = next(temps)
+                temp_names.add(name)
+                prog.statements.append(Statement(name, _print(printer, power, node), quiet,
+                                                 reads))
+                power, reads = Symbol(name), frozenset((name,))
+            divide_by[node] = (_rebuild(node, [power, S.NegativeOne]), reads)
             continue
         tree = _rebuild(node, args)
         if uses[node] == 1 and node not in is_root and size <= INLINE_SIZE \
@@ -319,6 +340,12 @@ def _hypot(prog: Program, printer: KernelPrinter, node: Basic, args: list, arg_r
     ])
     prog.statements.append(Statement(out, code, quiet, frozenset(reads), block=True))
     return out
+
+
+def _reciprocal(node: Basic) -> bool:
+    """A power with a negative number for exponent: ``1/x``, ``x**-2``,
+    ``1/sqrt(x)``."""
+    return isinstance(node, Pow) and node.args[1].is_Number and node.args[1].is_negative
 
 
 def _associative(node: Basic) -> bool:

@@ -133,3 +133,23 @@ def test_float32_agrees(name):
     if name in ("floor", "ceiling", "rint", "sign", "Heaviside", "Mod", "frac"):
         return  # discontinuous: float32 rounding may land on the other side
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+SHARED_RECIPROCALS = [  # 1/x (or a negative power) used more than once
+    sp.sin(x) / x + (y / x) / (x + 1),
+    sp.sin(x) / sp.sqrt(x) + y / sp.sqrt(x),
+    y / (x + 1) ** 2 + sp.cos(x) / (x + 1) ** 2,
+]
+
+
+@pytest.mark.parametrize("expr", SHARED_RECIPROCALS, ids=str)
+def test_a_shared_reciprocal_is_a_division_at_each_use(expr):
+    # t0 = 1/x; t0*sin(x) + y*t0/(1 + x) overflowed at x = 5e-324 (1/x is
+    # 2e323) where the value is 2.0e23, and rounded 1/x everywhere
+    f = symgrad.lambdify([x, y], expr)
+    assert "(1/" not in f.source.replace(" ", "") and "**(-" not in f.source
+    pts = [(5e-324, 1e-300), (3e-310, 2.5e-10), (0.7, -1.3), (1e300, 1e-10)]
+    for px, py in pts:
+        want = Float(expr.evalf(40, subs={x: Float(px, 40), y: Float(py, 40)}), 40)
+        got = f(px, py)
+        assert np.isfinite(got) and abs(got - float(want)) <= 4 * np.spacing(abs(float(want)))
