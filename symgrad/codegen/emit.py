@@ -183,10 +183,19 @@ def build_program(
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
     # quiet, the temporaries it reads
     temp_of: dict[Basic, str] = {}  # node -> the temporary holding it
-    # a shared reciprocal (1/x used twice): each use divides by its positive
-    # power (held in a temporary unless it is a name), never multiplies by a
-    # rounded 1/x, which overflows for a subnormal x where y/x is finite
+    # A shared reciprocal (1/x used twice): a product of it and one other
+    # factor divides by its positive power (held in a temporary unless it is
+    # a name), y/x, not y*t0 with t0 = 1/x: one rounding, not two, and no
+    # overflow of 1/x at a subnormal x where y/x is finite.  Other uses read
+    # the temporary 1/x as before (whether (y/x)*z or y*z/x is the more
+    # accurate depends on the values: not decided here).
     divide_by: dict[Basic, tuple[Basic, frozenset]] = {}
+    other_uses: dict[Basic, int] = {}
+    for node in order:
+        pair = node.is_Mul and len(kids[node]) == 2
+        for k in kids[node]:
+            if not pair and _reciprocal(k):
+                other_uses[k] = other_uses.get(k, 0) + 1
     for node in order:
         if node in placeholder:
             continue
@@ -197,8 +206,9 @@ def build_program(
         prog.n_ops += 1
         args, size, depth, quiet = [], 1, 1, node not in loud
         arg_reads: list[frozenset] = []  # the temporaries each operand reads
+        pair = node.is_Mul and len(ks) == 2
         for k in ks:
-            if k in divide_by:
+            if pair and k in divide_by:
                 tree, r = divide_by[k]
                 args.append(tree)
                 size, depth = size + 2, max(depth, 2)
@@ -233,7 +243,8 @@ def build_program(
             placeholder[node] = Symbol(name)
             temp_of[node] = name
             continue
-        if _reciprocal(node) and uses[node] > 1 and node not in is_root:
+        if _reciprocal(node) and uses[node] > other_uses.get(node, 0) \
+                and (uses[node] > 1 or node in is_root):
             base, e = args[0], -node.args[1]
             power = base if e == 1 else _rebuild(node, [base, e])
             if not isinstance(power, (Symbol, Number)):
@@ -243,7 +254,9 @@ def build_program(
                                                  reads))
                 power, reads = Symbol(name), frozenset((name,))
             divide_by[node] = (_rebuild(node, [power, S.NegativeOne]), reads)
-            continue
+            if not other_uses.get(node) and node not in is_root:
+                continue  # every use divides: no 1/x to compute
+            args, arg_reads = [power, S.NegativeOne], [reads, frozenset()]
         tree = _rebuild(node, args)
         if uses[node] == 1 and node not in is_root and size <= INLINE_SIZE \
                 and depth <= INLINE_DEPTH:
