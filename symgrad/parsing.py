@@ -69,9 +69,11 @@ from sympy.logic.boolalg import Boolean
 from .errors import SymgradError
 from .graph import postorder
 from .overrides import override
+from .rewrites.forms import erfcx
 from .rules import DEFAULT_TABLE
 from .rules.defaults import build_default_table
 from .select import cond, where
+from .widen import widen
 
 __all__ = ["parse", "ParseError", "function_names", "MAX_LENGTH", "MAX_DEPTH"]
 
@@ -168,6 +170,9 @@ _EXTRA: dict[str, Callable] = {
     "And": And,
     "Or": Or,
     "Not": Not,
+    # what stabilize writes, so that its printed result parses back
+    "widen": widen,
+    "erfcx": erfcx,
 }
 
 

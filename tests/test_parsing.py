@@ -406,3 +406,14 @@ def test_tagged_nodes_round_trip():
         parse("floor[Identiy](x)")
     with pytest.raises(ParseError, match="subscripts"):
         parse("floor[Identity]")
+
+
+def test_what_stabilize_prints_parses_back():
+    # `symgrad stabilize` prints widen(...) and erfcx(...): both parse back
+    from symgrad import widen
+    from symgrad.rewrites.forms import erfcx
+
+    x, eps = sp.symbols("x eps", real=True)
+    e = widen(sp.sin(eps) * sp.cos(x) - 2 * sp.sin(eps / 2) ** 2 * sp.sin(x))
+    assert parse(str(e)) == e
+    assert parse("exp(-x**2)*erfcx(x)") == sp.exp(-x**2) * erfcx(x)
