@@ -266,7 +266,8 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     f = _formula(args.expr)
     domain = _domain(args.domain, f, "--domain") if args.domain else None
-    s = stabilize(f, domain, dtype=args.dtype, samples=args.samples, explain=True)
+    s = stabilize(f, domain, dtype=args.dtype, samples=args.samples, explain=True,
+                  widen=args.widen)
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     show([f, s.result], ["f", "stable"], style, False, out, err)
     print(s, file=out)
@@ -392,6 +393,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the float type (default float64)")
     st.add_argument("--samples", type=_samples, default=512, metavar="N",
                     help="points that choose the form (as many fresh ones verify it)")
+    st.add_argument("--no-widen", dest="widen", action="store_false",
+                    help="stay in the float type: never evaluate a form in a wider one "
+                    "(widen(...): long double for float64 where the platform has it)")
     st.set_defaults(run=cmd_stabilize, style="pretty")
 
     d = sub.add_parser("demo", help="the tour: run every scenario in examples/",

@@ -173,6 +173,14 @@ def test_stabilize_subcommand():
     assert "check_stability before: max" in out and lines[-1] == "verdict: ok"
 
 
+def test_stabilize_no_widen_stays_in_the_float_type():
+    code, out, _ = run("stabilize", "tan(x + eps) - tan(x)", "--text")
+    assert code == 0 and out.splitlines()[1].startswith("stable = widen(")
+    code, out, _ = run("stabilize", "tan(x + eps) - tan(x)", "--text", "--no-widen")
+    assert "widen" not in out and out.splitlines()[1] == (
+        "stable = sin(eps)/((-sin(eps)*sin(x) + cos(eps)*cos(x))*cos(x))")
+
+
 def test_grad_stabilize_then_code_and_check_of_the_stable_form():
     code, out, _ = run("grad", "log(1 + exp(x))", "--stabilize", "--check", "x=-1000:1000",
                        "--numpy", "--text", "--samples", "512")
