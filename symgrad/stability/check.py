@@ -25,6 +25,35 @@ from .truth import RESOLVED, UNDEFINED, GroundTruth
 __all__ = ["check_stability"]
 
 
+_NOT_NUMBERS = (
+    (S.ComplexInfinity, "zoo (complex infinity: SymPy evaluates 1/0 to it)"),
+    (S.NaN, "nan (SymPy's undefined value, as from 0*oo or oo - oo)"),
+    (S.Infinity, "oo"),
+    (S.NegativeInfinity, "-oo"),
+)
+
+
+def refuse_complex(flat: list[Basic], caller: str, verb: str) -> None:
+    """A clear error for a formula holding the imaginary unit, or a value
+    that is no finite number (zoo, nan, oo): the ground truth and the float
+    code measure finite real values."""
+    for o, e in enumerate(flat):
+        for bad, what in _NOT_NUMBERS:
+            if e.has(bad):
+                raise SymgradError(
+                    f"{caller} measures formulas of finite real values, and output {o}, "
+                    f"{e}, holds {what}; build the formula without it (a 1/0 or a log(0) "
+                    "among the constants becomes one when SymPy evaluates it)"
+                )
+        if e.has(S.ImaginaryUnit):
+            raise ComplexValueError(
+                f"{caller} measures real formulas, and output {o}, {e}, holds the "
+                "imaginary unit I (the gradient of (-3)**y is (-3)**y*(log(3) + I*pi); "
+                f"log(-log(2)) is log(log(2)) + I*pi); {verb} its real and imaginary parts, "
+                "sympy.re(e) and sympy.im(e), or a formula that is real on the domain"
+            )
+
+
 def _symbols(exprs: list[Basic], domain: Mapping) -> list[Symbol]:
     free: set = set()
     for e in exprs:
@@ -70,14 +99,7 @@ def check_stability(
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
     fmt = float_format(dtype)
-    for o, e in enumerate(flat):
-        if e.has(S.ImaginaryUnit):
-            raise ComplexValueError(
-                f"check_stability measures real formulas, and output {o}, {e}, holds the "
-                "imaginary unit I (the gradient of (-3)**y is (-3)**y*(log(3) + I*pi)); "
-                "check its real and imaginary parts, sympy.re(e) and sympy.im(e), or a "
-                "formula that is real on the domain"
-            )
+    refuse_complex(flat, "check_stability", "check")
     symbols = _symbols(flat, domain)
     dom = parse_domain(domain, symbols, fmt)
     shown = dom  # the report's domain: a constant has none

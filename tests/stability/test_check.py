@@ -243,3 +243,13 @@ def test_an_amplifying_operation_is_not_called_a_cancellation():
     # a sum whose terms cancel keeps its name
     r = check_stability(sp.sqrt(x + 1) - sp.sqrt(x), {x: (1, 1e15)}, rewrites=False, samples=N)
     assert r.regions and {g.kind for g in r.regions} == {"cancellation"}
+
+
+@pytest.mark.parametrize("bad, what", [(sp.zoo * x, "zoo"), (sp.nan * x, "nan"), (x + sp.oo, "oo")],
+                         ids=["zoo", "nan", "oo"])
+def test_a_formula_holding_no_number_is_a_clear_error(bad, what):
+    # they were ValueErrors from inside the ground truth ("zoo in the formula")
+    from symgrad import stabilize
+    for f in (check_stability, stabilize):
+        with pytest.raises(SymgradError, match=rf"output 0, .* holds {what}"):
+            f(bad, {x: (0.5, 2)}, samples=16)

@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from symgrad import grad, lambdify, stabilize
-from symgrad.errors import SymgradError
+from symgrad.errors import ComplexValueError, SymgradError
 
 x, y, N = sp.symbols("x y N")
 TINY = 5e-324
@@ -59,6 +59,10 @@ def test_bad_input_is_named():
         stabilize(x + y, {x: (0, 1)})
     with pytest.raises(TypeError, match="stabilize"):
         stabilize("x + 1")
+    # a complex constant: was a ValueError from inside the ground truth's intervals
+    with pytest.raises(ComplexValueError, match=r"stabilize measures real formulas, and "
+                       r"output 0, .* holds the imaginary unit"):
+        stabilize(x + sp.log(-sp.log(2)), {x: (0, 1)})
 
 
 def test_float32():
