@@ -6,7 +6,9 @@ symgrad's Hessian is forward-over-reverse: one reverse pass for the
 gradient, then per variable a forward pass over the gradient entries that
 depend on it, so its cost should follow the Hessian's non-zeros (3n - 2
 here), not n times the gradient.  Single-threaded peers (JAX/XLA on one
-thread).  Run:  python benchmarks/bench_hessian.py
+thread).  A second table: the deep recurrence y <- b*sin(y) + cos(y),
+whose weight b is shared by every level (its tangents are alike down to
+the bottom), beside JAX.  Run:  python benchmarks/bench_hessian.py [N ...]
 """
 
 from __future__ import annotations
@@ -32,6 +34,32 @@ import symgrad  # noqa: E402
 
 TIMEOUT = 60.0
 SIZES = tuple(int(a) for a in sys.argv[1:]) or (30, 100, 300, 1000)
+DEPTHS = (100, 400, 1000)
+
+
+def shared_weight(depth: int):
+    """y <- b*sin(y) + cos(y), ``depth`` levels from x, built unevaluated."""
+    x, b = sp.symbols("x b", real=True)
+    y = x
+    for _ in range(depth):
+        y = sp.Add(sp.Mul(b, sp.sin(y, evaluate=False), evaluate=False),
+                   sp.cos(y, evaluate=False), evaluate=False)
+    return y, [x, b]
+
+
+def _jax_shared(depth: int, out) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    def f(v):
+        y = v[0]
+        for _ in range(depth):
+            y = v[1] * jnp.sin(y) + jnp.cos(y)
+        return y
+
+    t = time.perf_counter()
+    jax.jit(jax.hessian(f))(jnp.array([0.3, 0.5])).block_until_ready()
+    out.put(time.perf_counter() - t)
 
 
 def _sympy(n: int, out) -> None:
@@ -109,6 +137,17 @@ def main() -> None:
         peers = [peer(_sympy, n) if n <= 100 else "not run", peer(_casadi, n), peer(_jax, n)]
         print(f"| {n} | {nnz} | {tg:.4f} | {th:.4f} | "
               + " | ".join(_cell(v) for v in peers) + f" | {th / tg:.2f} |")
+    if sys.argv[1:]:
+        return
+    print()
+    print("| depth | symgrad grad s | symgrad hessian s | jax jit s | hessian/grad |")
+    print("|---|---|---|---|---|")
+    for d in DEPTHS:
+        f, xs = shared_weight(d)
+        tg = _median(lambda: symgrad.grad(f, xs), 3)  # noqa: B023
+        th = _median(lambda: symgrad.hessian(f, xs), 3)  # noqa: B023
+        print(f"| {d} | {tg:.4f} | {th:.4f} | {_cell(peer(_jax_shared, d))} | "
+              f"{th / tg:.2f} |")
 
 
 if __name__ == "__main__":
