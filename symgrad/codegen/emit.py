@@ -161,9 +161,13 @@ def build_program(
     for node in sorted(order, key=lambda n: not isinstance(n, _UNEVALUATED)):
         _check(node)  # an unevaluated Derivative is named before the f(x) inside it
     uses: dict[Basic, int] = dict.fromkeys(order, 0)
+    other_uses: dict[Basic, int] = {}  # uses of a reciprocal but as y*(1/x) (see below)
     for node in order:
+        pair = node.is_Mul and len(kids[node]) == 2
         for k in kids[node]:
             uses[k] += 1
+            if not pair and _reciprocal(k):
+                other_uses[k] = other_uses.get(k, 0) + 1
     is_root = set(roots)
 
     # A node is quiet when every use of it is under a branch (or a
@@ -190,12 +194,6 @@ def build_program(
     # the temporary 1/x as before (whether (y/x)*z or y*z/x is the more
     # accurate depends on the values: not decided here).
     divide_by: dict[Basic, tuple[Basic, frozenset]] = {}
-    other_uses: dict[Basic, int] = {}
-    for node in order:
-        pair = node.is_Mul and len(kids[node]) == 2
-        for k in kids[node]:
-            if not pair and _reciprocal(k):
-                other_uses[k] = other_uses.get(k, 0) + 1
     for node in order:
         if node in placeholder:
             continue

@@ -79,17 +79,15 @@ def _is_real(u: Expr, prime: bool) -> bool:
 
 
 def _ask_children_first(u: Basic) -> None:
-    """Ask SymPy's assumptions of every node of ``u``, children first (over
-    the DAG), what a parent's question asks of it: asked at the top, they
-    recurse into operands not yet known, and a deep chain (3,000 nested
-    square roots) overflows the stack; asked from the bottom, each question
-    goes one level down and its answer is cached on the node."""
+    """Ask SymPy whether every node of ``u`` is real, children first (over
+    the DAG): asked at the top, its assumptions recurse into operands not
+    yet known, and a deep chain (3,000 nested square roots) overflows the
+    stack; asked from the bottom, each question goes one level down and
+    its answer (and what it deduced on the way) is cached on the node."""
     order, _ = postorder([u], lambda n: () if isinstance(n, Atom) else n.args)
     for n in order:
         if isinstance(n, Expr):
-            n.is_extended_nonnegative  # noqa: B018
-            n.is_nonnegative  # noqa: B018
-            n.is_extended_real  # noqa: B018
+            n.is_extended_real  # noqa: B018 (cached on the node)
 
 
 # Functions real at every real argument (a quick test before SymPy's

@@ -33,7 +33,7 @@ _NOT_NUMBERS = (
 )
 
 
-def refuse_complex(flat: list[Basic], caller: str, verb: str) -> None:
+def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
     """A clear error for a formula holding the imaginary unit, or a value
     that is no finite number (zoo, nan, oo): the ground truth and the float
     code measure finite real values."""
@@ -99,7 +99,7 @@ def check_stability(
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
     fmt = float_format(dtype)
-    refuse_complex(flat, "check_stability", "check")
+    refuse_non_real(flat, "check_stability", "check")
     symbols = _symbols(flat, domain)
     dom = parse_domain(domain, symbols, fmt)
     shown = dom  # the report's domain: a constant has none

@@ -43,7 +43,7 @@ from ..shapes import flatten_exprs
 from ..widen import widen as widened
 from .analysis import formula_thresholds
 from .bits import bits_error, float_format, ordinal
-from .check import check_stability, refuse_complex
+from .check import check_stability, refuse_non_real
 from .floats import evaluated_form, generated
 from .report import StabilityReport
 from .sampling import from_ordinal, parse_domain, sample
@@ -165,7 +165,7 @@ def stabilize(
     start = time.perf_counter()
     flat, struct = flatten_exprs(expr, "expr")
     forms = lower(flat)
-    refuse_complex(forms, "stabilize", "stabilize")
+    refuse_non_real(forms, "stabilize", "stabilize")
     symbols = _symbols(forms, domain)
     dom = {s: (-oo, oo) for s in symbols} if domain is None else dict(domain)
     fmt = float_format(dtype)
