@@ -19,7 +19,7 @@ from .rules import Opts
 from .rules.defaults import BUILTIN_RULES
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
 from .rules.realness import PROJECTED, is_real, real_part
-from .shapes import check_same, flatten_exprs, flatten_symbols
+from .shapes import check_same, flatten_exprs, flatten_symbols, tree_product
 from .walker import forward, reverse
 
 __all__ = ["grad", "jacobian", "hessian", "jvp", "vjp"]
@@ -176,10 +176,10 @@ def jacobian(
     [1, 0]])
     """
     opts = Opts(convention, ties)
-    outs, _ = flatten_exprs(exprs, "exprs")
+    outs, ostruct = flatten_exprs(exprs, "exprs")
     _scalars(outs, "jacobian", "expressions")
     note_differentiation()  # a use of every active override map
-    syms, _ = flatten_symbols(wrt)
+    syms, sstruct = flatten_symbols(wrt)
     m, n = len(outs), len(syms)
     rows = [[S.Zero] * n for _ in range(m)]
     if m <= n:
@@ -191,7 +191,14 @@ def jacobian(
             col = forward(outs, {s: S.One}, opts)
             for i in range(m):
                 rows[i][j] = S.Zero if col[i] is None else col[i]
+    if _is_tree(ostruct) or _is_tree(sstruct):
+        return tree_product(rows, ostruct, sstruct)
     return Matrix(m, n, [v for r in rows for v in r])
+
+
+def _is_tree(st) -> bool:
+    """A pytree beyond one flat sequence, Matrix or Array."""
+    return bool(st.parts) or st.kind in ("dict", "namedtuple", "dataclass")
 
 
 def hessian(
@@ -226,7 +233,7 @@ def hessian(
     note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":
         raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
-    syms, _ = flatten_symbols(wrt)
+    syms, sstruct = flatten_symbols(wrt)
     n = len(syms)
     got = _reverse(outs, [S.One], syms, opts)
     g = [got.get(s, S.Zero) for s in syms]
@@ -239,6 +246,8 @@ def hessian(
                 h[i, j] = v
                 if mirror:
                     h[j, i] = v
+    if _is_tree(sstruct):
+        return tree_product(h.tolist(), sstruct, sstruct)
     return h
 
 

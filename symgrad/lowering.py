@@ -256,6 +256,6 @@ def expand(expr: Expr | list | tuple) -> Expr | list | tuple:
     """
     flat, struct = flatten_exprs(expr, "expr")
     out = canonical(*_lowered(flat))
-    if isinstance(expr, list):
+    if isinstance(expr, list) and not struct.parts:
         return out
     return struct.build(out)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from itertools import product
 
 from sympy import Basic, Expr, Symbol, latex
 from sympy.core.function import Application
@@ -188,16 +187,15 @@ def _output_names(exprs: object, names: object) -> tuple[list[Basic], list[str]]
         if names is not None:
             raise SymgradError("program: exprs is a dict, whose keys are the names; "
                                "do not pass names too")
-        names, exprs = [str(k) for k in exprs], list(exprs.values())
+        flat, names = [], []
+        for k, v in exprs.items():  # in the user's order; a key names its value's entries
+            sub, st = flatten_exprs(v, f"exprs[{k!r}]")
+            flat.extend(sub)
+            names.extend(f"{k}{p}" for p in st.paths())
+        return flat, names
     flat, struct = flatten_exprs(exprs, "exprs")
     if names is None:
-        if struct.kind == "scalar":
-            names = ["out"]
-        elif struct.kind == "tuple":
-            names = [f"out[{i}]" for i in range(len(flat))]
-        else:
-            names = [f"out[{', '.join(map(str, ix))}]" for ix in product(*map(range,
-                                                                               struct.shape))]
+        names = [f"out{p}" for p in struct.paths()]
     elif isinstance(names, str):
         names = [names]
     names = list(names)

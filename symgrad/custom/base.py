@@ -22,13 +22,13 @@ from collections.abc import Callable, Sequence
 from sympy import Basic, Dummy, Expr, Function, S, Symbol
 from sympy.core.function import AppliedUndef
 
-from ..errors import RuleError, SymgradError, describe
+from ..errors import RuleError, ShapeError, describe
 from ..graph import postorder
 from ..linearity import nonlinear_witness
 from ..nodes import Marker
 from ..printing import latex_call, pretty_call
 from ..rules.forms import Rule, _dot, as_expr
-from ..shapes import Struct, flatten_exprs
+from ..shapes import Struct, check_same, flatten_exprs
 from .traces import TraceDummy
 
 __all__ = [
@@ -57,15 +57,11 @@ def free_symbols(exprs: Sequence[Basic]) -> set:
 
 
 def flatten_args(args: Sequence[object], who: str) -> tuple[list[Expr], list[Struct]]:
-    """Each argument (an expression, a Matrix or an Array) flattened."""
+    """Each argument (an expression, a Matrix or an Array, or a pytree of
+    them: tuples, lists, dicts, named tuples, dataclasses) flattened."""
     flat: list[Expr] = []
     structs: list[Struct] = []
     for i, a in enumerate(args):
-        if isinstance(a, (list, tuple)):
-            raise SymgradError(
-                f"{who}: argument {i} is a {type(a).__name__}; pass expressions, or a "
-                "sympy Matrix / Array for an array argument"
-            )
         items, st = flatten_exprs(a, f"{who} argument {i}")
         flat.extend(items)
         structs.append(st)
@@ -237,7 +233,7 @@ class TemplateRule(Rule):
         """A rule's cotangents, one per input (an expression, Matrix, Array
         or None), checked against the inputs' shapes and flattened."""
         n = len(structs)
-        if n == 1 and not isinstance(cts, (tuple, list)):
+        if n == 1 and _bare(cts, structs[0]):
             cts = (cts,)
         if not isinstance(cts, (tuple, list)) or len(cts) != n:
             got = len(cts) if isinstance(cts, (tuple, list)) else 1
@@ -251,11 +247,13 @@ class TemplateRule(Rule):
                 flat.extend([None] * st.size)
                 continue
             items, got_st = flatten_exprs(c, f"cotangent returned by {self.name!r}")
-            if got_st.size != st.size:
+            try:
+                check_same(st, got_st, "cotangent", "input")
+            except ShapeError:
                 raise RuleError(
                     f"{who} returned a cotangent of {got_st.describe()} for an input of "
                     f"{st.describe()}"
-                )
+                ) from None
             flat.extend(items)
         return flat
 
@@ -280,6 +278,20 @@ class TemplateRule(Rule):
             None if c is None else t.to_dummies(self.checked(c, node, "a cotangent"))
             for c in flat
         )
+
+
+def _bare(cts: object, st: Struct) -> bool:
+    """Whether a rule's answer for a function of one input is that input's
+    cotangent itself rather than a sequence of one (both are accepted, as
+    TensorFlow accepts them; for an input that is itself a sequence of one,
+    ``((g,),)`` is the sequence form)."""
+    if not isinstance(cts, (tuple, list)):
+        return True
+    if st.is_leaf:  # a sequence for one expression or Matrix: one per input
+        return False
+    if len(cts) != 1:
+        return True
+    return st.kind == "tuple" and st.shape == (1,) and not isinstance(cts[0], (tuple, list))
 
 
 class GroupVJPRule(TemplateRule):

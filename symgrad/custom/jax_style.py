@@ -187,6 +187,34 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         self.traces.clear()
         return jvp
 
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """Set the JVP rule one argument at a time, as JAX's ``defjvps``:
+        ``jvps[i](g, ans, *primals)`` is the tangent of the output along a
+        tangent ``g`` of argument ``i`` (``ans`` the output; None: the
+        output does not depend on that argument); the JVP is their sum.
+
+        >>> import sympy as sp
+        >>> from symgrad import grad
+        >>> @custom_jvp
+        ... def f(x, y):
+        ...     return sp.sin(x) * y
+        >>> f.defjvps(lambda g, ans, x, y: sp.cos(x) * g * y,
+        ...           lambda g, ans, x, y: sp.sin(x) * g)
+        >>> a, b = sp.symbols("a b", real=True)
+        >>> grad(f(a, b), [a, b])
+        (b*cos(a), sin(a))
+        """
+        if self.nondiff_argnums:
+            raise SymgradError(
+                f"custom_jvp {self.name!r}: defjvps cannot be used with nondiff_argnums "
+                "(nor can it in JAX); define the rule with defjvp"
+            )
+        for i, j in enumerate(jvps):
+            if j is not None and not callable(j):
+                raise TypeError(f"custom_jvp {self.name!r}: defjvps argument {i} is {j!r}, "
+                                "not a function or None")
+        self.defjvp(functools.partial(_sum_of_jvps, self, jvps))
+
     def _check_defined(self) -> None:
         if self.jvp_rule is None:
             raise SymgradError(
@@ -195,6 +223,26 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
 
     def _rule(self, t, nondiff, structs, shaped):
         return _JVPRule(t, self, nondiff, structs, shaped)
+
+
+def _sum_of_jvps(owner: custom_jvp, jvps: tuple, primals: tuple, tangents: tuple) -> tuple:
+    """The JVP rule ``defjvps`` builds: the sum of the per-argument rules."""
+    if len(jvps) != len(primals):
+        raise RuleError(
+            f"custom_jvp {owner.name!r} was given {len(jvps)} rules by defjvps but is called "
+            f"with {len(primals)} arguments; give one rule (or None) per argument"
+        )
+    ans = owner.fun(*primals)
+    flat, st = flatten_exprs(ans, f"output of {owner.name!r}")
+    total = [S.Zero] * len(flat)
+    for i, (j, g) in enumerate(zip(jvps, tangents)):
+        if j is None:
+            continue
+        part = check_output(j(g, ans, *primals), st,
+                            f"the defjvps rule {i} of custom_jvp {owner.name!r} returned a "
+                            "tangent", "the function's output")
+        total = [a + b for a, b in zip(total, part)]
+    return ans, st.build(total)
 
 
 # ---- custom_vjp ---------------------------------------------------------------------

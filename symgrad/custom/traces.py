@@ -47,7 +47,7 @@ class Traces:
 
     def inputs(self, structs: Sequence[Struct]) -> tuple[tuple, list[Dummy], list[object]]:
         """``(shape key, flat dummies, dummies shaped as the arguments)``."""
-        key = tuple((s.kind, s.shape, s.parts) for s in structs)
+        key = tuple(structs)
         flat = self._dummies.get(key)
         if flat is None:
             flat = self._dummies[key] = dummies_like(structs, self.name)[0]
