@@ -13,6 +13,7 @@ from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
 from .custom import custom_gradient, custom_jvp, custom_vjp
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
+from .fpcore import FPCoreError, read_fpcore
 from .functions import maximum, minimum, relu, rint, sigmoid, softplus
 from .lowering import expand
 from .nodes import identity, stop_gradient, straight_through
@@ -64,6 +65,8 @@ __all__ = [
     "ShapeError",
     "parse",
     "ParseError",
+    "read_fpcore",
+    "FPCoreError",
     "program",
     "widen",
 ]

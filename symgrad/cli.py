@@ -33,6 +33,7 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from .autodiff import grad
 from .codegen import numpy_code
 from .errors import SymgradError
+from .fpcore import FPCoreBenchmark, FPCoreError, read_fpcore
 from .graph import postorder
 from .overrides import gradient_override_map
 from .parsing import ParseError, parse
@@ -145,10 +146,12 @@ def _plot_target(path: str) -> None:
                          f"(give {', '.join('.' + k for k in sorted(kinds))})")
 
 
-def _verdict(exprs: object, domain: dict, args: argparse.Namespace, out: TextIO) -> int:
+def _verdict(exprs: object, domain: dict, args: argparse.Namespace, out: TextIO,
+             dtype: str | None = None) -> int:
     if getattr(args, "plot", None):
         _plot_target(args.plot)
-    report = check_stability(exprs, domain, dtype=args.dtype, samples=args.samples,
+    report = check_stability(exprs, domain, dtype=dtype or args.dtype or "float64",
+                             samples=args.samples,
                              rewrites=not getattr(args, "as_written", False))
     print(report, file=out)
     if getattr(args, "plot", None):
@@ -263,10 +266,9 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
-def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    f = _formula(args.expr)
-    domain = _domain(args.domain, f, "--domain") if args.domain else None
-    s = stabilize(f, domain, dtype=args.dtype, samples=args.samples, explain=True,
+def _stabilized(f: Expr, domain: dict | None, dtype: str, args: argparse.Namespace,
+                out: TextIO, err: TextIO) -> int:
+    s = stabilize(f, domain, dtype=dtype, samples=args.samples, explain=True,
                   widen=args.widen)
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     show([f, s.result], ["f", "stable"], style, False, out, err)
@@ -275,9 +277,76 @@ def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK if s.after.ok else EXIT_UNSTABLE
 
 
+def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if _is_fpcore(args.expr):
+        return _each_benchmark(args, out, err, lambda b, dtype: _stabilized(
+            b.expression, b.domain, dtype, args, out, err))
+    f = _formula(args.expr)
+    domain = _domain(args.domain, f, "--domain") if args.domain else None
+    return _stabilized(f, domain, args.dtype or "float64", args, out, err)
+
+
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if _is_fpcore(args.expr):
+        return _each_benchmark(args, out, err, lambda b, dtype: _verdict(
+            b.expression, b.domain, args, out, dtype))
+    if not args.domain:
+        raise UsageError("symgrad check: the following arguments are required: --domain "
+                         "(see symgrad check --help)")
     f = _formula(args.expr)
     return _verdict(f, _domain(args.domain, f, "--domain"), args, out)
+
+
+# ---- FPCore files ---------------------------------------------------------------------
+
+
+def _is_fpcore(arg: str) -> bool:
+    return arg.lower().endswith(".fpcore")
+
+
+def _each_benchmark(args: argparse.Namespace, out: TextIO, err: TextIO, run) -> int:
+    """``run(benchmark, dtype)`` on every benchmark of the FPCore file
+    ``args.expr``, one after another, each under a header; a benchmark
+    that cannot be read or measured is said so and skipped.  The exit
+    code: 1 if a verdict is not ok, 2 if no benchmark could be run."""
+    if args.domain:
+        raise UsageError(f"--domain does not apply to the FPCore file {args.expr}: each "
+                         "benchmark's domain is its precondition (:pre)")
+    try:
+        text = Path(args.expr).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{args.expr}: {getattr(exc, 'strerror', None) or exc}") from None
+    refused: list[FPCoreError] = []
+    try:
+        found = read_fpcore(text, errors=refused)
+    except FPCoreError as exc:
+        raise UsageError(f"{args.expr}: {exc}") from None
+    items = sorted([*found, *refused], key=lambda b: b.line)
+    codes = []
+    for i, b in enumerate(items, 1):
+        if isinstance(b, FPCoreError):
+            print(f"[{i}/{len(items)}] {b.name}: not read: {b.reason}", file=out)
+            continue
+        dtype = args.dtype or b.dtype
+        print(f"[{i}/{len(items)}] {b.name} ({dtype}; {_box_text(b)})", file=out)
+        try:
+            codes.append(run(b, dtype))
+        except SymgradError as exc:
+            print(f"  not measured: {_one_line(exc)}", file=out)
+        print(file=out)
+    bad = sum(c != EXIT_OK for c in codes)
+    print(f"{args.expr}: {len(items)} benchmarks, {len(codes) - bad} ok, {bad} NOT ok, "
+          f"{len(items) - len(codes)} not read or not measured", file=out)
+    if not codes:
+        return EXIT_USAGE
+    return EXIT_UNSTABLE if bad else EXIT_OK
+
+
+def _box_text(b: FPCoreBenchmark) -> str:
+    box = ", ".join(f"{s}={lo}:{hi}" for s, (lo, hi) in b.domain.items()) or "no variables"
+    if b.pre is None:
+        return f"domain {box}"
+    return f"domain {box}, from :pre {b.pre}" + ("" if b.box_exact else f" ({b.box_note})")
 
 
 def demo_scripts() -> list[Path]:
@@ -369,11 +438,14 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="where a formula overflows, turns NaN or loses bits",
                        description="Check the code symgrad generates for EXPR against a "
                        "correctly rounded ground truth over the domain; exit code 1 if the "
-                       "verdict is not ok.")
-    c.add_argument("expr", metavar="EXPR", help="the formula")
-    c.add_argument("--domain", metavar="X=LO:HI", action="append", default=[], required=True,
-                   help="the range of a symbol (one per symbol; inf allowed)")
-    _stability_options(c)
+                       "verdict is not ok.  EXPR may be an FPCore file (FILE.fpcore, "
+                       "FPBench's format): every benchmark in it is checked over the box "
+                       "its precondition gives.")
+    c.add_argument("expr", metavar="EXPR", help="the formula, or FILE.fpcore")
+    c.add_argument("--domain", metavar="X=LO:HI", action="append", default=[],
+                   help="the range of a symbol (one per symbol; inf allowed); required for "
+                   "a formula")
+    _stability_options(c, fpcore=True)
     c.add_argument("--as-written", action="store_true",
                    help="check the formula as written (no accurate forms), not as symgrad runs it")
     c.add_argument("--plot", metavar="OUT.png", help="also draw the report (needs matplotlib)")
@@ -382,15 +454,18 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("stabilize", help="rewrite a formula to evaluate accurately",
                         description="An equal formula that evaluates accurately over the "
                         "domain (default: all floats), chosen by measurement, with its error "
-                        "before and after; exit code 1 if it is still not ok.")
-    st.add_argument("expr", metavar="EXPR", help="the formula")
+                        "before and after; exit code 1 if it is still not ok.  EXPR may be "
+                        "an FPCore file (FILE.fpcore): every benchmark in it is stabilized "
+                        "over the box its precondition gives.")
+    st.add_argument("expr", metavar="EXPR", help="the formula, or FILE.fpcore")
     st.add_argument("--domain", metavar="X=LO:HI", action="append", default=[],
                     help="the range of a symbol (one per symbol; default: all floats)")
     sfmt = st.add_mutually_exclusive_group()
     for flag, const in (("--pretty", "pretty"), ("--text", "text"), ("--latex", "latex")):
         sfmt.add_argument(flag, dest="style", action="store_const", const=const)
-    st.add_argument("--dtype", choices=("float64", "float32"), default="float64",
-                    help="the float type (default float64)")
+    st.add_argument("--dtype", choices=("float64", "float32"), default=None,
+                    help="the float type (default float64; for an FPCore file, each "
+                    "benchmark's :precision)")
     st.add_argument("--samples", type=_samples, default=512, metavar="N",
                     help="points that choose the form (as many fresh ones verify it)")
     st.add_argument("--no-widen", dest="widen", action="store_false",
@@ -429,9 +504,12 @@ def _version() -> str:
     return __version__
 
 
-def _stability_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dtype", choices=("float64", "float32"), default="float64",
-                   help="the float type checked (default float64)")
+def _stability_options(p: argparse.ArgumentParser, fpcore: bool = False) -> None:
+    p.add_argument("--dtype", choices=("float64", "float32"),
+                   default=None if fpcore else "float64",
+                   help="the float type checked (default float64; for an FPCore file, each "
+                   "benchmark's :precision)" if fpcore else
+                   "the float type checked (default float64)")
     p.add_argument("--samples", type=_samples, default=4096, metavar="N",
                    help="points sampled over the domain (default 4096)")
 
