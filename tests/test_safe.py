@@ -43,6 +43,7 @@ SPECS: dict[str, tuple[tuple, tuple[str, ...]]] = {
     "lambdify": (([x], x), ("other", "expr")),
     "numpy_code": (([x], x), ("other", "expr")),
     "parse": (("x",), ("other",)),  # takes text by design: parsed safely
+    "read_fpcore": (("(FPCore (x) x)",), ("other",)),  # FPCore text, read safely
 }
 
 
