@@ -1,0 +1,210 @@
+"""What the accuracy benchmarks share: independent points, an independent
+measurement against the mpmath ground truth, and running each case in a
+child process under a time budget.
+
+Independent means: points drawn here, not by symgrad's sampler, with a seed
+that neither ``check_stability`` nor ``stabilize`` uses, ten times as many
+as ``stabilize`` chose on, half uniform over the float ordinals of each
+variable's range (every scale as often) and half uniform in value (where
+the mass of a bounded range is); the exact values from
+``symgrad.stability.truth.GroundTruth`` (interval arithmetic whose
+precision rises until each value rounds to one float); a point it cannot
+decide is counted as unresolved, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+import traceback
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from sympy import Basic, Symbol
+
+from symgrad.codegen import lambdify
+from symgrad.graph import postorder
+from symgrad.stability.bits import bits_error, float_format
+from symgrad.stability.floats import NodeEvaluator
+from symgrad.stability.truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
+from symgrad.widen import widen
+
+SEED = 20261126  # used by neither check_stability (0) nor stabilize (0, 1)
+
+
+def _float_end(v: object, up: bool, dtype) -> float:
+    f = float(v) if not hasattr(v, "evalf") else float(v.evalf(30))
+    big = float(np.finfo(dtype).max)
+    f = min(max(f, -big), big)
+    g = float(np.asarray(f, dtype=dtype))
+    if up and g < f:
+        g = float(np.nextafter(np.asarray(g, dtype=dtype), np.asarray(np.inf, dtype=dtype)))
+    if not up and g > f:
+        g = float(np.nextafter(np.asarray(g, dtype=dtype), np.asarray(-np.inf, dtype=dtype)))
+    return g
+
+
+def _ordinals(a: np.ndarray, itype) -> np.ndarray:
+    i = a.view(itype).astype(np.int64)
+    mag = i & np.int64((1 << (8 * a.itemsize - 1)) - 1)
+    return np.where(i < 0, -mag, mag)
+
+
+def _from_ordinals(o: np.ndarray, dtype, itype) -> np.ndarray:
+    sign = np.int64(1) << np.int64(8 * np.dtype(dtype).itemsize - 1)
+    bits = np.where(o < 0, (-o) | sign, o)
+    return bits.astype(itype).view(dtype)
+
+
+def independent_points(domain: dict, symbols: Sequence[Symbol], n: int, dtype: str,
+                       seed: int = SEED) -> np.ndarray:
+    """``n`` points uniform over each variable's float ordinals and ``n``
+    uniform in value, shape ``(2n, len(symbols))``."""
+    dt = np.dtype(dtype)
+    itype = np.int64 if dt.itemsize == 8 else np.int32
+    rng = np.random.default_rng(seed)
+    cols = []
+    for s in symbols:
+        lo, hi = domain[s]
+        a, b = _float_end(lo, True, dt), _float_end(hi, False, dt)
+        olo, ohi = _ordinals(np.array([a, b], dtype=dt), itype)
+        by_ord = _from_ordinals(rng.integers(olo, ohi, size=n, endpoint=True), dt, itype)
+        u = rng.random(n)
+        with np.errstate(over="ignore"):
+            by_val = np.clip(a * (1 - u) + b * u, a, b).astype(dt)
+        cols.append(np.concatenate([by_ord, by_val]))
+    if not cols:
+        return np.zeros((1, 0), dtype=dt)
+    return np.stack(cols, axis=1)
+
+
+class Measured:
+    """Bits of error of several float computations of one formula at the
+    same points, against one ground truth."""
+
+    def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol], points: np.ndarray,
+                 dtype: str) -> None:
+        self.symbols, self.points, self.dtype = list(symbols), points, dtype
+        self.fmt = float_format(dtype)
+        t0 = time.perf_counter()
+        self.true, self.status = GroundTruth(list(exprs), self.symbols, self.fmt.name).batch(
+            points)
+        self.truth_seconds = time.perf_counter() - t0
+        self.cols = [points[:, j] for j in range(len(self.symbols))]
+
+    @property
+    def unresolved(self) -> int:
+        return int(np.sum(self.status == UNRESOLVED))
+
+    @property
+    def undefined(self) -> int:
+        return int(np.sum(self.status == UNDEFINED))
+
+    def bits(self, computed: np.ndarray) -> np.ndarray:
+        """Bits of error where the truth is resolved (NaN elsewhere)."""
+        b = bits_error(np.asarray(computed, dtype=self.fmt.dtype), self.true, self.fmt)
+        return np.where(self.status == RESOLVED, b, np.nan)
+
+    def as_written(self, exprs: Sequence[Basic]) -> np.ndarray:
+        """Each output computed node by node as written (no accurate forms)."""
+        ev = NodeEvaluator(list(exprs), self.symbols, self.fmt.dtype)
+        vals = ev.values(self.cols if self.cols else [np.zeros(len(self.points))])
+        return np.stack([np.broadcast_to(np.asarray(vals[e], dtype=self.fmt.dtype),
+                                         (len(self.points),)) for e in exprs])
+
+    def generated(self, exprs: Sequence[Basic]) -> np.ndarray:
+        """Each output as symgrad's generated code computes it."""
+        fn = lambdify(self.symbols, list(exprs), dtype=self.fmt.dtype, threads=1)
+        with np.errstate(all="ignore"):
+            out = fn(*self.cols)
+        return np.stack([np.broadcast_to(np.asarray(o, dtype=self.fmt.dtype),
+                                         (len(self.points),)) for o in out])
+
+
+def stats(bits: np.ndarray) -> tuple[float, float]:
+    """Max and mean over the measured entries (NaN: not measured)."""
+    b = bits[np.isfinite(bits)]
+    return (float(b.max()), float(b.mean())) if b.size else (0.0, 0.0)
+
+
+def nonfinite_where_finite(computed: np.ndarray, m: Measured) -> int:
+    """Points where the computation is NaN or inf and the truth finite."""
+    ok = (m.status == RESOLVED) & np.isfinite(m.true)
+    return int(np.sum(ok & ~np.isfinite(computed)))
+
+
+def widened(exprs: Sequence[Basic]) -> bool:
+    order, _ = postorder(list(exprs), lambda n: n.args)
+    return any(isinstance(n, widen) for n in order)
+
+
+# ---- each case in a child process, under a time budget ------------------------------------
+
+
+def _child(conn, fn: Callable, arg: object) -> None:
+    try:
+        out = fn(arg)
+    except BaseException as exc:  # a crash is a result too
+        out = {"crash": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
+               "traceback": traceback.format_exc()[-1500:]}
+    try:
+        conn.send(out)
+    finally:
+        conn.close()
+
+
+def run_all(fn: Callable, args: Sequence[object], budget: float, jobs: int = 1,
+            on_result: Callable | None = None) -> list[dict]:
+    """``fn(arg)`` for each arg, each in a forked child (at most ``jobs``
+    at once), killed after ``budget`` seconds: a dict per arg, in order
+    (``{"timeout": budget}`` for a child killed, ``{"crash": ...}`` for
+    an exception)."""
+    ctx = multiprocessing.get_context("fork")
+    results: list = [None] * len(args)
+    todo = list(range(len(args)))
+    running: dict = {}
+    while todo or running:
+        while todo and len(running) < jobs:
+            i = todo.pop(0)
+            parent, child = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=_child, args=(child, fn, args[i]), daemon=True)
+            p.start()
+            child.close()
+            running[i] = (p, parent, time.perf_counter())
+        time.sleep(0.05)
+        for i, (p, conn, start) in list(running.items()):
+            out = None
+            if conn.poll():
+                try:
+                    out = conn.recv()
+                except EOFError:
+                    out = {"crash": f"the child process died (exit code {p.exitcode})"}
+            elif not p.is_alive():
+                out = {"crash": f"the child process died (exit code {p.exitcode})"}
+            elif time.perf_counter() - start > budget:
+                p.kill()
+                out = {"timeout": budget}
+            if out is None:
+                continue
+            out["wall"] = time.perf_counter() - start
+            p.join(5)
+            conn.close()
+            del running[i]
+            results[i] = out
+            if on_result is not None:
+                on_result(i, out)
+    return results
+
+
+def machine_line() -> str:
+    load = os.getloadavg()
+    return (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average "
+            f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, {os.cpu_count()} cores (shared)")
+
+
+def fmt_bits(mx: float | None, mean: float | None) -> str:
+    if mx is None or (isinstance(mx, float) and math.isnan(mx)):
+        return "–"
+    return f"{mx:.1f} / {mean:.2f}"
