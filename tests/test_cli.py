@@ -305,3 +305,11 @@ def test_version(capsys):
 
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out == f"symgrad {symgrad.__version__}\n"
+
+
+def test_check_undefined_points_are_information_not_a_verdict():
+    code, out, _ = run("check", "1/(x - 1) + x/(x + 1)", "--domain", "x=-10:10",
+                       "--samples", "256")
+    assert code == 0 and "verdict: ok" in out
+    assert "undefined (no real value; the code's NaN/inf is right there):" in out
+    assert "1/(x - 1) divides by zero" in out

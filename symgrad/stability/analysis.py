@@ -1,12 +1,20 @@
 """Analysis: where a formula goes wrong and which subexpression is to blame.
 
+An *alarm* (a region) is raised only where the output is wrong: the
+formula is defined there, its correctly rounded value is known, and the
+code's result is more than the tolerance away from it.  Where the formula
+itself has no real value (a pole, a log or a root outside its domain) the
+code's NaN or inf is right: those points form the *undefined* regions,
+information beside the alarms, each named by the node where the
+undefinedness starts (``log(log(x))`` for 0 < x <= 1).
+
 At every sample the formula is evaluated node by node in the target dtype
 (:mod:`.floats`).  A bad point is explained, in this order, by
 
 * an *event*: the first node (children first) that turns inf or NaN from
   finite operands: an overflow (``exp(u)`` with u > log(max float), a
   division by zero) or a domain error (``log``, ``sqrt``, ``acos``, ``pow``
-  of an argument outside their domain);
+  of an argument pushed outside their domain by rounding);
 * otherwise, Herbie's localization (``localize.rkt``): each node applied in
   floats to its operands' *exact* values, compared with its own exact
   value; the node with the largest local error is the culprit.  A sum
@@ -17,9 +25,12 @@ At every sample the formula is evaluated node by node in the target dtype
 
 Points with one explanation form a region; in one variable the region's
 ends are then refined by bisection over the float lattice, so a threshold
-is exact to the float (``exp(x)`` overflows from x = 709.782712893384 on).
-An event at a point whose result is still right is a harmless region
-(``exp(x) -> inf`` inside ``1/(1 + exp(x))``).
+is exact to the float (``exp(x)`` overflows from x = 709.782712893384 on),
+and an alarm ends where the output is right again even if its event goes
+on (``2/(exp(x) + exp(-x))`` is wrong from 709.78 to about 744, where the
+truth underflows to 0 too).  An event at a point whose result is still
+right (an intermediate overflow, or a NaN in a branch not taken) is a
+harmless region (``exp(x) -> inf`` inside ``1/(1 + exp(x))``).
 """
 
 from __future__ import annotations
@@ -27,10 +38,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
-from sympy import Add, Basic, Symbol, exp
+from sympy import Add, Basic, S, Symbol, exp
 
 from ..graph import postorder
 from .bits import Format, bits_error, ordinal, round_mpf
@@ -158,7 +169,7 @@ def _localize(m: Measurement, rows: np.ndarray, sub: set,
     return out
 
 
-def _why_event(node: Basic, over: bool, output_value: float, defined: bool, fmt: Format) -> str:
+def _why_event(node: Basic, over: bool, output_value: float, fmt: Format) -> str:
     if over:
         if isinstance(node, exp):
             text = (f"{node} overflows to inf where {node.args[0]} > "
@@ -170,11 +181,8 @@ def _why_event(node: Basic, over: bool, output_value: float, defined: bool, fmt:
     elif node.is_Add:
         text = f"{node} is NaN from finite operands"
     else:
-        text = f"{node} is NaN: an argument of {type(node).__name__} leaves its domain"
-        if defined:
-            text += " through rounding (the exact argument is inside it)"
-    if not defined:
-        return text + "; the formula itself has no real value here"
+        text = (f"{node} is NaN: an argument of {type(node).__name__} leaves its domain "
+                "through rounding (the exact argument is inside it)")
     if math.isnan(output_value):
         return text + ", and the result is NaN"
     if math.isinf(output_value):
@@ -203,12 +211,16 @@ class _Group:
     event: bool
 
 
-def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
-    """The regions (and the harmless ones) of every output."""
+def find_regions(m: Measurement) -> tuple[list[Region], list[Region], list[Region]]:
+    """The regions (alarms: defined points whose output loses more than the
+    tolerance), the harmless events and the undefined regions (where the
+    formula itself has no real value) of every output."""
     n = len(m.points)
     vals = m.nodes.values([m.points[:, j] for j in range(len(m.symbols))])
     regions: list[Region] = []
     harmless: list[Region] = []
+    undefined_regions: list[Region] = []
+    origins = _undefined_origins(m)
     for o, root in enumerate(m.form):
         order, kids = postorder([root], lambda x: m.nodes.kids[x])
         first, over = _events(order, kids, vals, n)
@@ -226,30 +238,27 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
             g.members.append(i)
 
         out_vals = m.computed[o]
-        for i in np.flatnonzero((bad | undefined | good) & (first >= 0)):
+        for i in np.flatnonzero((bad | good) & (first >= 0)):
             node = order[first[i]]
             if good[i]:
-                if over[i]:
-                    add(("harmless", node), i, "overflow", node, True,
-                        lambda node=node: f"{node} overflows to inf, but the result is still right",
-                        True)
+                add(("harmless", node, bool(over[i])), i, "overflow" if over[i] else "nan",
+                    node, True,
+                    lambda node=node, o_=bool(over[i]), t=float(m.truth[o][i]):
+                        _why_harmless(node, o_, t, m.fmt), True)
                 continue
-            defined = not undefined[i]
             v = float(out_vals[i])
             if over[i]:
-                kind = "nan" if math.isnan(v) and defined else "overflow"
-                if not defined:
-                    kind = "domain"
+                kind = "nan" if math.isnan(v) else "overflow"
             else:
                 kind = "nan" if node.is_Mul or node.is_Add or node.is_Pow else "domain"
             add((kind, node), i, kind, node, False,
-                lambda node=node, o_=bool(over[i]), v=v, d=defined:
-                    _why_event(node, o_, v, d, m.fmt),
+                lambda node=node, o_=bool(over[i]), v=v: _why_event(node, o_, v, m.fmt),
                 True)
-        # undefined points with no float event: the formula's own domain
-        for i in np.flatnonzero(undefined & (first < 0)):
-            add(("domain", root), i, "domain", root, False,
-                lambda: "the formula has no real value here", False)
+        # where the formula has no real value: information, no alarm
+        for i in np.flatnonzero(undefined):
+            node = origins[i][o] if origins[i][o] is not None else root
+            add(("undefined", node), i, "undefined", node, False,
+                lambda node=node: _why_undefined(node), False)
         # bad points with no event: localize a few exactly, the rest by proximity
         rest = np.flatnonzero(bad & (first < 0))
         if len(rest):
@@ -270,8 +279,66 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region]]:
         for g in groups.values():
             for members in _runs(m, g, good | bad | undefined):
                 r = _region(m, g, members, vals)
-                (harmless if g.harmless else regions).append(r)
-    return regions, harmless
+                if g.kind == "undefined":
+                    undefined_regions.append(_with_code_values(r, m, members))
+                else:
+                    (harmless if g.harmless else regions).append(r)
+    return regions, harmless, undefined_regions
+
+
+def _undefined_origins(m: Measurement) -> dict[int, list]:
+    """At each point where some output is undefined, each output's node
+    where the undefinedness starts (in the evaluated form)."""
+    rows = np.flatnonzero(np.any(m.status == UNDEFINED, axis=0))
+    return {int(i): m.local_truth.undefined_origins(m.points[i]) for i in rows}
+
+
+def _why_undefined(node: Basic) -> str:
+    """Why ``node`` has no real value (its operands have one)."""
+    name = type(node).__name__
+    if node.is_Pow and node.exp.is_negative and node.exp.is_integer:
+        text = f"{node} divides by zero: {node.base} = 0"
+    elif node.is_Pow and node.exp == S.Half:
+        text = f"{node} is a square root of {node.base} < 0"
+    elif node.is_Pow and node.exp.is_positive:
+        text = f"{node} is a root (a real power) of {node.base} < 0"
+    elif node.is_Pow:
+        text = f"{node} is a negative real power of {node.base} <= 0"
+    elif name in ("log", "log2", "loggamma"):
+        text = f"{node} is a log of {node.args[0]} <= 0"
+    elif name == "log1p":
+        text = f"{node} is a log of 1 + {node.args[0]} <= 0"
+    elif name in ("gamma", "polygamma"):
+        text = f"{node} is at a pole: its argument is a non-positive integer"
+    elif name == "Piecewise":
+        text = f"no branch of {node} holds"
+    elif node.args:
+        text = f"{node}: {node.args[-1]} is outside the domain of {name}"
+    else:
+        text = f"{node} has no real value"
+    return text + "; the formula has no real value here, and a NaN or inf from the code is right"
+
+
+def _with_code_values(r: Region, m: Measurement, members: np.ndarray) -> Region:
+    """An undefined region whose code gives finite numbers at some points
+    says so (information: the formula has no value to compare them with)."""
+    c = m.computed[r.output][members].astype(float)
+    finite = np.isfinite(c)
+    if not np.any(finite):
+        return r
+    k = int(np.flatnonzero(finite)[0])
+    return replace(r, why=r.why + f" (the code gives finite numbers at {int(finite.sum())} of "
+                              f"these {len(members)} points, such as {c[k]:.6g})")
+
+
+def _why_harmless(node: Basic, over: bool, truth: float, fmt: Format) -> str:
+    inf = "inf" if isinstance(node, exp) else "+-inf"
+    if over and math.isinf(truth):
+        return (f"{node} overflows to {inf}, and so does the result: its exact value is beyond "
+                f"the largest {fmt.name}, so {inf} is its correctly rounded value")
+    if over:
+        return f"{node} overflows to {inf}, but the result is still right"
+    return f"{node} is NaN, but the result is still right"
 
 
 GAP = 8  # a run ends at more than this many other points in a row
@@ -327,8 +394,16 @@ def _in_group(m: Measurement, g: _Group, x: float) -> bool:
     row = np.array([x], dtype=m.fmt.dtype)
     if g.event:
         v = m.nodes.values([row])[g.culprit]
-        return not bool(np.isfinite(np.asarray(v, dtype=float))[0])
+        if np.isfinite(np.asarray(v, dtype=float))[0]:
+            return False
+        if g.harmless:
+            return True
+        # an alarm ends where the output is right again, though the event goes on
+        # (2/(exp(x) + exp(-x)): exp(x) overflows from 709.78 on, the result is
+        # wrong only up to 744.44, where the truth rounds to 0 too)
     _, _, status, bits = m.measure(row.reshape(1, 1))
+    if g.kind == "undefined":
+        return bool(status[g.output][0] == UNDEFINED)
     return bool(status[g.output][0] == RESOLVED and bits[g.output][0] > m.tolerance)
 
 
@@ -348,7 +423,8 @@ def _refine(m: Measurement, g: _Group, rng: tuple[float, float]) -> tuple[float,
             out.append(end)
             continue
         a, b = (int(v) for v in ordinal(np.array([end, nb]), m.fmt))  # a inside, b outside
-        for _ in range(REFINE_STEPS if g.event else REFINE_STEPS_MEASURED):
+        exact = g.event or g.kind == "undefined"  # a predicate that flips at one float
+        for _ in range(REFINE_STEPS if exact else REFINE_STEPS_MEASURED):
             if abs(b - a) <= 1:
                 break
             mid = (a + b) // 2

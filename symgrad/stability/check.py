@@ -20,7 +20,7 @@ from .floats import NodeEvaluator, evaluated_form, generated
 from .limits import limits_at_infinity
 from .report import OutputStats, StabilityReport
 from .sampling import parse_domain, sample
-from .truth import RESOLVED, UNDEFINED, GroundTruth
+from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
 
 __all__ = ["check_stability"]
 
@@ -138,19 +138,21 @@ def check_stability(
     computed, true, status, bits = measure(points)
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
-    regions, harmless = find_regions(m)
+    found = find_regions(m)
     if rewrites and form != lower(flat):  # name culprits as the user wrote them
         back = as_written(flat)
-        regions, harmless = ([replace(g, culprit=back.get(g.culprit, g.culprit)) for g in gs]
-                             for gs in (regions, harmless))
+        found = tuple([replace(g, culprit=back.get(g.culprit, g.culprit)) for g in gs]
+                      for gs in found)
     if not shown:  # a constant: the dummy variable is not the user's
-        regions, harmless = ([replace(g, ranges={}, witness=replace(g.witness, point={}))
-                              for g in gs] for gs in (regions, harmless))
+        found = tuple([replace(g, ranges={}, witness=replace(g.witness, point={}))
+                       for g in gs] for gs in found)
+    regions, harmless, undefined = found
     measured = status == RESOLVED
     per = []
     for o, e in enumerate(flat):
         b = bits[o][measured[o]]
-        per.append(OutputStats(e, *_stats(b)))
+        per.append(OutputStats(e, *_stats(b), undefined=int(np.sum(status[o] == UNDEFINED)),
+                               unresolved=int(np.sum(status[o] == UNRESOLVED))))
     allb = bits[measured]
     mx, mean, med = _stats(allb)
     return StabilityReport(
@@ -159,8 +161,8 @@ def check_stability(
         median_bits_error=med, outputs=per, regions=regions, harmless=harmless,
         proved=prove(form, symbols, dom, fmt),
         limit_source=lambda: limits_at_infinity(flat, symbols, dom, compute, fmt.max),
-        samples=len(points), unresolved=int(np.sum(status == 2)),
-        undefined=int(np.sum(status == UNDEFINED)),
+        samples=len(points), unresolved=int(np.sum(status == UNRESOLVED)),
+        undefined_points=int(np.sum(status == UNDEFINED)), undefined=undefined,
         notes=(rewrite_notes(flat, form, symbols, points, bits, true, status, fmt)
                if rewrites else []),
         points=points, bits=bits,

@@ -16,6 +16,7 @@ from ..safe import refuse_string
 __all__ = ["Witness", "Region", "Proof", "Limit", "OutputStats", "StabilityReport", "KINDS"]
 
 KINDS = ("overflow", "underflow", "nan", "domain", "cancellation", "ill-conditioned")
+UNDEFINED_HEADING = "undefined (no real value; the code's NaN/inf is right there)"
 
 
 def _num(v: float) -> str:
@@ -64,6 +65,9 @@ class Region:
 
     def __str__(self) -> str:
         rng = "where " + _ranges(self.ranges, " in ") if self.ranges else "(a constant)"
+        if self.kind == "undefined":
+            n = f"{self.count} point{'s' if self.count != 1 else ''}"
+            return f"output {self.output} {rng} ({n}): {self.why}"
         tag = " (harmless)" if self.harmless else ""
         return (f"{self.kind}{tag} in output {self.output} {rng}: {self.max_bits:.1f} bits, "
                 f"culprit {self.culprit}; {self.why}")
@@ -103,16 +107,32 @@ class Limit:
 
 @dataclass(frozen=True)
 class OutputStats:
+    """One output's figures, over the points where its exact value is
+    known; ``undefined`` and ``unresolved`` count the points left out."""
+
     expr: Basic
     max_bits_error: float
     mean_bits_error: float
     median_bits_error: float
+    undefined: int = 0
+    unresolved: int = 0
 
 
 @dataclass
 class StabilityReport:
-    """What :func:`symgrad.check_stability` found.  ``ok`` is true when no
-    region was found and the worst error is within ``tolerance_bits``."""
+    """What :func:`symgrad.check_stability` found.
+
+    ``regions`` are alarms: places where the output, defined there, loses
+    more than ``tolerance_bits``.  ``undefined`` lists, as information, where
+    the formula itself has no real value (a pole, a log or root outside its
+    domain): the code's NaN or inf is right there, and those points are in
+    no figure.  ``unresolved`` counts the points whose exact value the
+    ground truth could not establish; they too are in no figure.
+
+    ``ok`` is true when no region was found, the worst error is within
+    ``tolerance_bits`` and no point is unresolved; ``verdict`` words it:
+    ``"ok"``, ``"NOT ok"``, or, with unresolved points and no alarm,
+    ``"ok on resolved points; N unresolved"`` (``ok`` is then False)."""
 
     exprs: list[Basic]
     domain: dict[Symbol, tuple[float, float]]
@@ -127,8 +147,9 @@ class StabilityReport:
     harmless: list[Region]
     proved: list[Proof]
     samples: int
-    unresolved: int
-    undefined: int
+    unresolved: int  # (output, point) pairs whose exact value is not known
+    undefined_points: int  # (output, point) pairs where the formula has no real value
+    undefined: list[Region] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     points: np.ndarray | None = field(default=None, repr=False)
     bits: np.ndarray | None = field(default=None, repr=False)
@@ -153,7 +174,17 @@ class StabilityReport:
 
     @property
     def ok(self) -> bool:
-        return not self.regions and self.max_bits_error <= self.tolerance_bits
+        return self.verdict == "ok"
+
+    @property
+    def verdict(self) -> str:
+        """``"ok"``, ``"NOT ok"`` (an alarm, or an error beyond the
+        tolerance), or ``"ok on resolved points; N unresolved"``."""
+        if self.regions or self.max_bits_error > self.tolerance_bits:
+            return "NOT ok"
+        if self.unresolved:
+            return f"ok on resolved points; {self.unresolved} unresolved"
+        return "ok"
 
     # -- text ---------------------------------------------------------------
     def _summary(self) -> list[tuple[str, str]]:
@@ -162,23 +193,31 @@ class StabilityReport:
         rows = [
             ("formula", "; ".join(str(e) for e in self.exprs)),
             ("domain", f"{dom} ({self.dtype}, {how})"),
-            ("verdict", "ok" if self.ok else "NOT ok"),
+            ("verdict", self.verdict),
             ("bits of error", f"max {self.max_bits_error:.1f}, mean {self.mean_bits_error:.2f}, "
                               f"median {self.median_bits_error:.1f} over {self.samples} "
                               f"point{'s' if self.samples != 1 else ''}"),
         ]
-        if self.unresolved or self.undefined:
-            rows.append(("not measured", f"{self.undefined} points where the formula is undefined, "
-                                         f"{self.unresolved} where the truth is unresolved"))
+        if self.undefined_points:
+            rows.append(("undefined", f"{self.undefined_points} point"
+                                      f"{'s' if self.undefined_points != 1 else ''} where the "
+                                      "formula has no real value: not in the figures"))
+        if self.unresolved:
+            rows.append(("unresolved", f"{self.unresolved} point"
+                                       f"{'s' if self.unresolved != 1 else ''} unresolved: the "
+                                       "exact value could not be established; not in the figures"))
         return rows
 
     def __str__(self) -> str:
         lines = [f"{k:>14}: {v}" for k, v in self._summary()]
         if len(self.outputs) > 1:
             for i, o in enumerate(self.outputs):
+                left = "".join(f", {k} {n}" for k, n in (("undefined", o.undefined),
+                                                         ("unresolved", o.unresolved)) if n)
                 lines.append(f"{'output ' + str(i):>14}: max {o.max_bits_error:.1f} bits, "
-                             f"mean {o.mean_bits_error:.2f}  ({o.expr})")
+                             f"mean {o.mean_bits_error:.2f}{left}  ({o.expr})")
         for title, items in (("regions", self.regions), ("harmless", self.harmless),
+                             (UNDEFINED_HEADING, self.undefined),
                              ("proved", self.proved), ("limits", self.limits),
                              ("notes", self.notes)):
             if items:
@@ -200,10 +239,11 @@ class StabilityReport:
                 kind = r.kind + (" (harmless)" if r.harmless else "")
                 out.append(f"| {kind} | {r.output} | {rng} | {r.max_bits:.1f} | `{r.culprit}` | "
                            f"{r.witness} |")
-        for title, items in (("Proved", self.proved), ("Limits", self.limits),
+        for title, items in (("Undefined (no real value; the code's NaN/inf is right there)",
+                              self.undefined), ("Proved", self.proved), ("Limits", self.limits),
                              ("Notes", self.notes)):
             if items:
-                out += ["", f"**{title}**", ""] + [f"- {it}" for it in items]
+                out += ["", f"**{title}**", ""] + [f"- {_md(str(it))}" for it in items]
         return "\n".join(out)
 
     def _repr_html_(self) -> str:
@@ -221,7 +261,8 @@ class StabilityReport:
                          str(r.witness))
                 body += "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>"
             parts.append(f"<table><tr>{head}</tr>{body}</table>")
-        for title, items in (("Proved", self.proved), ("Limits", self.limits),
+        for title, items in (("Undefined (no real value; the code's NaN/inf is right there)",
+                              self.undefined), ("Proved", self.proved), ("Limits", self.limits),
                              ("Notes", self.notes)):
             if items:
                 lis = "".join(f"<li>{esc(str(it))}</li>" for it in items)

@@ -271,14 +271,62 @@ class GroundTruth:
                 break
         return out, status, nodes, prec
 
+    def undefined_origins(self, xs: Sequence[float]) -> list[Basic | None]:
+        """Per output, the node where its undefinedness at ``xs`` starts:
+        the first node (children first) with no real value whose operands
+        all have one (``log(x)`` in ``log(log(x))`` at x = 0; ``log(log(x))``
+        at x = 1/2), or None where the output is defined.
+
+        >>> from sympy import symbols, log
+        >>> x = symbols("x")
+        >>> t = GroundTruth([log(x) - log(log(x))], [x])
+        >>> t.undefined_origins([0.5]), t.undefined_origins([0.0]), t.undefined_origins([3.0])
+        ([log(log(x))], [log(x)], [None])
+        """
+        _, status, nodes, _ = self.resolve(xs)
+        prog = self.program
+        out: list[Basic | None] = []
+        for k, st in enumerate(status):
+            if st != UNDEFINED:
+                out.append(None)
+                continue
+            i = prog.outputs[k]
+            while prog.steps[i][0] == "op":
+                nxt = next((c for c in prog.steps[i][2] if nodes[c] is UNDEF), None)
+                if nxt is None:
+                    break
+                i = nxt
+            out.append(prog.order[i])
+        return out
+
     def batch(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Values and statuses, shape ``(outputs, n)``, at the rows of
         ``points`` (shape ``(n, symbols)``)."""
+        vals, status, _, _ = self.batch_bounds(points)
+        return vals, status
+
+    def batch_bounds(self, points: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Like :meth:`batch`, with two more arrays: floats ``lo <= hi``
+        between which the correctly rounded value is known to lie (both
+        the value where RESOLVED; NaN where UNDEFINED; where UNRESOLVED,
+        the last interval rounded outward, -inf and inf if it said
+        nothing)."""
         n_out = len(self.program.outputs)
-        vals = np.full((n_out, len(points)), np.nan)
-        status = np.full((n_out, len(points)), UNRESOLVED, dtype=np.int8)
+        shape = (n_out, len(points))
+        vals, lo, hi = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+        status = np.full(shape, UNRESOLVED, dtype=np.int8)
         for i, row in enumerate(points):
-            v, s = self.at(row)
+            v, s, nodes, _ = self.resolve(row)
             vals[:, i] = v
             status[:, i] = s
-        return vals, status
+            for k in range(n_out):
+                if s[k] == RESOLVED:
+                    lo[k, i] = hi[k, i] = v[k]
+                elif s[k] == UNRESOLVED:
+                    lo[k, i], hi[k, i] = self._rounded_ends(nodes[self.program.outputs[k]])
+        return vals, status, lo, hi
+
+    def _rounded_ends(self, v: object) -> tuple[float, float]:
+        if not (type(v) is tuple and len(v) == 2 and type(v[0]) is tuple):
+            return -math.inf, math.inf  # UNKNOWN: nothing is known
+        return round_mpf(v[0], self.fmt), round_mpf(v[1], self.fmt)
