@@ -73,8 +73,9 @@ def load(only: list[str], limit: int | None) -> tuple[list, list]:
     return (cases[:limit] if limit else cases), refused
 
 
-def measure(arg: tuple) -> dict:
-    """Everything measured on one benchmark (runs in a child process)."""
+def measure(arg: tuple, send=lambda part: None) -> dict:
+    """Everything measured on one benchmark (runs in a child process;
+    ``send`` passes on what is measured so far)."""
     (_, b), dtype, samples, factor = arg
     dtype = dtype or b.dtype
     expr = b.expression
@@ -84,6 +85,7 @@ def measure(arg: tuple) -> dict:
     if not symbols:
         return {**r, "crash": "no variable: a constant"}
     t = time.perf_counter()
+    send({**r, "stage": "check_stability"})
     rep = check_stability(expr, dom, dtype=dtype, rewrites=False)
     r["check_s"] = time.perf_counter() - t
     r["flagged"] = not rep.ok
@@ -92,6 +94,7 @@ def measure(arg: tuple) -> dict:
     witnesses = [g.witness.point for g in rep.regions if g.witness is not None]
 
     t = time.perf_counter()
+    send({**r, "stage": "stabilize"})
     s = stabilize(expr, dom, dtype=dtype, explain=True)
     r["stabilize_s"] = s.seconds
     r["stabilize_all_s"] = time.perf_counter() - t
@@ -103,6 +106,7 @@ def measure(arg: tuple) -> dict:
     r["widened"] = widened([result])
 
     t = time.perf_counter()
+    send({**r, "stage": "the independent measurement"})
     pts = independent_points(dom, symbols, factor * samples, dtype)
     m = Measured([expr], symbols, pts, dtype)
     form = lower([expr])
@@ -123,6 +127,7 @@ def measure(arg: tuple) -> dict:
         mw = Measured([expr], symbols, wp, dtype)
         r["witness"] = stats(mw.bits(mw.as_written(form)[0]))[0]
     r["independent_s"] = time.perf_counter() - t
+    r["stage"] = None
     return r
 
 
@@ -151,18 +156,26 @@ def classify(r: dict) -> list[str]:
 
 
 def row(name: str, r: dict, classes: list[str]) -> str:
-    if "timeout" in r or "crash" in r:
-        what = (f"timeout after {r['timeout']:.0f} s" if "timeout" in r
-                else r["crash"].replace("|", "\\|")[:120])
-        return f"| {name} | {r.get('vars', '')} | | | | | | | | | | {what} |"
-    how = r["how"].replace("|", "\\|")
+    """A table row; a case cut short shows what it had measured."""
+    def pair(key: str) -> str:
+        return fmt_bits(*r[key]) if key in r else "–"
+
+    def yes(key: str) -> str:
+        return "–" if key not in r else "yes" if r[key] else "no"
+
+    how = r.get("how", "–").replace("|", "\\|")
     how = how if len(how) <= 40 else how[:37] + "..."
-    unres = f"{r['unresolved']}" + (f" (+{r['undefined']} undef.)" if r["undefined"] else "")
-    return (f"| {name} | {r['vars']} | {'yes' if r['flagged'] else 'no'} | "
-            f"{fmt_bits(*r['check'])} | {fmt_bits(*r['written'])} | "
-            f"{fmt_bits(*r['reported_after'])} | {fmt_bits(*r['after'])} | "
-            f"{'yes' if r['widened'] else 'no'} | {how} | {unres} | "
-            f"{r['check_s']:.1f} / {r['stabilize_s']:.1f} | {', '.join(classes) or 'ok'} |")
+    unres = (f"{r['unresolved']}" + (f" (+{r['undefined']} undef.)" if r["undefined"] else "")
+             if "unresolved" in r else "–")
+    times = " / ".join(f"{r[k]:.1f}" if k in r else "–" for k in ("check_s", "stabilize_s"))
+    verdict = ", ".join(classes) or "ok"
+    if "timeout" in r:
+        verdict += f" ({r['timeout']:.0f} s, in {r.get('stage')})"
+    if "crash" in r:
+        verdict += f": {r['crash'][:120]}".replace("|", "\\|")
+    return (f"| {name} | {r.get('vars', '–')} | {yes('flagged')} | {pair('check')} | "
+            f"{pair('written')} | {pair('reported_after')} | {pair('after')} | "
+            f"{yes('widened')} | {how} | {unres} | {times} | {verdict} |")
 
 
 HEADER = ("| benchmark | vars | flagged | check max / mean | as written (indep.) | "

@@ -144,23 +144,27 @@ def widened(exprs: Sequence[Basic]) -> bool:
 
 
 def _child(conn, fn: Callable, arg: object) -> None:
+    def send(part: dict) -> None:  # what is measured so far, kept if the budget runs out
+        conn.send(dict(part))
+
     try:
-        out = fn(arg)
+        out = fn(arg, send)
     except BaseException as exc:  # a crash is a result too
         out = {"crash": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
                "traceback": traceback.format_exc()[-1500:]}
     try:
-        conn.send(out)
+        conn.send({**out, "done": True})
     finally:
         conn.close()
 
 
 def run_all(fn: Callable, args: Sequence[object], budget: float, jobs: int = 1,
             on_result: Callable | None = None) -> list[dict]:
-    """``fn(arg)`` for each arg, each in a forked child (at most ``jobs``
-    at once), killed after ``budget`` seconds: a dict per arg, in order
-    (``{"timeout": budget}`` for a child killed, ``{"crash": ...}`` for
-    an exception)."""
+    """``fn(arg, send)`` for each arg, each in a forked child (at most
+    ``jobs`` at once), killed after ``budget`` seconds: a dict per arg, in
+    order.  ``fn`` may ``send`` what it has measured so far; a child
+    killed keeps the last of it, with ``timeout`` set to the budget and
+    ``stage`` saying which stage was running; an exception gives ``crash``."""
     ctx = multiprocessing.get_context("fork")
     results: list = [None] * len(args)
     todo = list(range(len(args)))
@@ -172,29 +176,36 @@ def run_all(fn: Callable, args: Sequence[object], budget: float, jobs: int = 1,
             p = ctx.Process(target=_child, args=(child, fn, args[i]), daemon=True)
             p.start()
             child.close()
-            running[i] = (p, parent, time.perf_counter())
+            running[i] = (p, parent, time.perf_counter(), {})
         time.sleep(0.05)
-        for i, (p, conn, start) in list(running.items()):
-            out = None
-            if conn.poll():
-                try:
-                    out = conn.recv()
-                except EOFError:
-                    out = {"crash": f"the child process died (exit code {p.exitcode})"}
-            elif not p.is_alive():
-                out = {"crash": f"the child process died (exit code {p.exitcode})"}
-            elif time.perf_counter() - start > budget:
+        for i, (p, conn, start, part) in list(running.items()):
+            done = False
+            try:
+                while not done and conn.poll():
+                    part.update(conn.recv())
+                    done = part.get("done", False)
+            except EOFError:
+                part["crash"] = f"the child process died (exit code {p.exitcode})"
+                done = True
+            if not done and not p.is_alive() and not conn.poll():
+                part["crash"] = f"the child process died (exit code {p.exitcode})"
+                done = True
+            if not done and time.perf_counter() - start > budget:
                 p.kill()
-                out = {"timeout": budget}
-            if out is None:
+                part["timeout"] = budget
+                done = True
+            if not done:
                 continue
-            out["wall"] = time.perf_counter() - start
+            part.pop("done", None)
+            part["wall"] = time.perf_counter() - start
             p.join(5)
+            if p.is_alive():
+                p.kill()
             conn.close()
             del running[i]
-            results[i] = out
+            results[i] = part
             if on_result is not None:
-                on_result(i, out)
+                on_result(i, part)
     return results
 
 
