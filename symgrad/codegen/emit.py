@@ -163,10 +163,10 @@ def build_program(
     uses: dict[Basic, int] = dict.fromkeys(order, 0)
     other_uses: dict[Basic, int] = {}  # uses of a reciprocal but as y*(1/x) (see below)
     for node in order:
-        pair = node.is_Mul and len(kids[node]) == 2
+        divisor = _divisor(node, kids[node])
         for k in kids[node]:
             uses[k] += 1
-            if not pair and _reciprocal(k):
+            if k is not divisor and _reciprocal(k):
                 other_uses[k] = other_uses.get(k, 0) + 1
     is_root = set(roots)
 
@@ -187,12 +187,13 @@ def build_program(
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
     # quiet, the temporaries it reads
     temp_of: dict[Basic, str] = {}  # node -> the temporary holding it
-    # A shared reciprocal (1/x used twice): a product of it and one other
-    # factor divides by its positive power (held in a temporary unless it is
-    # a name), y/x, not y*t0 with t0 = 1/x: one rounding, not two, and no
-    # overflow of 1/x at a subnormal x where y/x is finite.  Other uses read
-    # the temporary 1/x as before (whether (y/x)*z or y*z/x is the more
-    # accurate depends on the values: not decided here).
+    # A shared reciprocal (1/x used twice): a product holding it divides by
+    # its positive power (held in a temporary unless it is a name), y/x or
+    # y*z/x, not y*t0 with t0 = 1/x: one rounding fewer, and no overflow of
+    # 1/x at a subnormal x where the product is finite (the gradient of
+    # sqrt(x**2 + y**2) was inf at x = -2e-311, y = 7e-319).  One divisor per
+    # product (the first reciprocal factor; y/(x*w) could underflow x*w);
+    # other uses read the temporary 1/x.
     divide_by: dict[Basic, tuple[Basic, frozenset]] = {}
     for node in order:
         if node in placeholder:
@@ -204,9 +205,9 @@ def build_program(
         prog.n_ops += 1
         args, size, depth, quiet = [], 1, 1, node not in loud
         arg_reads: list[frozenset] = []  # the temporaries each operand reads
-        pair = node.is_Mul and len(ks) == 2
+        divisor = _divisor(node, ks)
         for k in ks:
-            if pair and k in divide_by:
+            if k is divisor and k in divide_by:
                 tree, r = divide_by[k]
                 args.append(tree)
                 size, depth = size + 2, max(depth, 2)
@@ -351,6 +352,14 @@ def _hypot(prog: Program, printer: KernelPrinter, node: Basic, args: list, arg_r
     ])
     prog.statements.append(Statement(out, code, quiet, frozenset(reads), block=True))
     return out
+
+
+def _divisor(node: Basic, kids: tuple) -> Basic | None:
+    """The factor of a product that is written as a division, if any: its
+    first reciprocal factor."""
+    if not node.is_Mul:
+        return None
+    return next((k for k in kids if _reciprocal(k)), None)
 
 
 def _reciprocal(node: Basic) -> bool:

@@ -154,9 +154,27 @@ def test_a_shared_reciprocal_times_one_factor_is_a_division(expr):
         assert np.isfinite(got) and abs(got - want) <= 2 * np.spacing(abs(want))
 
 
-def test_a_shared_reciprocal_in_a_longer_product_is_still_computed_once():
-    # (y/x)*z or y*z/x: which is the more accurate depends on the values, so
-    # a product of three keeps the one 1/x; stabilize measures the rest
-    f = symgrad.lambdify([x, y], [y / x, y * sp.cos(y) / x])
-    assert f.source.count("(1/x)") == 1 and "y/x" in f.source
-    assert f(2.0, 3.0) == [1.5, 3.0 * np.cos(3.0) * 0.5]
+def test_a_shared_reciprocal_in_a_longer_product_is_a_division_too():
+    # y*cos(y)*t0 with t0 = 1/x overflowed at a subnormal x (the gradient of
+    # sqrt(x**2 + y**2) was inf at x = -2e-311, y = 7e-319); y*cos(y)/x does not
+    # (sin(x)*y/x would underflow sin(x)*y at x = 5e-324 where (sin(x)/x)*y is
+    # right: which grouping is accurate depends on the values; stabilize measures it)
+    exprs = [y / x, y * sp.cos(y) / x, sp.cos(x) * y * sp.exp(y) / x]
+    f = symgrad.lambdify([x, y], exprs)
+    assert "(1/" not in f.source.replace(" ", "")
+    for px, py in [(5e-324, 1e-300), (-2.1e-311, 7.4e-319), (0.7, -1.3), (1e300, 1e-10)]:
+        for e, got in zip(exprs, f(px, py)):
+            want = float(e.evalf(40, subs={x: Float(px, 40), y: Float(py, 40)}))
+            assert np.isfinite(got) and abs(got - want) <= 3 * np.spacing(abs(want)), (e, px)
+
+
+def test_one_divisor_per_product():
+    # y/(x*w) would underflow x*w to 0 at x = w = 1e-200: the second shared
+    # reciprocal stays a factor, so the value (1e300) comes out right
+    w = sp.Symbol("w", real=True)
+    exprs = [y / (x * w), sp.sin(y) / x, sp.cos(y) / w]
+    f = symgrad.lambdify([x, y, w], exprs)
+    got = f(1e-200, 1e-100, 1e-200)[0]
+    want = float(exprs[0].evalf(40, subs={x: Float(1e-200, 40), y: Float(1e-100, 40),
+                                          w: Float(1e-200, 40)}))
+    assert abs(got - want) <= 3 * np.spacing(want)
