@@ -12,14 +12,15 @@ from ..errors import ComplexValueError, SymgradError
 from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
-from .analysis import Measurement, find_regions, formula_thresholds
+from .analysis import Measurement, find_regions
 from .bits import bits_error, float_format
 from .bounds import prove
 from .compare import as_written, rewrite_notes
 from .floats import NodeEvaluator, evaluated_form, generated
 from .limits import limits_at_infinity
 from .report import OutputStats, StabilityReport
-from .sampling import parse_domain, sample
+from .sampling import parse_domain
+from .search import SOURCES, Basis, PointSearch, ascend, random_mask, worst_bits
 from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
 
 __all__ = ["check_stability"]
@@ -131,11 +132,25 @@ def check_stability(
         b = np.where(st == RESOLVED, bits_error(c, t, fmt), np.nan)
         return c, t, st, b
 
-    extra = formula_thresholds(form, symbols, dom, fmt)
-    points = sample(dom, symbols, samples, fmt, seed, extra)
+    search = PointSearch(form, symbols, dom, fmt, samples, seed)
+    points, labels = search.points()
     if not shown:
-        points = points[:1]
+        points, labels = points[:1], labels[:1]
     computed, true, status, bits = measure(points)
+    if shown:  # climb the error from the worst points
+        climbed = []
+
+        def climb(rows: np.ndarray) -> np.ndarray:
+            climbed.append(measure(rows))
+            return worst_bits(climbed[-1][3])
+
+        more = ascend(points, worst_bits(bits), climb, search.ranges, fmt,
+                      search.budget["ascent"])
+        if len(more):
+            points = np.concatenate([points, more])
+            labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
+            computed, true, status, bits = (np.concatenate([a, *(f[i] for f in climbed)], axis=1)
+                                            for i, a in enumerate((computed, true, status, bits)))
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     found = find_regions(m)
@@ -148,13 +163,13 @@ def check_stability(
                        for g in gs] for gs in found)
     regions, harmless, undefined = found
     measured = status == RESOLVED
+    drawn = random_mask(labels)  # the mean and median are over the random draws
     per = []
     for o, e in enumerate(flat):
-        b = bits[o][measured[o]]
-        per.append(OutputStats(e, *_stats(b), undefined=int(np.sum(status[o] == UNDEFINED)),
+        per.append(OutputStats(e, *_stats(bits[o][measured[o]], bits[o][measured[o] & drawn]),
+                               undefined=int(np.sum(status[o] == UNDEFINED)),
                                unresolved=int(np.sum(status[o] == UNRESOLVED))))
-    allb = bits[measured]
-    mx, mean, med = _stats(allb)
+    mx, mean, med = _stats(bits[measured], bits[measured & drawn[None, :]])
     return StabilityReport(
         exprs=flat, domain=shown, dtype=fmt.name, rewrites=rewrites,
         tolerance_bits=tolerance_bits, max_bits_error=mx, mean_bits_error=mean,
@@ -165,11 +180,13 @@ def check_stability(
         undefined_points=int(np.sum(status == UNDEFINED)), undefined=undefined,
         notes=(rewrite_notes(flat, form, symbols, points, bits, true, status, fmt)
                if rewrites else []),
-        points=points, bits=bits,
+        points=points, bits=bits, basis=Basis.of(labels),
     )
 
 
-def _stats(b: np.ndarray) -> tuple[float, float, float]:
-    if b.size == 0:
+def _stats(every: np.ndarray, drawn: np.ndarray) -> tuple[float, float, float]:
+    """The max over ``every`` point, mean and median over the ``drawn`` ones."""
+    if every.size == 0:
         return 0.0, 0.0, 0.0
-    return float(np.max(b)), float(np.mean(b)), float(np.median(b))
+    d = drawn if drawn.size else every
+    return float(np.max(every)), float(np.mean(d)), float(np.median(d))

@@ -7,11 +7,15 @@ import html
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sympy import Basic, Symbol
 
 from ..safe import refuse_string
+
+if TYPE_CHECKING:
+    from .search import Basis
 
 __all__ = ["Witness", "Region", "Proof", "Limit", "OutputStats", "StabilityReport", "KINDS"]
 
@@ -153,6 +157,7 @@ class StabilityReport:
     notes: list[str] = field(default_factory=list)
     points: np.ndarray | None = field(default=None, repr=False)
     bits: np.ndarray | None = field(default=None, repr=False)
+    basis: Basis | None = None  # how the figures were measured: the points, by source
     limit_source: Callable[[], list[Limit]] | None = field(default=None, repr=False)
     _limits: list[Limit] | None = field(default=None, repr=False)
 
@@ -198,6 +203,10 @@ class StabilityReport:
                               f"median {self.median_bits_error:.1f} over {self.samples} "
                               f"point{'s' if self.samples != 1 else ''}"),
         ]
+        if self.basis is not None:  # the figures and the verdict are measured, not proved
+            rows.append(("how known", f"{self.basis}; the mean and median over the "
+                                      f"{self.basis.random} random ones; not proved (what "
+                                      "is proved is under 'proved')"))
         if self.undefined_points:
             rows.append(("undefined", f"{self.undefined_points} point"
                                       f"{'s' if self.undefined_points != 1 else ''} where the "

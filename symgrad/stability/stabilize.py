@@ -17,9 +17,11 @@ loses more than 3 bits, or more than 2 at three samples (at the zero
 crossings of an ill-conditioned formula no float formula keeps them), the
 best forms are measured again, computed in the next wider type
 (:func:`symgrad.widen`), each kept where it gains a bit at least (in max or
-mean).  Finally the choice is measured again on as many fresh samples,
-against the same kind of ground truth, and kept only if it loses nothing
-there either; ``explain=True`` adds ``check_stability``'s reports of the
+mean).  Finally the choice is measured again on as many fresh samples
+(another seed) and on the search of :mod:`.search` run on the chosen form
+itself (its thresholds, zeros, edges, an ascent of its error), against
+the same kind of ground truth, and kept only if it loses nothing there
+either; the figures reported are those; ``explain=True`` adds ``check_stability``'s reports of the
 original and of the result on those fresh samples.
 """
 
@@ -41,12 +43,12 @@ from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from ..widen import widen as widened
-from .analysis import formula_thresholds
 from .bits import bits_error, float_format, ordinal
 from .check import check_stability, refuse_non_real
 from .floats import evaluated_form, generated
 from .report import StabilityReport
-from .sampling import from_ordinal, parse_domain, sample
+from .sampling import float_range, from_ordinal, parse_domain
+from .search import SOURCES, Basis, PointSearch, ascend, random_mask
 from .truth import RESOLVED, GroundTruth
 
 __all__ = ["stabilize", "Stabilization", "Choice"]
@@ -80,8 +82,9 @@ def _widens(fmt) -> bool:
 @dataclass
 class Choice:
     """What was chosen for one output, with the bits of error (max, mean)
-    of the running code before and of the chosen form, on the screening
-    samples."""
+    of the running code before and of the chosen form, measured on fresh
+    points the choice never saw (``basis`` says which: another seed, and
+    the search of :mod:`.search` run on the chosen form)."""
 
     source: Expr
     chosen: Expr
@@ -90,6 +93,7 @@ class Choice:
     after: tuple[float, float]
     candidates: int
     ranked: list = field(default_factory=list, repr=False)  # admissible forms, best first
+    basis: Basis | None = None  # the points before and after were measured on
 
 
 @dataclass
@@ -116,6 +120,9 @@ class Stabilization:
             lines.append(f"  {c.source}  ->  {c.chosen}")
             lines.append(f"    by {c.how}; bits of error max/mean {c.before[0]:.1f}/"
                          f"{c.before[1]:.2f} -> {c.after[0]:.1f}/{c.after[1]:.2f}")
+            if c.basis is not None:
+                lines.append(f"    (fresh points, not those it chose on: {c.basis}; the mean "
+                             f"over the {c.basis.random} random ones)")
         lines.append(f"  check_stability before: max {self.before.max_bits_error:.1f}, mean "
                      f"{self.before.mean_bits_error:.2f}; after: max "
                      f"{self.after.max_bits_error:.1f}, mean {self.after.mean_bits_error:.2f}")
@@ -146,8 +153,8 @@ def stabilize(
     Matrix (a gradient): each output is stabilized, the structure kept.
     With ``explain=True`` the result is a :class:`Stabilization` saying
     what was chosen and what it measured.  ``samples`` points choose the
-    form, as many fresh ones (``seed + 1``) verify it with
-    ``check_stability``.  Where no float formula is accurate (the best
+    form, as many fresh ones (``seed + 1``) and the search run on the form
+    itself verify it.  Where no float formula is accurate (the best
     loses more than 3 bits at a sample, or more than 2 at three), the best
     ones computed in a wider type (:func:`symgrad.widen`: float64 for
     float32, the 80-bit long double for float64 where NumPy has it) are
@@ -170,14 +177,13 @@ def stabilize(
     dom = {s: (-oo, oo) for s in symbols} if domain is None else dict(domain)
     fmt = float_format(dtype)
     parsed = parse_domain(dom, symbols, fmt)
-    # the thresholds check_stability samples too (where an exp overflows, a log
-    # leaves its domain): a form that fails only past one is not chosen unseen
-    extra = _near_zero(parsed, samples, seed) + \
-        formula_thresholds([*forms, *evaluated_form(forms, True)], symbols, parsed, fmt)
-    pts = sample(parsed, symbols, samples, fmt, seed, extra=extra)
+    # the points the search of check_stability chooses (thresholds, zeros, edges of the
+    # formula and of its accurate forms): a form that fails only there is not chosen unseen
+    found = PointSearch([*forms, *evaluated_form(forms, True)], symbols, parsed, fmt, samples,
+                        seed).points()[0]
+    pts = np.concatenate([found, _near_zero(found, symbols, parsed, samples, seed)])
     search = _Search(symbols, parsed, pts, fmt, dom, widen and _widens(fmt))
-    fresh = sample(parsed, symbols, samples, fmt, seed + 1)
-    # each output's forms, best first, until one loses nothing on samples it never saw
+    fresh = (samples, seed + 1)
     choices = [search.verify(search.run(e), fresh) for e in forms]
     chosen = [c.chosen for c in choices]
     result = struct.build(chosen)
@@ -189,18 +195,23 @@ def stabilize(
     return Stabilization(expr, result, choices, before, after, seconds)
 
 
-def _near_zero(domain: Mapping, samples: int, seed: int) -> list[dict]:
+def _near_zero(rows: np.ndarray, symbols: Sequence[Symbol], domain: Mapping, samples: int,
+               seed: int) -> np.ndarray:
     """An eighth more points, uniform in value over [-2, 2] (within the
-    domain) for each variable whose range holds 0: where a formula that
-    cancels at 0 stops cancelling, and where a Taylor series stops being
-    accurate, and which sampling over the float lattice barely visits."""
+    domain) for each variable whose range holds 0, the others as in random
+    ``rows``: where a formula that cancels at 0 stops cancelling, and where a
+    Taylor series stops being accurate."""
     rng = np.random.default_rng(seed + 7)
-    out = []
-    for s, (lo, hi) in domain.items():
+    out = [rows[:0]]
+    for j, s in enumerate(symbols):
+        lo, hi = domain[s]
         a, b = max(lo, -2.0), min(hi, 2.0)
-        if a < b and lo <= 0 <= hi:
-            out += [{s: float(v)} for v in rng.uniform(a, b, size=max(samples // 8, 1))]
-    return out
+        if a < b and lo <= 0 <= hi and len(rows):
+            k = max(samples // 8, 1)
+            more = rows[rng.integers(0, len(rows), size=k)].copy()
+            more[:, j] = rng.uniform(a, b, size=k)
+            out.append(more)
+    return np.concatenate(out)
 
 
 def _symbols(forms: Sequence[Basic], domain: Mapping | None) -> list[Symbol]:
@@ -247,25 +258,63 @@ class _Search:
             return np.full(self.keep.sum(), np.inf)  # code generation cannot emit it
         return bits_error(vals, self.true, self.fmt)[self.keep]
 
-    def verify(self, choice: Choice, points: np.ndarray) -> Choice:
+    def verify(self, choice: Choice, fresh: tuple[int, int]) -> Choice:
         """The first of ``choice``'s ranked forms that loses nothing against
-        the source (both as the code runs them) at ``points``, against one
-        ground truth; the source itself if none."""
+        the source (both as the code runs them) on points it was not chosen
+        on: ``fresh = (samples, seed)`` drawn anew, and the search of
+        :class:`.search.PointSearch` run on the form itself (its thresholds,
+        zeros, edges, then an ascent of its error), against one ground
+        truth; the source itself if none.  The figures are those points'."""
         source = choice.source
-        t, st = GroundTruth([source], self.symbols, self.fmt.name).batch(points)
-        ok = st[0] == RESOLVED
-        cols = [points[:, j] for j in range(len(self.symbols))]
-        old = bits_error(self._values(source, cols), t[0], self.fmt)[ok]
-        for c, b in choice.ranked[:_VERIFIED]:
-            new = bits_error(self._values(c.expr, cols), t[0], self.fmt)[ok]
+        truth = _TruthCache(GroundTruth([source], self.symbols, self.fmt.name))
+        last = None
+        for c, _ in choice.ranked[:_VERIFIED]:
+            points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
+            last = (points, labels, old)
             if _no_loss(new, old, self.fmt.width):
                 if c.expr == source:
                     break
-                return Choice(source, c.expr, c.how, choice.before, (_max(b), _mean(b)),
-                              choice.candidates)
+                return Choice(source, c.expr, c.how, _figures(old, labels),
+                              _figures(new, labels), choice.candidates, basis=Basis.of(labels))
+        if last is None:  # nothing ranked: the source, on fresh points
+            points, labels, old, _ = self._fresh(source, source, truth, fresh)
+            last = (points, labels, old)
+        _, labels, old = last
         how = "nothing" if choice.chosen == source else \
             "nothing (the forms chosen lost bits on fresh samples)"
-        return Choice(source, source, how, choice.before, choice.before, choice.candidates)
+        before = _figures(old, labels)
+        return Choice(source, source, how, before, before, choice.candidates,
+                      basis=Basis.of(labels))
+
+    def _fresh(self, form: Expr, source: Expr, truth: _TruthCache,
+               fresh: tuple[int, int]) -> tuple:
+        """Points, labels, and the bits of ``form`` and of ``source`` there:
+        fresh random points, ``form``'s structural points, its ascent."""
+        samples, seed = fresh
+        ps = PointSearch([form], self.symbols, self.domain, self.fmt, samples, seed)
+        drawn, labels = ps.drawn()
+        more, lab = ps.structure(drawn)
+        points = np.concatenate([drawn, more])
+        labels = np.concatenate([labels, lab])
+
+        def bits_of(e: Expr, rows: np.ndarray) -> np.ndarray:
+            t, ok = truth.at(rows)
+            cols = [rows[:, j] for j in range(len(self.symbols))]
+            try:
+                b = bits_error(self._values(e, cols), t, self.fmt)
+            except SymgradError:  # code generation cannot emit it: no bit is right
+                b = np.full(len(rows), float(self.fmt.width))
+            return np.where(ok, b, np.nan)
+
+        new = bits_of(form, points)
+        climbed = ascend(points, new, lambda rows: bits_of(form, rows),
+                         [float_range(*self.domain[s], self.fmt) for s in self.symbols],
+                         self.fmt, ps.budget["ascent"])
+        if len(climbed):
+            points = np.concatenate([points, climbed])
+            labels = np.concatenate([labels, np.full(len(climbed), SOURCES.index("ascent"))])
+            new = np.concatenate([new, bits_of(form, climbed)])
+        return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------
     def run(self, e: Expr) -> Choice:
@@ -389,6 +438,32 @@ class _Search:
             lambda o: from_ordinal(np.array([o]), fmt)[0],
             lambda v: ordinal(np.array([v], dtype=fmt.dtype), fmt)[0],
         )
+
+
+class _TruthCache:
+    """One ground truth's values at rows, each row resolved once."""
+
+    def __init__(self, truth: GroundTruth) -> None:
+        self.truth, self.seen = truth, {}
+
+    def at(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Values and whether each is resolved, at the rows."""
+        keys = [r.tobytes() for r in rows]
+        todo = [i for i, k in enumerate(keys) if k not in self.seen]
+        if todo:
+            t, st = self.truth.batch(rows[todo])
+            for i, v, s in zip(todo, t[0], st[0]):
+                self.seen[keys[i]] = (v, s == RESOLVED)
+        vals = np.array([self.seen[k][0] for k in keys], dtype=float)
+        ok = np.array([self.seen[k][1] for k in keys], dtype=bool)
+        return vals, ok
+
+
+def _figures(b: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(max over every measured point, mean over the random ones)."""
+    ok = ~np.isnan(b)
+    drawn = ok & random_mask(labels)
+    return _max(b[ok]), _mean(b[drawn] if drawn.any() else b[ok])
 
 
 def _max(b: np.ndarray) -> float:

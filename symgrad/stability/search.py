@@ -1,0 +1,498 @@
+"""Where to measure: points chosen so that the worst error is not missed.
+
+Uniform sampling over the float ordinals (:mod:`.sampling`, as Herbie
+samples) visits every binade equally, so a losing region a few binades wide
+(the GELU gradient loses every bit for -16 < x < -4) gets a handful of
+points out of thousands, or none.  :class:`PointSearch` adds, each labelled
+by where it came from:
+
+* points uniform in value over the box and log-uniform over the binades of
+  everyday magnitudes (2**-64 to 2**64), and log-uniform over the
+  subnormals where the domain reaches them;
+* for every node of the formula measured, the *transitions* of its float
+  value along each variable (the other variables at sampled values): where
+  it crosses 0 (the zero of a subtraction), turns subnormal, 0, inf or NaN,
+  where a condition or a Min/Max changes branch (the boundary of a regime),
+  and where its argument crosses a threshold of its function
+  (:mod:`.edges`: exp overflows at log(max), tanh saturates, a log meets 1),
+  each found on grids uniform over the floats and in value and bracketed by
+  bisection to the two floats beside it;
+* the grid points where a sum's condition number ``sum |a_i| / |sum a_i|``
+  is largest;
+* then, after measuring, a local ascent (:func:`ascend`) that climbs the
+  error from the worst points in ordinal space (the error is locally
+  smooth in the ordinal): steps of +-2**k ordinals per coordinate, kept
+  when the error grows, k decreasing, on a fixed budget.
+
+The grids and bisections are evaluated in floats (:class:`.floats.NodeEvaluator`),
+vectorized; only the points kept cost a ground truth.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sympy import Add, Basic, Symbol
+
+from .bits import Format, ordinal
+from .edges import edges
+from .floats import NodeEvaluator
+from .sampling import Domain, float_range, from_ordinal, sample
+
+__all__ = ["Basis", "PointSearch", "ascend", "SOURCES", "random_mask", "worst_bits"]
+
+# where a point came from, in the order a report lists them
+SOURCES = (
+    "uniform over the floats",
+    "corners",
+    "uniform in value",
+    "log-uniform over binades",
+    "subnormals",
+    "thresholds",
+    "zeros of subtractions",
+    "other zeros",
+    "overflow, underflow and domain edges",
+    "regime boundaries",
+    "largest condition numbers",
+    "ascent",
+)
+_RANDOM = ("uniform over the floats", "uniform in value", "log-uniform over binades")
+GRID = 512  # grid points per variable and per kind (over the floats, in value)
+BASES = 4  # values of the other variables per variable searched (several variables)
+SPLIT = 32  # bisection: pieces per round
+PER_TRACK = 3  # transitions bracketed per node, variable and base row
+EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
+
+
+def _label(name: str) -> int:
+    return SOURCES.index(name)
+
+
+@dataclass(frozen=True)
+class Basis:
+    """How a report's figures were measured: the number of points from each
+    source (:data:`SOURCES`), and which of them are random draws (the mean
+    and median are taken over those; the max over all).
+
+    >>> print(Basis({"uniform over the floats": 4096, "thresholds": 12, "ascent": 40}))
+    measured on 4148 points: 4096 uniform over the floats, 12 thresholds, 40 by ascent
+    """
+
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def random(self) -> int:
+        """How many points are random draws."""
+        return sum(n for k, n in self.counts.items() if k in _RANDOM)
+
+    def __str__(self) -> str:
+        parts = [f"{n} {'by ascent' if k == 'ascent' else k}"
+                 for k, n in self.counts.items() if n]
+        return f"measured on {self.total} points: " + ", ".join(parts)
+
+    @classmethod
+    def of(cls, labels: np.ndarray) -> Basis:
+        counts = np.bincount(np.asarray(labels, dtype=int), minlength=len(SOURCES))
+        return cls({k: int(n) for k, n in zip(SOURCES, counts) if n})
+
+
+def random_mask(labels: np.ndarray) -> np.ndarray:
+    """Which points are random draws (the mean is taken over those)."""
+    return np.isin(labels, [_label(k) for k in _RANDOM])
+
+
+def _budget(samples: int) -> dict[str, int]:
+    """Points per source, beside the ``samples`` uniform over the floats."""
+    return {
+        "uniform in value": max(16, samples // 16),
+        "log-uniform over binades": max(8, samples // 32),
+        "subnormals": 8,
+        "structure": min(192, max(48, samples // 16)),  # thresholds, zeros, edges, conditions
+        "ascent": min(96, max(32, samples // 32)),
+    }
+
+
+class PointSearch:
+    """The points at which to measure ``forms`` (the formulas that run,
+    markers lowered) over ``domain``: :meth:`points`, then :func:`ascend`.
+
+    >>> from sympy import symbols, tanh
+    >>> from .bits import FORMATS
+    >>> x = symbols("x")
+    >>> s = PointSearch([1 + tanh(x)], [x], {x: (-20.0, 20.0)}, FORMATS["float64"], 256, 0)
+    >>> pts, labels = s.points()
+    >>> x0 = pts[labels == SOURCES.index("zeros of subtractions"), 0]  # 1 + tanh(x) is 0
+    >>> bool(((x0 > -20) & (x0 < -18)).any())
+    True
+    """
+
+    def __init__(self, forms: Sequence[Basic], symbols: Sequence[Symbol], domain: Domain,
+                 fmt: Format, samples: int, seed: int) -> None:
+        self.forms, self.symbols, self.domain, self.fmt = list(forms), list(symbols), domain, fmt
+        self.samples, self.seed = samples, seed
+        self.rng = np.random.default_rng(seed + 0x5EA)
+        self.budget = _budget(samples)
+        self.ranges = [float_range(*domain[s], fmt) for s in self.symbols]
+
+    # -- random draws ---------------------------------------------------------
+    def _uniform_value(self, n: int) -> np.ndarray:
+        cols = []
+        for lo, hi in self.ranges:
+            u = self.rng.random(n)
+            cols.append(lo * (1 - u) + hi * u)  # no overflow of hi - lo
+        return self._rows(cols)
+
+    def _log_uniform(self, n: int, lo_e: float, hi_e: float) -> np.ndarray:
+        """|x| = 2**U, U uniform over [lo_e, hi_e] met by each range, signs
+        where the range allows them."""
+        cols = []
+        for lo, hi in self.ranges:
+            parts = []
+            for sign, a, b in ((1.0, max(lo, 0.0), hi), (-1.0, max(-hi, 0.0), -lo)):
+                if b <= 0 or a > b:
+                    continue
+                ea = max(math.log2(a) if a > 0 else -math.inf, lo_e)
+                eb = min(math.log2(b), hi_e)
+                if ea > eb:  # the part lies outside [lo_e, hi_e]: its own binades
+                    ea = math.log2(a) if a > 0 else math.log2(self.fmt.tiny)
+                    eb = math.log2(b)
+                parts.append((sign, ea, eb))
+            if not parts:
+                cols.append(np.zeros(n))
+                continue
+            pick = self.rng.integers(0, len(parts), size=n)
+            col = np.empty(n)
+            for k, (sign, ea, eb) in enumerate(parts):
+                m = pick == k
+                col[m] = sign * np.exp2(self.rng.uniform(ea, eb, size=int(m.sum())))
+            cols.append(np.clip(col, lo, hi))
+        return self._rows(cols)
+
+    def _rows(self, cols: list[np.ndarray]) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.stack([np.asarray(c, dtype=self.fmt.dtype) for c in cols], axis=1)
+
+    # -- the search -------------------------------------------------------------
+    def points(self) -> tuple[np.ndarray, np.ndarray]:
+        """All points before the ascent, shape ``(n, len(symbols))``, and
+        the index in :data:`SOURCES` of each one's source."""
+        drawn, labels = self.drawn()
+        if not self.symbols:
+            return drawn, labels
+        pts, lab = self._structure(drawn)
+        return np.concatenate([drawn, pts]), np.concatenate([labels, lab])
+
+    def drawn(self) -> tuple[np.ndarray, np.ndarray]:
+        """The random points (and the corners), labelled: the same for one
+        seed whatever the formula."""
+        fmt, b = self.fmt, self.budget
+        uniform = sample(self.domain, self.symbols, self.samples, fmt, self.seed)
+        labels = [np.full(self.samples, _label("uniform over the floats"))]
+        labels.append(np.full(len(uniform) - self.samples, _label("corners")))
+        blocks = [uniform]
+        if not self.symbols:
+            return uniform, np.concatenate(labels)
+        for name, pts in (
+            ("uniform in value", self._uniform_value(b["uniform in value"])),
+            ("log-uniform over binades", self._log_uniform(b["log-uniform over binades"],
+                                                           -EVERYDAY, EVERYDAY)),
+            ("subnormals", self._subnormals()),
+        ):
+            blocks.append(pts)
+            labels.append(np.full(len(pts), _label(name)))
+        return np.concatenate(blocks), np.concatenate(labels)
+
+    def structure(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The structural points (thresholds, zeros, edges, regime
+        boundaries, conditions), the other variables at rows of ``drawn``."""
+        if not self.symbols:
+            return drawn[:0], np.zeros(0, dtype=int)
+        return self._structure(drawn)
+
+    def _subnormals(self) -> np.ndarray:
+        normal = math.ldexp(1.0, self.fmt.emin)
+        reach = [lo < normal and hi > -normal for lo, hi in self.ranges]
+        if not any(reach):
+            return np.zeros((0, len(self.symbols)), dtype=self.fmt.dtype)
+        n = self.budget["subnormals"]
+        base = self._uniform_value(n)
+        sub = self._log_uniform(n, math.log2(self.fmt.tiny), self.fmt.emin)
+        for j, r in enumerate(reach):
+            if r:
+                lo, hi = self.ranges[j]
+                base[:, j] = np.clip(sub[:, j], lo, hi)
+        return base
+
+    def _structure(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Thresholds, zeros, edges, regime boundaries and the largest
+        condition numbers of every node, along each variable."""
+        fmt = self.fmt
+        tracks = _Tracks(self.forms, self.symbols, fmt)
+        found: list[tuple[int, list]] = []  # (label, rows): a bracket's two floats together
+        nb = 1 if len(self.symbols) == 1 else BASES
+        for j in range(len(self.symbols)):
+            bases = drawn[self.rng.choice(len(drawn), size=min(nb, len(drawn)), replace=False)]
+            for base in bases:
+                found += tracks.along(base, j, self.ranges[j])
+        cap = self.budget["structure"]
+        if sum(len(r) for _, r in found) > cap:  # round-robin over the sources
+            by: dict[int, list] = {}
+            for item in found:
+                by.setdefault(item[0], []).append(item)
+            queues = [[q[i] for i in self.rng.permutation(len(q))] for q in by.values()]
+            found, size = [], 0
+            while size < cap and any(queues):
+                for q in queues:
+                    if q and size < cap:
+                        found.append(q.pop())
+                        size += len(found[-1][1])
+        rows = [r for _, rs in found for r in rs]
+        if not rows:
+            return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
+        rows = np.array(rows, dtype=fmt.dtype)
+        labs = np.array([lab for lab, rs in found for _ in rs], dtype=int)
+        _, first = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
+                             return_index=True)
+        first = np.sort(first)
+        return rows[first], labs[first]
+
+
+# ---- tracks: what is watched along a variable ------------------------------------------
+
+
+def _cls(v: np.ndarray, normal: float) -> np.ndarray:
+    """The class of each float: NaN, -inf, -normal, -subnormal, 0,
+    +subnormal, +normal, +inf (0..7)."""
+    a = np.abs(v)
+    c = np.where(a == 0, 4, np.where(a < normal, 5, np.where(np.isinf(a), 7, 6)))
+    c = np.where(v < 0, 8 - c, c)
+    return np.where(np.isnan(v), 0, c)
+
+
+def _kind(ca: int, cb: int, node: Basic, numeric: bool) -> str:
+    if not numeric:
+        return "regime boundaries"
+    pair = {ca, cb}
+    if 0 in pair:
+        return "overflow, underflow and domain edges"
+    if pair & {1, 7}:
+        return "overflow, underflow and domain edges"
+    if pair <= {2, 4, 6} or (pair & {2, 3} and pair & {5, 6}):
+        return "zeros of subtractions" if isinstance(node, Add) else "other zeros"
+    if pair == {6, 5} or pair == {2, 3}:
+        return "overflow, underflow and domain edges"
+    return "zeros of subtractions" if isinstance(node, Add) else "other zeros"  # to/from 0
+
+
+class _Tracks:
+    """Every node of the formulas and every argument threshold, as classes
+    of float values that change only at a transition."""
+
+    def __init__(self, forms: list[Basic], symbols: list[Symbol], fmt: Format) -> None:
+        self.fmt, self.symbols = fmt, symbols
+        base = NodeEvaluator(forms, symbols, fmt.dtype)
+        self.edges: list[tuple[Basic, float]] = []
+        seen = set()
+        for node in base.order:
+            for u, c in edges(node, fmt):
+                if (u, c) not in seen and not u.is_number:
+                    seen.add((u, c))
+                    self.edges.append((u, c))
+        self.nodes = NodeEvaluator(forms + [u for u, _ in self.edges], symbols, fmt.dtype)
+        self.watched = [n for n in base.order if not n.is_number
+                        and type(n).__name__ not in ("ExprCondPair", "Piecewise")]
+        self.adds = [n for n in self.watched if isinstance(n, Add)]
+        self.normal = math.ldexp(1.0, fmt.emin)
+
+    def classes(self, rows: np.ndarray) -> np.ndarray:
+        """(tracks, n): node classes, then the sign of u - c per threshold."""
+        vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
+        out = []
+        for node in self.watched:
+            v = np.asarray(vals[node])
+            if v.dtype == bool:
+                out.append(v.astype(int) + 10)
+            elif type(node).__name__ in ("Max", "Min"):
+                hit = [np.asarray(vals[k]) == v for k in self.nodes.kids[node]]
+                out.append(np.argmax(np.stack(hit), axis=0) + 20)
+            else:
+                out.append(_cls(v.astype(float), self.normal))
+        with np.errstate(all="ignore"):
+            for u, c in self.edges:
+                d = np.asarray(vals[u], dtype=float) - c
+                out.append(np.where(np.isnan(d), 0, np.sign(d) + 2))
+        return np.stack(out).astype(np.int64) if out else np.zeros((0, len(rows)), np.int64)
+
+    def _label(self, t: int, ca: int, cb: int) -> int:
+        if t >= len(self.watched):
+            return _label("thresholds")
+        node = self.watched[t]
+        return _label(_kind(ca, cb, node, ca < 10 and cb < 10))
+
+    def along(self, base: np.ndarray, j: int, rng: tuple[float, float]) -> list:
+        """(label, rows) for each transition of each track along variable j
+        (the floats on both sides), and the grid points of largest
+        condition number of each sum."""
+        fmt = self.fmt
+        lo, hi = rng
+        olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
+        g1 = np.array([olo + (ohi - olo) * i // GRID for i in range(GRID + 1)], dtype=np.int64)
+        u = np.linspace(0.0, 1.0, GRID + 1)
+        vals = np.asarray(lo * (1 - u) + hi * u, dtype=fmt.dtype)
+        ords = np.unique(np.concatenate([g1, ordinal(vals, fmt)]))
+        rows = np.repeat(base[None, :], len(ords), axis=0)
+        rows[:, j] = from_ordinal(ords, fmt)
+        cls = self.classes(rows)
+        out: list = []
+        brackets = []  # (track, a, b, class at a)
+        for t in range(len(cls)):
+            flips = np.flatnonzero(cls[t, :-1] != cls[t, 1:])
+            if len(flips) > PER_TRACK:
+                flips = flips[np.linspace(0, len(flips) - 1, PER_TRACK).astype(int)]
+            for k in flips:
+                brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[t, k]),
+                                 int(cls[t, k + 1])))
+        for t, a, b, ca, cb in self._bisect(base, j, brackets):
+            pair = np.repeat(base[None, :], 2, axis=0)
+            pair[:, j] = from_ordinal(np.array([a, b]), fmt)
+            out.append((self._label(t, ca, cb), list(pair)))
+        out += self._conditions(rows)
+        return out
+
+    def _bisect(self, base: np.ndarray, j: int, brackets: list) -> list:
+        """Each bracket narrowed to two adjacent floats, all at once."""
+        live = [list(b) for b in brackets]
+        while True:
+            todo = [b for b in live if b[2] - b[1] > 1]
+            if not todo:
+                return [tuple(b) for b in live]
+            cands = [np.unique(np.array([a + (bb - a) * i // SPLIT for i in range(1, SPLIT)],
+                                        dtype=np.int64)) for _, a, bb, _, _ in todo]
+            allo = np.concatenate(cands)
+            rows = np.repeat(base[None, :], len(allo), axis=0)
+            rows[:, j] = from_ordinal(allo, self.fmt)
+            cls = self.classes(rows)
+            at = 0
+            for br, cand in zip(todo, cands):
+                c = cls[br[0], at:at + len(cand)]
+                at += len(cand)
+                changed = np.flatnonzero(c != br[3])
+                if len(changed) == 0:
+                    br[1] = int(cand[-1])
+                else:
+                    k = changed[0]
+                    br[2], br[4] = int(cand[k]), int(c[k])
+                    if k > 0:
+                        br[1] = int(cand[k - 1])
+
+    def _conditions(self, rows: np.ndarray) -> list:
+        """For each sum, the two grid points where its float condition
+        number is largest (at least 2**8)."""
+        if not self.adds:
+            return []
+        vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
+        out = []
+        lab = _label("largest condition numbers")
+        with np.errstate(all="ignore"):
+            for node in self.adds:
+                terms = sum(np.abs(np.asarray(vals[k], dtype=float)) for k in self.nodes.kids[node])
+                cond = terms / np.abs(np.asarray(vals[node], dtype=float))
+                cond = np.where(np.isfinite(terms), np.nan_to_num(cond, nan=0.0, posinf=1e308), 0)
+                for k in np.argsort(-cond)[:2]:
+                    if cond[k] >= 256:
+                        out.append((lab, [rows[k].copy()]))
+        return out
+
+
+# ---- the ascent ----------------------------------------------------------------------
+
+
+def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray], np.ndarray],
+           domain_ranges: Sequence[tuple[float, float]], fmt: Format, budget: int,
+           starts: int = 4) -> np.ndarray:
+    """Climb the error from the ``starts`` worst of ``points`` (``bits``:
+    the worst error over the outputs at each, NaN where not measured):
+    each start tries +-2**k ordinals on one coordinate at a time, moves
+    where the error grows, and lowers k (from a binade down to one float)
+    when no step along any coordinate helps.  ``measure(rows)`` returns
+    the worst error at each row; at most ``budget`` rows are measured.
+    Returns the rows measured, in the order measured.
+    """
+    n, k = points.shape
+    if n == 0 or k == 0 or budget <= 0:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    b = np.where(np.isnan(bits), -1.0, bits)
+    order = np.argsort(-b, kind="stable")
+    chosen: list[int] = []
+    for i in order:
+        if b[i] < 0 or len(chosen) >= starts:
+            break
+        if b[i] < fmt.width and not any((points[i] == points[c]).all() for c in chosen):
+            chosen.append(int(i))
+    if not chosen:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    bounds = [tuple(int(v) for v in ordinal(np.array(r), fmt)) for r in domain_ranges]
+    cur = np.stack([ordinal(points[i], fmt) for i in chosen]).astype(np.int64)
+    best = b[chosen].copy()
+    levels = list(range(fmt.prec - 1, -1, -4)) + [0]
+    level = np.zeros(len(chosen), dtype=int)  # index into levels
+    coord = np.zeros(len(chosen), dtype=int)
+    fails = np.zeros(len(chosen), dtype=int)
+    rows_out: list[np.ndarray] = []
+    spent = 0
+    while spent < budget:
+        live = [s for s in range(len(chosen)) if level[s] < len(levels) and best[s] < fmt.width]
+        if not live:
+            break
+        cand, owner = [], []
+        for s in live:
+            j = coord[s]
+            step = 1 << levels[level[s]]
+            for d in (-step, step):
+                o = cur[s].copy()
+                o[j] = min(max(o[j] + d, bounds[j][0]), bounds[j][1])
+                if o[j] != cur[s][j]:
+                    cand.append(o)
+                    owner.append(s)
+        if not cand:
+            for s in live:
+                level[s] += 1
+            continue
+        cand_o = np.array(cand[: budget - spent])
+        owner = owner[: len(cand_o)]
+        rows = np.stack([from_ordinal(cand_o[:, j], fmt) for j in range(k)], axis=1)
+        worst = np.asarray(measure(rows), dtype=float)
+        worst = np.where(np.isnan(worst), -1.0, worst)
+        rows_out.append(rows)
+        spent += len(rows)
+        moved = set()
+        for i, s in enumerate(owner):
+            if worst[i] > best[s]:
+                best[s], cur[s] = worst[i], cand_o[i]
+                moved.add(s)
+        for s in live:
+            if s in moved:
+                fails[s] = 0
+                continue
+            fails[s] += 1
+            coord[s] = (coord[s] + 1) % k
+            if fails[s] >= k:
+                fails[s] = 0
+                level[s] += 1
+    if not rows_out:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    return np.concatenate(rows_out)
+
+
+def worst_bits(bits: np.ndarray) -> np.ndarray:
+    """The worst error over the outputs at each point, NaN where none is
+    measured (``bits``: shape (outputs, n))."""
+    b = np.where(np.isnan(bits), -np.inf, bits).max(axis=0, initial=-np.inf)
+    return np.where(np.isinf(b) & (b < 0), np.nan, b)
