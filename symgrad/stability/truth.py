@@ -262,7 +262,7 @@ class GroundTruth:
                         todo.discard(k)
                     elif v[0] in (fninf, finf) or v[1] in (fninf, finf):
                         # no finite bound twice, at 4x the start: a value past
-                        # the range of exp (|u| > 2**40) is in it; more bits
+                        # the range of exp (|u| > 2**16384) is in it; more bits
                         # will not bound it.  Unresolved, and said so.
                         if k in unbounded and prec >= 4 * self.start_prec:
                             todo.discard(k)
