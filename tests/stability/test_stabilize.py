@@ -127,3 +127,32 @@ def test_erf_near_one_keeps_its_bits(expr, at, sign):
     want = sign * np.array([float(mpmath.erfc(at * p)) for p in pts])  # ± erfc(±x)
     err = np.abs(got - want)
     assert np.all((err <= 8 * 2.0**-53 * np.abs(want)) | (err <= 8 * TINY)), (s, got, want)
+
+
+# ---- the figures are measured on points the choice never saw ----------------------
+
+
+def test_a_form_that_loses_on_its_own_search_points_is_not_chosen():
+    # -1/expm1(-u) measures 1 bit on the points that choose, but its expm1 overflows
+    # from u = -709.78, where exp(u)/(exp(u) - 1) as written is still a subnormal
+    # (-2.1e-309 at u = -710.74) and the form gives -0.0: the search of its fresh
+    # points finds the edge, and another form is kept
+    u = sp.Symbol("u", real=True)
+    s = stabilize(sp.exp(u) / (sp.exp(u) - 1), {u: (-1000, 1000)}, explain=True, samples=128)
+    f = lambdify([u], s.result)
+    assert f(-710.74) == pytest.approx(-2.127e-309, rel=1e-3)
+    (c,) = s.choices
+    assert c.basis.counts["uniform over the floats"] == 128 and c.basis.total > 128
+
+
+@pytest.mark.parametrize("e, lo, hi", [
+    (1 - sp.tanh(x) ** 2, -40, 40),  # the tanh derivative: 0 where tanh rounds to +-1
+    (sp.exp(x) / (1 + sp.exp(x)) ** 2, -800, 800),  # the logistic's derivative
+], ids=["tanh'", "logistic'"])
+def test_reported_figures_are_not_below_an_independent_measurement(e, lo, hi):
+    from tests.stability.test_search import independent
+
+    s = stabilize(e, {x: (lo, hi)}, explain=True, samples=64)
+    (c,) = s.choices
+    assert c.after[0] >= independent(e, c.chosen, {x: (lo, hi)}, 640) - 1
+    assert s.after.max_bits_error >= independent(e, c.chosen, {x: (lo, hi)}, 640, seed=7) - 1
