@@ -48,6 +48,7 @@ __all__ = ["Basis", "PointSearch", "ascend", "SOURCES", "random_mask", "worst_bi
 SOURCES = (
     "uniform over the floats",
     "corners",
+    "near the ends",
     "uniform in value",
     "log-uniform over binades",
     "subnormals",
@@ -65,6 +66,7 @@ BASES = 4  # values of the other variables per variable searched (several variab
 SPLIT = 32  # bisection: pieces per round
 PER_TRACK = 3  # transitions bracketed per node, variable and base row
 EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
+NEAR_ENDS = 8  # points near each end of a variable's range
 
 
 def _label(name: str) -> int:
@@ -204,6 +206,7 @@ class PointSearch:
             ("log-uniform over binades", self._log_uniform(b["log-uniform over binades"],
                                                            -EVERYDAY, EVERYDAY)),
             ("subnormals", self._subnormals()),
+            ("near the ends", self._near_ends(uniform)),
         ):
             blocks.append(pts)
             labels.append(np.full(len(pts), _label(name)))
@@ -215,6 +218,29 @@ class PointSearch:
         if not self.symbols:
             return drawn[:0], np.zeros(0, dtype=int)
         return self._structure(drawn)
+
+    def _near_ends(self, drawn: np.ndarray) -> np.ndarray:
+        """Points inside each end of each variable's range, at 2**U floats
+        from it (U uniform, 0 included: the float beside it), the others at
+        random rows: a formula whose zero is an end of the box loses the
+        most somewhere near it (2x² + 2x at x = -1 + 1e-10: 20 bits)."""
+        fmt = self.fmt
+        per = NEAR_ENDS if len(self.symbols) == 1 else max(2, NEAR_ENDS // 2)
+        rows = []
+        for j, (lo, hi) in enumerate(self.ranges):
+            olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
+            if ohi - olo < 2:
+                continue
+            span = math.log2(min(ohi - olo, 2**62))
+            for end, sign in ((olo, 1), (ohi, -1)):
+                u = np.concatenate([[0.0], self.rng.uniform(0, span - 1, size=per - 1)])
+                offs = np.exp2(u).astype(np.int64)  # below 2**61: inside the range
+                base = drawn[self.rng.integers(0, len(drawn), size=per)].copy()
+                base[:, j] = from_ordinal(end + sign * offs, fmt)
+                rows.append(base)
+        if not rows:
+            return np.zeros((0, len(self.symbols)), dtype=fmt.dtype)
+        return np.concatenate(rows)
 
     def _subnormals(self) -> np.ndarray:
         normal = math.ldexp(1.0, self.fmt.emin)
@@ -241,18 +267,7 @@ class PointSearch:
             bases = drawn[self.rng.choice(len(drawn), size=min(nb, len(drawn)), replace=False)]
             for base in bases:
                 found += tracks.along(base, j, self.ranges[j])
-        cap = self.budget["structure"]
-        if sum(len(r) for _, r in found) > cap:  # round-robin over the sources
-            by: dict[int, list] = {}
-            for item in found:
-                by.setdefault(item[0], []).append(item)
-            queues = [[q[i] for i in self.rng.permutation(len(q))] for q in by.values()]
-            found, size = [], 0
-            while size < cap and any(queues):
-                for q in queues:
-                    if q and size < cap:
-                        found.append(q.pop())
-                        size += len(found[-1][1])
+        found = _cap(_distinct(found), self.budget["structure"], self.rng)
         rows = [r for _, rs in found for r in rs]
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
@@ -262,6 +277,42 @@ class PointSearch:
                              return_index=True)
         first = np.sort(first)
         return rows[first], labs[first]
+
+
+# thresholds and edges are exact and few: kept first; zeros and conditions fill the rest
+_FIRST = ("thresholds", "overflow, underflow and domain edges", "regime boundaries")
+
+
+def _distinct(found: list) -> list:
+    """Items (label, rows) whose rows were not already in an earlier item."""
+    seen: set = set()
+    out = []
+    for lab, rows in found:
+        keys = [r.tobytes() for r in rows]
+        if all(k in seen for k in keys):
+            continue
+        seen.update(keys)
+        out.append((lab, rows))
+    return out
+
+
+def _cap(found: list, cap: int, rng: np.random.Generator) -> list:
+    """At most ``cap`` rows: the items of the sources in :data:`_FIRST`
+    first, then the others, round-robin over the sources of each group, at
+    random within a source (a bracket's two floats stay together)."""
+    out, size = [], 0
+    for group in (_FIRST, None):
+        by: dict[int, list] = {}
+        for item in found:
+            if (SOURCES[item[0]] in _FIRST) == (group is not None):
+                by.setdefault(item[0], []).append(item)
+        queues = [[q[i] for i in rng.permutation(len(q))] for q in by.values()]
+        while size < cap and any(queues):
+            for q in queues:
+                if q and size < cap:
+                    out.append(q.pop())
+                    size += len(out[-1][1])
+    return out
 
 
 # ---- tracks: what is watched along a variable ------------------------------------------

@@ -81,6 +81,17 @@ def test_the_zero_of_a_subtraction_is_found():
     assert r.max_bits_error > 20
 
 
+@pytest.mark.parametrize("f, lo, hi, least", [
+    (2 * x**2 + 2 * x, -1, 1, 15),  # 0 at x = -1: 20 bits at -1 + 1e-10 (independent: 10.2)
+    (x**2 - 1, 1, 2, 15),  # siblings: a zero at an end of the box
+    (sqrt(x) - 1, 1, 4, 15),
+    (exp(x) - 1, 0, 1, 15),
+], ids=["2x²+2x", "x²-1", "sqrt(x)-1", "exp(x)-1"])
+def test_a_zero_at_an_end_of_the_box_is_approached(f, lo, hi, least):
+    r = check_stability(f, {x: (lo, hi)}, samples=64, rewrites=False)
+    assert r.max_bits_error >= least, str(r)
+
+
 # ---- the thresholds of the form actually measured -----------------------------------
 
 
