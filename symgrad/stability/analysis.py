@@ -48,7 +48,7 @@ from .bits import Format, bits_error, ordinal, round_mpf
 from .floats import NodeEvaluator
 from .report import Region, Witness
 from .sampling import from_ordinal
-from .truth import RESOLVED, UNDEFINED, GroundTruth
+from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
 
 __all__ = ["Measurement", "find_regions", "LOCALIZE_POINTS"]
 
@@ -225,7 +225,9 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region], list[Regio
         order, kids = postorder([root], lambda x: m.nodes.kids[x])
         first, over = _events(order, kids, vals, n)
         st = m.status[o]
-        bad = (st == RESOLVED) & (m.bits[o] > m.tolerance)
+        # bad: resolved and wrong, or unresolved and wrong for every value the
+        # truth's bounds allow (measure() put that lower bound in bits)
+        bad = ((st == RESOLVED) | (st == UNRESOLVED)) & (m.bits[o] > m.tolerance)
         undefined = st == UNDEFINED
         good = (st == RESOLVED) & ~bad
         groups: dict[tuple, _Group] = {}
@@ -404,7 +406,7 @@ def _in_group(m: Measurement, g: _Group, x: float) -> bool:
     _, _, status, bits = m.measure(row.reshape(1, 1))
     if g.kind == "undefined":
         return bool(status[g.output][0] == UNDEFINED)
-    return bool(status[g.output][0] == RESOLVED and bits[g.output][0] > m.tolerance)
+    return bool(status[g.output][0] != UNDEFINED and bits[g.output][0] > m.tolerance)
 
 
 def _refine(m: Measurement, g: _Group, rng: tuple[float, float]) -> tuple[float, float]:

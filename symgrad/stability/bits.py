@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from mpmath.libmp import finf, fnan, fninf, fzero
 
-__all__ = ["Format", "FORMATS", "float_format", "round_mpf", "ordinal", "bits_error"]
+__all__ = ["Format", "FORMATS", "float_format", "round_mpf", "ordinal", "bits_error",
+           "bits_error_bounds"]
 
 
 @dataclass(frozen=True)
@@ -146,3 +147,24 @@ def bits_error(computed: np.ndarray, truth: np.ndarray, fmt: Format) -> np.ndarr
     out = np.where(np.isnan(c) & np.isinf(t), float(fmt.width), out)
     out = np.where(np.isnan(t), np.nan, out)
     return np.minimum(out, float(fmt.width))
+
+
+def bits_error_bounds(computed: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                      fmt: Format) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds on :func:`bits_error` where the correctly
+    rounded truth is only known to lie in ``[lo, hi]`` (NaN bounds where
+    ``lo`` is NaN: nothing known).  The truth is a real number there, so a
+    NaN from the code is wrong by the full width.
+
+    >>> f = FORMATS["float64"]
+    >>> lo, hi = np.array([1.0, 1.0, 2.0]), np.array([1.0, np.nextafter(1.0, 2), 3.0])
+    >>> [b.round(1).tolist() for b in bits_error_bounds(np.array([1.0, np.nan, 1.0]), lo, hi, f)]
+    [[0.0, 64.0, 52.0], [0.0, 64.0, 52.6]]
+    """
+    c = np.asarray(computed, dtype=fmt.dtype)
+    with np.errstate(invalid="ignore"):
+        b_lo, b_hi = bits_error(c, lo, fmt), bits_error(c, hi, fmt)
+        inside = (c >= lo) & (c <= hi)
+    upper = np.maximum(b_lo, b_hi)
+    lower = np.where(inside, 0.0, np.minimum(b_lo, b_hi))
+    return lower, upper

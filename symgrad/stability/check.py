@@ -13,7 +13,7 @@ from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions
-from .bits import bits_error, float_format
+from .bits import bits_error, bits_error_bounds, float_format
 from .bounds import prove
 from .compare import as_written, rewrite_notes
 from .floats import NodeEvaluator, evaluated_form, generated
@@ -127,9 +127,15 @@ def check_stability(
                          for o in out])
 
     def measure(points: np.ndarray):
-        t, st = truth.batch(points)
+        t, st, lo, hi = truth.batch_bounds(points)
         c = compute(points)
         b = np.where(st == RESOLVED, bits_error(c, t, fmt), np.nan)
+        # an unresolved point whose truth's bounds decide it: its upper bound
+        # where that is within the tolerance, its lower bound where that is
+        # beyond (an alarm); NaN where the bounds do not decide
+        low, up = bits_error_bounds(c, lo, hi, fmt)
+        decided = np.where(up <= tolerance_bits, up, np.where(low > tolerance_bits, low, np.nan))
+        b = np.where(st == UNRESOLVED, decided, b)
         return c, t, st, b
 
     search = PointSearch(form, symbols, dom, fmt, samples, seed)
@@ -177,6 +183,8 @@ def check_stability(
         proved=prove(form, symbols, dom, fmt),
         limit_source=lambda: limits_at_infinity(flat, symbols, dom, compute, fmt.max),
         samples=len(points), unresolved=int(np.sum(status == UNRESOLVED)),
+        unresolved_within=int(np.sum((status == UNRESOLVED) & (bits <= tolerance_bits))),
+        unresolved_wrong=int(np.sum((status == UNRESOLVED) & (bits > tolerance_bits))),
         undefined_points=int(np.sum(status == UNDEFINED)), undefined=undefined,
         notes=(rewrite_notes(flat, form, symbols, points, bits, true, status, fmt)
                if rewrites else []),

@@ -49,6 +49,9 @@ class Witness:
 
     def __str__(self) -> str:
         at = ", ".join(f"{s}={_num(v)}" for s, v in self.point.items()) or "its one value"
+        if math.isnan(self.true) and not math.isnan(self.bits):
+            return (f"at {at}: computed {_num(self.computed)}, true value unresolved but "
+                    f"at least {self.bits:.1f} bits away by its bounds")
         return f"at {at}: computed {_num(self.computed)}, true {_num(self.true)}"
 
 
@@ -133,10 +136,17 @@ class StabilityReport:
     no figure.  ``unresolved`` counts the points whose exact value the
     ground truth could not establish; they too are in no figure.
 
+    At an unresolved point the truth's last interval still bounds the
+    error: where the code is wrong by more than the tolerance for every
+    value it allows (a NaN where the value is real), the point is in an
+    alarm region; where it is within the tolerance for all of them, it is
+    counted in ``unresolved_within`` and decides nothing against ``ok``.
+
     ``ok`` is true when no region was found, the worst error is within
-    ``tolerance_bits`` and no point is unresolved; ``verdict`` words it:
-    ``"ok"``, ``"NOT ok"``, or, with unresolved points and no alarm,
-    ``"ok on resolved points; N unresolved"`` (``ok`` is then False)."""
+    ``tolerance_bits`` and every unresolved point is within the tolerance by
+    those bounds; ``verdict`` words it: ``"ok"``, ``"NOT ok"``, or, with
+    undecided points and no alarm, ``"ok on resolved points; N unresolved"``
+    (``ok`` is then False)."""
 
     exprs: list[Basic]
     domain: dict[Symbol, tuple[float, float]]
@@ -154,6 +164,8 @@ class StabilityReport:
     unresolved: int  # (output, point) pairs whose exact value is not known
     undefined_points: int  # (output, point) pairs where the formula has no real value
     undefined: list[Region] = field(default_factory=list)
+    unresolved_within: int = 0  # of the unresolved, those the truth's bounds put within tolerance
+    unresolved_wrong: int = 0  # ... and those they put beyond it (in the regions)
     notes: list[str] = field(default_factory=list)
     points: np.ndarray | None = field(default=None, repr=False)
     bits: np.ndarray | None = field(default=None, repr=False)
@@ -187,8 +199,9 @@ class StabilityReport:
         tolerance), or ``"ok on resolved points; N unresolved"``."""
         if self.regions or self.max_bits_error > self.tolerance_bits:
             return "NOT ok"
-        if self.unresolved:
-            return f"ok on resolved points; {self.unresolved} unresolved"
+        open_ = self.unresolved - self.unresolved_within - self.unresolved_wrong
+        if open_:
+            return f"ok on resolved points; {open_} unresolved"
         return "ok"
 
     # -- text ---------------------------------------------------------------
@@ -212,9 +225,15 @@ class StabilityReport:
                                       f"{'s' if self.undefined_points != 1 else ''} where the "
                                       "formula has no real value: not in the figures"))
         if self.unresolved:
-            rows.append(("unresolved", f"{self.unresolved} point"
-                                       f"{'s' if self.unresolved != 1 else ''} unresolved: the "
-                                       "exact value could not be established; not in the figures"))
+            text = (f"{self.unresolved} point{'s' if self.unresolved != 1 else ''} unresolved: "
+                    "the exact value could not be established; not in the figures")
+            if self.unresolved_within:
+                text += (f"; {self.unresolved_within} of them within the tolerance (the code's "
+                         "value is that close to every value the truth's bounds allow)")
+            if self.unresolved_wrong:
+                text += (f"; {self.unresolved_wrong} of them wrong by more than the tolerance "
+                         "for every value those bounds allow (in the regions)")
+            rows.append(("unresolved", text))
         return rows
 
     def __str__(self) -> str:

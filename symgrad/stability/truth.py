@@ -309,8 +309,8 @@ class GroundTruth:
         """Like :meth:`batch`, with two more arrays: floats ``lo <= hi``
         between which the correctly rounded value is known to lie (both
         the value where RESOLVED; NaN where UNDEFINED; where UNRESOLVED,
-        the last interval rounded outward, -inf and inf if it said
-        nothing)."""
+        the last interval's ends rounded, NaN where not even that is known
+        (an argument straddling the edge of a domain))."""
         n_out = len(self.program.outputs)
         shape = (n_out, len(points))
         vals, lo, hi = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
@@ -328,5 +328,5 @@ class GroundTruth:
 
     def _rounded_ends(self, v: object) -> tuple[float, float]:
         if not (type(v) is tuple and len(v) == 2 and type(v[0]) is tuple):
-            return -math.inf, math.inf  # UNKNOWN: nothing is known
+            return math.nan, math.nan  # UNKNOWN: not even that the value is real
         return round_mpf(v[0], self.fmt), round_mpf(v[1], self.fmt)
