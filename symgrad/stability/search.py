@@ -266,13 +266,14 @@ class PointSearch:
         for j in range(len(self.symbols)):
             bases = drawn[self.rng.choice(len(drawn), size=min(nb, len(drawn)), replace=False)]
             for base in bases:
-                found += tracks.along(base, j, self.ranges[j])
+                found += [(lab, rows, (j, t)) for lab, rows, t in tracks.along(base, j,
+                                                                              self.ranges[j])]
         found = _cap(_distinct(found), self.budget["structure"], self.rng)
-        rows = [r for _, rs in found for r in rs]
+        rows = [r for _, rs, _ in found for r in rs]
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)
-        labs = np.array([lab for lab, rs in found for _ in rs], dtype=int)
+        labs = np.array([lab for lab, rs, _ in found for _ in rs], dtype=int)
         _, first = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
                              return_index=True)
         first = np.sort(first)
@@ -284,34 +285,43 @@ _FIRST = ("thresholds", "overflow, underflow and domain edges", "regime boundari
 
 
 def _distinct(found: list) -> list:
-    """Items (label, rows) whose rows were not already in an earlier item."""
+    """Items (label, rows, track) whose rows were not already in an earlier one."""
     seen: set = set()
     out = []
-    for lab, rows in found:
-        keys = [r.tobytes() for r in rows]
+    for item in found:
+        keys = [r.tobytes() for r in item[1]]
         if all(k in seen for k in keys):
             continue
         seen.update(keys)
-        out.append((lab, rows))
+        out.append(item)
     return out
 
 
 def _cap(found: list, cap: int, rng: np.random.Generator) -> list:
-    """At most ``cap`` rows: the items of the sources in :data:`_FIRST`
-    first, then the others, round-robin over the sources of each group, at
-    random within a source (a bracket's two floats stay together)."""
+    """At most ``cap`` rows, round-robin over the sources (those of
+    :data:`_FIRST` first in each round); within a source, the first
+    transition of every track before the second of any (at random among
+    equals).  A bracket's two floats stay together."""
+    if sum(len(it[1]) for it in found) <= cap:
+        return found
+    by: dict[int, list] = {}
+    for item in found:
+        by.setdefault(item[0], []).append(item)
+    queues = []
+    for lab in sorted(by, key=lambda k: (SOURCES[k] not in _FIRST, k)):
+        q, seen = by[lab], {}
+        rank = []
+        for item in q:
+            rank.append(seen.get(item[2], 0))
+            seen[item[2]] = rank[-1] + 1
+        order = np.lexsort((rng.random(len(q)), np.array(rank)))
+        queues.append([q[i] for i in order[::-1]])  # popped from the end: best last
     out, size = [], 0
-    for group in (_FIRST, None):
-        by: dict[int, list] = {}
-        for item in found:
-            if (SOURCES[item[0]] in _FIRST) == (group is not None):
-                by.setdefault(item[0], []).append(item)
-        queues = [[q[i] for i in rng.permutation(len(q))] for q in by.values()]
-        while size < cap and any(queues):
-            for q in queues:
-                if q and size < cap:
-                    out.append(q.pop())
-                    size += len(out[-1][1])
+    while size < cap and any(queues):
+        for q in queues:
+            if q and size < cap:
+                out.append(q.pop())
+                size += len(out[-1][1])
     return out
 
 
@@ -413,7 +423,7 @@ class _Tracks:
         for t, a, b, ca, cb in self._bisect(base, j, brackets):
             pair = np.repeat(base[None, :], 2, axis=0)
             pair[:, j] = from_ordinal(np.array([a, b]), fmt)
-            out.append((self._label(t, ca, cb), list(pair)))
+            out.append((self._label(t, ca, cb), list(pair), t))
         out += self._conditions(rows)
         return out
 
@@ -452,13 +462,13 @@ class _Tracks:
         out = []
         lab = _label("largest condition numbers")
         with np.errstate(all="ignore"):
-            for node in self.adds:
+            for a, node in enumerate(self.adds):
                 terms = sum(np.abs(np.asarray(vals[k], dtype=float)) for k in self.nodes.kids[node])
                 cond = terms / np.abs(np.asarray(vals[node], dtype=float))
                 cond = np.where(np.isfinite(terms), np.nan_to_num(cond, nan=0.0, posinf=1e308), 0)
                 for k in np.argsort(-cond)[:2]:
                     if cond[k] >= 256:
-                        out.append((lab, [rows[k].copy()]))
+                        out.append((lab, [rows[k].copy()], -1 - a))
         return out
 
 
