@@ -279,7 +279,10 @@ def find_regions(m: Measurement) -> tuple[list[Region], list[Region], list[Regio
                 add((kind, node), i, kind, node, False,
                     lambda node=node, cond=cond, under=under: _why_local(node, cond, under), False)
         for g in groups.values():
-            for members in _runs(m, g, good | bad | undefined):
+            runs = _runs(m, g, good | bad | undefined)
+            if g.kind == "undefined":
+                runs = [r for run in runs for r in _split_on_floats(m, g, run)]
+            for members in runs:
                 r = _region(m, g, members, vals)
                 if g.kind == "undefined":
                     undefined_regions.append(_with_code_values(r, m, members))
@@ -348,8 +351,10 @@ GAP = 8  # a run ends at more than this many other points in a row
 
 def _runs(m: Measurement, g: _Group, measured: np.ndarray) -> list[np.ndarray]:
     """The group's points split into runs along the one variable (a run
-    ends where more than GAP other points lie in a row); in several
-    variables, one run."""
+    ends where more than GAP other points lie in a row, or, for where the
+    formula is undefined, at any point where it is defined: log(sin(x)) is
+    undefined on every other half-period, not on one long range); in
+    several variables, one run."""
     members = np.array(g.members)
     if len(m.symbols) != 1:
         return [members]
@@ -365,12 +370,35 @@ def _runs(m: Measurement, g: _Group, measured: np.ndarray) -> list[np.ndarray]:
             gap = 0
         elif cur and xs[i] != xs[cur[-1]]:
             gap += 1
-            if gap > GAP:
+            if gap > (0 if g.kind == "undefined" else GAP):
                 runs.append(np.array(cur))
                 cur, gap = [], 0
     if cur:
         runs.append(np.array(cur))
     return runs
+
+
+SPLIT_GRID = 16  # floats tried between neighbouring points of an undefined run
+
+
+def _split_on_floats(m: Measurement, g: _Group, run: np.ndarray) -> list[np.ndarray]:
+    """An undefined run (one variable) split where, between two of its
+    neighbouring samples, the culprit is finite in floats at one of
+    SPLIT_GRID points evenly spaced in ordinal: a defined window that no
+    sample fell in (log(sin(x)) at large x, sampled sparsely)."""
+    if len(m.symbols) != 1 or len(run) < 2:
+        return [run]
+    run = run[np.argsort(m.points[run, 0].astype(float), kind="stable")]
+    o = ordinal(m.points[run, 0], m.fmt)
+    steps = np.arange(1, SPLIT_GRID + 1) / (SPLIT_GRID + 1)
+    grid = (o[:-1, None] + (o[1:] - o[:-1])[:, None].astype(float) * steps).astype(np.int64)
+    xs = from_ordinal(grid.ravel(), m.fmt)
+    vals = m.nodes.values([xs])
+    if g.culprit not in vals:
+        return [run]
+    finite = np.isfinite(np.asarray(vals[g.culprit], dtype=float)).reshape(grid.shape)
+    cut = np.flatnonzero(finite.any(axis=1)) + 1
+    return [p for p in np.split(run, cut) if len(p)]
 
 
 def _region(m: Measurement, g: _Group, members: np.ndarray, vals: dict) -> Region:
@@ -395,8 +423,7 @@ def _region(m: Measurement, g: _Group, members: np.ndarray, vals: dict) -> Regio
 def _in_group(m: Measurement, g: _Group, x: float) -> bool:
     row = np.array([x], dtype=m.fmt.dtype)
     if g.event:
-        v = m.nodes.values([row])[g.culprit]
-        if np.isfinite(np.asarray(v, dtype=float))[0]:
+        if not _nonfinite(m, g.culprit, x):
             return False
         if g.harmless:
             return True
@@ -421,21 +448,80 @@ def _refine(m: Measurement, g: _Group, rng: tuple[float, float]) -> tuple[float,
         nb = xs[k - 1] if step < 0 and k > 0 else (xs[np.searchsorted(xs, end, "right")]
                                                   if step > 0 and np.searchsorted(xs, end, "right")
                                                   < len(xs) else None)
+        if nb is not None and nb != end and g.kind == "undefined" and _in_group(m, g, nb):
+            nb = _defined_between(m, g, end, nb)  # a run split by _split_on_floats
         if nb is None or nb == end or _in_group(m, g, nb):
             out.append(end)
             continue
         a, b = (int(v) for v in ordinal(np.array([end, nb]), m.fmt))  # a inside, b outside
-        exact = g.event or g.kind == "undefined"  # a predicate that flips at one float
-        for _ in range(REFINE_STEPS if exact else REFINE_STEPS_MEASURED):
-            if abs(b - a) <= 1:
-                break
-            mid = (a + b) // 2
-            if _in_group(m, g, float(from_ordinal(np.array([mid]), m.fmt)[0])):
-                a = mid
+        if g.kind == "undefined":
+            # the floats first (cheap), kept where the truth confirms the edge
+            # they find: undefined on one side, defined on the other
+            fa = fb = None
+            if g.culprit in m.nodes.values([np.array([end], dtype=m.fmt.dtype)]):
+                fa, fb = _float_edge(m, g.culprit, a, b)
+            if fa is not None and abs(fb - fa) <= 1 and _in_group(m, g, _at(m, fa)) \
+                    and not _in_group(m, g, _at(m, fb)):
+                a = fa
             else:
-                b = mid
-        out.append(float(from_ordinal(np.array([a]), m.fmt)[0]))
+                a, _ = _bisect(m, a, b, lambda v: _in_group(m, g, v), REFINE_STEPS)
+        else:
+            a, _ = _bisect(m, a, b, lambda v: _in_group(m, g, v),
+                           REFINE_STEPS if g.event else REFINE_STEPS_MEASURED)
+        out.append(_at(m, a))
     return out[0], out[1]
+
+
+def _defined_between(m: Measurement, g: _Group, end: float, nb: float) -> float | None:
+    """The float nearest ``end`` among SPLIT_GRID between it and ``nb`` where
+    the culprit is finite in floats (None if there is none)."""
+    a, b = (int(v) for v in ordinal(np.array([end, nb]), m.fmt))
+    k = SPLIT_GRID + 1
+    grid = np.array([a + (b - a) * i // k for i in range(1, k)], dtype=np.int64)
+    xs = from_ordinal(grid, m.fmt)
+    vals = m.nodes.values([xs])
+    if g.culprit not in vals:
+        return None
+    ok = np.flatnonzero(np.isfinite(np.asarray(vals[g.culprit], dtype=float)))
+    return float(xs[ok[0]]) if len(ok) else None
+
+
+def _float_edge(m: Measurement, node: Basic, a: int, b: int) -> tuple[int, int]:
+    """Ordinals ``a`` (``node`` non-finite in floats) and ``b`` (finite)
+    narrowed to neighbours, 64-fold per evaluation of the floats."""
+    while abs(b - a) > 1:
+        cand = np.unique(np.array([a + (b - a) * i // 64 for i in range(65)], dtype=np.int64))
+        if cand[0] != a:
+            cand = cand[::-1]  # from a to b, whichever way they lie
+        v = m.nodes.values([from_ordinal(cand, m.fmt)])[node]
+        out = np.flatnonzero(np.isfinite(np.asarray(v, dtype=float)))
+        if not len(out) or out[0] == 0:
+            break  # not the predicate this assumed: the caller checks with the truth
+        a, b = int(cand[out[0] - 1]), int(cand[out[0]])
+    return a, b
+
+
+def _at(m: Measurement, o: int) -> float:
+    return float(from_ordinal(np.array([o]), m.fmt)[0])
+
+
+def _nonfinite(m: Measurement, node: Basic, x: float) -> bool:
+    v = m.nodes.values([np.array([x], dtype=m.fmt.dtype)])[node]
+    return not bool(np.isfinite(np.asarray(v, dtype=float))[0])
+
+
+def _bisect(m: Measurement, a: int, b: int, inside, steps: int) -> tuple[int, int]:
+    """Ordinals ``a`` (inside) and ``b`` (outside) brought together by
+    ``steps`` halvings on the predicate ``inside(x)``."""
+    for _ in range(steps):
+        if abs(b - a) <= 1:
+            break
+        mid = (a + b) // 2
+        if inside(_at(m, mid)):
+            a = mid
+        else:
+            b = mid
+    return a, b
 
 
 def group_counts(regions: list[Region]) -> dict[str, int]:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from sympy import Piecewise, acos, atan, exp, log, sqrt, symbols
+from sympy import Piecewise, acos, atan, exp, log, sin, sqrt, symbols
 
 from symgrad import check_stability
 from symgrad.stability.bits import FORMATS
@@ -112,3 +112,13 @@ def test_undefined_counts_per_output():
     r = check_stability([log(x), x], {x: (-1, 1)}, samples=128)
     assert r.ok and r.outputs[0].undefined > 0 and r.outputs[1].undefined == 0
     assert "undefined (no real value; the code's NaN/inf is right there):" in str(r)
+
+
+def test_undefined_runs_end_at_every_defined_point():
+    # log(sin(x)) is undefined on every other half-period; sampled sparsely, the
+    # runs were merged into one long range (more than GAP defined points apart)
+    r = check_stability(log(sin(x)), {x: (-20, 20)}, samples=256)
+    spans = sorted(u.ranges[x] for u in r.undefined)
+    # each within one half-period, its ends at multiples of pi (or the domain's end)
+    assert len(spans) >= 5 and all(hi - lo <= math.pi + 1e-12 for lo, hi in spans)
+    assert all(abs(math.sin(v)) < 1e-14 or abs(v) == 20 for span in spans for v in span)
