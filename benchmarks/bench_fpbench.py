@@ -54,6 +54,8 @@ from .independent import (
     run_all,
     stats,
     widened,
+    worst,
+    worst_text,
 )
 
 FILES = Path(__file__).resolve().parent / "fpbench"
@@ -118,6 +120,8 @@ def measure(arg: tuple, send=lambda part: None) -> dict:
     r["written"] = stats(m.bits(written))
     r["before"] = stats(m.bits(before))
     r["after"] = stats(m.bits(after))
+    r["worst_written"] = worst(m.bits(written), written, m)
+    r["worst_after"] = worst(m.bits(after), after, m)
     r["after_nonfinite"] = nonfinite_where_finite(after, m)
     r["written_nonfinite"] = nonfinite_where_finite(written, m)
     # the checker's witnesses, confirmed (or not) by the ground truth
@@ -211,6 +215,20 @@ def summary(results: list[tuple[str, dict, list[str]]]) -> list[str]:
     return lines
 
 
+def details(results: list) -> list[str]:
+    """The worst independent point of each case in a failure class."""
+    lines = []
+    for name, r, k in results:
+        if not set(k) - {"slow"} or "after" not in r:
+            continue
+        name = getattr(name, "name", name)
+        label = f"{name} ({r['dtype']})" if "dtype" in r else name
+        lines.append(f"- {label}: {', '.join(k)}; written: "
+                     f"{worst_text(r.get('worst_written')) or '-'}; after stabilize: "
+                     f"{worst_text(r.get('worst_after')) or '-'}; chosen by {r.get('how')}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dtype", choices=("float64", "float32"), default=None,
@@ -257,6 +275,7 @@ def main(argv: list[str] | None = None) -> None:
     tail.append(f"refused by read_fpcore ({len(refused)}): "
                 + "; ".join(f"{e.name} ({e.construct})" for _, e in refused))
     tail.append(f"total {time.perf_counter() - start:.0f} s")
+    tail += ["", "Worst independent points of the cases in a class:", *details(out)]
     print("\n".join(tail))
     if args.markdown:
         Path(args.markdown).write_text("\n".join([*head, HEADER, *lines, "", *tail]) + "\n",

@@ -56,6 +56,8 @@ from .independent import (
     run_all,
     stats,
     widened,
+    worst,
+    worst_text,
 )
 
 LOSSY = 3.0
@@ -314,6 +316,8 @@ def measure(arg: tuple, send=lambda part: None) -> dict:
     after = m.generated(result)
     r["derived"] = stats(m.bits(derived))
     r["after"] = stats(m.bits(after))
+    r["worst_derived"] = worst(m.bits(derived), derived, m)
+    r["worst_after"] = worst(m.bits(after), after, m)
     r["after_nonfinite"] = nonfinite_where_finite(after, m)
     r["witness"] = 0.0
     if witnesses:
@@ -445,6 +449,20 @@ def summary(results: list) -> list[str]:
     return lines
 
 
+def details(results: list) -> list[str]:
+    """The worst independent point of each case in a failure class."""
+    lines = []
+    for name, r, k in results:
+        if not set(k) - {"slow"} or "after" not in r:
+            continue
+        name = getattr(name, "name", name)
+        label = f"{name} ({r['dtype']})" if "dtype" in r else name
+        lines.append(f"- {label}: {', '.join(k)}; derived: "
+                     f"{worst_text(r.get('worst_derived')) or '-'}; after stabilize: "
+                     f"{worst_text(r.get('worst_after')) or '-'}; chosen by {r.get('how')}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dtype", choices=("float64", "float32"), action="append",
@@ -486,7 +504,8 @@ def main(argv: list[str] | None = None) -> None:
         k = classify(r)
         out.append((cs, r, k))
         lines.append(row(cs, r, k))
-    tail = summary(out) + [f"total {time.perf_counter() - start:.0f} s"]
+    tail = summary(out) + [f"total {time.perf_counter() - start:.0f} s", "",
+                           "Worst independent points of the cases in a class:", *details(out)]
     print(HEADER)
     print("\n".join(lines))
     print()

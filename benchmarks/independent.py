@@ -129,6 +129,26 @@ def stats(bits: np.ndarray) -> tuple[float, float]:
     return (float(b.max()), float(b.mean())) if b.size else (0.0, 0.0)
 
 
+def worst(bits: np.ndarray, computed: np.ndarray, m: Measured) -> dict | None:
+    """Where the error is largest: the point, the output, computed, true."""
+    b = np.where(np.isfinite(bits), bits, -1.0)
+    if b.size == 0 or b.max() <= 0:
+        return None
+    k, i = np.unravel_index(int(np.argmax(b)), np.atleast_2d(b).shape)
+    comp, true = np.atleast_2d(computed), np.atleast_2d(m.true)
+    return {"point": {str(s): float(m.points[i, j]) for j, s in enumerate(m.symbols)},
+            "output": int(k), "computed": float(comp[k, i]), "true": float(true[k, i]),
+            "bits": float(np.atleast_2d(bits)[k, i])}
+
+
+def worst_text(w: dict | None) -> str:
+    if not w:
+        return ""
+    at = ", ".join(f"{k}={v:.6g}" for k, v in w["point"].items())
+    out = f" (output {w['output']})" if w["output"] else ""
+    return f"at {at}{out}: {w['computed']:.6g}, true {w['true']:.6g} ({w['bits']:.1f} bits)"
+
+
 def nonfinite_where_finite(computed: np.ndarray, m: Measured) -> int:
     """Points where the computation is NaN or inf and the truth finite."""
     ok = (m.status == RESOLVED) & np.isfinite(m.true)
