@@ -8,6 +8,7 @@ its proof measures (:mod:`.library`).  Code generation applies the
 and among algebraic transforms, regimes and series, by measurement.
 """
 
+from .expsums import with_normalized_sums
 from .facts import Facts
 from .forms import Sigmoid, Softplus
 from .library import LIBRARY, by_name, in_scope
@@ -44,15 +45,17 @@ def accurate_forms(exprs: list, domain: dict | None = None) -> list:
 
 def safe_forms(exprs: list, domain: dict | None = None) -> list:
     """``exprs`` with the ``codegen`` and ``safe`` rewrites applied, valid
-    on ``domain`` (symbol -> (lo, hi); all reals where None): what
-    ``stabilize=True`` does without measuring.
+    on ``domain`` (symbol -> (lo, hi); all reals where None), and the sums
+    of exponentials left normalized by their largest exponent where that
+    loses nothing (:func:`~symgrad.rewrites.expsums.normalized_safe`):
+    what ``stabilize=True`` does without measuring.
 
     >>> from sympy import symbols, exp
     >>> x = symbols("x")
     >>> safe_forms([exp(x) / (1 + exp(x))])
     [Piecewise((1, x >= 0), (exp(-Abs(x)), True))/(1 + exp(-Abs(x)))]
     """
-    return apply_rewrites(exprs, _SAFE, Facts(domain))
+    return with_normalized_sums(list(exprs), _SAFE, Facts(domain))
 
 
 _CODEGEN = in_scope("codegen")

@@ -6,6 +6,9 @@ for measurement to say.  Three sources:
 * the library's rewrites (:mod:`.library`): each ``measured`` rewrite on
   its own, and all of them together, over the ``codegen`` and ``safe``
   ones;
+* sums of exponentials normalized by their largest exponent
+  (:mod:`.expsums`), hyperbolic functions written with ``exp`` first or
+  not;
 * algebra that exposes a cancellation to a rewrite or removes it: SymPy's
   ``together`` then ``factor`` (``1/(x+1) - 2/x + 1/(x-1)`` is
   ``2/(x(x-1)(x+1))``), ``cancel`` (``(e^{2x}-1)/(e^x-1)`` is ``e^x + 1``),
@@ -41,6 +44,16 @@ from sympy import (
 )
 
 from ..graph import count_ops
+from .expsums import (
+    EXP32,
+    after,
+    exp_sums,
+    hyperbolic_as_exp,
+    normalized,
+    normalized_beyond,
+    normalized_safe,
+    with_normalized_sums,
+)
 from .facts import Facts
 from .library import in_scope
 from .quotients import divide_in_turn
@@ -90,7 +103,7 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
     >>> [(c.how, c.expr) for c in candidates(log(x + 1) - log(x), {x: (0, oo)})]
     [('safe forms', -log(x) + log1p(x)), ('log1p-difference', log1p(1/x))]
     """
-    base = apply_rewrites([expr], _SAFE, Facts(domain))[0]
+    base = with_normalized_sums([expr], _SAFE, Facts(domain))[0]
     out = [Candidate(base, "safe forms")]
     # the others may be invalid at an end of the domain (0 in x**p, x ≥ 0):
     # they are measured there, and regimes keep them off it
@@ -110,6 +123,21 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
             add(e, rw.name)
     if len(applied) > 1:
         add(apply_rewrites([base], [*_SAFE, *applied], facts)[0], "+".join(r.name for r in applied))
+    # sums of exponentials normalized by their largest exponent everywhere
+    # (the safe forms keep the source where a difference of exponents rounds)
+    # (where the safe forms left none to normalize, or normalized them all
+    # exactly, the others add nothing but noise to the ranking)
+    hyper = hyperbolic_as_exp([expr])[0]
+    sums = exp_sums([base], facts)
+    tries = [] if not sums else [("exp-normalized", normalized(expr, facts, together=True))]
+    if sums and normalized_safe(base, facts) is None:
+        tries += [("exp-normalized past float64's range", normalized_beyond(expr, facts)),
+                  ("exp-normalized past float32's range", normalized_beyond(expr, facts, *EXP32))]
+    if hyper != expr:
+        tries.append(("hyperbolic as exp, exp-normalized", normalized(hyper, facts, together=True)))
+    for how, e in tries:
+        if e is not None:
+            add(apply_rewrites([e], after(_SAFE), facts)[0], how)
     if count_ops([expr]) <= ALGEBRA_OPS:
         for name, fn in _ALGEBRA:
             try:
@@ -120,6 +148,9 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
                 continue
             add(apply_rewrites([t], _SAFE, facts)[0], name)
             add(apply_rewrites([t], [*_SAFE, *_MEASURED], facts)[0], f"{name}, then rewrites")
+            n = normalized(t, facts, together=True)
+            if n is not None:
+                add(apply_rewrites([n], after(_SAFE), facts)[0], f"{name}, exp-normalized")
     for c in list(out):
         add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
     return out

@@ -25,7 +25,7 @@ from .forms import Sigmoid, Softplus, erfcx
 from .pattern import PATTERN_SYMBOLS
 from .rewrite import Rewrite
 
-__all__ = ["prove", "NotProved", "definition"]
+__all__ = ["prove", "prove_equal", "NotProved", "definition"]
 
 _DEFS = {
     Sigmoid: lambda u: 1 / (1 + exp(-u)),
@@ -108,4 +108,32 @@ def prove(rw: Rewrite) -> str:
                 break
         else:
             raise NotProved(f"rewrite {rw.name}: SymPy cannot show {rw.lhs} = {br}")
+    return "; ".join(dict.fromkeys(how))
+
+
+def prove_equal(source: Basic, form: Basic) -> str:
+    """How SymPy proves ``form`` equal to ``source`` (formulas over real
+    symbols): each branch of each ``Piecewise`` of ``form`` on its own, as
+    :func:`prove` does for a rewrite (raises NotProved).
+
+    >>> from sympy import Symbol, exp, log, Piecewise
+    >>> x = Symbol("x", real=True)
+    >>> prove_equal(exp(x) / (1 + exp(x)), Piecewise((1 / (1 + exp(-x)), x >= 0),
+    ...                                              (exp(x) / (1 + exp(x)), True)))
+    'simplify over real symbols'
+    >>> prove_equal(log(1 + exp(x)), x + log(1 + exp(-x)))  # simplify, or exp of both sides
+    '... over real symbols'
+    """
+    lhs = definition(source)
+    how = []
+    for br in _branches(definition(form)):
+        d = lhs - br
+        syms = sorted(d.free_symbols, key=str)
+        got = _vanishes(d, syms, False)
+        if got is None and d.has(log) and simplify(exp(d)) == 1:
+            # exp(d) = 1 makes d a multiple of 2πi: 0 where both sides are real
+            got = "the exponential of the difference simplifies to 1 (both sides real)"
+        if got is None:
+            raise NotProved(f"SymPy cannot show {source} = {br}")
+        how.append(f"{got} over real symbols")
     return "; ".join(dict.fromkeys(how))
