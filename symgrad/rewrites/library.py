@@ -229,7 +229,11 @@ LIBRARY: tuple[Rewrite, ...] = (
         "σ(u) rounds to 1 for u > 37: log gives 0 instead of ≈ -exp(-u)",
         Example(log(1 / (1 + exp(-x))), {x: (40, 700)}, {x: (-700, 30)}, {x: EXP}),
         family="sigmoid", needs=("sigmoid-reciprocal",)),
-    _rw("exp-over-expm1",  exp(u) / expm1(u),   -1 / expm1(-u),   "safe",
+    # normalized by the larger exponent of exp(u) - 1 (rewrites/expsums): by
+    # exp(u) for u > 0 only; -1/expm1(-u) for u < 0 is -1/inf = -0 where
+    # exp(u) is subnormal (48.6 bits lost at u = -710.74)
+    _rw("exp-over-expm1",  exp(u) / expm1(u),
+        Piecewise((-1 / expm1(-u), u > 0), (exp(u) / expm1(u), True)), "safe",
         "exp(u) overflows for u > 709: inf/inf is NaN",
         Example(exp(x) / (exp(x) - 1), {x: (710, 1e4)}, {x: (0.5, 700)}, {x: EXP}),
         family="sigmoid", needs=("expm1",)),
