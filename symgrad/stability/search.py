@@ -263,8 +263,15 @@ class PointSearch:
         tracks = _Tracks(self.forms, self.symbols, fmt)
         found: list[tuple[int, list]] = []  # (label, rows): a bracket's two floats together
         nb = 1 if len(self.symbols) == 1 else BASES
+        # the other variables at rows where every output is a float (where the
+        # formula is undefined, nothing along a variable changes)
+        vals = tracks.nodes.values([drawn[:, j] for j in range(len(self.symbols))])
+        ok = np.ones(len(drawn), dtype=bool)
+        for f in self.forms:
+            ok &= np.isfinite(np.broadcast_to(np.asarray(vals[f], dtype=float), ok.shape))
+        pool = np.flatnonzero(ok) if ok.any() else np.arange(len(drawn))
         for j in range(len(self.symbols)):
-            bases = drawn[self.rng.choice(len(drawn), size=min(nb, len(drawn)), replace=False)]
+            bases = drawn[self.rng.choice(pool, size=min(nb, len(pool)), replace=False)]
             for base in bases:
                 found += [(lab, rows, (j, t)) for lab, rows, t in tracks.along(base, j,
                                                                               self.ranges[j])]

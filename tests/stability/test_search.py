@@ -138,6 +138,16 @@ def test_several_variables_search_each_with_the_others_sampled():
     assert np.any(np.abs(th[:, 0] * th[:, 1] - math.log(F64.max)) < 1e-9)
 
 
+@pytest.mark.parametrize("f", [1 + exp(exp(sqrt(tanh(y)))) / x, 1 + sqrt(y) / x, 1 - log(y) / x],
+                         ids=["bench_verdicts-4", "sqrt", "log"])
+def test_the_other_variables_are_held_where_the_formula_is_defined(f, seed=7):
+    # undefined for y < 0: along x, the zero x = -exp(exp(sqrt(tanh(y)))) is only
+    # there for y > 0 (bench_verdicts, seed 11: the four rows all had y < 0, 5.9 bits
+    # reported, 64 measured independently; seed 7 here, before: 3 of 3 under 50 bits)
+    r = check_stability(f, {x: (-1e300, 1e300), y: (-1, 1)}, samples=32, seed=seed)
+    assert r.max_bits_error > 50, str(r)
+
+
 # ---- the ascent -------------------------------------------------------------------
 
 
