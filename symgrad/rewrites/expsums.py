@@ -83,7 +83,7 @@ from .rewrite import apply_rewrites
 __all__ = ["MAX_BRANCHES", "ExpSum", "exp_sums", "normalized", "normalized_safe",
            "normalized_beyond", "hyperbolic_as_exp", "with_normalized_sums", "after"]
 
-MAX_BRANCHES = 16  # choices of the largest exponent, over all sums, written as branches
+MAX_BRANCHES = 8  # choices of the largest exponent, over all sums, written as branches
 MAX_TERMS = 12  # terms of one sum
 TOGETHER_OPS = 120  # branches put over a common denominator up to this size
 # float64's normal range of exp: exp(u) is a normal float for u in [LO, HI]
@@ -413,7 +413,8 @@ def normalized(expr: Basic, facts: Facts | None = None, together: bool = False) 
         for k in keys:
             m = Max(*groups[k][0].exponents)
             scale.update({s: m for s in groups[k]})
-        return _substitute([expr], scale, log_form, hyper)[0]
+        got = _substitute([expr], scale, log_form, hyper)[0]
+        return _together(got) if together else got
 
     def build(i: int, scale: dict) -> Basic:
         if i == len(keys):
