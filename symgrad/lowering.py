@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sympy import Add, Basic, Dummy, Expr, Function, Mul, Piecewise, S
-from sympy.core.operations import LatticeOp
-from sympy.functions.elementary.miscellaneous import MinMaxBase
+from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from .build import unevaluated
 from .graph import postorder
 from .nodes import is_marker
 from .shapes import flatten_exprs
@@ -51,12 +50,6 @@ def rebuild(node: Basic, args: tuple | list) -> Basic:
     if node.is_Mul and any(a is S.Zero for a in args) and all(a.is_finite is not False
                                                            for a in args if a.is_Number):
         return S.Zero
-    if isinstance(node, (MinMaxBase, LatticeOp)):
-        # their constructors sort the arguments by tree size even unevaluated:
-        # a walk of the whole tree below, exponential in a DAG's depth
-        obj = Basic.__new__(type(node), *args)
-        obj._argset = frozenset(args)
-        return obj
     if isinstance(node, Piecewise):
         pairs = [a if isinstance(a, ExprCondPair) else ExprCondPair(*a.args) for a in args]
         return Piecewise(*pairs, evaluate=False)
@@ -64,24 +57,11 @@ def rebuild(node: Basic, args: tuple | list) -> Basic:
 
 
 def _uncached(node: Basic, args: tuple | list) -> Basic:
-    """``node.func(*args, evaluate=False)`` made past SymPy's cache: a lookup
+    """``node`` over ``args`` unevaluated and past SymPy's cache: a lookup
     there compares a new deep node with an equal one built before (lowering
     the same formula twice) by SymPy's recursive ``==``, a RecursionError
-    past about a thousand levels."""
-    if node.is_Mul or node.is_Add:
-        return type(node)._from_args(args)
-    if node.is_Pow:
-        obj = Basic.__new__(type(node), *args)
-        obj.is_commutative = args[0].is_commutative and args[1].is_commutative
-        return obj
-    if isinstance(node, Function):
-        obj = Basic.__new__(type(node), *args)
-        obj.nargs = node.nargs  # (what Function's constructor sets)
-        return obj
-    try:
-        return node.func(*args, evaluate=False)
-    except TypeError:  # a class without the evaluate option
-        return node.func(*args)
+    past about a thousand levels (:func:`symgrad.build.unevaluated`)."""
+    return unevaluated(node, args)
 
 
 def _sum(args: tuple | list) -> Basic:

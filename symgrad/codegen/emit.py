@@ -24,14 +24,11 @@ import re
 from dataclasses import dataclass, field
 
 from sympy import (
-    Add,
     Basic,
     Derivative,
-    Function,
     Integral,
     Max,
     Min,
-    Mul,
     Number,
     Piecewise,
     Pow,
@@ -44,6 +41,7 @@ from sympy.core.function import AppliedUndef
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
+from ..build import unevaluated
 from ..graph import postorder
 from .printer import KernelPrinter, NoNumpyFormError
 
@@ -381,18 +379,7 @@ def _rebuild(node: Basic, args: list[Basic]) -> Basic:
     if isinstance(node, Piecewise):
         pairs = [ExprCondPair(args[i], args[i + 1]) for i in range(0, len(args), 2)]
         return Piecewise(*pairs, evaluate=False)
-    if isinstance(node, (Add, Mul)):
-        return type(node)._from_args(args)
-    if isinstance(node, Pow):
-        obj = Basic.__new__(Pow, *args)
-        obj.is_commutative = True  # (real symbols and numbers)
-        return obj
-    if isinstance(node, Function) and not isinstance(node, (Max, Min)):
-        return Basic.__new__(type(node), *args)
-    try:
-        return node.func(*args, evaluate=False)
-    except TypeError:
-        return node.func(*args)
+    return unevaluated(node, args)
 
 
 def _print(printer: KernelPrinter, tree: Basic, node: Basic) -> str:

@@ -20,10 +20,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sympy import Add, And, Basic, Dummy, Expr, Mul, Not, Or, Piecewise, S, sympify
-from sympy.core.function import AppliedUndef, ArgumentIndexError, Derivative, Function
+from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
+from ..build import unevaluated
 from ..errors import RuleError, describe
 from ..graph import postorder
 
@@ -429,10 +430,7 @@ def stencil(node: Basic, args: Sequence[Basic]) -> Stencil | None:
             small.append(a)
     key = (node.func, tuple(None if t else a for a, t in zip(args, tall)))
     if len(args) == len(node.args):
-        try:  # placeholders leave SymPy nothing to simplify
-            small_node = node.func(*small, evaluate=False)
-        except TypeError:
-            small_node = node.func(*small)
+        small_node = unevaluated(node, small)  # placeholders: nothing to simplify
         back[small_node] = node
     else:  # inputs are not the node's arguments (Piecewise): keep the node
         small_node = node
@@ -459,14 +457,7 @@ def put_back(expr: Expr, back: dict) -> Expr:
     return new[expr]
 
 
-def _rebuilt(n: Basic, args: tuple) -> Basic:
-    cls = type(n)
-    if cls.__new__ is Function.__new__ and not isinstance(n, AppliedUndef):
-        return Basic.__new__(cls, *args)  # what Function.__new__ does, unevaluated
-    try:
-        return n.func(*args, evaluate=False)
-    except TypeError:  # a class without the keyword builds evaluated
-        return n.func(*args)
+_rebuilt = unevaluated
 
 
 class PartialsRule(Rule):

@@ -23,6 +23,7 @@ from sympy.core.function import AppliedUndef
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.matrices.expressions.matexpr import MatrixElement
 
+from ..build import unevaluated
 from ..graph import postorder
 
 __all__ = ["is_real", "real_part", "PROJECTED", "mark_projected", "projected"]
@@ -172,8 +173,4 @@ def _replaced(u: Expr, hit, make) -> Basic:
     return new[u]
 
 
-def _build(n: Basic, args: list) -> Basic:
-    try:
-        return n.func(*args, evaluate=False)
-    except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
-        return n.func(*args)
+_build = unevaluated

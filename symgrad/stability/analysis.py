@@ -44,6 +44,7 @@ import numpy as np
 from sympy import Add, Basic, S, Symbol, exp
 
 from ..graph import postorder
+from ..printing import brief
 from .bits import Format, bits_error, ordinal, round_mpf
 from .floats import NodeEvaluator
 from .report import Region, Witness
@@ -172,16 +173,16 @@ def _localize(m: Measurement, rows: np.ndarray, sub: set,
 def _why_event(node: Basic, over: bool, output_value: float, fmt: Format) -> str:
     if over:
         if isinstance(node, exp):
-            text = (f"{node} overflows to inf where {node.args[0]} > "
+            text = (f"{brief(node)} overflows to inf where {brief(node.args[0])} > "
                     f"{math.log(fmt.max):.6g} = log(max {fmt.name})")
         else:
-            text = f"{node} overflows to +-inf"
+            text = f"{brief(node)} overflows to +-inf"
     elif node.is_Mul or node.is_Pow:
-        text = f"{node} is NaN from finite operands (0/0, or a root of a negative number)"
+        text = f"{brief(node)} is NaN from finite operands (0/0, or a root of a negative number)"
     elif node.is_Add:
-        text = f"{node} is NaN from finite operands"
+        text = f"{brief(node)} is NaN from finite operands"
     else:
-        text = (f"{node} is NaN: an argument of {type(node).__name__} leaves its domain "
+        text = (f"{brief(node)} is NaN: an argument of {type(node).__name__} leaves its domain "
                 "through rounding (the exact argument is inside it)")
     if math.isnan(output_value):
         return text + ", and the result is NaN"
@@ -192,12 +193,13 @@ def _why_event(node: Basic, over: bool, output_value: float, fmt: Format) -> str
 
 def _why_local(node: Basic, cond: float, under: bool) -> str:
     if under:
-        return (f"{node} underflows: it or an operand rounds to 0 or a subnormal where the "
+        return (f"{brief(node)} underflows: it or an operand rounds to 0 or a subnormal where the "
                 "exact value is not that small, and the result is wrong")
     if isinstance(node, Add):
-        return (f"{node} cancels: its terms are {cond:.3g} times larger than their sum, so "
+        return (f"{brief(node)} cancels: its terms are {cond:.3g} times larger than their sum, so "
                 "their rounding errors are amplified")
-    return f"{node} is ill-conditioned here: it amplifies the rounding errors of its arguments"
+    return (f"{brief(node)} is ill-conditioned here: it amplifies the rounding errors of its "
+            "arguments")
 
 
 @dataclass
@@ -302,25 +304,25 @@ def _why_undefined(node: Basic) -> str:
     """Why ``node`` has no real value (its operands have one)."""
     name = type(node).__name__
     if node.is_Pow and node.exp.is_negative and node.exp.is_integer:
-        text = f"{node} divides by zero: {node.base} = 0"
+        text = f"{brief(node)} divides by zero: {brief(node.base)} = 0"
     elif node.is_Pow and node.exp == S.Half:
-        text = f"{node} is a square root of {node.base} < 0"
+        text = f"{brief(node)} is a square root of {brief(node.base)} < 0"
     elif node.is_Pow and node.exp.is_positive:
-        text = f"{node} is a root (a real power) of {node.base} < 0"
+        text = f"{brief(node)} is a root (a real power) of {brief(node.base)} < 0"
     elif node.is_Pow:
-        text = f"{node} is a negative real power of {node.base} <= 0"
+        text = f"{brief(node)} is a negative real power of {brief(node.base)} <= 0"
     elif name in ("log", "log2", "loggamma"):
-        text = f"{node} is a log of {node.args[0]} <= 0"
+        text = f"{brief(node)} is a log of {brief(node.args[0])} <= 0"
     elif name == "log1p":
-        text = f"{node} is a log of 1 + {node.args[0]} <= 0"
+        text = f"{brief(node)} is a log of 1 + {brief(node.args[0])} <= 0"
     elif name in ("gamma", "polygamma"):
-        text = f"{node} is at a pole: its argument is a non-positive integer"
+        text = f"{brief(node)} is at a pole: its argument is a non-positive integer"
     elif name == "Piecewise":
-        text = f"no branch of {node} holds"
+        text = f"no branch of {brief(node)} holds"
     elif node.args:
-        text = f"{node}: {node.args[-1]} is outside the domain of {name}"
+        text = f"{brief(node)}: {brief(node.args[-1])} is outside the domain of {name}"
     else:
-        text = f"{node} has no real value"
+        text = f"{brief(node)} has no real value"
     return text + "; the formula has no real value here, and a NaN or inf from the code is right"
 
 
@@ -339,11 +341,11 @@ def _with_code_values(r: Region, m: Measurement, members: np.ndarray) -> Region:
 def _why_harmless(node: Basic, over: bool, truth: float, fmt: Format) -> str:
     inf = "inf" if isinstance(node, exp) else "+-inf"
     if over and math.isinf(truth):
-        return (f"{node} overflows to {inf}, and so does the result: its exact value is beyond "
-                f"the largest {fmt.name}, so {inf} is its correctly rounded value")
+        return (f"{brief(node)} overflows to {inf}, and so does the result: its exact value is "
+                f"beyond the largest {fmt.name}, so {inf} is its correctly rounded value")
     if over:
-        return f"{node} overflows to {inf}, but the result is still right"
-    return f"{node} is NaN, but the result is still right"
+        return f"{brief(node)} overflows to {inf}, but the result is still right"
+    return f"{brief(node)} is NaN, but the result is still right"
 
 
 GAP = 8  # a run ends at more than this many other points in a row

@@ -33,6 +33,7 @@ from mpmath.libmp import (
 )
 from sympy import Basic, Pow, Symbol, cosh, exp, sinh
 
+from ..printing import brief
 from .bits import Format, ordinal
 from .intervals import UNDEF, UNKNOWN
 from .report import Proof
@@ -128,7 +129,7 @@ def prove(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
                          key=lambda t: t[0], default=(0.0, None))
         proofs.append(Proof("overflow", "no overflow is possible on this domain",
                             f"every intermediate value stays within +-{_fmt(big)} < "
-                            f"{_fmt(fmt.max)} (the largest: {where})", where))
+                            f"{_fmt(fmt.max)} (the largest: {brief(where)})", where))
     else:
         for n, h in numeric:
             if not isinstance(n, (exp, sinh, cosh)) or not isinstance(h, tuple):
@@ -138,9 +139,9 @@ def prove(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
                 continue
             arg = n.args[0]
             bound = a[1] if isinstance(n, exp) else max(abs(a[0]), abs(a[1]))
-            what = f"{arg}" if isinstance(n, exp) else f"|{arg}|"
+            what = brief(arg) if isinstance(n, exp) else f"|{brief(arg)}|"
             limit = logmax if isinstance(n, exp) else math.log(2 * fmt.max)
-            proofs.append(Proof("overflow", f"{n} cannot overflow on this domain",
+            proofs.append(Proof("overflow", f"{brief(n)} cannot overflow on this domain",
                                 f"{what} <= {_fmt(bound)} < {_fmt(limit)}", n))
     if defined:
         reasons = []
@@ -151,7 +152,7 @@ def prove(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
                 arg = n.base if isinstance(n, Pow) else n.args[-1] if name == "polygamma" \
                     else n.args[0]
                 a = hull[index[arg]]
-                reasons.append(f"{arg} in [{_fmt(a[0])}, {_fmt(a[1])}] for {n}")
+                reasons.append(f"{brief(arg)} in [{_fmt(a[0])}, {_fmt(a[1])}] for {brief(n)}")
         proofs.append(Proof("domain", "no domain error or division by zero is possible",
                             "; ".join(reasons) if reasons else "no operation here has a "
                             "restricted domain"))

@@ -9,7 +9,9 @@ import numpy as np
 from sympy import Basic, Dummy, S, Symbol
 
 from ..errors import ComplexValueError, SymgradError
+from ..graph import postorder
 from ..lowering import lower
+from ..printing import brief
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions
@@ -37,18 +39,25 @@ _NOT_NUMBERS = (
 def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
     """A clear error for a formula holding the imaginary unit, or a value
     that is no finite number (zoo, nan, oo): the ground truth and the float
-    code measure finite real values."""
+    code measure finite real values.  (One walk over the DAG; the output
+    is found only on error.)"""
+    bad = dict(_NOT_NUMBERS)
+    bad[S.ImaginaryUnit] = None
+    order, _ = postorder(flat, lambda n: n.args)
+    if not any(n in bad for n in order if not n.args):
+        return
     for o, e in enumerate(flat):
-        for bad, what in _NOT_NUMBERS:
-            if e.has(bad):
+        held = {n for n in postorder([e], lambda n: n.args)[0] if not n.args and n in bad}
+        for b, what in _NOT_NUMBERS:
+            if b in held:
                 raise SymgradError(
                     f"{caller} measures formulas of finite real values, and output {o}, "
-                    f"{e}, holds {what}; build the formula without it (a 1/0 or a log(0) "
-                    "among the constants becomes one when SymPy evaluates it)"
+                    f"{brief(e)}, holds {what}; build the formula without it (a 1/0 or a "
+                    "log(0) among the constants becomes one when SymPy evaluates it)"
                 )
-        if e.has(S.ImaginaryUnit):
+        if S.ImaginaryUnit in held:
             raise ComplexValueError(
-                f"{caller} measures real formulas, and output {o}, {e}, holds the "
+                f"{caller} measures real formulas, and output {o}, {brief(e)}, holds the "
                 "imaginary unit I (the gradient of (-3)**y is (-3)**y*(log(3) + I*pi); "
                 f"log(-log(2)) is log(log(2)) + I*pi); {verb} its real and imaginary parts, "
                 "sympy.re(e) and sympy.im(e), or a formula that is real on the domain"

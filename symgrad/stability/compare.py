@@ -11,6 +11,7 @@ from sympy import Basic, Symbol
 
 from ..graph import postorder
 from ..lowering import lower
+from ..printing import brief
 from ..rewrites import accurate_forms
 from .bits import Format, bits_error
 from .floats import NodeEvaluator
@@ -66,7 +67,7 @@ def rewrite_notes(exprs: Sequence[Basic], form: Sequence[Basic], symbols: Sequen
     vals = ne.values([points[:, j] for j in range(len(symbols))])
     notes = []
     pairs = rewrites_applied(exprs)
-    applied = "; ".join(f"{a} -> {b}" for a, b in pairs) or "accurate forms"
+    applied = "; ".join(f"{brief(a)} -> {brief(b)}" for a, b in pairs) or "accurate forms"
     for o, e in enumerate(low):
         ok = status[o] == RESOLVED
         if form[o] == e or not ok.any():

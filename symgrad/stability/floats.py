@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from sympy import Basic, Dummy, Symbol
 
+from ..build import unevaluated
 from ..codegen import lambdify
 from ..graph import postorder
 from ..lowering import lower
@@ -128,7 +129,7 @@ class NodeEvaluator:
             args = [a if a.is_number else h if e is None else h**e
                     for a, h, e in zip(node.args, holes, shape)]
             used = [h for a, h in zip(node.args, holes) if not a.is_number]
-            code = lambdify(used, node.func(*args, evaluate=False), dtype=self.dtype, threads=1)
+            code = lambdify(used, unevaluated(node, args), dtype=self.dtype, threads=1)
             picks = [i for i, a in enumerate(node.args) if not a.is_number]
 
             def fn(*vals, _code=code, _picks=picks):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sympy import Basic, Symbol
 
+from ..printing import brief
 from ..safe import refuse_string
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class Region:
             return f"output {self.output} {rng} ({n}): {self.why}"
         tag = " (harmless)" if self.harmless else ""
         return (f"{self.kind}{tag} in output {self.output} {rng}: {self.max_bits:.1f} bits, "
-                f"culprit {self.culprit}; {self.why}")
+                f"culprit {brief(self.culprit)}; {self.why}")
 
 
 @dataclass(frozen=True)
@@ -209,7 +210,7 @@ class StabilityReport:
         dom = _ranges(self.domain, " in ") if self.domain else "none (a constant)"
         how = "as symgrad runs it" if self.rewrites else "as written"
         rows = [
-            ("formula", "; ".join(str(e) for e in self.exprs)),
+            ("formula", "; ".join(brief(e) for e in self.exprs)),
             ("domain", f"{dom} ({self.dtype}, {how})"),
             ("verdict", self.verdict),
             ("bits of error", f"max {self.max_bits_error:.1f}, mean {self.mean_bits_error:.2f}, "
@@ -243,7 +244,7 @@ class StabilityReport:
                 left = "".join(f", {k} {n}" for k, n in (("undefined", o.undefined),
                                                          ("unresolved", o.unresolved)) if n)
                 lines.append(f"{'output ' + str(i):>14}: max {o.max_bits_error:.1f} bits, "
-                             f"mean {o.mean_bits_error:.2f}{left}  ({o.expr})")
+                             f"mean {o.mean_bits_error:.2f}{left}  ({brief(o.expr)})")
         for title, items in (("regions", self.regions), ("harmless", self.harmless),
                              (UNDEFINED_HEADING, self.undefined),
                              ("proved", self.proved), ("limits", self.limits),
@@ -265,8 +266,8 @@ class StabilityReport:
             for r in self.regions + self.harmless:
                 rng = _ranges(r.ranges, " ∈ ") or "(a constant)"
                 kind = r.kind + (" (harmless)" if r.harmless else "")
-                out.append(f"| {kind} | {r.output} | {rng} | {r.max_bits:.1f} | `{r.culprit}` | "
-                           f"{r.witness} |")
+                out.append(f"| {kind} | {r.output} | {rng} | {r.max_bits:.1f} | "
+                           f"`{brief(r.culprit)}` | {r.witness} |")
         for title, items in (("Undefined (no real value; the code's NaN/inf is right there)",
                               self.undefined), ("Proved", self.proved), ("Limits", self.limits),
                              ("Notes", self.notes)):
@@ -285,7 +286,7 @@ class StabilityReport:
             for r in self.regions + self.harmless:
                 rng = _ranges(r.ranges, " ∈ ") or "(a constant)"
                 kind = r.kind + (" (harmless)" if r.harmless else "")
-                cells = (kind, str(r.output), rng, f"{r.max_bits:.1f}", str(r.culprit),
+                cells = (kind, str(r.output), rng, f"{r.max_bits:.1f}", brief(r.culprit),
                          str(r.witness))
                 body += "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>"
             parts.append(f"<table><tr>{head}</tr>{body}</table>")
@@ -333,7 +334,8 @@ class StabilityReport:
                 a, b = r.ranges[s]
                 ax.axvspan(max(a, np.min(xs)), min(b, np.max(xs)),
                            alpha=0.12 if r.harmless else 0.25,
-                           color=colors.get(r.kind, "tab:red"), label=f"{r.kind}: {r.culprit}")
+                           color=colors.get(r.kind, "tab:red"),
+                           label=f"{r.kind}: {brief(r.culprit)}")
             ax.set_xlabel(str(s))
             ax.set_ylabel("bits of error")
             ax.set_ylim(-1, float(np.finfo(self.dtype).bits) + 2)
@@ -341,7 +343,8 @@ class StabilityReport:
             if handles:
                 uniq = dict(zip(labels, handles))
                 ax.legend(uniq.values(), uniq.keys(), fontsize=7, loc="upper left")
-        fig.suptitle("; ".join(str(e) for e in self.exprs)[:100] + f"  ({self.dtype})", fontsize=9)
+        fig.suptitle("; ".join(brief(e) for e in self.exprs)[:100] + f"  ({self.dtype})",
+                     fontsize=9)
         fig.tight_layout()
         fig.savefig(path, dpi=90)
         plt.close(fig)

@@ -27,6 +27,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from ..errors import SymgradError
 from ..graph import postorder
 from ..lowering import lower
+from ..printing import brief
 from ..widen import widen
 from .bits import Format, float_format, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
@@ -153,7 +154,7 @@ class Program:
                 fn = OPS.get(name) or LOGIC.get(name)
                 if fn is None:
                     raise SymgradError(
-                        f"no ground truth for `{name}` (in {node}): check_stability knows "
+                        f"no ground truth for `{name}` (in {brief(node)}): check_stability knows "
                         f"{', '.join(sorted(OPS))}; rewrite it with those"
                     )
                 self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), name in _LAZY))

@@ -1,0 +1,46 @@
+"""symgrad.build.unevaluated: the one way nodes are rebuilt, for every class
+of node a formula can hold, including those whose constructors take no
+``evaluate=`` (sympy.codegen's logaddexp crashed check_stability)."""
+
+from __future__ import annotations
+
+import pytest
+from sympy import Max, Piecewise, Rational, S, exp, log, sin, symbols
+from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.codegen.numpy_nodes import logaddexp, logaddexp2
+from sympy.functions.elementary.piecewise import ExprCondPair
+
+from symgrad import check_stability, stabilize
+from symgrad.build import unevaluated
+from symgrad.rewrites.forms import Sigmoid, Softplus, erfcx
+
+x, y, z = symbols("x y z", real=True)
+
+
+@pytest.mark.parametrize("node", [
+    x + y, x * y, x**y, sin(x), Max(x, y), logaddexp(x, y), logaddexp2(x, y),
+    log1p(x), expm1(x), hypot(x, y), Sigmoid(x), Softplus(x), erfcx(x),
+    ExprCondPair(x, x > 0), Piecewise((x, x > 0), (y, True)), x < y,
+], ids=str)
+def test_rebuilds_every_kind_of_node_without_evaluating(node):
+    args = tuple(z if a == x else a for a in node.args)
+    got = unevaluated(node, args)
+    assert type(got) is type(node) and got.args == args
+
+
+def test_nothing_is_evaluated():
+    assert unevaluated(x * y, (S(2), x + 1)).args == (2, x + 1)
+    assert unevaluated(sin(x), (S.Zero,)).args == (0,)
+    assert unevaluated(x**2, (S(2), S(3))).args == (2, 3)
+    assert unevaluated(logaddexp(x, y), (y, Rational(1, 2))).args == (y, Rational(1, 2))
+
+
+@pytest.mark.parametrize("formula", [
+    log(exp(x) + exp(y)), logaddexp(x, y) * sin(x), log(exp(x) + exp(y)) - x,
+], ids=str)
+def test_logaddexp_goes_through_check_stability_and_stabilize(formula):
+    dom = {x: (-800, 800), y: (-800, 800)}
+    r = check_stability(formula, dom, samples=32)
+    assert r.samples >= 32
+    assert stabilize(formula, dom, samples=32) is not None
+
