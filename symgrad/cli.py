@@ -34,7 +34,7 @@ from .autodiff import grad
 from .codegen import numpy_code
 from .errors import SymgradError
 from .fpcore import FPCoreBenchmark, FPCoreError, read_fpcore
-from .graph import postorder
+from .graph import free_symbols, postorder
 from .overrides import gradient_override_map
 from .parsing import ParseError, parse
 from .printing import latex_output_name, pretty_assignment, program
@@ -81,7 +81,7 @@ def _formula(text: str) -> Expr:
 
 
 def _symbols(text: str | None, f: Expr) -> list[Symbol]:
-    free = {s.name: s for s in f.free_symbols if isinstance(s, Symbol)}
+    free = {s.name: s for s in free_symbols([f]) if isinstance(s, Symbol)}
     if text is None:
         return [free[n] for n in sorted(free, key=_natural)]
     out = []
@@ -102,7 +102,7 @@ def _natural(name: str) -> tuple:
 
 def _domain(items: Sequence[str], f: Expr, flag: str) -> dict[Symbol, tuple[float, float]]:
     """``x=LO:HI`` items as check_stability's domain (``inf``, ``-inf`` allowed)."""
-    free = {s.name: s for s in f.free_symbols if isinstance(s, Symbol)}
+    free = {s.name: s for s in free_symbols([f]) if isinstance(s, Symbol)}
     domain: dict[Symbol, tuple[float, float]] = {}
     for item in items:
         name, sep, rng = item.partition("=")
@@ -254,7 +254,8 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         show(g, names, style, args.program, out, err)
         print(s, file=out)
     if args.numpy:
-        others = sorted((s for s in f.free_symbols if s not in wrt), key=lambda s: _natural(s.name))
+        others = sorted((s for s in free_symbols([f]) if s not in wrt),
+                        key=lambda s: _natural(s.name))
         params = [*wrt, *others]
         print(f"\n# NumPy code: grad_f({', '.join(map(str, params))}) -> "
               f"[{', '.join(f'df/d{w}' for w in wrt)}]", file=out)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-__all__ = ["postorder", "count_ops"]
+__all__ = ["postorder", "count_ops", "free_symbols"]
 
 
 def postorder(
@@ -72,3 +72,32 @@ def count_ops(roots: Iterable) -> int:
         if k:
             total += k - 1 if (node.is_Add or node.is_Mul) else 1
     return total
+
+
+def free_symbols(roots: Iterable) -> set:
+    """The symbols in ``roots``, found over the DAG (SymPy's
+    ``free_symbols`` unions its arguments' sets recursively: a tree walk,
+    exponential in a DAG's depth).  A node that binds symbols of its own
+    (an ``Integral``, a ``Lambda``) answers for itself.
+
+    >>> from sympy import sin, symbols
+    >>> x, y = symbols("x y")
+    >>> e = x
+    >>> for _ in range(100):
+    ...     e = sin(e) + e * y
+    >>> sorted(free_symbols([e]), key=str)
+    [x, y]
+    """
+    found: set = set()
+    order, kids = postorder(roots, lambda n: () if _whole(n) else n.args)
+    for node in order:
+        if not kids[node]:  # a leaf, or a node that answers for itself
+            found |= node.free_symbols
+    return found
+
+
+def _whole(node) -> bool:
+    """Nodes whose free symbols are not their arguments': binders, and
+    indexed or matrix entries (the entry itself is the symbol)."""
+    return bool(getattr(node, "bound_symbols", ()) or getattr(node, "variables", ())
+                or getattr(node, "is_Indexed", False) or type(node).__name__ == "MatrixElement")

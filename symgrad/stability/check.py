@@ -9,7 +9,7 @@ import numpy as np
 from sympy import Basic, Dummy, S, Symbol
 
 from ..errors import ComplexValueError, SymgradError
-from ..graph import postorder
+from ..graph import free_symbols, postorder
 from ..lowering import lower
 from ..printing import brief
 from ..safe import refuse_string
@@ -65,9 +65,7 @@ def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
 
 
 def _symbols(exprs: list[Basic], domain: Mapping) -> list[Symbol]:
-    free: set = set()
-    for e in exprs:
-        free |= e.free_symbols
+    free = free_symbols(exprs)
     # the domain's order first (the user's), then any symbol it forgot
     ordered = [s for s in domain if s in free]
     return ordered + sorted(free - set(ordered), key=str)

@@ -36,7 +36,7 @@ import numpy as np
 from sympy import Basic, Expr, Symbol, oo
 
 from ..errors import SymgradError
-from ..graph import count_ops
+from ..graph import count_ops, free_symbols
 from ..lowering import lower
 from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
@@ -215,9 +215,7 @@ def _near_zero(rows: np.ndarray, symbols: Sequence[Symbol], domain: Mapping, sam
 
 
 def _symbols(forms: Sequence[Basic], domain: Mapping | None) -> list[Symbol]:
-    free: set = set()
-    for e in forms:
-        free |= e.free_symbols
+    free = free_symbols(forms)
     first = [s for s in (domain or {}) if s in free]
     return first + sorted(free - set(first), key=str)
 
@@ -373,7 +371,7 @@ class _Search:
         formula in several variables can take minutes.)"""
         out = []
         kept = self.points[self.keep]
-        if len(e.free_symbols) != 1:
+        if len(free_symbols([e])) != 1:
             return out
         for j, s in enumerate(self.symbols):
             lo, hi = self.domain[s]
