@@ -676,6 +676,16 @@ def _erfcx(v):
         return _ctx.exp(v * v) * _ctx.erfc(v)
 
 
+def _erfc(v):
+    """erfc(v); past |v| = 1e6 as exp(-v²)·erfcx(|v|) (mpmath's erfc raises
+    OverflowError near 1e9: erfc over all floats crashed check_stability)."""
+    if _ctx.isfinite(v) and abs(v) > 1e6:
+        with _ctx.workprec(_ctx.prec + 10):
+            t = _ctx.exp(-v * v) * _erfcx(abs(v))
+            return t if v > 0 else 2 - t
+    return _ctx.erfc(v)
+
+
 def _log1p(prec, s):
     return _on(_NEG1, None, _ctx.log1p, open_lo=True)(prec, s)
 
@@ -732,7 +742,7 @@ OPS: dict[str, Callable] = {
     "asech": _of_recip(_on(fone, None, _ctx.acosh)),
     "acsch": _of_recip(lambda prec, s: _mono(_ctx.asinh, prec, s)),
     "erf": lambda prec, s: _mono(_ctx.erf, prec, s),
-    "erfc": lambda prec, s: _mono(_ctx.erfc, prec, s, increasing=False),
+    "erfc": lambda prec, s: _mono(_erfc, prec, s, increasing=False),
     "erfcx": lambda prec, s: _mono(_erfcx, prec, s, increasing=False),
     "erfinv": _on(_NEG1, fone, _ctx.erfinv, open_lo=True, open_hi=True),
     "gamma": _gamma,

@@ -186,3 +186,18 @@ def test_trig_of_huge_values_resolves_or_says_so_quickly():
     v, st = truth(sin(exp(x)), 1e6)  # did not finish: mpmath reduced mod pi to 2**1e6 bits
     assert st == UNRESOLVED and math.isnan(v) and time.perf_counter() - t0 < 2
     assert truth(rint(exp(x)), 1e11) == (math.inf, RESOLVED)  # 2**exponent as a Fraction
+
+
+def test_erfc_of_huge_arguments_resolves():
+    # mpmath's erfc raises OverflowError near 1e9: check_stability of erfc(x)
+    # over all floats crashed (found by the rule-table sweep of the speed lane)
+    from sympy import Symbol, erfc, oo
+
+    from symgrad import check_stability
+
+    t = Symbol("t", real=True)
+    truth = GroundTruth([erfc(t)], [t])
+    assert truth.at([1e300]) == ([0.0], [RESOLVED])
+    assert truth.at([-1e300]) == ([2.0], [RESOLVED])
+    assert truth.at([-2e6]) == ([2.0], [RESOLVED])
+    assert check_stability(erfc(t), {t: (-oo, oo)}, samples=32).unresolved == 0
