@@ -44,6 +44,7 @@ from sympy import (
 )
 
 from ..graph import count_ops
+from .exponents import merge_exponentials, settle
 from .expsums import (
     EXP32,
     after,
@@ -138,6 +139,13 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
     for how, e in tries:
         if e is not None:
             add(apply_rewrites([e], after(_SAFE), facts)[0], how)
+    merged = merge_exponentials([base])[0]
+    if merged != base:
+        add(settle(apply_rewrites([merged], _SAFE, facts)[0]), "exponents merged")
+        # the measured rewrites first: a regime's fallback branch folded out
+        # (log(erf(u)/2 + 1/2)) is seen before the safe rewrite that made it
+        again = apply_rewrites([merged], _MEASURED, facts)
+        add(settle(apply_rewrites(again, _SAFE, facts)[0]), "exponents merged, then rewrites")
     if count_ops([expr]) <= ALGEBRA_OPS:
         for name, fn in _ALGEBRA:
             try:

@@ -58,6 +58,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, log1p
 
 from ..graph import postorder
+from .forms import erfcx
 
 __all__ = ["Facts", "Bound"]
 
@@ -191,6 +192,8 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     acos: lambda a: (0.0, math.pi + 1e-15) if -1 <= a[0] and a[1] <= 1 else None,
     acosh: lambda a: (0.0, INF) if a[0] >= 1 else None,
     atanh: lambda a: (-INF, INF) if -1 <= a[0] and a[1] <= 1 else None,
+    # exp(u²)·erfc(u) > 0, decreasing, ≥ erfcx(1.8e308) = 3.1e-309 over the floats
+    erfcx: lambda a: (5e-324, INF),
     # real for every real argument (infinite or undefined at a pole: not complex)
     gamma: lambda a: (-INF, INF),
     Mod: lambda a, b: (-INF, INF),
@@ -238,6 +241,26 @@ class Facts:
         if b is not None and b[0] > 0:
             return True
         return b is not None and self._polynomial_sign(e, b) == 1
+
+    def positive_value(self, e: Basic) -> bool:
+        """Whether the real value of ``e`` is positive, whatever its float (which
+        may underflow to 0): ``positive``, or a product of ``exp`` of real
+        numbers and positive factors (``exp(u)·erfcx(u)/2``).
+
+        >>> from sympy import exp, Symbol
+        >>> x = Symbol("x")
+        >>> Facts().positive(exp(x) / 2), Facts().positive_value(exp(x) / 2)
+        (False, True)
+        """
+        if self.positive(e):
+            return True
+        for f in Mul.make_args(e):
+            if isinstance(f, exp):
+                if self.bound(f.args[0]) is None:
+                    return False
+            elif not self.positive(f):
+                return False
+        return True
 
     def nonnegative(self, e: Basic) -> bool:
         b = self.bound(e)

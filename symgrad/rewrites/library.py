@@ -17,7 +17,10 @@ only where it measures that they do not.
 from __future__ import annotations
 
 from sympy import (
+    Abs,
+    Integer,
     Min,
+    Mul,
     Piecewise,
     Rational,
     atan,
@@ -92,6 +95,12 @@ def _atan_valid(m: Match, f: Facts) -> bool:
     return f.real(m[a]) and f.real(m[b]) and f.positive(1 + m[a] * m[b])
 
 
+def _log_near_one(m: Match, f: Facts) -> bool:
+    # log(a) = log1p(a - 1) for real a (both -inf at 0, NaN below): pays where
+    # a holds a number that the 1 cancels (log(erf(u)/2 + 1/2))
+    return f.real(m[a]) and m[a].is_Add and any(t.is_Number for t in m[a].args)
+
+
 def _pow_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.positive(m[b]) and f.real(m[p]) and not m[p].is_integer
 
@@ -148,21 +157,45 @@ def _power_difference():
 ERFC_FAR = 0.8
 
 
+def _split(v, top):
+    # v = vh + vl for 0 ≤ v, with vh = v to 6 binary places below ``top`` ≤ 64:
+    # at most 12 significant bits, so vh² is exact in float32 and float64,
+    # and vl = v - vh is exact (Sterbenz), below 2^-6
+    vh = floor(Min(v, top) * 64) / 64
+    return vh, v - vh
+
+
 def _erfc_far(v):
-    # exp(-v²)·erfcx(v) with v² split exactly: vh, v to 21 binary places, has
-    # at most 26 significant bits below 32, so vh² is a float, and vl = v - vh
-    # is exact; exp(-v*v) would lose v²·2^-53 of its value to the rounding of
-    # v² (10 bits at v = 26).  min(v, 32) keeps 2^21·vh within 2^26
-    # (erfc(32) < 1e-446: 0 either way)
-    vh = floor(Min(v, 32) * 2**21) / 2**21
-    vl = v - vh
-    return exp(-vh**2) * exp(-(2 * vh * vl + vl**2)) * erfcx(v)
+    # exp(-v²)·erfcx(v), the square split exactly by the exp-square rewrite
+    # (exp(-v*v) would lose v²·2^-53 of its value to the rounding of v²: 10 bits
+    # at v = 26), of v² as SymPy writes it: x²/2 for v = x/√2, from the exact
+    # x (a rounded x/√2 squared loses as many bits again)
+    return exp(-v**2) * erfcx(v)
+
+
+def _exp_square(c=c):
+    # exp(c·u²), c = ±2^k, with |u| split exactly (_split): exp(c*u*u) loses
+    # |c|u²·2^-53 of its value to the rounding of u² (8 bits at u = 36 for
+    # c = -1/2).  Past |u| = 64, |c|u² > 1e3 for |c| ≥ 1/4: exp has long
+    # overflowed or underflowed there either way
+    uh, ul = _split(Abs(u), 64)
+    return exp(c * uh**2) * exp(c * (2 * uh * ul + ul**2))
+
+
+def _power_of_two(m: Match, f: Facts) -> bool:
+    k = m[c]
+    if any(isinstance(t, floor) for t in Mul.make_args(m[u])):
+        return False  # the high part of a split already: uh² is exact
+    return f.real(m[u]) and k.is_Rational and k != 0 and \
+        (abs(k.p) & (abs(k.p) - 1)) == 0 and (k.q & (k.q - 1)) == 0
 
 
 def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", family="",
-        needs=()):
+        needs=(), loses=None):
+    # loses: the bits the example's source loses at least, where fewer than 10
+    extra = {"needs": tuple(needs)} if needs else {}
     return Rewrite(name, lhs, rhs, scope, why, example, valid, where, family,
-                   {"needs": tuple(needs)} if needs else {})
+                   {**extra, "loses": loses} if loses else extra)
 
 
 # fmt: off
@@ -360,17 +393,39 @@ LIBRARY: tuple[Rewrite, ...] = (
         "erf(u) rounds to 1 from u = 5.9: 1 - erf(u) is 0 where erfc(u) is a float "
         "down to 5e-324 at u = 27.2",
         Example(1 - erf(x), {x: (4, 27.2)}, {x: (-6, 1.9)}, {x: ALL}),
-        real(u), "u real", "erf"),
+        real(u), "u real", "erf", needs=("exp-square",)),
     _rw("erf-minus-one",   erf(u) - 1,
         Piecewise((-_erfc_far(u), u > ERFC_FAR), (erf(u) - 1, True)), "safe",
         "erf(u) rounds to 1 from u = 5.9: erf(u) - 1 is 0 where -erfc(u) is a float",
         Example(erf(x) - 1, {x: (4, 27.2)}, {x: (-6, 1.9)}, {x: ALL}),
-        real(u), "u real", "erf"),
+        real(u), "u real", "erf", needs=("exp-square",)),
     _rw("erf-plus-one",    erf(u) + 1,
         Piecewise((_erfc_far(-u), u < -ERFC_FAR), (erf(u) + 1, True)), "safe",
         "erf(u) rounds to -1 below u = -5.9: erf(u) + 1 is 0 where erfc(-u) is a float",
         Example(erf(x) + 1, {x: (-27.2, -4)}, {x: (-1.9, 6)}, {x: ALL}),
-        real(u), "u real", "erf"),
+        real(u), "u real", "erf", needs=("exp-square",)),
+    # ---- exponential factors: a square split exactly, a log of a product with exp,
+    #      a log near 1 -----------------------------------------------------------
+    _rw("exp-square",      exp(c * u**2),       _exp_square(),    "safe",
+        "u² rounds, and exp(c·u²) loses |c·u²|·2^-53 of its value: 8 bits for "
+        "exp(-u²/2) at u = 36",
+        Example(exp(-x**2 / 2), {x: (30, 37.5)}, {x: (-3, 3)}, {x: ALL}),
+        _power_of_two, "u real, c = ±2^k", "exponents",
+        loses=6),  # log2 of |c·u²| < 745 wherever exp(c·u²) is a float: 9.5 at most
+    _rw("exp-square-unit", exp(u**2),           _exp_square(1),   "safe",
+        "u² rounds, and exp(u²) loses u²·2^-53 of its value: 9 bits at u = 26",
+        Example(exp(x**2), {x: (20, 26.6)}, {x: (-3, 3)}, {x: ALL}),
+        lambda m, f: _power_of_two({**m, c: Integer(1)}, f), "u real", "exponents", loses=6),
+    _rw("log-exp-product", log(exp(a) * b),     a + log(b),       "measured",
+        "exp(a) underflows or overflows where log(exp(a)·b) is an ordinary number "
+        "(the log of erfc through erfcx: log(exp(-u²)·erfcx(u)))",
+        Example(log(exp(-x**2) * (x**2 + 1)), {x: (30, 1e150)}, {x: (-5, 5)}),
+        lambda m, f: f.real(m[a]) and f.positive_value(m[b]), "a real, b > 0", "exponents"),
+    _rw("log-near-one",    log(a),              log1p(a - 1),     "measured",
+        "log(a) of a rounded a near 1 keeps only what is left of a - 1, which the "
+        "form computes first (log((1 + erf(u))/2) for large u)",
+        Example(log(x / 2 + Rational(1, 2)), {x: (1 - 1e-9, 1 + 1e-9)}, {x: (2, 100)}),
+        _log_near_one, "a real, a sum with a number", "exponents"),
     # ---- regimes: a form per region, the threshold known in advance ------------
     _rw("sqrt-exp",        sqrt(exp(u) + a),
         Piecewise((exp(u / 2) * sqrt(1 + a * exp(-u)), u > 0), (sqrt(exp(u) + a), True)),

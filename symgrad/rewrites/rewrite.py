@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sympy import Basic
+from sympy import Add, Basic, Mul
 
 from ..graph import postorder
 from .facts import Facts
@@ -74,17 +74,50 @@ class Rewrite:
         or the bound arguments are outside the domain of validity."""
         got = match(self.lhs, node)
         if got is None:
-            return None
+            return self._apply_scaled(node, facts)
         m, rest = got
         if self.valid is not None and not self.valid(m, facts):
             return None
         out = self.rhs.xreplace(m)
         return type(node)(out, *rest) if rest else out
 
+    def _apply_scaled(self, node: Basic, facts: Facts) -> Basic | None:
+        """A two-term sum template matched up to a common factor of the two
+        terms: ``k*erf(u) + k`` is ``k*(erf(u) + 1)`` (SymPy distributes
+        ``(erf(u) + 1)/2`` and ``x*(1 + erf(u))/2``), ``k*log(a) - k*log(b)``
+        is ``k*(log(a) - log(b))``; the node's other terms are kept."""
+        if not (isinstance(node, Add) and isinstance(self.lhs, Add) and len(self.lhs.args) == 2
+                and 2 <= len(node.args) <= _SCALED_TERMS):
+            return None
+        kinds = {type(t) for t in self.lhs.args} | \
+            {type(f) for t in self.lhs.args for f in Mul.make_args(t)}
+        terms = node.args
+        for i, s in enumerate(terms):
+            if not isinstance(s, Mul):
+                continue
+            for f in s.args:
+                if type(f) not in kinds or not f.free_symbols:
+                    continue  # (a constant factor, 1/sqrt(pi), is part of k)
+                k = s / f
+                for j, t in enumerate(terms):
+                    if j == i:
+                        continue
+                    pair = Add(f, t / k)
+                    got = match(self.lhs, pair)
+                    if got is None or got[1]:
+                        continue
+                    m = got[0]
+                    if self.valid is not None and not self.valid(m, facts):
+                        continue
+                    rest = [r for n, r in enumerate(terms) if n not in (i, j)]
+                    return Add(k * self.rhs.xreplace(m), *rest)
+        return None
+
     def __repr__(self) -> str:
         return f"Rewrite({self.name}: {self.lhs} -> {self.rhs}, {self.scope})"
 
 
+_SCALED_TERMS = 6  # sums as long as this are searched for a scaled pair
 _MAX_STEPS = 8  # rewrites nested in the nodes that rewrites create
 
 

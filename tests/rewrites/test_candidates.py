@@ -24,7 +24,7 @@ def test_algebra_finds_what_the_rewrites_cannot():
     got = _forms(1 / (x + 1) - 2 / x + 1 / (x - 1))
     assert got["together+factor"] == 2 / (x * (x - 1) * (x + 1))
     got = _forms((N + 1) * sp.log(N + 1) - N * sp.log(N) - 1, {N: (1, np.inf)})
-    assert str(got["expand+collect, then rewrites"]) == "N*log1p(1/N) + log1p(N) - 1"
+    assert "N*log1p(1/N) + log1p(N) - 1" in {str(e) for e in got.values()}
     assert _forms(sp.sqrt((sp.exp(2 * x) - 1) / (sp.exp(x) - 1)))["together+factor"] == \
         sp.sqrt(sp.exp(x) + 1)
 

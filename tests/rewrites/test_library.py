@@ -54,7 +54,8 @@ def test_rewrite_keeps_the_bits_the_source_loses(rw):
     got = errors(ex.expr, {"source": (ex.expr, as_written),
                            "form": (_applied(rw, ex.unstable), as_run)}, ex.unstable)
     assert len(got["source"]) >= 48  # the truth was established almost everywhere
-    assert got["source"].max() >= 10, f"{rw.name}: the example does not lose bits there"
+    loses = rw.extra.get("loses", 10)  # exp(c·u²) loses log2|c·u²| ≤ 9.5 bits at most
+    assert got["source"].max() >= loses, f"{rw.name}: the example does not lose bits there"
     assert got["form"].max() <= 3, (rw.name, got["form"].max())
 
 
