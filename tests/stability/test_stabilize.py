@@ -77,7 +77,10 @@ def test_a_quotient_whose_product_overflows_is_divided_in_turn(expr):
     # the textbook forms -1/(x(x + 1)) and atan(1/(1 + x(x + 1))) divide by a
     # product that overflows for |x| > 1.3e154, where the value is a subnormal
     r = stabilize(expr, {x: (-sp.oo, sp.oo)}, explain=True, samples=128)
-    assert "divided in turn" in r.how
+    # which non-overflowing form wins is measured: for 3.5 the verification on
+    # fresh and searched points now keeps atan-difference-far's regime (its far
+    # branch divides in turn too); what must hold is the accuracy
+    assert "divided in turn" in r.how or "far" in r.how
     assert r.before.max_bits_error > 60 and r.after.max_bits_error <= 3
     _equal(expr, r.result, [x], [[sp.Rational(7, 3)], [sp.Integer(10) ** 160]])
 
