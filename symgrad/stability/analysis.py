@@ -43,8 +43,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sympy import Add, Basic, S, Symbol, exp
 
+from ..brief import brief
 from ..graph import postorder
-from ..printing import brief
 from .bits import Format, bits_error, ordinal, round_mpf
 from .floats import NodeEvaluator
 from .report import Region, Witness

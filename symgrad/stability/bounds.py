@@ -33,7 +33,7 @@ from mpmath.libmp import (
 )
 from sympy import Basic, Pow, Symbol, cosh, exp, sinh
 
-from ..printing import brief
+from ..brief import brief
 from .bits import Format, ordinal
 from .intervals import UNDEF, UNKNOWN
 from .report import Proof

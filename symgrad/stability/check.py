@@ -8,10 +8,10 @@ from dataclasses import replace
 import numpy as np
 from sympy import Basic, Dummy, S, Symbol
 
+from ..brief import brief
 from ..errors import ComplexValueError, SymgradError
 from ..graph import free_symbols, postorder
 from ..lowering import lower
-from ..printing import brief
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 from sympy import Basic, Symbol
 
+from ..brief import brief
 from ..graph import postorder
 from ..lowering import lower
-from ..printing import brief
 from ..rewrites import accurate_forms
 from .bits import Format, bits_error
 from .floats import NodeEvaluator

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sympy import Basic, Symbol
 
-from ..printing import brief
+from ..brief import brief
 from ..safe import refuse_string
 
 if TYPE_CHECKING:

@@ -24,10 +24,10 @@ from mpmath.libmp import finf, fninf, from_float
 from sympy import Basic, Symbol
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
+from ..brief import brief
 from ..errors import SymgradError
 from ..graph import postorder
 from ..lowering import lower
-from ..printing import brief
 from ..widen import widen
 from .bits import Format, float_format, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
