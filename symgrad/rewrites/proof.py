@@ -4,7 +4,9 @@ The accurate-form nodes are replaced by their definitions, ``sympy.codegen``
 functions (``log1p``, ``expm1``, ``log2``, ``hypot``, ``logaddexp``) and
 ``erfcx`` by theirs, ``widen(u)`` (wider floats, the same value) by ``u``,
 and each branch of a ``Piecewise`` (a regime; nested ones too, in every
-combination) must equal the source on its own.
+combination) must equal the source on its own.  A rewrite whose validity
+ties one pattern symbol to others (``b = u²``) says so in ``extra["bind"]``,
+and the proof is over that binding.
 The pattern symbols become real symbols, or positive ones where the
 rewrite's domain of validity says so, and the difference must vanish by
 ``simplify`` (also after rewriting trigonometric and hyperbolic functions
@@ -92,8 +94,10 @@ def prove(rw: Rewrite) -> str:
     >>> prove(by_name("expm1"))
     'simplify over real symbols'
     """
-    lhs = definition(rw.lhs)
-    rhs = definition(rw.rhs)
+    # what the domain of validity binds (asinh's log form: b = u²)
+    bind = rw.extra.get("bind", {})
+    lhs = definition(rw.lhs).xreplace(bind)
+    rhs = definition(rw.rhs).xreplace(bind)
     branches = _branches(rhs)
     used = [s for s in PATTERN_SYMBOLS if s in lhs.free_symbols]
     # valid everywhere: the proof must hold over the reals

@@ -63,7 +63,8 @@ def truth(expr: sp.Expr, syms: list, points: dict) -> np.ndarray:
                 except (ZeroDivisionError, ValueError):
                     got = None
             last = prec == PRECISIONS[-1]
-            if got is not None and got == prev and (got != 0 or last):
+            # (two low precisions agree on 0 or ±inf, log(0), under total cancellation)
+            if got is not None and got == prev and ((got != 0 and np.isfinite(got)) or last):
                 out[k] = got
                 break
             prev = got
