@@ -38,6 +38,7 @@ from .graph import free_symbols, postorder
 from .overrides import gradient_override_map
 from .parsing import ParseError, parse
 from .printing import latex_output_name, pretty_assignment, program
+from .progress import shown_on
 from .stability import check_stability
 from .stability.stabilize import stabilize
 
@@ -147,12 +148,13 @@ def _plot_target(path: str) -> None:
 
 
 def _verdict(exprs: object, domain: dict, args: argparse.Namespace, out: TextIO,
-             dtype: str | None = None) -> int:
+             err: TextIO, dtype: str | None = None) -> int:
     if getattr(args, "plot", None):
         _plot_target(args.plot)
-    report = check_stability(exprs, domain, dtype=dtype or args.dtype or "float64",
-                             samples=args.samples,
-                             rewrites=not getattr(args, "as_written", False))
+    with shown_on(err, getattr(args, "progress_prefix", "symgrad check")):
+        report = check_stability(exprs, domain, dtype=dtype or args.dtype or "float64",
+                                 samples=args.samples,
+                                 rewrites=not getattr(args, "as_written", False))
     print(report, file=out)
     if getattr(args, "plot", None):
         try:
@@ -249,7 +251,8 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.stabilize:  # what follows (code, check) is of the stabilized gradient
         where = "over the --check domain" if domain else "over all floats"
         print(f"\n# Stabilized ({args.dtype}, {where}):", file=out)
-        s = stabilize(g, domain, dtype=args.dtype, explain=True)
+        with shown_on(err, "symgrad grad --stabilize"):
+            s = stabilize(g, domain, dtype=args.dtype, explain=True)
         g = list(s.result)
         show(g, names, style, args.program, out, err)
         print(s, file=out)
@@ -263,14 +266,15 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if domain:
         what = "stabilized gradient" if args.stabilize else "gradient"
         print(f"\n# Stability of the {what} ({args.dtype}):", file=out)
-        return _verdict(g if len(g) > 1 else g[0], domain, args, out)
+        return _verdict(g if len(g) > 1 else g[0], domain, args, out, err)
     return EXIT_OK
 
 
 def _stabilized(f: Expr, domain: dict | None, dtype: str, args: argparse.Namespace,
                 out: TextIO, err: TextIO) -> int:
-    s = stabilize(f, domain, dtype=dtype, samples=args.samples, explain=True,
-                  widen=args.widen)
+    with shown_on(err, getattr(args, "progress_prefix", "symgrad stabilize")):
+        s = stabilize(f, domain, dtype=dtype, samples=args.samples, explain=True,
+                      widen=args.widen)
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     show([f, s.result], ["f", "stable"], style, False, out, err)
     print(s, file=out)
@@ -290,12 +294,12 @@ def cmd_stabilize(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if _is_fpcore(args.expr):
         return _each_benchmark(args, out, err, lambda b, dtype: _verdict(
-            b.expression, b.domain, args, out, dtype))
+            b.expression, b.domain, args, out, err, dtype))
     if not args.domain:
         raise UsageError("symgrad check: the following arguments are required: --domain "
                          "(see symgrad check --help)")
     f = _formula(args.expr)
-    return _verdict(f, _domain(args.domain, f, "--domain"), args, out)
+    return _verdict(f, _domain(args.domain, f, "--domain"), args, out, err)
 
 
 # ---- FPCore files ---------------------------------------------------------------------
@@ -330,6 +334,7 @@ def _each_benchmark(args: argparse.Namespace, out: TextIO, err: TextIO, run) -> 
             continue
         dtype = args.dtype or b.dtype
         print(f"[{i}/{len(items)}] {b.name} ({dtype}; {_box_text(b)})", file=out)
+        args.progress_prefix = f"[{i}/{len(items)}] {b.name[:40]}"
         try:
             codes.append(run(b, dtype))
         except SymgradError as exc:

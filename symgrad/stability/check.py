@@ -12,6 +12,7 @@ from ..brief import brief
 from ..errors import ComplexValueError, SymgradError
 from ..graph import free_symbols, postorder
 from ..lowering import lower
+from ..progress import stage
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions
@@ -145,8 +146,10 @@ def check_stability(
         b = np.where(st == UNRESOLVED, decided, b)
         return c, t, st, b
 
+    stage("searching for points")
     search = PointSearch(form, symbols, dom, fmt, samples, seed)
     points, labels = search.points()
+    stage("points measured", len(points))
     if not shown:
         points, labels = points[:1], labels[:1]
     computed, true, status, bits = measure(points)
@@ -166,6 +169,7 @@ def check_stability(
                                             for i, a in enumerate((computed, true, status, bits)))
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
+    stage("explaining the losses")
     found = find_regions(m)
     if rewrites and form != lower(flat):  # name culprits as the user wrote them
         back = as_written(flat)

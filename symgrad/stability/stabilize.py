@@ -38,6 +38,7 @@ from sympy import Basic, Expr, Symbol, oo
 from ..errors import SymgradError
 from ..graph import count_ops, free_symbols
 from ..lowering import lower
+from ..progress import stage
 from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..safe import refuse_string
@@ -184,7 +185,10 @@ def stabilize(
     pts = np.concatenate([found, _near_zero(found, symbols, parsed, samples, seed)])
     search = _Search(symbols, parsed, pts, fmt, dom, widen and _widens(fmt))
     fresh = (samples, seed + 1)
-    choices = [search.verify(search.run(e), fresh) for e in forms]
+    choices = []
+    for k, e in enumerate(forms):
+        stage(f"output {k + 1}/{len(forms)}: choosing a form, points measured")
+        choices.append(search.verify(search.run(e), fresh))
     chosen = [c.chosen for c in choices]
     result = struct.build(chosen)
     if not explain:

@@ -28,7 +28,9 @@ from ..brief import brief
 from ..errors import SymgradError
 from ..graph import postorder
 from ..lowering import lower
+from ..progress import tick
 from ..widen import widen
+from .balls import BallProgram
 from .bits import Format, float_format, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
 
@@ -221,6 +223,7 @@ class GroundTruth:
         self.program = Program(lower(list(exprs)), self.symbols)
         self.max_prec = max_prec
         self.start_prec = self.fmt.prec + 24
+        self.balls = BallProgram.of(self.program)  # the fast tier (None: mpmath only)
 
     def precisions(self):
         p = self.start_prec
@@ -232,6 +235,9 @@ class GroundTruth:
     def at(self, xs: Sequence[float]) -> tuple[list[float], list[int]]:
         """Each output's correctly rounded value and status at the point
         ``xs`` (floats, one per symbol): NaN unless RESOLVED."""
+        v = self.decided(xs)
+        if v is not None:
+            return v, [RESOLVED] * len(v)
         vals, status, _, _ = self.resolve(xs)
         return vals, status
 
@@ -317,6 +323,12 @@ class GroundTruth:
         vals, lo, hi = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
         status = np.full(shape, UNRESOLVED, dtype=np.int8)
         for i, row in enumerate(points):
+            tick()
+            v = self.decided(row)
+            if v is not None:  # every output decided in balls
+                vals[:, i] = lo[:, i] = hi[:, i] = v
+                status[:, i] = RESOLVED
+                continue
             v, s, nodes, _ = self.resolve(row)
             vals[:, i] = v
             status[:, i] = s
@@ -326,6 +338,14 @@ class GroundTruth:
                 elif s[k] == UNRESOLVED:
                     lo[k, i], hi[k, i] = self._rounded_ends(nodes[self.program.outputs[k]])
         return vals, status, lo, hi
+
+    def decided(self, xs: Sequence[float]) -> list[float] | None:
+        """Every output's correctly rounded value at ``xs`` from the ball
+        tier (:mod:`.balls`), or None where it does not decide them all
+        (then :meth:`resolve` does, and alone says undefined or unresolved)."""
+        if self.balls is None:
+            return None
+        return self.balls.decide(xs, self.fmt, self.start_prec, self.max_prec)
 
     def _rounded_ends(self, v: object) -> tuple[float, float]:
         if not (type(v) is tuple and len(v) == 2 and type(v[0]) is tuple):

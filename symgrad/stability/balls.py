@@ -1,0 +1,524 @@
+"""A fast first tier for the ground truth: the formula in Arb's ball arithmetic.
+
+:class:`.truth.GroundTruth` evaluates a formula in mpmath intervals
+(:mod:`.intervals`), pure Python: 10 to 30 microseconds an operation.
+Arb (python-flint) does the same rigorous arithmetic in C, as balls
+``mid +- rad`` that always hold the exact value, at about a microsecond.
+:class:`BallProgram` runs the formula that way first; a point whose every
+output ball rounds to one float at some precision is decided here (the
+exact value is in the ball and rounding is monotone, so that float is the
+correctly rounded value).  Everything else -- an argument touching the
+edge of a function's domain, an undecided condition, a function without a
+kernel here, a ball that no precision narrows -- is left to the mpmath
+tier, which alone says *undefined* or *unresolved*: those verdicts keep
+their one definition.
+
+Without python-flint the tier is absent and the mpmath tier does all.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from operator import methodcaller
+
+import numpy as np
+from sympy import Basic
+
+from .bits import Format, round_mpf
+
+try:  # optional: the pure-Python tier serves without it
+    from flint import arb
+    from flint import ctx as _ctx
+except ImportError:  # pragma: no cover - python-flint is installed with symgrad
+    arb = None
+
+__all__ = ["BallProgram", "available"]
+
+_lock = threading.Lock()  # flint's precision is process-wide
+
+
+def available() -> bool:
+    """Whether python-flint is importable (the ball tier exists)."""
+    return arb is not None
+
+
+# ---- helpers -------------------------------------------------------------------
+#
+# An operation returns a ball, NaN where more precision may decide it (an
+# argument straddling the edge of a domain: NaN propagates through the rest),
+# or POISON where the point is the mpmath tier's (an argument outside the
+# domain or exactly on its edge: undefined, which only that tier says).
+# POISON passes through a Piecewise untouched (a branch not taken may be
+# undefined) and stops the run wherever it is used.
+
+
+class _GiveUp(Exception):
+    pass
+
+
+class _Poison:
+    def _stop(self, *args):
+        raise _GiveUp
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _stop
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __abs__ = _stop
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __bool__ = _stop
+    __hash__ = object.__hash__
+
+    def __getattr__(self, name):
+        if name.startswith("__"):  # introspection (doctest, copy) is not arithmetic
+            raise AttributeError(name)
+        raise _GiveUp
+
+
+POISON = _Poison()
+
+
+def _mag(b) -> int:
+    """An upper bound of log2 |b| for a finite ball (0 for small ones)."""
+    man, exp = b.mid().man_exp()
+    return max(int(exp) + int(man).bit_length(), 0) if man else 0
+
+
+def _exact_zero(b) -> bool:
+    return b.is_exact() and b.is_zero()
+
+
+def _with_bits(fn: Callable, extra: Callable) -> Callable:
+    """``fn(b)`` at the working precision plus ``extra(b)`` bits (exp of a
+    huge exact argument needs as many more bits as it has before its point)."""
+
+    def op(prec, b):
+        if not b.is_finite():
+            return arb.nan()
+        more = extra(b)
+        if more > 1 << 20:
+            return POISON
+        if more:
+            _ctx.prec = prec + more
+            try:
+                return fn(b)
+            finally:
+                _ctx.prec = prec
+        return fn(b)
+
+    return op
+
+
+def _argbits(b) -> int:
+    m = _mag(b)
+    return m + 10 if m > 32 else 0
+
+
+def _domain(lo: float | None, hi: float | None, fn: Callable, closed: bool = False) -> Callable:
+    """``fn`` on (lo, hi) (None: unbounded; ``closed``: the ends belong to
+    it); NaN where the ball straddles an end, the mpmath tier's beyond."""
+
+    def op(prec, b):
+        if (lo is None or b > lo) and (hi is None or b < hi):
+            return fn(b)
+        if (lo is not None and (b < lo or (not closed and b <= lo))) or \
+                (hi is not None and (b > hi or (not closed and b >= hi))):
+            return POISON
+        if closed and b.is_exact():
+            return fn(b)
+        return arb.nan()
+
+    return op
+
+
+def _nonzero(fn: Callable) -> Callable:
+    """``fn`` away from 0 (undefined at 0 exactly)."""
+
+    def op(prec, b):
+        if b > 0 or b < 0:
+            return fn(b)
+        if _exact_zero(b):
+            return POISON
+        return arb.nan()
+
+    return op
+
+
+def _recip(b):
+    return POISON if _exact_zero(b) else 1 / b
+
+
+def _pow(prec, b, e):
+    if e.is_exact() and e.is_integer():
+        n = int(e.unique_fmpz())
+        return b**n if n >= 0 else _recip(b ** (-n))
+    if _exact_zero(b):
+        if e > 0:
+            return arb(0)
+        if e <= 0:
+            return POISON
+        return arb.nan()
+    if b < 0:
+        return POISON
+    if not b > 0:
+        return arb.nan()
+    if e.is_exact() and e == arb(0.5):
+        return b.sqrt()
+    return (e * b.log()).exp()
+
+
+def _rational_pow(p: int, q: int) -> Callable:
+    def op(prec, b, e=None):
+        if _exact_zero(b):
+            if p > 0:
+                return arb(0)
+            return POISON
+        if b < 0:
+            return POISON
+        if not b > 0:
+            return arb.nan()
+        r = b.sqrt() if q == 2 else b.root(q)
+        return r**p if p > 0 else _recip(r ** (-p))
+
+    return op
+
+
+def _unary(name: str) -> Callable:
+    call = methodcaller(name)
+    return lambda prec, b: call(b)
+
+
+def _explike(name: str) -> Callable:
+    return _with_bits(methodcaller(name), _argbits)
+
+
+def _sqrt(prec, b):
+    if _exact_zero(b):
+        return arb(0)
+    return _domain(0, None, methodcaller("sqrt"))(prec, b)
+
+
+def _erfcx(prec, b):
+    # exp(b²)·erfc(b): Arb has no underflow, so the product is as exact as its factors
+    if not b.is_finite():
+        return arb.nan()
+    more = 2 * _mag(b) + 10
+    if more > 1 << 20:
+        return POISON
+    _ctx.prec = prec + more
+    try:
+        return (b * b).exp() * b.erfc()
+    finally:
+        _ctx.prec = prec
+
+
+def _gamma(prec, b):
+    if b > 0 or not b.contains_integer():
+        return b.gamma()
+    return POISON  # at or across a pole: the mpmath tier's
+
+
+def _hypot(prec, a, b):
+    return (a * a + b * b).sqrt()
+
+
+def _logaddexp(prec, a, b):
+    return a.max(b) + (-abs(a - b)).exp().log1p()
+
+
+def _max(prec, *a):
+    out = a[0]
+    for b in a[1:]:
+        out = out.max(b)
+    return out
+
+
+def _min(prec, *a):
+    out = a[0]
+    for b in a[1:]:
+        out = out.min(b)
+    return out
+
+
+def _floor(prec, b):
+    lo, hi = b.lower().floor(), b.upper().floor()
+    return lo if lo == hi else arb.nan()
+
+
+def _ceiling(prec, b):
+    lo, hi = b.lower().ceil(), b.upper().ceil()
+    return lo if lo == hi else arb.nan()
+
+
+def _sign(prec, b):
+    if b > 0:
+        return arb(1)
+    if b < 0:
+        return arb(-1)
+    return arb(0) if _exact_zero(b) else arb.nan()
+
+
+def _atan2(prec, y, x):
+    if x > 0 or y > 0 or y < 0:
+        return arb.atan2(y, x)
+    return POISON  # on the branch cut, or at (0, 0)
+
+
+OPS: dict[str, Callable] = {
+    "Pow": _pow,
+    "exp": _explike("exp"),
+    "log": _domain(0, None, methodcaller("log")),
+    "sin": _unary("sin"),
+    "cos": _unary("cos"),
+    "tan": _unary("tan"),
+    "cot": _nonzero(methodcaller("cot")),
+    "sec": _unary("sec"),
+    "csc": _nonzero(methodcaller("csc")),
+    "asin": _domain(-1, 1, methodcaller("asin"), closed=True),
+    "acos": _domain(-1, 1, methodcaller("acos"), closed=True),
+    "atan": _unary("atan"),
+    "acot": _nonzero(lambda b: (1 / b).atan()),
+    "atan2": _atan2,
+    "sinh": _explike("sinh"),
+    "cosh": _explike("cosh"),
+    "tanh": _unary("tanh"),
+    "coth": _nonzero(methodcaller("coth")),
+    "sech": _explike("sech"),
+    "csch": _nonzero(methodcaller("csch")),
+    "asinh": _unary("asinh"),
+    "acosh": _domain(1, None, methodcaller("acosh"), closed=True),
+    "atanh": _domain(-1, 1, methodcaller("atanh")),
+    "erf": _unary("erf"),
+    "erfc": _explike("erfc"),
+    "erfcx": _erfcx,
+    "erfinv": _domain(-1, 1, methodcaller("erfinv")),
+    "gamma": _gamma,
+    "loggamma": _domain(0, None, methodcaller("lgamma")),
+    "Abs": lambda prec, b: abs(b),
+    "Max": _max,
+    "Min": _min,
+    "floor": _floor,
+    "ceiling": _ceiling,
+    "sign": _sign,
+    "log1p": _domain(-1, None, methodcaller("log1p")),
+    "expm1": _explike("expm1"),
+    "hypot": _hypot,
+    "logaddexp": _logaddexp,
+    "sqrt": _sqrt,
+}
+
+
+# ---- conditions: True or False, or the point is the mpmath tier's ---------------------
+
+
+def _lt(prec, a, b):
+    if a < b:
+        return True
+    if a >= b:
+        return False
+    raise _GiveUp
+
+
+def _le(prec, a, b):
+    if a <= b:
+        return True
+    if a > b:
+        return False
+    raise _GiveUp
+
+
+def _eq(prec, a, b):
+    if a == b:
+        return True
+    if a != b:
+        return False
+    raise _GiveUp
+
+
+LOGIC: dict[str, Callable] = {
+    "StrictLessThan": _lt,
+    "LessThan": _le,
+    "StrictGreaterThan": lambda prec, a, b: _lt(prec, b, a),
+    "GreaterThan": lambda prec, a, b: _le(prec, b, a),
+    "Equality": _eq,
+    "Unequality": lambda prec, a, b: not _eq(prec, a, b),
+    "And": lambda prec, *vs: all(vs),
+    "Or": lambda prec, *vs: any(vs),
+    "Not": lambda prec, v: not v,
+}
+
+
+def _const(value: Basic, prec: int):
+    """A ball holding a SymPy number, or None."""
+    if value.is_Integer:
+        return arb(int(value))
+    if value.is_Rational:
+        return arb(int(value.p)) / int(value.q)
+    if value.is_Float:
+        sign, man, exp, _ = value._mpf_
+        return arb((-man if sign else man, exp))
+    v = value.evalf(prec // 3 + 10)
+    if not v.is_Float or not v._mpf_[1]:
+        return None
+    sign, man, exp, bc = v._mpf_
+    # within one unit of prec bits, as the mpmath tier trusts evalf
+    return arb((-man if sign else man, exp), (1, exp + bc - prec))
+
+
+class BallProgram:
+    """A :class:`.truth.Program` compiled to straight-line Python over
+    balls (:meth:`of`: None when some node has no ball kernel here)."""
+
+    def __init__(self, program, source: str, env: dict) -> None:
+        self.program = program
+        self.source = source
+        code = compile(source, "<symgrad ball program>", "exec")
+        exec(code, env)  # noqa: S102 - our own source, built from the formula's node types
+        self._fn = env["_program"]
+        self._consts: dict[int, list] = {}
+
+    @classmethod
+    def of(cls, program) -> BallProgram | None:
+        if arb is None:
+            return None
+        env: dict = {"POISON": POISON}
+        lines = ["def _program(prec, x, c):"]
+        name = {}
+        pairs = {}  # ExprCondPair step -> (value, condition) names
+        for i, step in enumerate(program.steps):
+            kind = step[0]
+            v = f"v{i}"
+            if kind == "sym":
+                name[i] = f"x[{step[1]}]"
+                continue
+            if kind == "const":
+                name[i] = f"c[{i}]"
+                continue
+            if kind == "bool":
+                name[i] = repr(step[1])
+                continue
+            node = program.order[i]
+            op = type(node).__name__
+            args = [] if op == "Piecewise" else [name[k] for k in step[2]]
+            if op == "widen":
+                name[i] = args[0]
+                continue
+            if op == "ExprCondPair":
+                pairs[i] = (args[0], args[1])
+                continue
+            if op == "Piecewise":
+                expr = "POISON"  # no branch holds: undefined
+                for k in reversed(step[2]):
+                    val, cond = pairs[k]
+                    expr = f"({val} if {cond} else {expr})"
+                lines.append(f"    {v} = {expr}")
+            elif op == "Add":
+                lines.append(f"    {v} = {' + '.join(args)}")
+            elif op == "Mul":
+                lines.append(f"    {v} = {' * '.join(args)}")
+            else:
+                if node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
+                    fn = _rational_pow(int(node.exp.p), int(node.exp.q))
+                else:
+                    fn = OPS.get(op) or LOGIC.get(op)
+                if fn is None:
+                    return None
+                env[f"f{i}"] = fn
+                lines.append(f"    {v} = f{i}(prec, {', '.join(args)})")
+            name[i] = v
+        lines.append(f"    return [{', '.join(name[k] for k in program.outputs)}]")
+        return cls(program, "\n".join(lines) + "\n", env)
+
+    def _constants(self, prec: int) -> list | None:
+        c = self._consts.get(prec)
+        if c is None:
+            c = [None] * len(self.program.steps)
+            for i, v in self.program.consts.items():
+                b = _const(v, prec)
+                if b is None:
+                    return None
+                c[i] = b
+            self._consts[prec] = c
+        return c
+
+    def decide(self, xs: Sequence[float], fmt: Format, start: int, top: int) -> list | None:
+        """Every output's correctly rounded value in ``fmt`` at the point
+        ``xs``, the precision raised from ``start`` up to ``top`` bits; or
+        None where the balls do not decide them all.  The next precision
+        is what the widest ball says is missing (a difference that cancels
+        k bits at p bits needs about p + k), at least twice the last."""
+        n = len(self.program.outputs)
+        out: list = [None] * n
+        prec = start
+        while True:
+            now = self.run(xs, prec, fmt)
+            if now is None:
+                return None
+            need = 0
+            for k in range(n):
+                if out[k] is not None:
+                    continue
+                v = now[k]
+                if v is None or type(v) is Undecided:
+                    # no accuracy at all (a ball around 0, or unbounded): 4x
+                    need = max(need, 3 * prec if v is None or v < 8 else max(fmt.prec + 16 - v, 1))
+                else:
+                    out[k] = v
+            if need == 0:
+                return out
+            if prec >= top:
+                return None
+            prec = min(top, prec + min(max(need, prec), 7 * prec))
+
+    def run(self, xs: Sequence[float], prec: int, fmt: Format) -> list | None:
+        """Per output at the point ``xs``, with the working precision
+        ``prec``: the float of ``fmt`` its exact value rounds to, where its
+        ball decides it, else the ball's relative accuracy in bits (None
+        if it has none); or None for the point, which the mpmath tier must
+        decide."""
+        with _lock:
+            old = _ctx.prec
+            _ctx.prec = prec  # also the precision of the balls' ends
+            try:
+                consts = self._constants(prec)
+                if consts is None:
+                    return None
+                try:
+                    with np.errstate(all="ignore"):
+                        balls = self._fn(prec, [arb(float(x)) for x in xs], consts)
+                except (_GiveUp, ArithmeticError, ValueError, TypeError):
+                    return None
+                if any(b is POISON for b in balls):
+                    return None
+                return [_decide(b, fmt) for b in balls]
+            finally:
+                _ctx.prec = old
+
+
+def _mpf(b) -> tuple:
+    man, exp = b.man_exp()
+    man, exp = int(man), int(exp)
+    if man == 0:
+        return (0, 0, 0, 0)
+    sign = 1 if man < 0 else 0
+    man = abs(man)
+    return (sign, man, exp, man.bit_length())
+
+
+class Undecided(float):
+    """A ball's relative accuracy in bits, where it does not round to one float."""
+
+
+def _decide(b, fmt: Format):
+    """The float of ``fmt`` that every point of the ball ``b`` rounds to;
+    where its ends round apart (or to zeros of two signs), an
+    :class:`Undecided` holding its relative accuracy (None: not finite)."""
+    if type(b) is not arb or not b.is_finite():
+        return None
+    acc = b.rel_accuracy_bits()
+    if acc < fmt.prec:  # too wide to round to one float, unless beyond the normal range
+        m = abs(float(b.mid()))
+        if math.ldexp(1.0, fmt.emin) < m < fmt.max / 2:
+            return Undecided(acc)
+    lo, hi = round_mpf(_mpf(b.lower()), fmt), round_mpf(_mpf(b.upper()), fmt)
+    if lo != hi or math.copysign(1.0, lo) != math.copysign(1.0, hi):
+        return Undecided(acc)
+    return lo

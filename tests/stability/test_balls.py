@@ -1,0 +1,100 @@
+"""The ball tier of the ground truth decides exactly what the mpmath tier does."""
+
+import math
+import sys
+
+import numpy as np
+import pytest
+import sympy as sp
+from sympy.codegen.cfunctions import expm1
+
+import symgrad
+from symgrad.stability.balls import BallProgram, available
+from symgrad.stability.bits import float_format
+from symgrad.stability.sampling import parse_domain, sample
+from symgrad.stability.truth import RESOLVED, UNDEFINED, GroundTruth
+from tests.rules.specs import SPECS
+
+pytestmark = pytest.mark.skipif(not available(), reason="python-flint is not installed")
+
+x, y = sp.symbols("x y", real=True)
+
+
+def _both(exprs, syms, dtype="float64"):
+    fast = GroundTruth(exprs, syms, dtype)
+    slow = GroundTruth(exprs, syms, dtype)
+    slow.balls = None
+    return fast, slow
+
+
+def _agree(exprs, syms, points, dtype="float64"):
+    """Where the ball tier decides, the mpmath tier gives the same float (or
+    leaves the point unresolved); statuses are otherwise the mpmath tier's."""
+    fast, slow = _both(exprs, syms, dtype)
+    assert fast.balls is not None
+    v1, s1, _, _ = fast.batch_bounds(points)
+    v2, s2, _, _ = slow.batch_bounds(points)
+    same = (s1 == s2) & ((v1 == v2) | (np.isnan(v1) & np.isnan(v2)))
+    better = (s1 == RESOLVED) & (s2 != RESOLVED)  # more precision than mpmath reached
+    assert (same | better).all(), [(exprs[k], points[i], v1[k, i], v2[k, i])
+                                   for k, i in np.argwhere(~(same | better))][:3]
+    nonzero = same & (v1 != 0)  # (the mpmath tier may call a positive tiny value -0.0)
+    assert (np.signbit(v1[nonzero]) == np.signbit(v2[nonzero])).all()
+    return fast, points
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_every_table_function_and_gradient_it_compiles(dtype):
+    """Each rule-table function and its gradient, at its spec's domain and
+    over all floats, 6 points each (the table's functions the tier has no
+    kernel for are left wholly to the mpmath tier)."""
+    fmt = float_format(dtype)
+    compiled = 0
+    for spec in SPECS:
+        syms = sp.symbols(f"a0:{spec.arity}", real=True)
+        f = spec.build(*syms)
+        exprs = [f, *symgrad.grad(f, list(syms))]
+        if BallProgram.of(GroundTruth(exprs, syms, dtype).program) is None:
+            continue
+        compiled += 1
+        for dom in (dict(zip(syms, spec.domain)), {s: (-sp.oo, sp.oo) for s in syms}):
+            pts = sample(parse_domain(dom, list(syms), fmt), list(syms), 6, fmt, 3)
+            _agree(exprs, list(syms), pts, dtype)
+    assert compiled >= 40
+
+
+def test_extremes_are_exact():
+    pts = np.array([[sys.float_info.max], [1e300], [-1e300], [745.2], [-745.2], [1e-310],
+                    [-5e-324], [0.0], [1e-8]])
+    exprs = [sp.exp(x), sp.sqrt(sp.Abs(x)), sp.exp(-x) * sp.sinh(x), expm1(x) - x,
+             sp.log(1 + sp.exp(x)), sp.erfc(x)]
+    fast, _ = _agree(exprs, [x], pts)
+    v, s = fast.batch(pts)
+    assert (s == RESOLVED).all()
+    assert v[0, 1] == math.inf and v[0, 2] == 0.0 and not np.signbit(v[0, 2])
+    assert v[1, 0] == math.sqrt(sys.float_info.max)
+    assert v[2, 5] == 1e-310  # exp(-x) sinh(x) at a subnormal x: no cancellation to 0
+
+
+def test_undefined_points_are_left_to_the_mpmath_tier():
+    fast, _ = _both([sp.log(x), 1 / x, sp.sqrt(x)], [x])
+    assert fast.decided([-1.0]) is None and fast.decided([0.0]) is None
+    v, s = fast.batch(np.array([[-1.0], [0.0], [4.0]]))
+    assert s[0, 0] == s[2, 0] == UNDEFINED and v[1, 0] == -1.0
+    assert s[0, 1] == s[1, 1] == UNDEFINED
+    assert v[2, 1] == 0.0 and list(v[:, 2]) == [math.log(4.0), 0.25, 2.0]
+
+
+def test_a_branch_not_taken_does_not_matter():
+    pw = sp.Piecewise((sp.log(x), x > 0), (x**2, True))
+    fast, _ = _agree([pw], [x], np.array([[-3.0], [2.0], [0.0]]))
+    assert fast.decided([-3.0]) == [9.0]
+
+
+def test_cancellation_is_resolved_as_the_mpmath_tier_does():
+    # 0.5 + x - 0.5 cancels every bit for tiny x: the precision jumps to what it needs
+    pts = np.array([[1e-200], [-3e-150], [2.0**-1000], [7.0]])
+    fast, _ = _agree([(sp.Rational(1, 2) + x) - sp.Rational(1, 2), sp.log(1 + x) - x + x**2 / 2,
+                      sp.cos(x) - 1 + y], [x, y], np.hstack([pts, pts * 0]))
+    v, s = fast.batch(np.hstack([pts, pts * 0]))
+    assert (s == RESOLVED).all() and v[0, 0] == 1e-200
