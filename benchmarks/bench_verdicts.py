@@ -9,10 +9,14 @@ that ``stabilize(..., explain=True)`` reports for its chosen form, are
 compared with an independent measurement: the same generated code at ten
 times the points (another seed; a third uniform over the float ordinals,
 a third uniform in value, a third log-uniform in magnitude), against an
-exact value computed here by plain mpmath at 60 and 120 digits (a point
-where the two disagree at float precision is counted unresolved, not
-used).  A claim is false where the independent max exceeds the reported
-one by more than 1 bit.
+exact value computed apart from symgrad's ground truth, in Arb balls
+(:mod:`benchmarks.exact`: a value is taken only when the ball rounds to
+one float; a point not decided at 4096 bits is counted unresolved, not
+used).  (Until 2026-11-26 22:50 UTC the audit used plain mpmath at 60 and
+120 digits: it took 0 for a value of 1e-61 under a cancellation of 122
+digits, and a tiny imaginary part for a real value where the formula has
+none; both made false "false claims".)  A claim is false where the
+independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64]
 """
@@ -24,11 +28,12 @@ import math
 import random
 import time
 
-import mpmath
 import numpy as np
 import sympy as sp
 
 import symgrad
+
+from .exact import UNRESOLVED, Exact
 
 X, Y = sp.symbols("x y", real=True)
 UNARY = [sp.exp, sp.log, sp.sqrt, sp.tanh, sp.erf, sp.sin, sp.atan,
@@ -105,34 +110,6 @@ def _points(dom: dict, syms: list, n: int, seed: int, dtype) -> np.ndarray:
     return np.stack(cols, axis=1)
 
 
-def _exact(f_mp, row, dtype) -> float | None:
-    """The exact value rounded to ``dtype``; None where 60 and 120 digits
-    disagree at that precision (unresolved), NaN where undefined."""
-    vals = []
-    for dps in (60, 120):
-        with mpmath.workdps(dps):
-            try:
-                v = f_mp(*[mpmath.mpf(float(t)) for t in row])
-            except (ZeroDivisionError, ValueError, OverflowError):
-                return math.nan
-            if isinstance(v, mpmath.mpc):
-                if abs(v.imag) > abs(v.real) * mpmath.mpf(10) ** (-dps // 2) and v.imag != 0:
-                    return math.nan
-                v = v.real
-            if not mpmath.isfinite(v):
-                return math.nan
-            vals.append(_round(v, dtype))
-    return vals[0] if vals[0] == vals[1] or (math.isnan(vals[0]) and math.isnan(vals[1])) \
-        else None
-
-
-def _round(v, dtype) -> float:
-    big = float(np.finfo(dtype).max)
-    if abs(v) > big * (1 + 2.0 ** -60):
-        return math.copysign(math.inf, float(mpmath.sign(v)))
-    return float(np.asarray(float(v), dtype=dtype))
-
-
 def _bits(c: np.ndarray, t: np.ndarray, dtype) -> np.ndarray:
     info = np.finfo(dtype)
     itype = np.int64 if info.bits == 64 else np.int32
@@ -160,7 +137,7 @@ def independent_max(expr: sp.Expr, source: sp.Expr, dom: dict, n: int, seed: int
     code runs it, against the exact value of ``source``."""
     syms = sorted(dom, key=str)
     run = symgrad.lambdify(syms, expr)
-    f_mp = sp.lambdify(syms, source, modules="mpmath")
+    exact = Exact([source], syms, dtype)
     pts = _points(dom, syms, n, seed, dtype)
     with np.errstate(all="ignore"):
         got = np.asarray(run(*[pts[:, j] for j in range(len(syms))]), dtype=dtype)
@@ -169,8 +146,8 @@ def independent_max(expr: sp.Expr, source: sp.Expr, dom: dict, n: int, seed: int
     unresolved = 0
     keep = np.zeros(len(pts), dtype=bool)
     for i, row in enumerate(pts):
-        t = _exact(f_mp, row, dtype)
-        if t is None:
+        t = exact.at(row)[0]
+        if t is UNRESOLVED:
             unresolved += 1
         elif not math.isnan(t):
             truth[i], keep[i] = t, True

@@ -1,0 +1,215 @@
+"""An exact value to audit against, computed apart from symgrad's own ground truth.
+
+Arb balls (python-flint): every operation returns a ball that provably
+holds the exact value, so a value is taken only when both ends of the ball
+round to the same float of the target format; otherwise the precision is
+doubled, up to a cap, and the point is counted *unresolved*.  Agreement of
+two fixed precisions proves nothing (``4x/(sqrt(pi) erf(x)**2) - 2/erf(x)``
+at x = 1e-61 cancels 122 digits, and mpmath at 60 and at 120 digits both
+say 0 where the value is 6.96e-62).
+
+Where the formula has no real value (a square root or a log of a number
+that is certainly negative, a division by an exact 0, a fractional power
+of a negative number) the value is NaN: mpmath, asked for the same, goes
+into the complex plane, and a tiny imaginary part then passes for a real
+value (``sqrt(tanh(y))`` for y = -1e-120, divided by a huge x).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> f = Exact([2/sp.erf(x) - 4*x*sp.exp(-x**2)/(sp.sqrt(sp.pi)*sp.erf(x)**2)], [x])
+    >>> f.at([1e-61])[0]  # the 2/erf(x) and the quotient cancel: sqrt(pi)*2x/3
+    1.1816359006036774e-61
+    >>> f.at([0.0])[0], Exact([sp.sqrt(x)], [x]).at([-1e-300])[0]
+    (nan, nan)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from symgrad.graph import postorder
+
+try:
+    from flint import arb, ctx
+except ImportError as exc:  # pragma: no cover - the benchmark's own requirement
+    raise ImportError("the audit needs python-flint (pip install python-flint)") from exc
+
+__all__ = ["Exact", "UNRESOLVED"]
+
+PRECISIONS = (128, 256, 512, 1024, 2048, 4096)
+
+
+class Undefined(Exception):
+    """The formula has no real value at the point."""
+
+
+class Unresolved(Exception):
+    """Not decided at this precision (an argument straddles a domain edge)."""
+
+
+UNRESOLVED = None
+
+
+def _sqrt(b):
+    if b < 0:
+        raise Undefined
+    if not b >= 0:
+        raise Unresolved
+    return b.sqrt()
+
+
+def _log(b):
+    if b <= 0:
+        raise Undefined
+    if not b > 0:
+        raise Unresolved
+    return b.log()
+
+
+def _recip(b):
+    if b.is_zero():
+        raise Undefined
+    if b.contains(0):
+        raise Unresolved
+    return 1 / b
+
+
+def _pow(b, e):
+    if e.is_Integer:
+        n = int(e)
+        if n >= 0:
+            return b**n
+        return _recip(b) ** (-n)
+    if e.is_Rational:
+        p, q = int(e.p), int(e.q)
+        r = _sqrt(b) if q == 2 else _root(b, q)
+        return r**p if p >= 0 else _recip(r) ** (-p)
+    raise ValueError(f"Exact: exponent {e}")
+
+
+def _real_pow(b, e):
+    """b**e for a real exponent: real only for b > 0 (b = 0, e > 0: 0)."""
+    if b > 0:
+        return (b.log() * e).exp()
+    if b.is_zero() and e > 0:
+        return b
+    if b < 0 or (b.is_zero() and e <= 0):
+        raise Undefined
+    raise Unresolved
+
+
+def _root(b, q):
+    if b < 0:
+        raise Undefined  # SymPy's principal root of a negative number is not real
+    if not b >= 0:
+        raise Unresolved
+    return b.root(q) if not b.is_zero() else b
+
+
+UNARY = {
+    "exp": lambda b: b.exp(), "log": _log, "sqrt": _sqrt, "tanh": lambda b: b.tanh(),
+    "erf": lambda b: b.erf(), "erfc": lambda b: b.erfc(), "sin": lambda b: b.sin(),
+    "cos": lambda b: b.cos(), "tan": lambda b: b.tan(), "atan": lambda b: b.atan(),
+    "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
+    "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(),
+}
+
+
+class Exact:
+    """Correctly rounded values of ``exprs`` (SymPy) at points, from Arb balls."""
+
+    def __init__(self, exprs, symbols, dtype=np.float64) -> None:
+        self.order, self.kids = postorder(list(exprs), lambda n: n.args)
+        self.exprs, self.symbols = list(exprs), list(symbols)
+        info = np.finfo(dtype)
+        self.prec, self.emin, self.emax = info.nmant + 1, info.minexp, info.maxexp - 1
+
+    def _run(self, xs) -> list:
+        val: dict = {}
+        pos = {s: i for i, s in enumerate(self.symbols)}
+        for node in self.order:
+            kids = [val[k] for k in self.kids[node]]
+            if node in pos:
+                v = arb(float(xs[pos[node]]))
+            elif node.is_Integer:
+                v = arb(int(node))
+            elif node.is_Rational:
+                v = arb(int(node.p)) / int(node.q)
+            elif node.is_Float:
+                sign, man, exp, _ = node._mpf_  # exact: a binary number
+                v = arb(-man if sign else man) * arb(2) ** int(exp)
+            elif node is sp.pi:
+                v = arb.pi()
+            elif node is sp.E:
+                v = arb(1).exp()
+            elif node.is_Add:
+                v = kids[0]
+                for k in kids[1:]:
+                    v = v + k
+            elif node.is_Mul:
+                v = kids[0]
+                for k in kids[1:]:
+                    v = v * k
+            elif node.is_Pow and node.exp.is_Rational:
+                v = _pow(kids[0], node.exp)
+            elif node.is_Pow:
+                v = _real_pow(kids[0], kids[1])
+            elif type(node).__name__ in UNARY and len(kids) == 1:
+                v = UNARY[type(node).__name__](kids[0])
+            else:
+                raise ValueError(f"Exact: no Arb kernel for {type(node).__name__} ({node})")
+            val[node] = v
+        return [val[e] for e in self.exprs]
+
+    def at(self, xs) -> list:
+        """Per output, the correctly rounded value (a float), NaN where
+        undefined, ``UNRESOLVED`` (None) where not decided at 4096 bits."""
+        out: list = [UNRESOLVED] * len(self.exprs)
+        todo = set(range(len(self.exprs)))
+        for prec in PRECISIONS:
+            ctx.prec = prec
+            try:
+                balls = self._run(xs)
+            except Undefined:
+                return [math.nan] * len(self.exprs)
+            except Unresolved:
+                continue
+            for k in list(todo):
+                b = balls[k]
+                if not b.is_finite():
+                    continue
+                lo, hi = self._round(b.lower()), self._round(b.upper())
+                if lo == hi:
+                    out[k] = lo
+                    todo.discard(k)
+            if not todo:
+                break
+        ctx.prec = 53
+        return out
+
+    def _round(self, v) -> float:
+        """An exact ball end rounded to nearest, ties to even, in the format."""
+        m, e = (int(t) for t in v.man_exp())
+        if m == 0:
+            return 0.0
+        sign, m = m < 0, abs(m)
+        top = e + m.bit_length() - 1  # 2**top <= |v| < 2**(top + 1)
+        if top > self.emax:
+            r = math.inf
+        elif top < self.emin - self.prec - 1:
+            r = 0.0  # below half the smallest subnormal
+        else:
+            k = max(top, self.emin) - (self.prec - 1)  # exponent of the last bit kept
+            shift = k - e
+            if shift <= 0:
+                n = m << -shift
+            else:
+                n, rest = m >> shift, m & ((1 << shift) - 1)
+                half = 1 << (shift - 1)
+                if rest > half or (rest == half and n & 1):
+                    n += 1
+            r = math.inf if n.bit_length() + k - 1 > self.emax else math.ldexp(n, k)
+        return -r if sign else r
