@@ -51,6 +51,7 @@ _SCIPY = {
     "erfcinv": "erfcinv",
     "erfi": "erfi",
     "erfcx": "erfcx",  # symgrad.rewrites.forms.erfcx
+    "betaln": "betaln",  # symgrad.rewrites.forms.betaln
     "zeta": "zeta",
     "elliptic_k": "ellipk",
 }
@@ -61,6 +62,8 @@ def _nan_unless(cond: str, value: str, arg: str) -> str:
     NaN; ``arg`` is evaluated once."""
     return f"(lambda _a: np.where({cond}, {value}, np.nan))({arg})"
 
+
+_TINY64 = 2.2250738585072014e-308  # the smallest normal float64
 
 # A Piecewise of more branches is a flat np.select, not a np.where chain.
 MAX_NESTED_WHERE = 32
@@ -160,8 +163,13 @@ class KernelPrinter(SciPyPrinter):
 
     def _print_loggamma(self, expr: Expr) -> str:
         # gammaln is log|gamma|: loggamma of a real x < 0 is complex, and
-        # scipy's loggamma gives NaN there
-        return self._call("scipy.special.loggamma", expr.args)
+        # scipy's loggamma gives NaN there.  Both overflow below the smallest
+        # normal float64 (inf at 2.5e-309, where log Γ is 710.6): there
+        # log Γ(x) = -log(x) - γx + O(x²) is -log(x) to the last bit
+        # (float32 takes scipy's float64 path, exact at its subnormals)
+        return (f"(lambda _g: np.where((_g > 0) & (_g < {_TINY64!r}), "
+                f"-np.log(np.where(_g > 0, _g, 1)), scipy.special.loggamma(_g)))"
+                f"({self._print(expr.args[0])})")
 
     def _print_factorial(self, expr: Expr) -> str:
         # scipy's factorial is 0 below 0; x! = gamma(x + 1) everywhere

@@ -51,6 +51,8 @@ from sympy import (
     exp,
     gamma,
     log,
+    loggamma,
+    polygamma,
     sin,
     sinh,
     tanh,
@@ -58,7 +60,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, log1p
 
 from ..graph import postorder
-from .forms import erfcx
+from .forms import betaln, erfcx, lgamma_remainder
 
 __all__ = ["Facts", "Bound"]
 
@@ -194,6 +196,11 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     atanh: lambda a: (-INF, INF) if -1 <= a[0] and a[1] <= 1 else None,
     # exp(u²)·erfc(u) > 0, decreasing, ≥ erfcx(1.8e308) = 3.1e-309 over the floats
     erfcx: lambda a: (5e-324, INF),
+    # real for positive arguments (complex on the negative axis); log Γ ≥ -0.1215
+    loggamma: lambda a: (-0.13, INF) if a[0] > 0 else None,
+    polygamma: lambda n, a: (-INF, INF) if a[0] > 0 and n[0] >= 0 else None,
+    betaln: lambda a, b: (-INF, INF) if a[0] > 0 and b[0] > 0 else None,
+    lgamma_remainder: lambda a: (0.0, INF) if a[0] > 0 else None,
     # real for every real argument (infinite or undefined at a pole: not complex)
     gamma: lambda a: (-INF, INF),
     Mod: lambda a, b: (-INF, INF),

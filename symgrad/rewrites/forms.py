@@ -23,13 +23,30 @@ which SymPy lacks; the accurate ``erfc`` form of the library is built on it.
 
 from __future__ import annotations
 
-from sympy import Abs, Basic, Function, Max, Piecewise, S, erfc, exp, log, oo, pi, sqrt
+from sympy import (
+    Abs,
+    Basic,
+    Function,
+    Max,
+    Piecewise,
+    Rational,
+    S,
+    bernoulli,
+    erfc,
+    exp,
+    log,
+    loggamma,
+    oo,
+    pi,
+    polygamma,
+    sqrt,
+)
 from sympy.codegen.cfunctions import log1p
 
 from ..graph import postorder
 
-__all__ = ["Sigmoid", "Softplus", "erfcx", "accurate_sigmoid", "accurate_softplus",
-           "expand_forms"]
+__all__ = ["Sigmoid", "Softplus", "erfcx", "betaln", "lgamma_remainder", "accurate_sigmoid",
+           "accurate_softplus", "expand_forms"]
 
 
 class Sigmoid(Function):
@@ -101,6 +118,81 @@ class erfcx(Function):  # noqa: N801  (scipy's name; SymPy's functions are lower
 
     def _eval_evalf(self, prec):
         return self.rewrite(erfc)._eval_evalf(prec)
+
+
+class betaln(Function):  # noqa: N801  (scipy's name)
+    """``log B(a, b) = loggamma(a) + loggamma(b) - loggamma(a + b)`` for
+    a, b > 0: code generation emits ``scipy.special.betaln`` (an asymptotic
+    series where one argument is a million times the other, where the three
+    log-gammas cancel), the ground truth evaluates the definition.
+
+    >>> from sympy import Symbol, loggamma
+    >>> a, b = Symbol("a", positive=True), Symbol("b", positive=True)
+    >>> betaln(a, b).rewrite(loggamma)
+    loggamma(a) + loggamma(b) - loggamma(a + b)
+    """
+
+    nargs = 2
+
+    def fdiff(self, argindex=1):
+        a, b = self.args
+        return polygamma(0, self.args[argindex - 1]) - polygamma(0, a + b)
+
+    def _eval_rewrite_as_loggamma(self, a, b, **kwargs):
+        return loggamma(a) + loggamma(b) - loggamma(a + b)
+
+    def _eval_is_real(self):
+        a, b = self.args
+        return True if a.is_positive and b.is_positive else None
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(loggamma)._eval_evalf(prec)
+
+
+# Stirling's series of log Γ(x) - ((x - 1/2)·log x - x + log(2π)/2) in 1/x:
+# B_2k/(2k(2k - 1)·x^(2k-1)), ten terms; from x = 10 the first term left out
+# is below 2^-66 of the sum
+STIRLING_FROM = 10
+STIRLING = tuple(bernoulli(2 * k) / (2 * k * (2 * k - 1)) for k in range(1, 11))
+
+
+class lgamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
+    """Stirling's remainder ``loggamma(x) - (x - 1/2)·log(x) + x - log(2π)/2``
+    for x > 0, about ``1/(12x)``: where differences of log-gammas of large
+    arguments cancel, the Stirling parts are differenced exactly (through
+    ``log1p``) and the remainders are small.  Code generation emits its
+    series in ``1/x²`` from x = 10 (within an ulp) and the definition through
+    ``scipy.special.gammaln`` below; the ground truth evaluates the definition.
+
+    >>> from sympy import Symbol, loggamma
+    >>> x = Symbol("x", positive=True)
+    >>> lgamma_remainder(x).rewrite(loggamma)
+    x - (x - 1/2)*log(x) + loggamma(x) - log(2*pi)/2
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return polygamma(0, x) - log(x) + 1 / (2 * x)
+
+    def _eval_rewrite_as_loggamma(self, x, **kwargs):
+        return loggamma(x) - (x - Rational(1, 2)) * log(x) + x - log(2 * pi) / 2
+
+    def _eval_is_real(self):
+        return True if self.args[0].is_positive else None
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(loggamma)._eval_evalf(prec)
+
+    def _numpycode(self, printer) -> str:  # the NumPy printers' print method
+        x = printer._print(self.args[0])
+        series = repr(float(STIRLING[-1]))
+        for c in reversed(STIRLING[:-1]):
+            series = f"({float(c)!r} + _r2*{series})"
+        direct = "(scipy.special.gammaln(_x) - (_x - 0.5)*np.log(_x) + _x - 0.9189385332046728)"
+        return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
+                f"_r*(lambda _r2: {series})(_r*_r), {direct}))(1/_x))({x})")
 
 
 def _abs(u: Basic) -> Basic:

@@ -42,6 +42,7 @@ from sympy.codegen.numpy_nodes import logaddexp
 from ..graph import count_ops
 from .facts import Facts
 from .forms import Sigmoid, Softplus, erfcx
+from .gammas import GAMMAS
 from .inverse import INVERSE
 from .pattern import PATTERN_SYMBOLS, Match
 from .rewrite import Example, Rewrite
@@ -444,7 +445,7 @@ LIBRARY: tuple[Rewrite, ...] = (
         _cancels, "a - b² simpler than a", "regimes"),
 )
 # fmt: on
-LIBRARY += INVERSE
+LIBRARY += INVERSE + GAMMAS
 
 _BY_NAME = {rw.name: rw for rw in LIBRARY}
 if len(_BY_NAME) != len(LIBRARY):  # pragma: no cover (a typo in the table)

@@ -18,12 +18,28 @@ the differences of logs are proved).
 
 from __future__ import annotations
 
-from sympy import Basic, Piecewise, Rational, Symbol, diff, erf, erfc, exp, log, simplify, sqrt
+from sympy import (
+    Basic,
+    Piecewise,
+    Rational,
+    Symbol,
+    diff,
+    erf,
+    erfc,
+    exp,
+    expand_func,
+    log,
+    loggamma,
+    pi,
+    polygamma,
+    simplify,
+    sqrt,
+)
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
 from ..widen import unwiden
-from .forms import Sigmoid, Softplus, erfcx
+from .forms import Sigmoid, Softplus, betaln, erfcx, lgamma_remainder
 from .pattern import PATTERN_SYMBOLS
 from .rewrite import Rewrite
 
@@ -38,6 +54,8 @@ _DEFS = {
     expm1: lambda u: exp(u) - 1,
     hypot: lambda a, b: sqrt(a**2 + b**2),
     logaddexp: lambda a, b: log(exp(a) + exp(b)),
+    betaln: lambda a, b: loggamma(a) + loggamma(b) - loggamma(a + b),
+    lgamma_remainder: lambda x: loggamma(x) - (x - Rational(1, 2)) * log(x) + x - log(2 * pi) / 2,
 }
 
 
@@ -61,9 +79,11 @@ def _vanishes(d: Basic, syms: list[Symbol], connected: bool) -> str | None:
         return "simplify after rewriting as exponentials"
     if d.has(erf, erfc) and simplify(d.rewrite(erf)) == 0:
         return "simplify after rewriting erfc as erf"
+    if d.has(loggamma, polygamma) and simplify(expand_func(d)) == 0:
+        return "simplify after expand_func (the recurrences of log-gamma and polygamma)"
     # constant on a connected domain where both sides are smooth: the
     # positive orthant (over all reals, log and roots have cuts)
-    if connected and syms and all(simplify(diff(d, s)) == 0 for s in syms):
+    if connected and syms and all(simplify(expand_func(diff(d, s))) == 0 for s in syms):
         at = {s: Rational(2 + i, 3) for i, s in enumerate(syms)}  # 2/3, 1, 4/3, ...
         if abs(d.subs(at).evalf(50)) < 1e-40:
             return "vanishing partial derivatives and value at one point"
@@ -94,10 +114,18 @@ def prove(rw: Rewrite) -> str:
     >>> prove(by_name("expm1"))
     'simplify over real symbols'
     """
-    # what the domain of validity binds (asinh's log form: b = u²)
-    bind = rw.extra.get("bind", {})
-    lhs = definition(rw.lhs).xreplace(bind)
-    rhs = definition(rw.rhs).xreplace(bind)
+    # what the domain of validity binds (asinh's log form: b = u²); a list of
+    # bindings: each instance is proved (the shifts of polygamma by n)
+    binds = rw.extra.get("bind", {})
+    how = []
+    for bind in [binds] if isinstance(binds, dict) else binds:
+        how += _prove_bound(rw, bind)
+    return "; ".join(dict.fromkeys(how))
+
+
+def _prove_bound(rw: Rewrite, bind: dict) -> list[str]:
+    lhs = definition(rw.lhs).xreplace(bind).doit()
+    rhs = definition(rw.rhs).xreplace(bind).doit()
     branches = _branches(rhs)
     used = [s for s in PATTERN_SYMBOLS if s in lhs.free_symbols]
     # valid everywhere: the proof must hold over the reals
@@ -112,7 +140,7 @@ def prove(rw: Rewrite) -> str:
                 break
         else:
             raise NotProved(f"rewrite {rw.name}: SymPy cannot show {rw.lhs} = {br}")
-    return "; ".join(dict.fromkeys(how))
+    return how
 
 
 def prove_equal(source: Basic, form: Basic) -> str:

@@ -78,8 +78,15 @@ class Rewrite:
         m, rest = got
         if self.valid is not None and not self.valid(m, facts):
             return None
-        out = self.rhs.xreplace(m)
+        out = self.replacement(m)
         return type(node)(out, *rest) if rest else out
+
+    def replacement(self, m: Match) -> Basic:
+        """``rhs`` over what the pattern symbols bound; a rewrite whose
+        replacement depends on the match (a sum of as many terms as an
+        integer shift) builds it with ``extra["build"]``."""
+        build = self.extra.get("build")
+        return build(m) if build is not None else self.rhs.xreplace(m)
 
     def _apply_scaled(self, node: Basic, facts: Facts) -> Basic | None:
         """A two-term sum template matched up to a common factor of the two
@@ -110,7 +117,7 @@ class Rewrite:
                     if self.valid is not None and not self.valid(m, facts):
                         continue
                     rest = [r for n, r in enumerate(terms) if n not in (i, j)]
-                    return Add(k * self.rhs.xreplace(m), *rest)
+                    return Add(k * self.replacement(m), *rest)
         return None
 
     def __repr__(self) -> str:

@@ -540,6 +540,29 @@ def _polygamma(prec, n, s):
     return _mono(fn, prec, s, increasing=(m % 2 == 0))
 
 
+def _betaln(prec, a, b):
+    # log B(a, b) = loggamma(a) + loggamma(b) - loggamma(a + b) (symgrad.rewrites.forms
+    # betaln); the truth raises prec where the three cancel
+    wp = prec + GUARD
+    parts = [_loggamma(wp, a), _loggamma(wp, b), _loggamma(wp, mpi.mpi_add(a, b, wp))]
+    bad = next((p for p in parts if isinstance(p, str)), None)
+    if bad:
+        return bad
+    return mpi.mpi_sub(mpi.mpi_add(parts[0], parts[1], wp), parts[2], prec)
+
+
+def _lgamma_remainder(prec, s):
+    # loggamma(x) - (x - 1/2)·log(x) + x - log(2π)/2 (symgrad.rewrites.forms)
+    wp = prec + GUARD
+    lg = _loggamma(wp, s)
+    if isinstance(lg, str):
+        return lg
+    half = mpi.mpi_sub(s, point(mpf_shift(fone, -1)), wp)
+    st = mpi.mpi_sub(mpi.mpi_mul(half, mpi.mpi_log(s, wp), wp), s, wp)
+    c = mpi.mpi_log(mpi.mpi_mul(point(from_int(2)), mpi.mpi_pi(wp), wp), wp)
+    return mpi.mpi_sub(mpi.mpi_sub(lg, st, wp), mpi.mpi_div(c, point(from_int(2)), wp), prec)
+
+
 def _lambertw(prec, x, *k):
     branch = 0 if not k else to_int(k[0][0])
     edge = mpf_neg(mpi.mpi_exp(point(_NEG1), prec + GUARD)[0])  # -1/e, to GUARD bits
@@ -748,6 +771,8 @@ OPS: dict[str, Callable] = {
     "gamma": _gamma,
     "loggamma": _loggamma,
     "polygamma": _polygamma,
+    "betaln": _betaln,
+    "lgamma_remainder": _lgamma_remainder,
     "LambertW": _lambertw,
     "Abs": _abs,
     "Max": _max,

@@ -117,3 +117,16 @@ def test_a_symbol_named_scipy_does_not_shadow_the_module():
 def test_functions_neither_numpy_nor_scipy_evaluate_are_refused_by_name(expr):
     with pytest.raises(NoNumpyFormError, match=type(expr).__name__):
         lambdify(x, expr + 1)
+
+
+def test_loggamma_at_the_subnormals():
+    # scipy's loggamma and gammaln overflow below the smallest normal float64
+    # (inf at 2.5e-309, where log Γ is 710.58): the code writes -log(x) there
+    import mpmath
+
+    f = lambdify([x], sp.loggamma(x))
+    pts = np.array([5e-324, 2.5e-309, 2.2e-308, 1e-300])
+    with mpmath.workdps(40):
+        want = [float(mpmath.loggamma(mpmath.mpf(v))) for v in pts]
+    assert f(pts).tolist() == want
+    assert np.isnan(f(-0.5)) and f(0.0) == np.inf

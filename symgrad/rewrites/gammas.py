@@ -1,0 +1,154 @@
+"""Rewrites of differences of log-gammas and polygammas: entries of the
+library (:mod:`.library`).
+
+* An integer shift is a finite sum (the recurrences
+  ``ψ⁽ᵐ⁾(x + 1) = ψ⁽ᵐ⁾(x) + (-1)ᵐ·m!/x^(m+1)`` and
+  ``log Γ(x + 1) = log Γ(x) + log x``): ``digamma(x + 1) - digamma(x)`` is
+  ``1/x``, where the difference rounds to 0 from x = 1e16;
+* ``loggamma(a) + loggamma(b) - loggamma(a + b)`` is ``log B(a, b)``:
+  scipy's ``betaln`` (accurate where one argument is a million times the
+  other, the three log-gammas otherwise), and for a, b ≥ 10 Stirling's
+  form, whose large parts are differenced exactly through ``log1p`` and
+  whose remainders (:class:`~.forms.lgamma_remainder`, about ``1/(12x)``)
+  are small;
+* ``loggamma(a) - loggamma(b)`` with ``a - b`` a number: Stirling's form
+  likewise for a, b ≥ 10.
+"""
+
+from __future__ import annotations
+
+from sympy import (
+    Abs,
+    Dummy,
+    Min,
+    Piecewise,
+    Product,
+    Rational,
+    Sum,
+    expand,
+    factorial,
+    log,
+    loggamma,
+    pi,
+    polygamma,
+    sign,
+    symbols,
+)
+from sympy.codegen.cfunctions import log1p
+
+from .facts import Facts
+from .forms import STIRLING_FROM, betaln, lgamma_remainder
+from .pattern import PATTERN_SYMBOLS, Match
+from .rewrite import Example, Rewrite
+
+__all__ = ["GAMMAS"]
+
+a, b, c, p, u, v = PATTERN_SYMBOLS
+k = Dummy("k")  # the index of a shift's sum
+x, y = symbols("x y")
+MAX = 1.7976931348623157e308
+TINY = 5e-324
+SHIFTS = 16  # integer shifts up to this many are written as sums
+HALF = Rational(1, 2)
+BIG = STIRLING_FROM  # Stirling's forms from here
+
+
+def _shift(m: Match) -> int | None:
+    d = m[a] - m[b]
+    return int(d) if d.is_Integer and 1 <= abs(d) <= SHIFTS else None
+
+
+def _polygamma_shift_valid(m: Match, f: Facts) -> bool:
+    return m[c].is_Integer and m[c] >= 0 and f.real(m[a]) and _shift(m) is not None
+
+
+def _loggamma_shift_valid(m: Match, f: Facts) -> bool:
+    # at a = 0 or b = 0 both sides are ±inf
+    return f.nonnegative(m[a]) and f.nonnegative(m[b]) and _shift(m) is not None
+
+
+def _number_shift_valid(m: Match, f: Facts) -> bool:
+    d = m[a] - m[b]
+    return d.is_Number and d != 0 and f.positive(m[a]) and f.positive(m[b])
+
+
+def _beta_valid(m: Match, f: Facts) -> bool:
+    return f.positive(m[a]) and f.positive(m[b]) and expand(m[c] - m[a] - m[b]) == 0
+
+
+def _polygamma_sum(n, lo, order):
+    return Sum((-1) ** order * factorial(order) / (lo + k) ** (order + 1), (k, 0, n - 1))
+
+
+def _loggamma_sum(n, lo):
+    # log Γ(lo + n) - log Γ(lo): a sum of logs ≥ 0 from lo = 1 (no cancellation
+    # there); below, the log of the product (≤ n!, no overflow)
+    return Piecewise((Sum(log(lo + k), (k, 0, n - 1)), lo >= 1),
+                     (log(Product(lo + k, (k, 0, n - 1))), True))
+
+
+def _build_polygamma(m: Match):
+    n = _shift(m)
+    return (1 if n > 0 else -1) * _polygamma_sum(abs(n), Min(m[a], m[b]), m[c]).doit()
+
+
+def _build_loggamma(m: Match):
+    n = _shift(m)
+    pw = _loggamma_sum(abs(n), Min(m[a], m[b]))
+    pw = Piecewise(*[(e.doit(), cond) for e, cond in pw.args])
+    return pw if n > 0 else -pw
+
+
+def _stirling_beta(a, b):
+    # Stirling: (a - ½)·log(a/(a + b)) + (b - ½)·log(b/(a + b)) - ½·log(a + b)
+    # + ½·log(2π) + R(a) + R(b) - R(a + b): the two large terms have one sign
+    return (-(a - HALF) * log1p(b / a) - (b - HALF) * log1p(a / b) - log(a + b) / 2
+            + log(2 * pi) / 2 + lgamma_remainder(a) + lgamma_remainder(b)
+            - lgamma_remainder(a + b))
+
+
+def _stirling_difference(a, b):
+    # log Γ(a) - log Γ(b) = (b - ½)·log(a/b) + (a - b)·log(a) - (a - b) + R(a) - R(b)
+    d = a - b
+    return (b - HALF) * log1p(d / b) + d * log(a) - d + lgamma_remainder(a) - lgamma_remainder(b)
+
+
+def _rw(name, lhs, rhs, scope, why, example, valid, where, **extra):
+    return Rewrite(name, lhs, rhs, scope, why, example, valid, where, "log-gamma", extra)
+
+
+_SHIFT_PROOFS = [{a: b + 1, c: 0}, {a: b + 3, c: 0}, {a: b + 2, c: 2}, {b: a + 2, c: 1}]
+
+# fmt: off
+GAMMAS: tuple[Rewrite, ...] = (
+    _rw("polygamma-shift", polygamma(c, a) - polygamma(c, b),
+        sign(a - b) * _polygamma_sum(Abs(a - b), Min(a, b), c), "safe",
+        "ψ⁽ᵐ⁾(a) - ψ⁽ᵐ⁾(b) cancels for large a, b: digamma(x + 1) - digamma(x) is 0 "
+        "from x = 1e16 where it is 1/x",
+        Example(polygamma(0, x + 1) - polygamma(0, x), {x: (1e3, 1e300)}, {x: (0.1, 10)},
+                {x: (TINY, MAX)}),
+        _polygamma_shift_valid, "a - b an integer, 1 ≤ |a - b| ≤ 16, m ≥ 0",
+        build=_build_polygamma, bind=_SHIFT_PROOFS),
+    _rw("loggamma-shift",  loggamma(a) - loggamma(b),
+        sign(a - b) * _loggamma_sum(Abs(a - b), Min(a, b)), "safe",
+        "log Γ(a) - log Γ(b) cancels for large a, b: loggamma(x + 1) - loggamma(x) "
+        "keeps no bit of log(x) from x = 1e16",
+        Example(loggamma(x + 2) - loggamma(x), {x: (1e3, 1e300)}, {x: (0.1, 10)},
+                {x: (TINY, MAX)}),
+        _loggamma_shift_valid, "a, b ≥ 0, a - b an integer, 1 ≤ |a - b| ≤ 16",
+        build=_build_loggamma, bind=[{a: b + 1}, {a: b + 3}, {b: a + 2}]),
+    _rw("betaln",          loggamma(a) + loggamma(b) - loggamma(c),
+        Piecewise((_stirling_beta(a, b), (a >= BIG) & (b >= BIG)), (betaln(a, b), True)),
+        "measured",
+        "the three log-gammas cancel where a, b are large: 14 bits at a = 1e7, b = 1e3",
+        Example(loggamma(x) + loggamma(y) - loggamma(x + y), {x: (1e7, 1e12), y: (10, 1e3)},
+                {x: (0.5, 5), y: (0.5, 5)}),
+        _beta_valid, "a, b > 0, c = a + b", bind={c: a + b}, loses=8),
+    _rw("loggamma-difference", loggamma(a) - loggamma(b),
+        Piecewise((_stirling_difference(a, b), (a >= BIG) & (b >= BIG)),
+                  (loggamma(a) - loggamma(b), True)), "measured",
+        "log Γ(a) - log Γ(b) cancels for large a, b near each other",
+        Example(loggamma(x + HALF) - loggamma(x), {x: (1e3, 1e300)}, {x: (0.1, 10)}),
+        _number_shift_valid, "a, b > 0, a - b a number"),
+)
+# fmt: on
