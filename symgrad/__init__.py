@@ -16,6 +16,8 @@ from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, Symgr
 from .fpcore import FPCoreError, read_fpcore
 from .functions import maximum, minimum, relu, rint, sigmoid, softplus
 from .lowering import expand
+from .matrices import elementwise, log_softmax, logsumexp, mean, norm, softmax
+from .matrices import sum as sum  # noqa: A004  jax.numpy's name, kept out of __all__
 from .nodes import identity, stop_gradient, straight_through
 from .overrides import gradient_override_map, override, register_gradient, unregister_gradient
 from .parsing import ParseError, parse
@@ -69,6 +71,12 @@ __all__ = [
     "FPCoreError",
     "program",
     "widen",
+    "elementwise",
+    "mean",
+    "logsumexp",
+    "softmax",
+    "log_softmax",
+    "norm",
 ]
 
 __version__ = "0.1.0"

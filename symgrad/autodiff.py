@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sympy import Add, Expr, Matrix, MatrixExpr, NDimArray, S, Symbol, zeros
+from sympy import Add, Expr, Matrix, MatrixExpr, MatrixSymbol, NDimArray, S, Symbol, zeros
 
 from .errors import SymgradError
 from .graph import postorder
 from .lowering import lower
+from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
 from .resolver import note_differentiation, resolve
 from .rewrites import safe_forms
 from .rules import Opts
@@ -76,6 +77,10 @@ def grad(
         )
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(expr, "expr")
+    syms, struct = flatten_symbols(wrt)
+    mats = [s for s in syms if isinstance(s, MatrixSymbol)]
+    if mats:
+        outs = [as_scalar(e, "grad") for e in outs]
     _scalars(outs, "grad", "expressions")
     note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":
@@ -83,14 +88,20 @@ def grad(
             f"grad needs a scalar expression but got {ostruct.describe()}; "
             "use jacobian(exprs, wrt) or vjp(exprs, wrt, cotangents)"
         )
-    syms, struct = flatten_symbols(wrt)
-    got = _reverse(outs, [S.One], syms, opts)
+    got = _reverse(outs, [S.One], [*syms, *entries_of(outs, mats)], opts)
+    for W in mats:
+        g = assemble(W, got)
+        if g is not None:
+            got[W] = g
     missing = None if unconnected == "none" else S.Zero
     if missing is None and struct.kind in ("matrix", "array") and syms:
         if not any(s in got for s in syms):
             return None
         missing = S.Zero
-    out = [got.get(s, missing) for s in syms]
+    out = [got.get(s, missing if missing is None else zero_like(s)) for s in syms]
+    if stabilize and mats:
+        raise SymgradError("grad(..., stabilize=True) takes scalar symbols only for now; "
+                           "matrix formulas are evaluated in their stable forms as built")
     if stabilize:
         out = _stabilized(out, domain)
     return struct.build(out)

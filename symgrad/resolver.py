@@ -11,6 +11,7 @@ from contextvars import ContextVar
 
 from sympy import Basic, Function
 
+from .matrices.rules import matrix_rule
 from .rules import DEFAULT_TABLE, NONSMOOTH, Opts, Rule, RuleTable
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
 
@@ -57,6 +58,9 @@ def resolve(node: Basic, opts: Opts, table: RuleTable = DEFAULT_TABLE) -> Rule:
     if opts.convention == "distribution" and name in NONSMOOTH:
         if table.for_node(node, name) is not None:
             return SympyChainRule(name)
+    rule = matrix_rule(node)
+    if rule is not None:
+        return rule
     rule = table.for_node(node, name)
     if rule is not None:
         return rule

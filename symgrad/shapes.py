@@ -15,7 +15,16 @@ import dataclasses
 from dataclasses import dataclass
 from itertools import product
 
-from sympy import Basic, Expr, ImmutableMatrix, MatrixBase, NDimArray, Symbol, sympify
+from sympy import (
+    Basic,
+    Expr,
+    ImmutableMatrix,
+    MatrixBase,
+    MatrixSymbol,
+    NDimArray,
+    Symbol,
+    sympify,
+)
 from sympy.core.sympify import SympifyError
 from sympy.tensor.array import ImmutableDenseNDimArray
 
@@ -247,11 +256,12 @@ def flatten_exprs(value: object, what: str, nested: bool = True) -> tuple[list[E
 
 
 def flatten_symbols(value: object, what: str = "wrt") -> tuple[list[Symbol], Struct]:
-    """``value`` (a symbol, a Matrix or Array of them, or a pytree) as a flat
-    list of symbols; a clear error for anything else."""
+    """``value`` (a symbol or a MatrixSymbol, a Matrix or Array of symbols,
+    or a pytree) as a flat list of symbols (a MatrixSymbol counts as one);
+    a clear error for anything else."""
     items, paths, struct = _flatten(value, what, True)
     for s, where in zip(items, paths):
-        if not isinstance(s, Symbol):
+        if not isinstance(s, (Symbol, MatrixSymbol)):
             kind = type(s).__name__
             hint = (
                 "substitute a symbol for it first (e.g. u = Symbol('u'); "

@@ -41,6 +41,7 @@ from sympy.functions.elementary.complexes import (
 
 from .errors import ComplexValueError, RuleError, describe
 from .graph import postorder
+from .matrices.rules import madd
 from .resolver import node_name, resolve
 from .rules import NONSMOOTH, Opts, Rule
 from .rules.forms import enter_walk, leave_walk, piecewise, total
@@ -156,6 +157,8 @@ def _sum(terms: list) -> Expr:
     (the branches of one Piecewise node) into a single Piecewise."""
     if len(terms) == 1:
         return terms[0]
+    if getattr(terms[0], "is_Matrix", False):  # matrix cotangents
+        return madd(*terms)
     groups: dict[tuple, list] = {}
     rest = []
     for t in terms:

@@ -25,6 +25,7 @@ from ..shapes import flatten_exprs
 from .compiled import load
 from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
+from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
 from .source import ENTRY_NAMES, HELPERS, Layout, Param, entry_source, kernel_source
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
@@ -159,6 +160,8 @@ def numpy_code(args: object, exprs: object, name: str = "f") -> str:
             "identifier that is not a Python keyword (nor np or scipy, the modules the "
             "code imports)"
         )
+    if is_matrix_program(args, exprs):
+        return matrix_code(args, exprs, name)
     params, leaf, prog, layout, _ = _compile(args, exprs)
     body = kernel_source(name, params, leaf, prog, layout, _doc(prog, len(prog.results)))
     return _imports(prog) + "\n\n" + body
@@ -214,6 +217,8 @@ def lambdify(
     >>> lambdify([x], Matrix([[x, 1], [2, x]]))(np.float32(3)).dtype
     dtype('float32')
     """
+    if is_matrix_program(args, exprs):
+        return matrix_lambdify(args, exprs)
     if block is not None and (not isinstance(block, int) or block < 1):
         raise SymgradError(f"block={block!r}: give a positive number of elements, or None")
     if threads is not None and (not isinstance(threads, int) or threads < 1):

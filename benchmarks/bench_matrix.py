@@ -1,0 +1,195 @@
+"""Matrix-level gradients beside JAX and sympy.diff: least squares, a
+10-logit softmax cross-entropy, and a two-layer MLP on a batch.
+
+Run:  python benchmarks/bench_matrix.py [--quick]
+
+One thread everywhere: the environment variables below are set before
+NumPy and JAX load (OpenBLAS/MKL/OpenMP threads, XLA's CPU thread pool).
+JAX runs ``jit(grad(loss))`` in float64 on the CPU; each figure is the
+median of several runs after a warm-up (JIT compilation excluded).  Derive
+times are symgrad's ``grad`` on the matrix formula (and ``sympy.diff``
+where it finishes within its budget).  The load average is printed with
+the figures: on a shared machine they move with it.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+)
+
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import statistics  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import sympy as sp  # noqa: E402
+from sympy import MatrixSymbol, OneMatrix, hadamard_product, tanh  # noqa: E402
+
+import symgrad  # noqa: E402
+
+try:  # the peer
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    import jax.numpy as jnp
+except Exception:  # noqa: BLE001  (any failure: no JAX column)
+    jax = None
+
+
+def median_time(fn, *args, repeat: int = 7) -> float:
+    fn(*args)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn(*args)
+        if jax is not None:
+            jax.block_until_ready(out)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def timed(fn, budget: float):
+    """fn() in a thread, or None if it takes longer than ``budget`` seconds."""
+    box: dict = {}
+
+    def run():
+        t = time.perf_counter()
+        box["out"] = fn()
+        box["t"] = time.perf_counter() - t
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    th.join(budget)
+    return (box["t"], box["out"]) if "t" in box else None
+
+
+def rel(a, b) -> float:
+    a, b = np.asarray(a), np.asarray(b)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-300))
+
+
+# ---- least squares ----------------------------------------------------------
+
+def least_squares(rows: list, quick: bool) -> None:
+    A = MatrixSymbol("A", 200, 100)
+    x = MatrixSymbol("x", 100, 1)
+    b = MatrixSymbol("b", 200, 1)
+    loss = symgrad.norm(A * x - b) ** 2
+    t = time.perf_counter()
+    g = symgrad.grad(loss, x)
+    derive = time.perf_counter() - t
+    assert g == sp.MatMul(2, A.T, A * x - b), g
+    sym = timed(lambda: sp.diff(((A * x - b).T * (A * x - b)), x), 20 if not quick else 5)
+    rng = np.random.default_rng(0)
+    Av, xv, bv = rng.normal(size=(200, 100)), rng.normal(size=(100, 1)), rng.normal(size=(200, 1))
+    f = symgrad.lambdify([A, x, b], g)
+    ours = median_time(f, Av, xv, bv)
+    row = {"case": "least squares 200x100", "formula": str(g), "derive": derive,
+           "sympy": None if sym is None else sym[0], "ours": ours}
+    if jax is not None:
+        jg = jax.jit(jax.grad(lambda x: jnp.sum((Av @ x - bv) ** 2)))
+        row["jax"] = median_time(jg, xv)
+        row["err"] = rel(f(Av, xv, bv), jg(xv))
+    rows.append(row)
+
+
+# ---- softmax cross-entropy over 10 logits -----------------------------------
+
+def softmax_ce(rows: list, quick: bool) -> None:
+    n = 10_000 if quick else 100_000
+    z = MatrixSymbol("z", 10, 1)
+    y = MatrixSymbol("y", 10, 1)
+    loss = symgrad.logsumexp(z) - (y.T * z)[0, 0]
+    t = time.perf_counter()
+    g = symgrad.grad(loss, z)
+    derive = time.perf_counter() - t
+    assert g == symgrad.softmax(z) - y, g
+    rng = np.random.default_rng(1)
+    zv = rng.normal(size=(n, 10, 1)) * 3
+    yv = np.zeros((n, 10, 1))
+    yv[np.arange(n), rng.integers(0, 10, n), 0] = 1
+    f = symgrad.lambdify([z, y], g)  # batch axis first, broadcast as matmul does
+    ours = median_time(f, zv, yv)
+    row = {"case": f"softmax CE, 10 logits, batch {n}", "formula": str(g), "derive": derive,
+           "sympy": None, "ours": ours}
+    if jax is not None:
+        def one(z1, y1):
+            return jax.nn.logsumexp(z1) - jnp.sum(y1 * z1)
+
+        jg = jax.jit(jax.vmap(jax.grad(one)))
+        row["jax"] = median_time(jg, zv, yv)
+        row["err"] = rel(f(zv, yv), jg(zv, yv))
+    rows.append(row)
+
+
+# ---- two-layer MLP ----------------------------------------------------------
+
+def mlp(rows: list, quick: bool) -> None:
+    N = 2_000 if quick else 10_000
+    X, Y = MatrixSymbol("X", N, 784), MatrixSymbol("Y", N, 10)
+    W1, b1 = MatrixSymbol("W1", 784, 64), MatrixSymbol("b1", 1, 64)
+    W2, b2 = MatrixSymbol("W2", 64, 10), MatrixSymbol("b2", 1, 10)
+    t = time.perf_counter()
+    H = symgrad.elementwise(tanh, X * W1 + OneMatrix(N, 1) * b1)
+    Z = H * W2 + OneMatrix(N, 1) * b2
+    loss = symgrad.mean(symgrad.logsumexp(Z, axis=1)) - symgrad.sum(hadamard_product(Y, Z)) / N
+    grads = symgrad.grad(loss, [W1, b1, W2, b2])
+    derive = time.perf_counter() - t
+    rng = np.random.default_rng(2)
+    Xv = rng.normal(size=(N, 784))
+    Yv = np.zeros((N, 10))
+    Yv[np.arange(N), rng.integers(0, 10, N)] = 1
+    ps = [rng.normal(size=s) * 0.05 for s in [(784, 64), (1, 64), (64, 10), (1, 10)]]
+    f = symgrad.lambdify([X, Y, W1, b1, W2, b2], grads)
+    ours = median_time(f, Xv, Yv, *ps)
+    row = {"case": f"MLP 784-64-10 tanh, batch {N}", "formula": "", "derive": derive,
+           "sympy": None, "ours": ours}
+    if jax is not None:
+        def jloss(p, X, Y):
+            W1, b1, W2, b2 = p
+            Z = jnp.tanh(X @ W1 + b1) @ W2 + b2
+            return jnp.mean(jax.nn.logsumexp(Z, axis=1)) - jnp.sum(Y * Z) / X.shape[0]
+
+        jg = jax.jit(jax.grad(jloss))
+        row["jax"] = median_time(jg, ps, Xv, Yv)
+        row["err"] = max(rel(a, b) for a, b in zip(f(Xv, Yv, *ps), jg(ps, Xv, Yv)))
+    rows.append(row)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    rows: list = []
+    least_squares(rows, a.quick)
+    softmax_ce(rows, a.quick)
+    mlp(rows, a.quick)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[0]
+    print(f"bench_matrix, {stamp}, load {load}, one thread, float64")
+    print("| case | derive (symgrad) | sympy.diff | evaluate symgrad | JAX jit(grad) | "
+          "ratio | max rel. diff |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        sym = "n/a" if r["sympy"] is None else f"{r['sympy']:.3f} s"
+        jx = r.get("jax")
+        ratio = "" if jx is None else f"{r['ours'] / jx:.2f}x"
+        print(f"| {r['case']} | {r['derive']:.4f} s | {sym} | {r['ours'] * 1e3:.2f} ms | "
+              f"{'' if jx is None else f'{jx * 1e3:.2f} ms'} | {ratio} | "
+              f"{r.get('err', float('nan')):.1e} |")
+    for r in rows:
+        if r["formula"]:
+            print(f"{r['case']}: {r['formula']}")
+
+
+if __name__ == "__main__":
+    main()

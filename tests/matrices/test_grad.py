@@ -1,0 +1,138 @@
+"""grad with respect to matrix symbols, by reverse mode over the matrix DAG."""
+
+from __future__ import annotations
+
+import pytest
+from sympy import (
+    HadamardProduct,
+    MatMul,
+    MatrixSymbol,
+    OneMatrix,
+    Trace,
+    Transpose,
+    ZeroMatrix,
+    exp,
+    hadamard_product,
+    tanh,
+)
+from sympy.matrices.expressions.matexpr import MatrixElement
+
+import symgrad
+from symgrad import grad
+from symgrad.matrices import Softmax
+
+from .oracle import check_grad
+
+A = MatrixSymbol("A", 4, 3)
+x = MatrixSymbol("x", 3, 1)
+b = MatrixSymbol("b", 4, 1)
+z = MatrixSymbol("z", 5, 1)
+y = MatrixSymbol("y", 5, 1)
+
+
+def test_least_squares_is_the_textbook_formula():
+    r = A * x - b
+    for loss in (symgrad.norm(r) ** 2, symgrad.sum(r.applyfunc(lambda t: t**2)),
+                 MatrixElement(r.T * r, 0, 0), r.T * r):
+        g = grad(loss, x)
+        assert g == 2 * A.T * (A * x - b)
+        check_grad(loss, g, x, [A, x, b])
+
+
+def test_least_squares_wrt_A():
+    r = A * x - b
+    loss = symgrad.norm(r) ** 2
+    gA, gx = grad(loss, [A, x])
+    assert gA == MatMul(2, A * x - b, x.T)
+    check_grad(loss, gA, A, [A, x, b], seed=1)
+
+
+def test_indexing_a_one_by_one_product_expands_but_agrees():
+    # SymPy expands (r.T*r)[0, 0] into entries: the gradient is explicit, equal
+    r = A * x - b
+    loss = (r.T * r)[0, 0]
+    g = grad(loss, x)
+    assert g.shape == (3, 1)
+    check_grad(loss, g, x, [A, x, b])
+
+
+def test_softmax_cross_entropy_is_softmax_minus_y():
+    for loss in (symgrad.logsumexp(z) - (y.T * z)[0, 0],
+                 symgrad.logsumexp(z) - symgrad.sum(hadamard_product(y, z))):
+        g = grad(loss, z)
+        assert g == Softmax(z) - y
+        check_grad(loss, g, z, [z, y])
+
+
+def test_cross_entropy_through_log_softmax():
+    loss = -symgrad.sum(hadamard_product(y, symgrad.log_softmax(z)))
+    g = grad(loss, z)
+    assert g == symgrad.sum(y) * Softmax(z) - y  # softmax(z) - y when sum(y) = 1
+    check_grad(loss, g, z, [z, y])
+
+
+def _mlp(n=2, d=3, h=2, k=2):
+    X = MatrixSymbol("X", n, d)
+    Y = MatrixSymbol("Y", n, k)
+    W1, b1 = MatrixSymbol("W1", d, h), MatrixSymbol("b1", 1, h)
+    W2, b2 = MatrixSymbol("W2", h, k), MatrixSymbol("b2", 1, k)
+    H = symgrad.elementwise(tanh, X * W1 + OneMatrix(n, 1) * b1)
+    Z = H * W2 + OneMatrix(n, 1) * b2
+    loss = symgrad.mean(symgrad.logsumexp(Z, axis=1)) - symgrad.sum(hadamard_product(Y, Z)) / n
+    return loss, (W1, b1, W2, b2), [X, Y, W1, b1, W2, b2], H, Z
+
+
+def test_two_layer_mlp_backprop_formulas():
+    loss, params, mats, H, Z = _mlp()
+    gW1, gb1, gW2, gb2 = grad(loss, list(params))
+    assert [g.shape for g in (gW1, gb1, gW2, gb2)] == [p.shape for p in params]
+    assert Transpose(H) in MatMul.make_args(gW2)  # Hᵀ·δ, H shared with the loss
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_two_layer_mlp_backprop_values(k):
+    loss, params, mats, H, Z = _mlp()
+    g = grad(loss, params[k])
+    check_grad(loss, g, params[k], mats, seed=k, via="grad")
+
+
+def test_dict_of_matrices_and_unconnected():
+    loss = symgrad.sum(hadamard_product(z, z))
+    out = grad(loss, {"z": z, "y": y})
+    assert out["z"] == 2 * z and out["y"] == ZeroMatrix(5, 1)
+    assert grad(loss, [y], unconnected="none") == (None,)
+
+
+def test_trace_transpose_hadamard_and_scalar_factor():
+    W = MatrixSymbol("W", 2, 2)
+    V = MatrixSymbol("V", 2, 2)
+    mats = [W, V]
+    cases = [
+        Trace(W * V * W.T),
+        symgrad.sum(HadamardProduct(W, V.T, W)),
+        symgrad.sum(W) * symgrad.sum(W * V),  # a scalar factor that depends on W
+        symgrad.sum(MatMul(Trace(W), W)),
+        Trace(symgrad.softmax(W, axis=0) * V),
+        Trace(symgrad.log_softmax(W, axis=1) * V),
+        Trace(symgrad.logsumexp(W, axis=0).T * symgrad.logsumexp(V, axis=1).T),
+        symgrad.norm(W * V) + symgrad.sum(symgrad.softmax(W) .T * V),
+        symgrad.sum(W.applyfunc(exp) * V),
+    ]
+    for k, loss in enumerate(cases):
+        check_grad(loss, grad(loss, W), W, mats, seed=k, via="diff" if k < 4 else "grad")
+
+
+def test_elementwise_overrides_reach_matrix_entries():
+    from sympy import floor
+    W = MatrixSymbol("W", 2, 2)
+    v = MatrixSymbol("v", 2, 1)
+    loss = symgrad.sum(symgrad.elementwise(floor, W) * v)
+    assert grad(loss, W) == ZeroMatrix(2, 2) or grad(loss, W).doit() == ZeroMatrix(2, 2)
+    with symgrad.gradient_override_map({"floor": "Identity"}):
+        g = grad(loss, W)
+    assert g == OneMatrix(2, 1) * v.T or g.as_explicit() == (OneMatrix(2, 1) * v.T).as_explicit()
+
+
+def test_matrix_loss_must_be_one_by_one():
+    with pytest.raises(symgrad.SymgradError, match="2×1 matrix"):
+        grad(A[:2, :1] + b[:2, :1], x)
