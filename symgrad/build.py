@@ -13,18 +13,35 @@ products and lattice nodes are made directly (``Basic.__new__``), the way
 their constructors make them once evaluation is done; any other class gets
 ``evaluate=False`` if its constructor takes it, and its plain constructor
 if not.
+
+Piecewise nodes are the exception to "SymPy evaluates every node":
+SymPy's pair constructor (``ExprCondPair``) folds a condition that holds a
+Piecewise into an ``ITE`` (``piecewise_fold``, ``simplify``, ``as_set``,
+periodicity: seconds for ``where(e > k, ...)`` nested five deep, and an
+``AssertionError`` inside SymPy on some), even with ``evaluate=False``,
+and the evaluation of a Piecewise walks every condition as a tree,
+exponential in a DAG's depth.  :func:`piecewise` builds the pairs as
+written; it lets SymPy evaluate only conditions small as trees.  What it
+builds as written is a :class:`Piecewise` (SymPy's, but for its
+constructor), so that SymPy's own operations on it (``e**2``,
+``sympy.diff``, ``subs``: SymPy's methods rebuild through ``self.func``)
+keep it as written too: SymPy's fold of a condition holding a deep
+Piecewise takes exponential time, or fails (an ``AssertionError`` in
+``piecewise_fold``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sympy import Basic, Function
+import sympy
+from sympy import Basic, Function, S, Tuple
 from sympy.core.function import AppliedUndef
 from sympy.core.operations import LatticeOp
 from sympy.functions.elementary.miscellaneous import MinMaxBase
+from sympy.functions.elementary.piecewise import ExprCondPair
 
-__all__ = ["unevaluated"]
+__all__ = ["unevaluated", "piecewise", "Piecewise", "connective"]
 
 
 def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
@@ -50,6 +67,10 @@ def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         obj = Basic.__new__(cls, *args)
         obj._argset = frozenset(args)
         return obj
+    if isinstance(node, ExprCondPair):  # its constructor folds the condition
+        return Tuple.__new__(cls, *args)
+    if isinstance(node, sympy.Piecewise) and all(isinstance(a, ExprCondPair) for a in args):
+        return Basic.__new__(cls, *args)
     if isinstance(node, Function) and not isinstance(node, AppliedUndef):
         obj = Basic.__new__(cls, *args)
         nargs = getattr(node, "nargs", None)  # (what Function's constructor sets)
@@ -60,3 +81,128 @@ def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
         return node.func(*args)
+
+
+# SymPy evaluates a Piecewise (canonical relations, repeated conditions
+# dropped, equal neighbours merged) only over conditions of at most this
+# many nodes counted as a tree: its evaluation walks them as trees.
+_SMALL_CONDITION = 64
+
+
+def piecewise(pairs: Sequence[tuple], *, evaluate: bool = True) -> Basic:
+    """``Piecewise(*pairs)`` with each ``(value, condition)`` pair as
+    written.  Pairs after a true condition, and pairs whose condition is
+    false or repeats an earlier one, are dropped; one pair left with a
+    true condition is its value.  With ``evaluate`` SymPy's evaluation
+    runs too, if every condition is small as a tree (it walks them as
+    trees); a condition that holds a Piecewise is never folded.
+
+    >>> from sympy import Symbol, sin
+    >>> x = Symbol("x", real=True)
+    >>> piecewise([(x, -x < -1), (2 * x, True)])  # small: SymPy's canonical form
+    Piecewise((x, x > 1), (2*x, True))
+    >>> e = x
+    >>> for _ in range(30):  # 2**30 nodes as a tree, 90 distinct
+    ...     e = piecewise([(sin(e), e > 1), (2 * e, True)])
+    >>> e.args[0].cond.lhs == e.args[1].expr.args[1]  # the condition as written
+    True
+    """
+    out: list = []
+    seen: set = set()
+    for value, cond in pairs:
+        if cond is True or cond is S.true:
+            cond = S.true
+        elif cond is False or cond is S.false or cond in seen:
+            continue
+        seen.add(cond)
+        out.append(Tuple.__new__(ExprCondPair, value, cond))
+        if cond is S.true:
+            break
+    if not out:
+        raise ValueError("piecewise: every condition is false; give a last pair (value, True)")
+    if len(out) == 1 and out[0].cond is S.true:
+        return out[0].expr
+    if len(out) >= 2 and out[-1].cond is S.true and _same(out[-2].expr, out[-1].expr):
+        return piecewise([*[p.args for p in out[:-2]], (out[-1].expr, True)], evaluate=evaluate)
+    if evaluate and all(_small(p.cond) for p in out):
+        return sympy.Piecewise(*out)
+    return Basic.__new__(Piecewise, *out)
+
+
+def connective(cls: type, args: Sequence[Basic]) -> Basic:
+    """``And(*args)`` or ``Or(*args)`` (``cls``): SymPy's when every
+    argument is small as a tree (its constructor sorts them, walking each
+    as a tree), else as written: the neutral constant dropped, the
+    absorbing one absorbing, repeats dropped, the order kept.
+
+    >>> from sympy import And, Symbol
+    >>> x = Symbol("x")
+    >>> connective(And, [x > 1, x > 1, x < 3])
+    (x > 1) & (x < 3)
+    """
+    absorbing = S.false if cls is sympy.And else S.true
+    if all(_small(a) for a in args):
+        return cls(*args)
+    kept: dict = {}
+    for a in args:
+        if a is absorbing:
+            return absorbing
+        if a is not ~absorbing:
+            kept[a] = None
+    if not kept:
+        return ~absorbing
+    if len(kept) == 1:
+        return next(iter(kept))
+    obj = Basic.__new__(cls, *kept)
+    obj._argset = frozenset(kept)
+    return obj
+
+
+class Piecewise(sympy.Piecewise):
+    """SymPy's Piecewise, built as written (:func:`piecewise`): SymPy's
+    methods (powers, derivatives, substitution) rebuild it through its
+    class, so they keep it as written.  It is named, prints, hashes and
+    compares as SymPy's (equal to one with the same pairs), and every
+    rule, printer and evaluator keyed on ``Piecewise`` takes it.
+
+    >>> from sympy import Symbol
+    >>> x = Symbol("x", real=True)
+    >>> p = Piecewise((x, -x < -1), (2 * x, True))
+    >>> p  # as written: SymPy's own would make the condition x > 1
+    Piecewise((x, -x < -1), (2*x, True))
+    >>> p**2
+    Piecewise((x**2, -x < -1), (4*x**2, True))
+    >>> p == sympy.Piecewise((x, -x < -1), (2 * x, True), evaluate=False)
+    True
+    """
+
+    def __new__(cls, *args, **options):
+        return piecewise([getattr(a, "args", a) for a in args], evaluate=False)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, sympy.Piecewise):
+            return self is other or self.args == other.args
+        return super().__eq__(other)
+
+    __hash__ = sympy.Piecewise.__hash__
+
+
+def _same(a: Basic, b: Basic) -> bool:
+    """``a == b``, told apart by their (cached) hashes first: ``==`` on two
+    deep unequal DAGs compares them as trees."""
+    return a is b or (hash(a) == hash(b) and a == b)
+
+
+def _small(node: Basic) -> bool:
+    """Whether ``node`` has at most ``_SMALL_CONDITION`` nodes as a tree
+    and no Piecewise (counted with an early stop: the cost is bounded by
+    the limit)."""
+    stack = [node]
+    count = 0
+    while stack:
+        count += 1
+        n = stack.pop()
+        if count > _SMALL_CONDITION or isinstance(n, sympy.Piecewise):
+            return False
+        stack.extend(n.args)
+    return True

@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S
-from sympy.functions.elementary.piecewise import ExprCondPair
 
-from .build import unevaluated
+from .build import piecewise, unevaluated
 from .graph import postorder
 from .nodes import is_marker
 from .shapes import flatten_exprs
@@ -51,8 +50,7 @@ def rebuild(node: Basic, args: tuple | list) -> Basic:
                                                            for a in args if a.is_Number):
         return S.Zero
     if isinstance(node, Piecewise):
-        pairs = [a if isinstance(a, ExprCondPair) else ExprCondPair(*a.args) for a in args]
-        return Piecewise(*pairs, evaluate=False)
+        return piecewise([a.args for a in args], evaluate=False)
     return _uncached(node, args)
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sympy import Basic, Expr, MatrixBase, NDimArray, Piecewise, Tuple
+from sympy import Basic, Expr, MatrixBase, NDimArray, Tuple
 from sympy.logic.boolalg import Boolean, BooleanFalse, BooleanTrue
 
+from .build import piecewise
 from .errors import SymgradError
 from .safe import refuse_string, strict
 
@@ -143,4 +144,4 @@ def _select(c: object, a: object, b: object, who: str, names: tuple[str, str]) -
         return a
     if c is False:
         return b
-    return Piecewise((a, c), (b, True))
+    return piecewise([(a, c), (b, True)])

@@ -5,7 +5,7 @@ of node a formula can hold, including those whose constructors take no
 from __future__ import annotations
 
 import pytest
-from sympy import Max, Piecewise, Rational, S, exp, log, sin, symbols
+from sympy import Basic, Max, Piecewise, Rational, S, exp, log, sin, symbols
 from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.codegen.numpy_nodes import logaddexp, logaddexp2
 from sympy.functions.elementary.piecewise import ExprCondPair
@@ -44,3 +44,21 @@ def test_logaddexp_goes_through_check_stability_and_stabilize(formula):
     assert r.samples >= 32
     assert stabilize(formula, dom, samples=32) is not None
 
+
+
+def test_piecewise_keeps_a_condition_holding_a_piecewise_as_written():
+    from sympy import ITE
+    from sympy import Piecewise as SympyPiecewise
+
+    from symgrad.build import Piecewise as AsWritten
+    from symgrad.build import piecewise
+
+    inner = piecewise([(sin(x), x > 1), (2 * x, True)])
+    assert type(inner) is SympyPiecewise  # small conditions: SymPy's evaluation
+    outer = piecewise([(x, inner > 1), (y, inner > 1), (z, True)])
+    assert isinstance(outer, AsWritten) and not outer.has(ITE)
+    assert outer.args[0].cond == (inner > 1) and len(outer.args) == 2  # the repeat dropped
+    same = Basic.__new__(SympyPiecewise, *outer.args)  # (its constructor would fold it)
+    assert outer == same and same == outer and hash(outer) == hash(same)
+    assert piecewise([(x, S.false), (y, True)]) == y
+    assert piecewise([(y, inner > 1), (y, True)]) == y

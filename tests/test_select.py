@@ -115,3 +115,61 @@ def test_cond_branches_of_different_structure_are_refused():
         cond(x < 1, lambda: (x, y), lambda: x)
     with pytest.raises(SymgradError, match="dict with keys"):
         cond(x < 1, {"u": x}, {"v": x})
+
+
+def _chain_by_hand(x0: float, depth: int, branch) -> tuple:
+    """The value and derivative of the chain, by the chain rule in a loop
+    (the same function written without a formula), in mpmath at 50 digits."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        v, d = mp.mpf(x0), mp.mpf(1)
+        for _ in range(depth):
+            v, d = branch(mp, v, d)
+        return float(v), float(d)
+
+
+_HALF = sp.Rational(1, 2)
+_CHAINS = {
+    # e <- where(e > k, sin(e) + k, 2e): the condition holds the previous where
+    "sin": (lambda e: where(e > _HALF, sp.sin(e) + _HALF, 2 * e),
+            lambda mp, v, d: (mp.sin(v) + 0.5, mp.cos(v) * d) if v > 0.5 else (2 * v, 2 * d)),
+    # cond with functions for branches, the condition the other way round
+    "cond": (lambda e: cond(e < _HALF, lambda: sp.cos(e), lambda: e / 3),
+             lambda mp, v, d: (mp.cos(v), -mp.sin(v) * d) if v < 0.5 else (v / 3, d / 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CHAINS))
+def test_a_deep_chain_of_wheres_is_built_as_written_and_differentiated(name):
+    # issue 20 part 7: SymPy's Piecewise folded a condition holding a
+    # Piecewise into an ITE (simplify, as_set: 18 s at depth 6, AssertionError
+    # inside SymPy past it); where builds the pairs as written
+    step, by_hand = _CHAINS[name]
+    depth = 12
+    e = x
+    for _ in range(depth):
+        prev, e = e, step(e)
+    assert e.args[0].cond.lhs == prev  # the condition as the user wrote it
+    f = lambdify([x], [e, grad(e, x)])
+    for x0 in (-3.0, -0.7, 0.01, 0.3, 0.9, 1.7, 2.5):
+        v, d = (float(t) for t in f(x0))
+        want_v, want_d = _chain_by_hand(x0, depth, by_hand)
+        assert v == pytest.approx(want_v, rel=1e-12, abs=1e-300)
+        assert d == pytest.approx(want_d, rel=1e-12, abs=1e-300)
+
+
+def test_sympy_operations_on_a_deep_where_keep_it_as_written():
+    # SymPy rebuilds a Piecewise through its class: powers, diff, subs (each
+    # failed inside SymPy, AssertionError in piecewise_fold, on conditions
+    # holding a Piecewise; sympy.diff itself walks a tree: depth 5 here)
+    e = x
+    for _ in range(5):
+        e = where(e > _HALF, sp.sin(e) + _HALF, 2 * e)
+    g = sp.diff(e, x)
+    sq = e**2
+    f = lambdify([x], [g, grad(e, x), sq, e * e])
+    for x0 in (-0.7, 0.3, 1.7):
+        a, b, c, d = (float(t) for t in f(x0))
+        assert a == pytest.approx(b, rel=1e-12) and c == pytest.approx(d, rel=1e-12)
+    assert float(e.subs(x, 1)) == pytest.approx(_chain_by_hand(1.0, 5, _CHAINS["sin"][1])[0])

@@ -38,10 +38,9 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import hypot
 from sympy.core.function import AppliedUndef
-from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
-from ..build import unevaluated
+from ..build import piecewise, unevaluated
 from ..graph import postorder
 from .printer import KernelPrinter, NoNumpyFormError
 
@@ -377,8 +376,7 @@ def _rebuild(node: Basic, args: list[Basic]) -> Basic:
     arguments (the printer reads only the class and the arguments): their
     constructors, even unevaluated, sympify, check and cache every node."""
     if isinstance(node, Piecewise):
-        pairs = [ExprCondPair(args[i], args[i + 1]) for i in range(0, len(args), 2)]
-        return Piecewise(*pairs, evaluate=False)
+        return piecewise(list(zip(args[::2], args[1::2])), evaluate=False)
     return unevaluated(node, args)
 
 

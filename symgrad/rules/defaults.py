@@ -46,6 +46,7 @@ from sympy import (
     sqrt,
 )
 
+from ..build import piecewise
 from ..functions import maximum, minimum, relu, rint, sigmoid, softplus
 from ..nodes import identity, stop_gradient, straight_through
 from .forms import IdentityRule, PartialsRule, Rule, ZeroRule
@@ -75,14 +76,14 @@ def _pow_base(o, b, e):
     p = e * b ** (e - 1)
     if e.is_zero is False or b.is_zero is False:
         return p
-    return Piecewise((S.Zero, Eq(b, 0) & Eq(e, 0)), (p, True))
+    return piecewise([(S.Zero, Eq(b, 0) & Eq(e, 0)), (p, True)])
 
 
 def _pow_exponent(o, b, e):
     """∂bᵉ/∂e = bᵉ·log b, and 0 where b = 0 (0ᵉ is flat in e where it is
     defined; not 0·log 0 = nan): JAX's and TensorFlow's convention."""
     p = o * log(b)
-    return p if b.is_zero is False else Piecewise((S.Zero, Eq(b, 0)), (p, True))
+    return p if b.is_zero is False else piecewise([(S.Zero, Eq(b, 0)), (p, True)])
 
 
 def build_default_table() -> RuleTable:

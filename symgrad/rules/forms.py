@@ -24,7 +24,8 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import unevaluated
+from ..build import connective, unevaluated
+from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
 
@@ -186,7 +187,7 @@ def piecewise(pairs: Sequence[tuple]) -> Expr:
         isinstance(c, (And, Or)) and any(isinstance(a, (And, Or)) for a in c.args)
         for _, c in pairs
     )
-    return Piecewise(*pairs, evaluate=cheap)
+    return _piecewise(pairs, evaluate=cheap)
 
 
 def _nested(ct: Expr) -> bool:
@@ -202,12 +203,12 @@ def _any(alts: list) -> Boolean:
     as trees, at every level."""
     if len(alts) < 2:
         return alts[0] if alts else S.false
-    parts = [set(a.args) if isinstance(a, And) else {a} for a in alts]
-    common = set.intersection(*parts)
+    parts = [dict.fromkeys(a.args) if isinstance(a, And) else {a: None} for a in alts]
+    common = set(parts[0]).intersection(*parts[1:])
     if not common:
-        return Or(*alts)
-    rest = Or(*[And(*(p - common)) for p in parts])
-    return And(*common, rest)
+        return connective(Or, alts)
+    rest = connective(Or, [connective(And, [a for a in p if a not in common]) for p in parts])
+    return connective(And, [*common, rest])
 
 
 def support(ct: Expr) -> Boolean:
@@ -230,7 +231,7 @@ def support(ct: Expr) -> Boolean:
             alts, earlier = [], []
             for v, c in e.args:
                 if v is not S.Zero and memo[v] is not S.false:
-                    alts.append(And(c, *[Not(b) for b in earlier], memo[v]))
+                    alts.append(connective(And, [c, *[Not(b) for b in earlier], memo[v]]))
                 earlier.append(c)
             memo[e] = _any(alts)
         elif _branchy(e):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sympy import Add, Eq, Expr, Heaviside, Mul, Piecewise, S
 
+from ..build import piecewise
 from ..errors import RuleError, describe
 from .forms import HEIGHTS, Rule, product, scale, total
 from .realness import is_real, mark_projected, projected, real_part
@@ -180,7 +181,7 @@ class PiecewiseRule(Rule):
             if not k:
                 out.append(None)
                 continue
-            out.append(Piecewise(*[(ct if j == i else S.Zero, c) for j, c in enumerate(conds)],
+            out.append(piecewise([(ct if j == i else S.Zero, c) for j, c in enumerate(conds)],
                                  evaluate=evaluate))
         return tuple(out)
 
@@ -191,7 +192,7 @@ class PiecewiseRule(Rule):
             return None
         pairs = [(S.Zero if t is None else t, pair.cond) for t, pair in zip(tangents, node.args)]
         # SymPy's evaluation of a Piecewise compares every pair of branches
-        return Piecewise(*pairs, evaluate=len(pairs) <= _DIRECT_BRANCHES)
+        return piecewise(pairs, evaluate=len(pairs) <= _DIRECT_BRANCHES)
 
     def partials(self, node, needed, opts):
         return self.vjp(node, S.One, needed, opts)
@@ -274,7 +275,7 @@ class SignRule(Rule):
         mark_projected()  # sign(u) is complex: its cotangent stays whole
         s = sign(u)
         g = (ct - real_part(ct * s) * conjugate(s)) / Abs(u)
-        return (Piecewise((S.Zero, Eq(u, 0)), (g, True)),)
+        return (piecewise([(S.Zero, Eq(u, 0)), (g, True)]),)
 
     def jvp(self, node, tangents, opts):
         u, (t,) = node.args[0], tangents
@@ -282,4 +283,4 @@ class SignRule(Rule):
             return None
         s = sign(u)
         g = (t - s * real_part(conjugate(s) * t)) / Abs(u)
-        return Piecewise((S.Zero, Eq(u, 0)), (g, True))
+        return piecewise([(S.Zero, Eq(u, 0)), (g, True)])
