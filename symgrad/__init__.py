@@ -13,6 +13,7 @@ from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
 from .custom import custom_gradient, custom_jvp, custom_vjp
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
+from .export import to_jax, to_torch
 from .fpcore import FPCoreError, read_fpcore
 from .functions import maximum, minimum, relu, rint, sigmoid, softplus
 from .lowering import expand
@@ -77,6 +78,8 @@ __all__ = [
     "softmax",
     "log_softmax",
     "norm",
+    "to_jax",
+    "to_torch",
 ]
 
 __version__ = "0.1.0"

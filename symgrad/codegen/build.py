@@ -176,6 +176,7 @@ def lambdify(
     threads: int | None = None,
     stabilize: bool = False,
     domain: Mapping | None = None,
+    backend: str = "numpy",
 ) -> Callable:
     """A fast NumPy function computing ``exprs`` (an expression, a list or
     tuple, or a Matrix) from the symbols ``args``.
@@ -205,6 +206,12 @@ def lambdify(
     differences of roots, ...), valid on ``domain`` (symbol -> (lo, hi)).
     :func:`symgrad.stabilize` chooses among more forms by measurement.
 
+    ``backend="jax"`` or ``"torch"`` gives the same formula as plain
+    ``jax.numpy`` or ``torch`` code (the ``jax`` / ``torch`` extras;
+    ``dtype``, ``block`` and ``threads`` are NumPy's only) with no
+    derivative rules: for symgrad's derivatives there, use
+    :func:`symgrad.to_jax` / :func:`symgrad.to_torch`.
+
     >>> import numpy as np
     >>> from sympy import symbols, Piecewise, log, Matrix
     >>> x, y = symbols("x y")
@@ -217,6 +224,10 @@ def lambdify(
     >>> lambdify([x], Matrix([[x, 1], [2, x]]))(np.float32(3)).dtype
     dtype('float32')
     """
+    if backend != "numpy":
+        from ..export.plain import plain_function  # the extras, imported only when asked
+
+        return plain_function(backend, args, exprs, stabilize=stabilize, domain=domain)
     if is_matrix_program(args, exprs):
         return matrix_lambdify(args, exprs)
     if block is not None and (not isinstance(block, int) or block < 1):

@@ -129,13 +129,17 @@ def _check(node: Basic) -> None:
 
 
 def build_program(
-    roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False
+    roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False,
+    printer: KernelPrinter | None = None,
 ) -> Program:
     """Statements computing ``roots``; ``leaf_names`` names the argument
     symbols; ``temps`` yields fresh temporary names.  The program is complex
     when ``complex_`` or when ``I`` reaches a root other than through a
     ``Piecewise`` branch; otherwise a complex constant in a branch (the
-    ``log(3/2) + I*pi`` of ``log(-3/2)``) is NaN, as ``np.log(-1.5)`` is."""
+    ``log(3/2) + I*pi`` of ``log(-3/2)``) is NaN, as ``np.log(-1.5)`` is.
+    ``printer`` (a :class:`KernelPrinter` subclass for another array library,
+    as :mod:`symgrad.export` uses) prints each line; only NumPy's gets the
+    blocked ``hypot``."""
     order, kids = postorder(roots, _kids)
     # a symbol, or a symbol-like node (MatrixSymbol, Indexed, ...), that is not
     # an argument: the printer would write its name, a user's string, as code
@@ -178,7 +182,9 @@ def build_program(
                 loud.add(k)
 
     prog = Program(complex=complex_ or S.ImaginaryUnit in loud)
-    printer = KernelPrinter(complex_=prog.complex)
+    if printer is None:
+        printer = KernelPrinter(complex_=prog.complex)
+    numpy_lines = type(printer) is KernelPrinter
     temp_names: set[str] = set()
     placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
@@ -234,7 +240,7 @@ def build_program(
             rest = start + MAX_OPERANDS - 1
             args, arg_reads = acc + args[rest:], acc_reads + arg_reads[rest:]
         reads = frozenset().union(*arg_reads)
-        if isinstance(node, hypot) and len(args) == 2:
+        if isinstance(node, hypot) and len(args) == 2 and numpy_lines:
             name = _hypot(prog, printer, node, args, arg_reads, quiet, temps, temp_names)
             placeholder[node] = Symbol(name)
             temp_of[node] = name

@@ -1,0 +1,30 @@
+"""Shared formulas of the export tests: TensorFlow's log1pexp custom gradient,
+and a nested custom gradient whose second derivative is chosen (100, not
+-sin): a JAX or PyTorch second derivative equal to it is symgrad's, not the
+library's derivative of the emitted code."""
+
+import sympy as sp
+
+import symgrad
+
+
+@symgrad.custom_gradient
+def log1pexp(u):
+    e = sp.exp(u)
+
+    def grad_fn(upstream):
+        return upstream * (1 - 1 / (1 + e))
+
+    return sp.log(1 + e), grad_fn
+
+
+@symgrad.custom_gradient
+def chosen_second(a):
+    def first_order(dy):
+        @symgrad.custom_gradient
+        def inner(b):
+            return sp.cos(b), lambda ddy: ddy * 100
+
+        return dy * inner(a)
+
+    return sp.sin(a), first_order

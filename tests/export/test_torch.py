@@ -1,0 +1,105 @@
+"""to_torch: backward (and double backward) is symgrad's, under autograd and
+torch.func."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symgrad
+
+from .conftest import chosen_second, log1pexp
+
+torch = pytest.importorskip("torch")
+
+x, y = sp.symbols("x y", real=True)
+
+
+def _leaf(v, dtype=torch.float64):
+    return torch.tensor(v, dtype=dtype, requires_grad=True)
+
+
+def test_straight_through_floor():
+    with symgrad.gradient_override_map({"Floor": "Identity"}):
+        f = symgrad.to_torch(sp.floor(x) * y, [x, y])
+    a, b = _leaf([2.5, -1.25, 7.0]), _leaf([3.0, -2.0, 0.5])
+    f(a, b).sum().backward()
+    assert torch.equal(a.grad, b.detach())  # the straight-through estimator
+    assert torch.equal(b.grad, torch.floor(a.detach()))
+    a = _leaf(2.5)
+    symgrad.to_torch(sp.floor(x) * y, [x, y])(a, 3.0).backward()  # no map: floor' = 0
+    assert a.grad.item() == 0.0
+
+
+def test_log1pexp_custom_gradient_float32():
+    f = symgrad.to_torch(log1pexp(x), [x])
+    a = _leaf([100.0, -3.0], torch.float32)
+    f(a).sum().backward()
+    assert a.grad.dtype == torch.float32 and a.grad[0].item() == 1.0
+    b = _leaf([100.0], torch.float32)
+    torch.log(1 + torch.exp(b)).sum().backward()  # PyTorch's own: inf/inf
+    assert torch.isnan(b.grad).all()
+
+
+def test_double_backward_is_symgrads():
+    f = symgrad.to_torch(chosen_second(x), [x])
+    a = _leaf(0.3)
+    (g,) = torch.autograd.grad(f(a), a, create_graph=True)
+    assert g.item() == pytest.approx(np.cos(0.3), rel=1e-15)
+    (h,) = torch.autograd.grad(g, a)
+    assert h.item() == 100.0  # the chosen second derivative, not -sin(0.3)
+    assert torch.func.hessian(f)(torch.tensor(0.3, dtype=torch.float64)).item() == 100.0
+
+
+def test_double_backward_equals_symgrad_hessian():
+    e = sp.sin(x) * sp.exp(x * y) + sp.log(1 + y**2) * x
+    f = symgrad.to_torch(e, [x, y])
+    h = symgrad.lambdify([x, y], symgrad.hessian(e, [x, y]))
+    for p in [(0.3, 0.7), (-1.5, 2.0)]:
+        a, b = _leaf(p[0]), _leaf(p[1])
+        ga, gb = torch.autograd.grad(f(a, b), (a, b), create_graph=True)
+        rows = [torch.autograd.grad(g, (a, b), retain_graph=True) for g in (ga, gb)]
+        got = np.array([[v.item() for v in r] for r in rows])
+        np.testing.assert_allclose(got, h(*p), rtol=1e-14)
+
+
+def test_torch_func_and_batch_agree_with_numpy_code():
+    e = sp.log(1 + sp.exp(x * y)) * sp.sin(x) + sp.sqrt(x**2 + y**2)
+    f = symgrad.to_torch(e, [x, y])
+    ref = symgrad.lambdify([x, y], symgrad.grad(e, [x, y]))
+    rng = np.random.default_rng(0)
+    xs, ys = rng.uniform(-20, 20, 10**6), rng.uniform(-20, 20, 10**6)
+    a, b = torch.tensor(xs, requires_grad=True), torch.tensor(ys, requires_grad=True)
+    f(a, b).sum().backward()
+    for g, w in zip((a.grad, b.grad), ref(xs, ys)):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-12, atol=1e-13)
+    small = (torch.tensor(xs[:5]), torch.tensor(ys[:5]))
+    gx, gy = torch.func.vmap(torch.func.grad(f, argnums=(0, 1)))(*small)
+    w = ref(xs[:5], ys[:5])
+    np.testing.assert_allclose(gx.numpy(), w[0], rtol=1e-14)
+    np.testing.assert_allclose(gy.numpy(), w[1], rtol=1e-14)
+
+
+def test_broadcast_gradient_is_summed():
+    f = symgrad.to_torch(x * y, [x, y])
+    a, b = _leaf(2.0), _leaf([1.0, 2.0, 3.0])
+    f(a, b).sum().backward()
+    assert a.grad.shape == () and a.grad.item() == 6.0
+    assert torch.equal(b.grad, torch.full((3,), 2.0, dtype=torch.float64))
+
+
+def test_stabilized_gradient():
+    e = sp.log(1 + sp.exp(x))
+    f = symgrad.to_torch(e, [x], stabilize=True, domain={x: (-sp.oo, sp.oo)})
+    a = _leaf([800.0, -800.0, 30.0])
+    f(a).sum().backward()
+    assert a.grad[0].item() == 1.0 and a.grad[1].item() == 0.0
+    assert "torch.log1p" in f.source
+
+
+def test_pytree_output():
+    f = symgrad.to_torch({"v": x * y, "m": sp.Matrix([[x, y], [x * x, 1]])}, [x, y])
+    a = _leaf([0.5, 1.5, 2.5])
+    out = f(a, 2.0)
+    assert out["m"].shape == (2, 2, 3)
+    (out["m"].sum() + out["v"].sum()).backward()
+    np.testing.assert_allclose(a.grad.numpy(), 1 + 2 * a.detach().numpy() + 2.0)
