@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from sympy import Add, Expr, Matrix, MatrixExpr, MatrixSymbol, NDimArray, S, Symbol, zeros
 
+from .autodiff_matrix import has_matrix, matrix_hessian, matrix_jvp, matrix_vjp, tree_jacobian
 from .errors import SymgradError
 from .graph import postorder
 from .lowering import lower
@@ -188,9 +189,12 @@ def jacobian(
     """
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(exprs, "exprs")
+    syms, sstruct = flatten_symbols(wrt)
+    if has_matrix(outs, syms):  # JAX's shapes: output shape + variable shape
+        note_differentiation()
+        return tree_jacobian(outs, ostruct, syms, sstruct, opts)
     _scalars(outs, "jacobian", "expressions")
     note_differentiation()  # a use of every active override map
-    syms, sstruct = flatten_symbols(wrt)
     m, n = len(outs), len(syms)
     rows = [[S.Zero] * n for _ in range(m)]
     if m <= n:
@@ -240,11 +244,14 @@ def hessian(
     """
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(expr, "expr")
+    syms, sstruct = flatten_symbols(wrt)
+    if has_matrix(syms) and ostruct.kind == "scalar" and sstruct.kind == "scalar":
+        note_differentiation()  # one matrix symbol: shape W.shape + W.shape
+        return matrix_hessian(outs[0], syms[0], opts)
     _scalars(outs, "hessian", "expressions")
     note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":
         raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
-    syms, sstruct = flatten_symbols(wrt)
     n = len(syms)
     got = _reverse(outs, [S.One], syms, opts)
     g = [got.get(s, S.Zero) for s in syms]
@@ -340,6 +347,10 @@ def jvp(
     outs, ostruct = flatten_exprs(exprs, "exprs")
     syms, sstruct = flatten_symbols(wrt)
     ts, tstruct = flatten_exprs(tangents, "tangents")
+    if has_matrix(outs, syms, ts):  # matrix formulas: tangents of their shapes
+        note_differentiation()
+        check_same(sstruct, tstruct, "tangents", "wrt")
+        return ostruct.build(matrix_jvp(outs, syms, ts, opts))
     _scalars(outs, "jvp", "expressions")
     note_differentiation()  # a use of every active override map
     _scalars(ts, "jvp", "tangents")
@@ -374,6 +385,10 @@ def vjp(
     outs, ostruct = flatten_exprs(exprs, "exprs")
     syms, sstruct = flatten_symbols(wrt)
     cts, cstruct = flatten_exprs(cotangents, "cotangents")
+    if has_matrix(outs, syms, cts):  # matrix formulas: cotangents of their shapes
+        note_differentiation()
+        check_same(ostruct, cstruct, "cotangents", "exprs")
+        return sstruct.build(matrix_vjp(outs, syms, cts, opts))
     _scalars(outs, "vjp", "expressions")
     note_differentiation()  # a use of every active override map
     _scalars(cts, "vjp", "cotangents")

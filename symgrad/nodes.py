@@ -15,7 +15,7 @@ than one that does not; ``symgrad.expand`` shows the lowered formula.
 from __future__ import annotations
 
 from mpmath.libmp import prec_to_dps
-from sympy import Expr, Function, MatrixBase, NDimArray, Tuple
+from sympy import Expr, Function, MatrixBase, MatrixExpr, NDimArray, Tuple
 
 from .errors import describe
 from .printing import latex_call, pretty_call
@@ -73,6 +73,10 @@ def _leafwise(cls: type, value: object, options: dict) -> object | None:
     ``stop_gradient``); None for a single value."""
     if _is_array(value):
         return value.applyfunc(lambda e: cls(e, **options))
+    if isinstance(value, MatrixExpr):  # a matrix formula: the marker on every entry
+        from .matrices.build import elementwise
+
+        return elementwise(lambda e: cls(e, **options), value)
     if isinstance(value, (list, tuple, Tuple)):
         items = [cls(v, **options) for v in value]
         if isinstance(value, Tuple):

@@ -11,9 +11,21 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from sympy import Basic, Expr, Symbol, latex
+from sympy import (
+    Basic,
+    Expr,
+    Function,
+    Identity,
+    MatrixSymbol,
+    OneMatrix,
+    Symbol,
+    ZeroMatrix,
+    latex,
+)
 from sympy.core.operations import AssocOp
 from sympy.core.sorting import default_sort_key
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
@@ -78,8 +90,92 @@ def _trivial(node: Basic) -> bool:
         a.is_Atom for a in node.args)
 
 
+_MATRIX_LEAVES = (MatrixSymbol, OneMatrix, Identity, ZeroMatrix)
+
+
 def _nameable(node: Basic) -> bool:
-    return bool(node.args) and isinstance(node, Expr)
+    return bool(node.args) and isinstance(node, Expr) and not isinstance(node, _MATRIX_LEAVES)
+
+
+def _children(node: Basic) -> tuple:
+    """A node's parts as a program shows them: a matrix symbol, a constant
+    matrix and an elementwise function's formula are leaves."""
+    if isinstance(node, _MATRIX_LEAVES):
+        return ()
+    if isinstance(node, ElementwiseApplyFunction):
+        return (node.args[1],)
+    return node.args
+
+
+def _temp(name: str, rhs: Basic) -> Basic:
+    """The name a line defines: a matrix symbol of its shape for a matrix."""
+    if getattr(rhs, "is_Matrix", False):
+        return MatrixSymbol(name, *rhs.shape)
+    return Symbol(name)
+
+
+# ---- matrix formulas as the Matrix Cookbook writes them ---------------------------
+
+def _elementwise_parts(e: ElementwiseApplyFunction) -> tuple:
+    """(f, None) for a function applied entry by entry, else (None, Lambda)."""
+    lam = e.args[0]
+    body, (d,) = lam.expr, lam.variables
+    if isinstance(body, Function) and body.args == (d,):
+        return body.func, None
+    return None, lam
+
+
+class MatrixStrPrinter(StrPrinter):
+    """Text with ⊙ for entrywise products, 𝟙 for the ones matrix, and an
+    elementwise function written as the function (``tanh(X)``)."""
+
+    def _print_HadamardProduct(self, expr: Basic) -> str:
+        return " ⊙ ".join(self.parenthesize(a, 50) for a in expr.args)
+
+    def _print_OneMatrix(self, expr: Basic) -> str:
+        return "𝟙"
+
+    def _print_ElementwiseApplyFunction(self, expr: Basic) -> str:
+        f, lam = _elementwise_parts(expr)
+        arg = self._print(expr.args[1])
+        if f is not None:
+            return f"{self._print(f(Symbol('_'))).split('(')[0]}({arg})"
+        return f"({self._print(lam.variables[0])} ↦ {self._print(lam.expr)})({arg})"
+
+
+class MatrixPrettyPrinter(PrettyPrinter):
+    """Unicode with ⊙, 𝟙 and elementwise functions written as functions."""
+
+    def _print_HadamardProduct(self, expr: Basic) -> prettyForm:
+        from sympy.printing.precedence import PRECEDENCE
+
+        return self._print_seq(expr.args, None, None, " ⊙ ",
+                               parenthesize=lambda x: x.is_MatAdd or x.is_MatMul
+                               or PRECEDENCE["Mul"] > 50)
+
+    def _print_ElementwiseApplyFunction(self, expr: Basic) -> prettyForm:
+        f, lam = _elementwise_parts(expr)
+        arg = prettyForm(*self._print(expr.args[1]).parens())
+        head = prettyForm(f.__name__) if f is not None else prettyForm(
+            *self._print(lam).parens())
+        return prettyForm(*head.right(arg))
+
+
+class MatrixLatexPrinter(LatexPrinter):
+    r"""LaTeX with \odot, \mathbb{1} and elementwise functions as functions."""
+
+    def _print_HadamardProduct(self, expr: Basic) -> str:
+        return r" \odot ".join(self.parenthesize(a, 50) for a in expr.args)
+
+    def _print_OneMatrix(self, expr: Basic) -> str:
+        return r"\mathbb{1}"
+
+    def _print_ElementwiseApplyFunction(self, expr: Basic) -> str:
+        f, lam = _elementwise_parts(expr)
+        arg = self._print(expr.args[1])
+        if f is not None:
+            return rf"{latex_name(f.__name__)}\left({arg}\right)"
+        return rf"\left({self._print(lam)}\right)\left({arg}\right)"
 
 
 def _rebuild(node: Basic, args: tuple) -> Basic:
@@ -89,6 +185,8 @@ def _rebuild(node: Basic, args: tuple) -> Basic:
         if node.is_commutative:
             args = sorted(args, key=default_sort_key)
         return node.func._from_args(args, node.is_commutative)
+    if isinstance(node, ElementwiseApplyFunction):  # its formula is not a part
+        return Basic.__new__(type(node), node.args[0], args[0])
     return unevaluated(node, args)
 
 
@@ -118,7 +216,7 @@ class Program:
         return len(self.lines)
 
     def text(self) -> str:
-        printer = StrPrinter({"order": "none"})
+        printer = MatrixStrPrinter({"order": "none"})
         return "\n".join(f"{name} = {printer.doprint(rhs)}" for name, rhs in self.lines)
 
     __str__ = text
@@ -130,11 +228,12 @@ class Program:
         return self.pretty(use_unicode=True)
 
     def pretty(self, use_unicode: bool = True) -> str:
-        printer = PrettyPrinter({"use_unicode": use_unicode, "wrap_line": False})
+        printer = MatrixPrettyPrinter({"use_unicode": use_unicode, "wrap_line": False})
         return "\n".join(pretty_assignment(n, rhs, printer) for n, rhs in self.lines)
 
     def latex(self) -> str:
-        rows = [f"{latex_output_name(name)} &= {latex(rhs)}" for name, rhs in self.lines]
+        printer = MatrixLatexPrinter()
+        rows = [f"{latex_output_name(name)} &= {printer.doprint(rhs)}" for name, rhs in self.lines]
         return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
     # -- notebooks --------------------------------------------------------------
@@ -235,7 +334,7 @@ def program(exprs: object, names: Sequence[str] | str | None = None, *,
     if not isinstance(max_line, int) or max_line < 2:
         raise SymgradError(f"program: max_line={max_line!r}; give an integer of at least 2")
     roots, out_names = _output_names(exprs, names)
-    order, kids = postorder(roots, lambda n: n.args)
+    order, kids = postorder(roots, _children)
     uses: dict[Basic, int] = dict.fromkeys(order, 0)
     for node in order:
         for k in kids[node]:
@@ -266,7 +365,7 @@ def program(exprs: object, names: Sequence[str] | str | None = None, *,
         while f"t{counter}" in taken:
             counter += 1
         lines.append((f"t{counter}", rhs))
-        return Symbol(f"t{counter}")
+        return _temp(f"t{counter}", rhs)
 
     shown: dict[Basic, Basic] = {}  # node -> what a line shows for it
     for node in order:

@@ -88,6 +88,8 @@ def _ones_coeff(M: Expr) -> Expr | None:
 
 def ones(shape: tuple, c: Expr = S.One) -> Expr:
     """c·𝟙 of ``shape`` (𝟙 alone for c = 1)."""
+    if c == 0:
+        return ZeroMatrix(*shape)
     one = OneMatrix(*shape)
     return one if c == 1 else MatMul(c, one)
 
@@ -423,10 +425,12 @@ class ElementwiseRule(MatrixRule):
         return (node.args[1],)
 
     def vjp(self, node, ct, needed, opts):
-        return (hadamard(ct, elementwise_derivative(node, opts)),)
+        d = elementwise_derivative(node, opts)
+        return (None if isinstance(d, ZeroMatrix) else hadamard(ct, d),)
 
     def jvp(self, node, tangents, opts):
-        return hadamard(tangents[0], elementwise_derivative(node, opts))
+        d = elementwise_derivative(node, opts)
+        return None if isinstance(d, ZeroMatrix) else hadamard(tangents[0], d)
 
 
 class SumRule(MatrixRule):

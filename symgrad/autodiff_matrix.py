@@ -1,0 +1,119 @@
+"""jvp, vjp, jacobian and hessian where matrix symbols are differentiated,
+with JAX's shapes: a tangent has its variable's shape, a jvp its output's,
+a vjp its variable's; a Jacobian is ``output.shape + variable.shape`` (an
+Array; a scalar output gives the gradient, a matrix formula), a Hessian
+``W.shape + W.shape``.  The walker is the scalar one; matrix rules give
+matrix formulas (:mod:`symgrad.matrices.rules`)."""
+
+from __future__ import annotations
+
+from itertools import product
+
+from sympy import Expr, ImmutableMatrix, MatrixBase, MatrixExpr, MatrixSymbol, S, ZeroMatrix
+from sympy.matrices.expressions.matexpr import MatrixElement
+from sympy.tensor.array import ImmutableDenseNDimArray
+
+from .errors import ShapeError
+from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
+from .rules import Opts
+from .walker import forward, reverse
+
+__all__ = ["has_matrix", "matrix_jvp", "matrix_vjp", "matrix_jacobian", "matrix_hessian",
+           "tree_jacobian"]
+
+
+def has_matrix(*flats: list) -> bool:
+    """Whether any of the flat lists holds a matrix symbol or formula."""
+    return any(isinstance(v, MatrixExpr) for f in flats for v in f)
+
+
+def _shape(v: Expr) -> tuple:
+    return tuple(v.shape) if getattr(v, "is_Matrix", False) else ()
+
+
+def _check(vs: list, of: list, what: str, of_what: str) -> None:
+    for i, (v, o) in enumerate(zip(vs, of)):
+        if _shape(v) != _shape(o):
+            raise ShapeError(f"{what}[{i}] has shape {_shape(v)} but {of_what}[{i}] ({o}) "
+                             f"has shape {_shape(o)}; give one of the same shape")
+
+
+def _zero_of(e: Expr) -> Expr:
+    return ZeroMatrix(*e.shape) if getattr(e, "is_Matrix", False) else S.Zero
+
+
+def matrix_jvp(outs: list, syms: list, ts: list, opts: Opts) -> list:
+    """The tangent of each output (JAX's ``jvp`` output tangents)."""
+    _check(ts, syms, "tangents", "wrt")
+    seeds: dict = {}
+    for s, t in zip(syms, ts):
+        seeds[s] = t if s not in seeds else seeds[s] + t
+    res = forward(outs, seeds, opts)
+    return [_zero_of(o) if r is None else r for o, r in zip(outs, res)]
+
+
+def matrix_vjp(outs: list, syms: list, cts: list, opts: Opts) -> list:
+    """uᵀ·J for each variable, in its shape."""
+    _check(cts, outs, "cotangents", "exprs")
+    mats = [s for s in syms if isinstance(s, MatrixSymbol)]
+    got = reverse(outs, cts, [*syms, *entries_of(outs, mats)], opts)
+    for W in mats:
+        g = assemble(W, got)
+        if g is not None:
+            got[W] = g
+    return [got.get(s, zero_like(s)) for s in syms]
+
+
+def _entries(v: Expr) -> list:
+    """The entries of a matrix formula, each ``v[i, j]`` left unexpanded
+    (SymPy's entry of a product expands, slowly); ``doit()`` expands."""
+    if isinstance(v, MatrixBase):
+        return list(v)
+    if getattr(v, "is_Matrix", False):
+        m, n = v.shape
+        return [MatrixElement(v, i, j) for i, j in product(range(m), range(n))]
+    return [v]
+
+
+def _units(shape: tuple) -> list:
+    """The unit cotangents of a matrix (or 1 for a scalar), row-major."""
+    if not shape:
+        return [S.One]
+    m, n = shape
+    out = []
+    for i, j in product(range(m), range(n)):
+        vals = [S.Zero] * (m * n)
+        vals[i * n + j] = S.One
+        out.append(ImmutableMatrix(m, n, vals))
+    return out
+
+
+def matrix_jacobian(out: Expr, W: Expr, opts: Opts) -> Expr:
+    """∂out/∂W with shape ``out.shape + W.shape`` (reverse mode, one pass
+    per output entry); a scalar output gives the gradient formula."""
+    oshape, wshape = _shape(out), _shape(W)
+    if not oshape:
+        return matrix_vjp([as_scalar(out, "jacobian")], [W], [S.One], opts)[0]
+    rows = []
+    for u in _units(oshape):
+        g = matrix_vjp([out], [W], [u], opts)[0]
+        rows.extend(_entries(g))
+    if not wshape and len(oshape) == 2:
+        return ImmutableMatrix(oshape[0], oshape[1], rows)
+    return ImmutableDenseNDimArray(rows, oshape + wshape)
+
+
+def matrix_hessian(expr: Expr, W: Expr, opts: Opts) -> Expr:
+    """∂²expr/∂W², shape ``W.shape + W.shape``: the Jacobian of the gradient."""
+    g = matrix_vjp([as_scalar(expr, "hessian")], [W], [S.One], opts)[0]
+    return matrix_jacobian(g, W, opts)
+
+
+def tree_jacobian(outs: list, ostruct, syms: list, sstruct, opts: Opts) -> object:
+    """The Jacobian of each output leaf by each variable leaf, nested as
+    JAX nests them (the outputs' structure of the variables' structure)."""
+    blocks = [[matrix_jacobian(o, s, opts) for s in syms] for o in outs]
+    if ostruct.kind == "scalar" and sstruct.kind == "scalar":
+        return blocks[0][0]
+    return ostruct.map_leaves(
+        lambda _, span: sstruct.map_leaves(lambda _, sp: blocks[span[0]][sp[0]]))

@@ -1,0 +1,123 @@
+"""jvp, vjp, jacobian, hessian over matrix symbols (JAX's shapes), markers,
+overrides and the program printer on matrix formulas."""
+
+from __future__ import annotations
+
+import pytest
+from sympy import (
+    Matrix,
+    MatrixSymbol,
+    ZeroMatrix,
+    floor,
+    hadamard_product,
+    latex,
+    tanh,
+)
+
+import symgrad
+from symgrad import grad, hessian, jacobian, jvp, vjp
+from symgrad.errors import ShapeError
+
+from .oracle import entries, point, value
+
+A = MatrixSymbol("A", 3, 2)
+x = MatrixSymbol("x", 2, 1)
+v = MatrixSymbol("v", 2, 1)
+u = MatrixSymbol("u", 3, 1)
+
+
+def _explicit_jacobian(F, W, at):
+    """∂F/∂W entry by entry: F expanded over W's entries, sympy.diff."""
+    Ws = entries(W)
+    others = {M: val for M, val in at.items() if M != W}
+    Fe = value(F, {**others, W: Ws}, prec=50)
+    wvals = {Ws[k]: at[W][k] for k in range(len(Ws))}
+    return Fe, Ws, wvals
+
+
+def test_jvp_and_vjp_are_the_jacobian_products():
+    F = symgrad.elementwise(tanh, A * x)
+    t = jvp(F, x, v)
+    c = vjp(F, x, u)
+    assert t.shape == (3, 1) and c.shape == (2, 1)
+    at = point([A, x, v, u])
+    Fe, Ws, wvals = _explicit_jacobian(F, x, at)
+    J = Fe.jacobian(list(Ws)).xreplace(wvals)
+    assert (value(t, at) - (J * at[v]).evalf(40)).norm() < 1e-30
+    assert (value(c, at) - (J.T * at[u]).evalf(40)).norm() < 1e-30
+    Jm = jacobian(F, x)
+    for i in range(3):
+        for j in range(2):
+            assert abs(value(Jm[i, 0, j, 0], at) - J[i, j].evalf(40)) < 1e-30
+
+
+def test_jacobian_and_hessian_shapes_are_jax_shapes():
+    F = symgrad.elementwise(tanh, A * x)
+    assert jacobian(F, x).shape == (3, 1, 2, 1)  # out.shape + wrt.shape
+    assert jacobian(F, A).shape == (3, 1, 3, 2)
+    L = symgrad.norm(A * x) ** 2
+    assert jacobian(L, x) == grad(L, x)  # a scalar output: the gradient's shape
+    H = hessian(L, x)
+    assert H.shape == (2, 1, 2, 1)
+    at = point([A, x])
+    Ae = at[A]
+    want = 2 * Ae.T * Ae
+    for i in range(2):
+        for j in range(2):
+            assert abs(value(H[i, 0, j, 0], {A: Ae}) - want[i, j]) < 1e-25
+
+
+def test_tangent_of_the_wrong_shape_is_refused():
+    with pytest.raises(ShapeError, match="tangents"):
+        jvp(symgrad.sum(A * x), x, u)
+
+
+def test_stop_gradient_of_a_matrix():
+    W = MatrixSymbol("W", 2, 2)
+    sg = symgrad.stop_gradient(W)
+    assert sg.shape == (2, 2)
+    assert grad(symgrad.sum(hadamard_product(W, sg)), W).dummy_eq(sg)
+    assert grad(symgrad.sum(sg), W) == ZeroMatrix(2, 2)
+
+
+def test_straight_through_floor_on_a_quantized_weight_matrix():
+    W = MatrixSymbol("W", 2, 2)
+    Wq = symgrad.elementwise(floor, 8 * W) / 8
+    loss = symgrad.norm(Wq * v) ** 2
+    assert grad(loss, W) == ZeroMatrix(2, 2)
+    with symgrad.gradient_override_map({"floor": "Identity"}):
+        g = grad(loss, W)
+    assert g == 2 * Wq * v * v.T  # the gradient as if Wq were W
+
+
+def test_custom_gradient_function_applied_entrywise():
+    from sympy import exp, log
+
+    @symgrad.custom_gradient
+    def softplus(t):
+        return log(1 + exp(t)), lambda dy: dy / (1 + exp(-t))
+
+    W = MatrixSymbol("W", 2, 2)
+    g = grad(symgrad.sum(symgrad.elementwise(softplus, W)), W)
+    at = point([W])
+    want = Matrix(2, 2, lambda i, j: 1 / (1 + exp(-at[W][i, j]))).evalf(30)
+    assert (value(g, at) - want).norm() < 1e-25
+
+
+def test_program_prints_a_gradient_as_named_matrix_statements():
+    from sympy import OneMatrix
+
+    n = 4
+    X, Y = MatrixSymbol("X", n, 3), MatrixSymbol("Y", n, 2)
+    W1, b1 = MatrixSymbol("W1", 3, 5), MatrixSymbol("b1", 1, 5)
+    W2 = MatrixSymbol("W2", 5, 2)
+    H = symgrad.elementwise(tanh, X * W1 + OneMatrix(n, 1) * b1)
+    Z = H * W2
+    loss = symgrad.mean(symgrad.logsumexp(Z, axis=1)) - symgrad.sum(hadamard_product(Y, Z)) / n
+    p = symgrad.program(grad(loss, [W1, b1, W2]), names=["dW1", "db1", "dW2"])
+    text = str(p)
+    assert len(p) <= 8
+    assert "tanh(X*W1 + 𝟙*b1)" in text and "softmax(" in text and " ⊙ " in text
+    assert "W2.T" in text and "X.T" in text
+    assert "⊙" in p.unicode() and r"\odot" in p.latex() and r"\operatorname{softmax}" in p.latex()
+    assert latex(symgrad.softmax(Z, axis=1)).startswith(r"\operatorname{softmax}")
