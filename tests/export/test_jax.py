@@ -10,7 +10,12 @@ from .conftest import chosen_second, log1pexp
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture(autouse=True)
+def _x64():
+    with jax.enable_x64():  # float64 here only: other tests see JAX's float32 default
+        yield
 
 x, y = sp.symbols("x y", real=True)
 
