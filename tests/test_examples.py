@@ -20,6 +20,7 @@ EXPECTED = {
     "06_attach_gradient": "dh/dx      = stop_gradient(sigmoid(x))",
     "07_where_cond_gradients": "(symgrad: no NaN)",
     "08_stability_report_and_fix": "culprit 1 - 1/(exp(x) + 1)",
+    "09_matrix_gradients": "agrees with hand-written backpropagation",
 }
 
 
