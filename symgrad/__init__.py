@@ -11,6 +11,7 @@ rule table whose rules you can override.
 from .attach import attach_gradient
 from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
+from .compensated import compensated
 from .custom import custom_gradient, custom_jvp, custom_vjp
 from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
 from .export import to_jax, to_torch
@@ -80,6 +81,7 @@ __all__ = [
     "norm",
     "to_jax",
     "to_torch",
+    "compensated",
 ]
 
 __version__ = "0.1.0"

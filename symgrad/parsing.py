@@ -66,6 +66,7 @@ from sympy import Float as SFloat
 from sympy import Integer as SInteger
 from sympy.logic.boolalg import Boolean
 
+from .compensated import compensated
 from .errors import SymgradError
 from .graph import postorder
 from .overrides import override
@@ -172,6 +173,7 @@ _EXTRA: dict[str, Callable] = {
     "Not": Not,
     # what stabilize writes, so that its printed result parses back
     "widen": widen,
+    "compensated": compensated,
     "erfcx": erfcx,
 }
 

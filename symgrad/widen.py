@@ -32,10 +32,17 @@ from .nodes import _leafwise
 from .printing import latex_call, pretty_call
 from .safe import StrictArgs
 
-__all__ = ["widen", "unwiden", "has_widen"]
+__all__ = ["FloatMarker", "widen", "unwiden", "has_widen"]
 
 
-class widen(StrictArgs, Function):  # noqa: N801  (reads like the other markers)
+class FloatMarker(StrictArgs, Function):
+    """A marker that is the identity for mathematics (proofs, the ground
+    truth, differentiation) and changes only how generated code computes
+    its argument: :class:`widen` (a wider type) and
+    :class:`symgrad.compensated.compensated` (pairs of the working type)."""
+
+
+class widen(FloatMarker):  # noqa: N801  (reads like the other markers)
     """The value ``u``, computed by generated code in the next wider float
     type (float32 → float64, float64 → ``np.longdouble`` where it is wider:
     80-bit on x86-64 Linux; otherwise float64, a no-op), and cast back.
@@ -118,7 +125,8 @@ def has_widen(exprs: Iterable[Basic]) -> bool:
 
 
 def unwiden(exprs: Iterable[Basic]) -> list[Basic]:
-    """Each expression with every ``widen(u)`` replaced by ``u``: the
+    """Each expression with every ``widen(u)`` (and every other
+    :class:`FloatMarker`, such as ``compensated(u)``) replaced by ``u``: the
     mathematics, for proofs and the ground truth.  One pass over the DAG
     (no recursion); sums and products around a removed ``widen`` are
     evaluated again, as :func:`symgrad.expand` does; an expression without
@@ -131,14 +139,14 @@ def unwiden(exprs: Iterable[Basic]) -> list[Basic]:
     """
     roots = list(exprs)
     order, kids = postorder(roots, lambda n: n.args)
-    if not any(isinstance(n, widen) for n in order):
+    if not any(isinstance(n, FloatMarker) for n in order):
         return roots
     new: dict[Basic, Basic] = {}
     built: set[Basic] = set()
     for node in order:
         args = kids[node]
         low = tuple(new[a] for a in args)
-        if isinstance(node, widen):
+        if isinstance(node, FloatMarker):
             new[node] = low[0]
         elif any(a is not b for a, b in zip(low, args)):
             new[node] = rebuild(node, low)

@@ -22,6 +22,12 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..shapes import flatten_exprs
+from .compensating import (
+    COMPENSATED_HELPERS,
+    COMPENSATED_NAMES,
+    compensating,
+    uses_compensated,
+)
 from .compiled import load
 from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
@@ -88,10 +94,11 @@ def _compile(
     args: object, exprs: object, reserved: frozenset[str] = frozenset(),
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
-    namer = Namer(reserved | WIDEN_NAMES)
+    namer = Namer(reserved | WIDEN_NAMES | COMPENSATED_NAMES)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
+    roots = compensating(roots)  # compensated(u): u computed in pairs of floats
     roots = widened(roots)  # widen(u): u computed in the next wider type
     prog = build_program(roots, leaf, namer.temps(), complex_)
     if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
@@ -121,7 +128,10 @@ def _imports(prog: Program) -> str:
     head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "")
     wide = any(uses_widen(s.code) for s in prog.statements) \
         or any(uses_widen(r) for r in prog.results)
-    return head + ("\n\n" + WIDEN_HELPERS if wide else "")
+    pairs = any(uses_compensated(s.code) for s in prog.statements) \
+        or any(uses_compensated(r) for r in prog.results)
+    return head + ("\n\n" + WIDEN_HELPERS if wide else "") \
+        + ("\n\n" + COMPENSATED_HELPERS if pairs else "")
 
 
 def _doc(prog: Program, n_out: int) -> str:

@@ -5,8 +5,8 @@ Node by node, each operation is compiled once by :func:`symgrad.lambdify`
 from the node with its operands replaced by placeholders, so a node is
 computed exactly as the generated code computes it; conditions and
 ``Piecewise`` selections are NumPy's comparisons and ``np.where``; a
-``widen(u)`` is one operation over ``u``'s symbols, computed wide as the
-generated code computes it.  A
+``widen(u)`` (``compensated(u)``) is one operation over ``u``'s symbols,
+computed wide (in pairs of floats) as the generated code computes it.  A
 product takes its reciprocal factors along (``x*y**-2`` is one division,
 ``x/y**2``, as the code generator writes it), so a reciprocal used only
 inside products is no node of its own.
@@ -24,7 +24,7 @@ from ..codegen import lambdify
 from ..graph import postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms
-from ..widen import widen
+from ..widen import FloatMarker
 
 __all__ = ["evaluated_form", "NodeEvaluator", "generated"]
 
@@ -104,7 +104,7 @@ class NodeEvaluator:
         order, kids = postorder(list(exprs), lambda n: n.args)
         # operands: a product's reciprocal factors give their bases; a widen(u)'s
         # are u's symbols (it is one operation, computed wide as the code does)
-        self.kids = {n: _widened_leaves(n, kids) if isinstance(n, widen)
+        self.kids = {n: _widened_leaves(n, kids) if isinstance(n, FloatMarker)
                      else tuple(_operand(n, k) for k in ks) for n, ks in kids.items()}
         used = {k for ks in self.kids.values() for k in ks} | set(exprs)
         self.order = [n for n in order if n in used]
@@ -114,7 +114,7 @@ class NodeEvaluator:
         name = type(node).__name__
         if name in _LOGIC:
             return _LOGIC[name]
-        if isinstance(node, widen):
+        if isinstance(node, FloatMarker):
             key = (node, self.dtype)
             if key not in self._cache:
                 self._cache[key] = lambdify(list(self.kids[node]), node, dtype=self.dtype,

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sympy import Basic, Expr, Symbol, oo
 
+from ..codegen.compensating import rounded_terms
+from ..compensated import compensated
 from ..errors import SymgradError
 from ..graph import count_ops, free_symbols
 from ..lowering import lower
@@ -43,6 +45,7 @@ from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
+from ..widen import FloatMarker, unwiden
 from ..widen import widen as widened
 from .bits import bits_error, float_format, ordinal
 from .check import check_stability, refuse_non_real
@@ -293,7 +296,10 @@ class _Search:
         """Points, labels, and the bits of ``form`` and of ``source`` there:
         fresh random points, ``form``'s structural points, its ascent."""
         samples, seed = fresh
-        ps = PointSearch([form], self.symbols, self.domain, self.fmt, samples, seed)
+        # the structure inside a widen(u) or compensated(u) too: its zeros of
+        # subtractions are where a form that is computed wider may still lose
+        inner = [f for f in unwiden([form]) if f != form]
+        ps = PointSearch([form, *inner], self.symbols, self.domain, self.fmt, samples, seed)
         drawn, labels = ps.drawn()
         more, lab = ps.structure(drawn)
         points = np.concatenate([drawn, more])
@@ -338,25 +344,49 @@ class _Search:
                 cands.append(regime)
                 errs.append(self._bits(regime.expr))
             ranked = self._ranked(cands, errs, ref)
-        worst = errs[ranked[0]].max(initial=0) if ranked else np.inf
-        tail = int(np.sum(errs[ranked[0]] > TOLERANCE)) if ranked else 0
-        if (worst > WIDEN_ABOVE or tail >= WIDEN_TAIL) and self.widen:
-            # no float formula is accurate: the best ones computed wider, each
-            # kept where it gains at least a bit (max or mean) over the best one
-            mean = _mean(errs[ranked[0]]) if ranked else np.inf
-            for i in ranked[:_WIDENED] or [0]:
-                c = Candidate(widened(cands[i].expr), f"{cands[i].how}, widened")
-                b = self._bits(c.expr)
-                if b.max(initial=0) <= worst - 1 or _mean(b) <= mean - 1:
-                    cands.append(c)
-                    errs.append(b)
+        if not _accurate(errs, ranked):
+            # no plain float formula is accurate: the best ones in compensated
+            # arithmetic of the dtype (pairs of floats), each kept where it gains
+            # at least a bit (max or mean) over the best one
+            self._more(cands, errs, ranked, compensated, "compensated")
             ranked = self._ranked(cands, errs, ref)
+        partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
+            and rounded_terms(cands[ranked[0]].expr.args[0])
+        if (partial or not _accurate(errs, ranked)) and self.widen:
+            # no float form is accurate, or the best is compensated but still
+            # adds rounded function values (accurate only where the samples do
+            # not see such a sum cancel): the best plain forms computed wider,
+            # each kept where it gains a bit as above (where the compensated one
+            # adds rounded values, the widened ones first)
+            self._more(cands, errs, ranked, widened, "widened", gain=not partial)
+            ranked = self._ranked(cands, errs, ref)
+            if partial:
+                ranked = [i for i in ranked if isinstance(cands[i].expr, widened)] + \
+                    [i for i in ranked if not isinstance(cands[i].expr, widened)]
         before = (_max(runs_now), _mean(runs_now))
         order = [(cands[i], errs[i]) for i in ranked]
         if not order:
             return Choice(e, e, "nothing", before, before, len(cands))
         c, b = order[0]
         return Choice(e, c.expr, c.how, before, (_max(b), _mean(b)), len(cands), order)
+
+    def _more(self, cands: list[Candidate], errs: list[np.ndarray], ranked: list,
+              marker: type, label: str, gain: bool = True) -> None:
+        """The best ``_WIDENED`` forms (where none, the first) under ``marker``
+        (``compensated`` or ``widen``), appended to ``cands`` and ``errs``
+        where they gain at least a bit, in max or mean, over the best one
+        (with ``gain=False``, all of them)."""
+        worst = errs[ranked[0]].max(initial=0) if ranked else np.inf
+        mean = _mean(errs[ranked[0]]) if ranked else np.inf
+        plain = [i for i in ranked if not isinstance(cands[i].expr, FloatMarker)]
+        for i in plain[:_WIDENED] or [0]:
+            c = Candidate(marker(cands[i].expr), f"{cands[i].how}, {label}")
+            if c.expr == cands[i].expr:
+                continue
+            b = self._bits(c.expr)
+            if not gain or b.max(initial=0) <= worst - 1 or _mean(b) <= mean - 1:
+                cands.append(c)
+                errs.append(b)
 
     def _ranked(self, cands: list[Candidate], errs: list[np.ndarray], ref: np.ndarray) -> list:
         """The admissible candidates (nowhere worse than ``ref``), by least
@@ -459,6 +489,16 @@ class _TruthCache:
         vals = np.array([self.seen[k][0] for k in keys], dtype=float)
         ok = np.array([self.seen[k][1] for k in keys], dtype=bool)
         return vals, ok
+
+
+def _accurate(errs: list[np.ndarray], ranked: list) -> bool:
+    """Whether the best ranked form is accurate: at most ``WIDEN_ABOVE``
+    bits everywhere, and more than ``TOLERANCE`` at fewer than
+    ``WIDEN_TAIL`` samples."""
+    if not ranked:
+        return False
+    b = errs[ranked[0]]
+    return bool(b.max(initial=0) <= WIDEN_ABOVE and np.sum(b > TOLERANCE) < WIDEN_TAIL)
 
 
 def _figures(b: np.ndarray, labels: np.ndarray) -> tuple[float, float]:

@@ -29,7 +29,7 @@ from ..errors import SymgradError
 from ..graph import postorder
 from ..lowering import lower
 from ..progress import tick
-from ..widen import widen
+from ..widen import FloatMarker
 from .balls import BallProgram
 from .bits import Format, float_format, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
@@ -146,7 +146,7 @@ class Program:
                     raise SymgradError(f"cannot evaluate {node!r} ({type(node).__name__})")
                 self.consts[i] = node
                 self.steps.append(("const", i, ()))
-            elif isinstance(node, widen):  # the identity: only generated code widens
+            elif isinstance(node, FloatMarker):  # the identity: only generated code differs
                 self.steps.append(("op", _same, (index[kids[node][0]],), False))
             elif node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
                 fn = rational_pow(int(node.exp.p), int(node.exp.q))

@@ -1,0 +1,509 @@
+"""Code for ``compensated(u)``: its subtree computed in pairs of floats of
+the working type (error-free transformations), rounded back at the end.
+
+Before emission each ``compensated(u)`` becomes code-only nodes over a copy
+of ``u`` (a DAG of its own, shared between compensated subtrees): a value
+of the copy is either a plain float (a symbol, a constant exact in every
+float type, a value nothing compensates) or a pair ``(hi, lo)`` whose sum
+is the value to about twice the type's precision.  The generated module
+defines the helpers (:data:`COMPENSATED_HELPERS`):
+
+* ``_dd_add``, ``_dd_mul``, ``_dd_div``, ``_dd_sqrt``: Knuth's TwoSum,
+  Dekker's TwoProduct (by splitting: NumPy has no fused multiply-add), and
+  the classical double-double sum ("accurate" form: the low parts summed
+  with TwoSum too), product, quotient (one correction) and square root
+  (one Newton correction with an exact residual);
+* ``_dd_fun(f, d1, a1, ...)``: a function of pairs to first order,
+  ``f(hi) + sum(f_i'(hi) * lo_i)``, where ``f`` and ``d_i`` are the plain
+  code of ``f`` and of its partial derivatives over the high parts (each
+  term only where ``|lo_i| < 1``: beyond, as for ``cos`` of ``1e150``, the
+  first order is no correction);
+* ``_ddc(hi, lo, like)``: a constant that no float holds (``pi/180``,
+  ``1/10``) as a pair of the type of ``like``;
+* ``_dd_out``: the pair rounded to one float.
+
+Error terms that are not finite (an overflow in a sum, a split of a
+number near the top of the range) are 0: the pair is then the plain value,
+as uncompensated code would give.  Nodes without an arithmetic of pairs
+(``Piecewise``, ``Max``, comparisons) take their operands rounded.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+from sympy import (
+    Abs,
+    Basic,
+    Derivative,
+    Dummy,
+    Expr,
+    Float,
+    Function,
+    Mul,
+    Pow,
+    S,
+    Subs,
+    Symbol,
+)
+
+from ..compensated import compensated
+from ..graph import postorder
+from ..lowering import rebuild
+
+__all__ = [
+    "compensating",
+    "rounded_terms",
+    "COMPENSATED_HELPERS",
+    "COMPENSATED_NAMES",
+    "uses_compensated",
+]
+
+
+class _DD(Function):
+    """A code-only call of a compensated-arithmetic helper."""
+
+    _helper = ""
+
+    def _numpycode(self, printer) -> str:
+        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)})"
+
+    _symgrad_numpycode = _numpycode
+
+
+class _Add(_DD):
+    _helper = "_dd_add"
+
+
+class _Mul(_DD):
+    _helper = "_dd_mul"
+
+
+class _Div(_DD):
+    _helper = "_dd_div"
+
+
+class _Sqrt(_DD):
+    _helper = "_dd_sqrt"
+
+
+class _Neg(_DD):
+    _helper = "_dd_neg"
+
+
+class _Abs(_DD):
+    _helper = "_dd_abs"
+
+
+class _Hi(_DD):
+    _helper = "_dd_hi"
+
+
+class _Out(_DD):
+    _helper = "_dd_out"
+
+
+class _Fun(_DD):
+    _helper = "_dd_fun"
+
+
+class _Const(_DD):
+    """A constant no float holds, as a pair of the type of ``like``."""
+
+    def _numpycode(self, printer) -> str:
+        h, lo, like = self.args
+        return f"_ddc({float(h)!r}, {float(lo)!r}, {printer._print(like)})"
+
+    _symgrad_numpycode = _numpycode
+
+
+_PAIRS = (_Add, _Mul, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const)
+
+
+def _is_pair(node: Basic) -> bool:
+    return isinstance(node, _PAIRS)
+
+
+def _value(node: Basic) -> mpmath.mpf:
+    """A constant's value to 200 bits (an mpf made in mpmath's default
+    context would keep 53)."""
+    with mpmath.workprec(200):
+        return mpmath.mpf(node.evalf(60)._mpf_) if node.evalf(60).is_Float else \
+            mpmath.mpf(complex(node.evalf(60)).real)
+
+
+def _exact(value: mpmath.mpf) -> bool:
+    """Whether every float type from float16 up holds ``value`` exactly
+    (then a Python float literal is exact in generated code of any type)."""
+    if not mpmath.isfinite(value):
+        return False
+    if value == 0:
+        return True
+    with np.errstate(over="ignore"):
+        f16 = np.float16(float(value))
+    with mpmath.workprec(200):
+        return bool(np.isfinite(f16)) and mpmath.mpf(float(f16)) == value and f16 != 0
+
+
+def _pair_of(value: mpmath.mpf) -> tuple[float, float]:
+    h = float(value)
+    with mpmath.workprec(200):
+        return h, float(value - mpmath.mpf(h))
+
+
+_DERIVATIVES: dict = {}
+
+
+def _partials(node: Basic) -> list | None:
+    """``node``'s function's partial derivatives over placeholders (one per
+    argument), or None where SymPy has none in closed form."""
+    key = (node.func, len(node.args))
+    if key in _DERIVATIVES:
+        return _DERIVATIVES[key]
+    holes = [Dummy(f"h{i}", real=True) for i in range(len(node.args))]
+    out: list | None = None
+    try:
+        f = node.func(*holes)
+        if isinstance(f, Expr) and not f.is_number:
+            out = [holes, f, [f.diff(h) for h in holes]]
+            if any(d.has(Derivative, Subs) for d in out[2]):
+                out = None
+    except Exception:  # noqa: BLE001  (no derivative: the function of the rounded value)
+        out = None
+    _DERIVATIVES[key] = out
+    return out
+
+
+class _Copy:
+    """The compensated copy of subtrees, memoized over one program."""
+
+    def __init__(self) -> None:
+        self.dd: dict[Basic, Basic] = {}
+
+    @staticmethod
+    def out(v: Basic) -> Basic:
+        return _Out(v) if _is_pair(v) else v
+
+    @staticmethod
+    def hi(v: Basic) -> Basic:
+        return _Hi(v) if _is_pair(v) else v
+
+    def const(self, node: Basic, like: Symbol | None) -> Basic:
+        try:
+            v = _value(node)
+        except (TypeError, ValueError, AttributeError):
+            return node
+        if _exact(v) or like is None:
+            return node
+        h, lo = _pair_of(v)
+        return _Const(Float(h, 53), Float(lo, 53), like)
+
+    def mul(self, a: Basic, b: Basic) -> Basic:
+        return _Mul(a, b)
+
+    def power(self, a: Basic, n: int) -> Basic:
+        """``a**n`` for an integer ``n >= 1``, by squaring."""
+        out = None
+        sq = a
+        while n:
+            if n & 1:
+                out = sq if out is None else _Mul(out, sq)
+            n >>= 1
+            if n:
+                sq = _Mul(sq, sq)
+        return out
+
+    def copy(self, top: Basic) -> Basic:
+        sub, kids = postorder([top], lambda n: () if n in self.dd else n.args)
+        syms = [n for n in sub if isinstance(n, Symbol)]
+        like = syms[0] if syms else None
+        for n in sub:
+            if n in self.dd:
+                continue
+            self.dd[n] = self._node(n, kids[n], like)
+        return self.dd[top]
+
+    def _node(self, n: Basic, kids: tuple, like: Symbol | None) -> Basic:
+        if isinstance(n, Symbol):
+            return n
+        if not kids or (n.is_number and isinstance(n, Expr)):
+            return self.const(n, like) if isinstance(n, Expr) and n.is_number else n
+        args = [self.dd[k] for k in kids]
+        if isinstance(n, compensated):
+            return args[0]
+        if n.is_Add:
+            acc = args[0]
+            for a in args[1:]:
+                acc = _Add(acc, a)
+            return acc
+        if n.is_Mul:
+            return self._mul(n, args, like)
+        if n.is_Pow:
+            return self._pow(n, args, like)
+        if isinstance(n, Abs):
+            return _Abs(args[0]) if _is_pair(args[0]) else rebuild(n, args)
+        if not any(_is_pair(a) for a in args):
+            return rebuild(n, args) if any(a is not k for a, k in zip(args, kids)) else n
+        if isinstance(n, Function) and not isinstance(n, _DD):
+            parts = _partials(n)
+            if parts is not None:
+                holes, f, ds = parts
+                his = [self.hi(a) for a in args]
+                table = dict(zip(holes, his))
+                fv = f.xreplace(table)
+                terms = []
+                for d, a in zip(ds, args):
+                    if _is_pair(a):
+                        terms += [d.xreplace(table), a]
+                return _Fun(fv, *terms)
+        # no arithmetic of pairs: the node of the rounded values
+        return rebuild(n, [self.out(a) for a in args])
+
+    def _mul(self, n: Basic, args: list, like: Symbol | None) -> Basic:
+        coeff = [a for a, k in zip(args, n.args) if k.is_number]
+        num, den = [], []
+        for a, k in zip(args, n.args):
+            if k.is_number:
+                continue
+            if k.is_Pow and k.exp.is_Integer and k.exp < 0:
+                base = self.dd[k.base]
+                den.append(self.power(base, int(-k.exp)))
+            else:
+                num.append(a)
+        neg = False
+        if coeff:
+            c = Mul(*[k for k in n.args if k.is_number])
+            if c == -1:
+                neg = True
+            elif c != 1:
+                num.insert(0, self.const(c, like))
+        acc = num[0] if num else S.One
+        for a in num[1:]:
+            acc = _Mul(acc, a)
+        if den:
+            d = den[0]
+            for a in den[1:]:
+                d = _Mul(d, a)
+            acc = _Div(acc, d)
+        if neg:
+            acc = _Neg(acc) if _is_pair(acc) else -acc
+        return acc
+
+    def _pow(self, n: Basic, args: list, like: Symbol | None) -> Basic:
+        base, e = args[0], n.exp
+        if e.is_Integer and e > 0:
+            return self.power(base, int(e))
+        if e.is_Integer and e < 0:
+            return _Div(S.One, self.power(base, int(-e)))
+        if e == S.Half:
+            return _Sqrt(base)
+        if e == -S.Half:
+            return _Div(S.One, _Sqrt(base))
+        if not _is_pair(base) and not _is_pair(args[1]):
+            return rebuild(n, args)
+        h = Dummy("h", real=True)
+        if n.exp.is_number:
+            return _Fun(Pow(self.hi(base), e), (e * h ** (e - 1)).xreplace({h: self.hi(base)}),
+                        base)
+        return rebuild(n, [self.out(a) for a in args])
+
+
+def compensating(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with each ``compensated(u)`` replaced by code-only nodes
+    that compute ``u`` in pairs of floats and round it (see the module's
+    docstring); roots without ``compensated`` come back as they are."""
+    order, kids = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, compensated) for n in order):
+        return roots
+    cp = _Copy()
+    plain: dict[Basic, Basic] = {}
+    for node in order:
+        if isinstance(node, compensated):
+            plain[node] = _Copy.out(cp.copy(node.args[0]))
+            continue
+        args = kids[node]
+        low = tuple(plain[a] for a in args)
+        plain[node] = rebuild(node, low) if any(a is not b for a, b in zip(low, args)) else node
+    return [plain[r] for r in roots]
+
+
+_THROUGH = (_Mul, _Div, _Neg, _Abs, _Sqrt)
+
+
+def rounded_terms(expr: Basic) -> bool:
+    """Whether ``compensated(expr)`` still adds a rounded value: a term of a
+    sum (through products, quotients, roots) is the value of a function
+    (``sin``, ``exp``, ...) rounded to one float, whose rounding no pair
+    undoes; where such a sum cancels, the compensated form loses bits.
+
+    >>> from sympy import symbols, sin, cos, pi
+    >>> x, r, t = symbols("x r t")
+    >>> rounded_terms(x + r * sin(t) * cos(t)), rounded_terms(r * cos(t * pi / 180))
+    (True, False)
+    >>> rounded_terms(x**2 - 4 * r * t)  # a polynomial: every rounding is undone
+    False
+    """
+    top = _Copy().copy(expr)
+    order, kids = postorder([top], lambda n: n.args)
+    for n in order:
+        if not isinstance(n, _Add):
+            continue
+        stack = list(n.args)
+        while stack:
+            a = stack.pop()
+            if isinstance(a, _THROUGH):
+                stack.extend(a.args)
+            elif isinstance(a, (_Fun, _Out)) or (
+                    not isinstance(a, (_DD, Symbol)) and not a.is_number):
+                return True
+    return False
+
+
+COMPENSATED_NAMES = frozenset({
+    "_dd_add", "_dd_mul", "_dd_div", "_dd_sqrt", "_dd_neg", "_dd_abs", "_dd_hi", "_dd_out",
+    "_dd_fun", "_ddc", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
+    "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP",
+})
+
+
+def uses_compensated(code: str) -> bool:
+    """Whether generated code calls the compensated-arithmetic helpers."""
+    return "_dd_" in code or "_ddc(" in code
+
+
+COMPENSATED_HELPERS = '''\
+# compensated(): values as unevaluated sums hi + lo of two floats of the
+# working type (error-free transformations: TwoSum, Dekker's TwoProduct).
+_DD_SPLIT = {np.dtype(np.float64): 134217729.0, np.dtype(np.float32): 4097.0,
+             np.dtype(np.float16): 65.0}
+_DD_TINY = {t: np.finfo(t).tiny * 2.0 ** (np.finfo(t).nmant + 1) for t in _DD_SPLIT}
+_DD_BIG = {t: np.finfo(t).max / s for t, s in _DD_SPLIT.items()}
+_DD_DOWN = {t: t.type(2.0 ** -(np.finfo(t).nmant // 2 + 2)) for t in _DD_SPLIT}
+_DD_UP = {t: t.type(2.0 ** (np.finfo(t).nmant // 2 + 2)) for t in _DD_SPLIT}
+
+
+def _dd_fin(e):
+    """An error term, 0 where it is not finite (its operation overflowed)."""
+    return np.where(np.isfinite(e), e, 0)
+
+
+def _dd_two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, _dd_fin((a - (s - bb)) + (b - bb))
+
+
+def _dd_fast(s, e):
+    h = s + e
+    return h, _dd_fin(e - (h - s))
+
+
+def _dd_split(a):
+    if type(a) in (int, float):  # a literal every float type holds (11 bits at most)
+        return a, 0.0
+    t = np.result_type(a)
+    big = np.abs(a) > _DD_BIG[t]
+    if np.any(big):  # a * splitter would overflow: split a scaled by a power of two
+        s = np.where(big, a * _DD_DOWN[t], a)
+        c = s * _DD_SPLIT[t]
+        h = c - (c - s)
+        h = np.where(big, h * _DD_UP[t], h)
+        return h, a - h
+    c = a * _DD_SPLIT[t]
+    h = c - (c - a)
+    return h, a - h
+
+
+def _dd_two_prod(a, b):
+    p = a * b
+    ah, al = _dd_split(a)
+    bh, bl = _dd_split(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    # 0 where not finite, and where p is so small that its error is below the
+    # subnormals (the splits are inexact there): the plain product
+    return p, np.where(np.isfinite(e) & (np.abs(p) >= _DD_TINY[np.result_type(p)]), e, 0)
+
+
+def _dd_hi(a):
+    return a[0] if isinstance(a, tuple) else a
+
+
+def _dd_out(a):
+    return a[0] + a[1] if isinstance(a, tuple) else a
+
+
+def _ddc(h, lo, like):
+    """The constant h + lo (float64s) as a pair of the type of ``like``."""
+    t = np.result_type(like, 1.0)
+    hi = np.asarray(h, t)[()]
+    return hi, np.asarray((h - float(hi)) + lo, t)[()]
+
+
+def _dd_neg(a):
+    return (-a[0], -a[1]) if isinstance(a, tuple) else -a
+
+
+def _dd_abs(a):
+    if not isinstance(a, tuple):
+        return np.abs(a)
+    s = np.where(a[0] < 0, -1, 1).astype(np.result_type(a[0]))
+    return a[0] * s, a[1] * s
+
+
+def _dd_add(a, b):
+    if not isinstance(a, tuple):
+        a, b = b, a
+    if not isinstance(a, tuple):
+        return _dd_two_sum(a, b)
+    if not isinstance(b, tuple):
+        s, e = _dd_two_sum(a[0], b)
+        return _dd_fast(s, e + a[1])
+    s, e = _dd_two_sum(a[0], b[0])
+    t, f = _dd_two_sum(a[1], b[1])
+    s, e = _dd_fast(s, e + t)
+    return _dd_fast(s, e + f)
+
+
+def _dd_mul(a, b):
+    if not isinstance(a, tuple):
+        a, b = b, a
+    if not isinstance(a, tuple):
+        return _dd_two_prod(a, b)
+    if not isinstance(b, tuple):
+        p, e = _dd_two_prod(a[0], b)
+        return _dd_fast(p, _dd_fin(e + a[1] * b))
+    p, e = _dd_two_prod(a[0], b[0])
+    return _dd_fast(p, _dd_fin(e + (a[0] * b[1] + a[1] * b[0])))
+
+
+def _dd_div(a, b):
+    a0, a1 = a if isinstance(a, tuple) else (a, 0)
+    b0, b1 = b if isinstance(b, tuple) else (b, 0)
+    q = a0 / b0
+    p, e = _dd_two_prod(q, b0)
+    r = (((a0 - p) - e) + a1) - q * b1
+    c = r / b0
+    return _dd_fast(q, np.where(np.isfinite(c) & (np.abs(q) >= _DD_TINY[np.result_type(q)]),
+                                c, 0))
+
+
+def _dd_sqrt(a):
+    a0, a1 = a if isinstance(a, tuple) else (a, 0)
+    s = np.sqrt(a0)
+    p, e = _dd_two_prod(s, s)
+    return _dd_fast(s, _dd_fin((((a0 - p) - e) + a1) / (2 * s)))
+
+
+def _dd_fun(f, *parts):
+    """f(hi) corrected to first order: parts are (f_i'(hi), argument i).  Only
+    where each |lo| < 1: the functions' own scale (a period, exp's e-fold);
+    beyond (cos(1e150)'s lo is 1e134) the first order means nothing."""
+    lo = None
+    for d, a in zip(parts[::2], parts[1::2]):
+        if isinstance(a, tuple):
+            term = np.where(np.abs(a[1]) < 1, d * a[1], 0)
+            lo = term if lo is None else lo + term
+    if lo is None:
+        return f
+    return _dd_two_sum(f, _dd_fin(lo))
+'''

@@ -1,0 +1,71 @@
+"""stabilize tries a float form, compensated arithmetic in the dtype, before
+a wider type: widen only where no form of the dtype reaches the tolerance
+(or where the compensated form still adds rounded function values, which
+no pair of floats undoes).  Checked against the ground truth on points the
+choice never saw (random, and structured at the cancellation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import stabilize
+from symgrad.compensated import compensated, has_compensated
+from symgrad.stability.bits import bits_error, float_format
+from symgrad.stability.floats import generated
+from symgrad.stability.truth import RESOLVED, GroundTruth
+from symgrad.widen import has_widen
+
+a, b, c, x, y, t = sp.symbols("a b c x y t")
+LONG_IS_WIDER = np.finfo(np.longdouble).nmant > 52
+
+
+def _max_bits(form, source, syms, cols, dtype="float64"):
+    fmt = float_format(dtype)
+    true, status = GroundTruth([source], syms, fmt.name).batch(np.stack(cols, axis=1))
+    ok = status[0] == RESOLVED
+    v = generated(syms, [form], fmt.dtype)(*(np.asarray(k, fmt.dtype) for k in cols))[0]
+    return float(bits_error(v, true[0], fmt)[ok].max())
+
+
+@pytest.mark.parametrize("expr, domain, near", [
+    # the discriminant near double roots
+    (b**2 - 4 * a * c, {a: (1, 2), b: (2, 4), c: (1, 2)},
+     lambda r, n: (np.ones(n), 2 * np.sqrt(r.uniform(1, 2, n)) * (1 + 2.0**-50), None)),
+    # a product near 1 (a sibling: two variables, a constant)
+    (x * y - 1, {x: (1, 2), y: (0.5, 1)},
+     lambda r, n: (lambda xv: (xv, (1 / xv) * (1 + r.integers(-3, 4, n) * 2.0**-52)))(
+         r.uniform(1, 2, n))),
+    # degrees: a constant no float holds times a variable, before cos (near its zeros)
+    (x * sp.cos(t * sp.pi / 180), {x: (1, 10), t: (0, 360)},
+     lambda r, n: (r.uniform(1, 10, n), r.choice([90.0, 270.0], n) + r.uniform(-1e-3, 1e-3, n))),
+], ids=["discriminant", "product-near-one", "cos-degrees"])
+def test_a_float_form_before_widening(expr, domain, near):
+    got = stabilize(expr, domain, samples=128, seed=3)
+    assert has_compensated([got]) and not has_widen([got])
+    syms = list(domain)
+    rng = np.random.default_rng(11)
+    cols = [rng.uniform(*domain[s], 400) for s in syms]
+    assert _max_bits(got, expr, syms, cols) <= 1.6
+    pts = [k for k in near(rng, 400)]
+    if syms == [a, b, c]:  # c at the double root of the chosen a, b
+        pts[2] = pts[1] ** 2 / (4 * pts[0])
+    assert _max_bits(expr, expr, syms, pts) > 8  # the formula as written loses there
+    assert _max_bits(got, expr, syms, pts) <= 1.6
+
+
+def test_no_widening_where_the_platform_has_no_wider_type():
+    # widen=False (NumPy's long double is float64 on Windows and ARM macOS):
+    # the float form still fixes the cancellation
+    got = stabilize(b**2 - 4 * a * c, {a: (1, 2), b: (2, 4), c: (1, 2)}, samples=128,
+                    widen=False)
+    assert isinstance(got, compensated)
+
+
+@pytest.mark.skipif(not LONG_IS_WIDER, reason="np.longdouble is float64 here: no widening")
+def test_rounded_function_values_in_a_cancelling_sum_are_widened():
+    # x + sin(y): compensated arithmetic cannot undo sin's rounding where the sum
+    # cancels; a wider type can (the form compensated is not preferred to it)
+    got = stabilize(x + sp.sin(y), {x: (-1, 1), y: (-1, 1)}, samples=128)
+    assert has_widen([got]) and not has_compensated([got])
