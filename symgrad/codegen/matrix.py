@@ -222,7 +222,7 @@ class _Emitter:
             a = self.name(X)
             m, e, s = next(self.temps), next(self.temps), next(self.temps)
             self.lines += [f"{m} = _finite_max({a}, {ax})", f"{e} = np.exp({a} - {m})",
-                           f"{s} = np.sum({e}, axis={ax}, keepdims=True)"]
+                           f"{s} = _along(np.add, {e}, {ax})"]
             self.shifted[key] = (m, e, s)
         return self.shifted[key]
 
@@ -239,9 +239,21 @@ class _Emitter:
 
 
 _HELPERS = '''
+def _along(op, a, axis):
+    """op-reduction along one short axis (-1 or -2), kept: NumPy's own
+    reduction over a short inner axis is slow, a few whole-array ops are not."""
+    if isinstance(axis, tuple) or a.shape[axis] > 32:
+        return op.reduce(a, axis=axis, keepdims=True)
+    take = (lambda k: a[..., k:k + 1, :]) if axis == -2 else (lambda k: a[..., k:k + 1])
+    out = take(0).copy()
+    for k in range(1, a.shape[axis]):
+        op(out, take(k), out=out)
+    return out
+
+
 def _finite_max(a, axis):
     """The maximum along axis, 0 where it is not finite (all -inf, or inf)."""
-    m = np.max(a, axis=axis, keepdims=True)
+    m = _along(np.maximum, a, axis)
     return np.where(np.isfinite(m), m, 0.0)
 
 
@@ -267,7 +279,8 @@ def _stack(rows):
 
 def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
     items = list(args) if isinstance(args, (list, tuple)) else [args]
-    namer = Namer(frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg"}))
+    namer = Namer(frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg",
+                             "_along"}))
     names: dict = {}
     params = []
     for i, a in enumerate(items):
