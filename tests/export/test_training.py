@@ -1,0 +1,81 @@
+"""A two-layer MLP (explicit Matrices of parameter symbols: 2 inputs, 4 tanh
+units, 1 output, squared error) trained a few steps of gradient descent in
+JAX and in PyTorch with the exported gradient: the same steps as with
+symgrad's NumPy gradient."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symgrad
+
+jax = pytest.importorskip("jax")
+torch = pytest.importorskip("torch")
+jnp = jax.numpy
+
+W1 = sp.Matrix(2, 4, lambda i, j: sp.Symbol(f"w1_{i}{j}", real=True))
+B1 = sp.Matrix(1, 4, lambda i, j: sp.Symbol(f"b1_{j}", real=True))
+W2 = sp.Matrix(4, 1, lambda i, j: sp.Symbol(f"w2_{i}", real=True))
+B2 = sp.Symbol("b2", real=True)
+U = sp.Matrix(1, 2, sp.symbols("u0 u1", real=True))
+V = sp.Symbol("v", real=True)
+H = (U * W1 + B1).applyfunc(sp.tanh)
+LOSS = ((H * W2)[0, 0] + B2 - V) ** 2  # one sample; the batch broadcasts
+PARAMS = [W1, B1, W2, B2]
+ARGS = [*PARAMS, U, V]
+STEPS, RATE = 5, 0.1
+
+
+def _data():
+    rng = np.random.default_rng(1)
+    u = rng.normal(size=(1, 2, 32))  # leading axes: U's shape, then the batch
+    v = np.sin(u[0, 0]) * u[0, 1]
+    p0 = [rng.normal(size=(2, 4)) * 0.5, np.zeros((1, 4)), rng.normal(size=(4, 1)) * 0.5, 0.0]
+    return u, v, p0
+
+
+def _numpy_steps():
+    u, v, p = _data()
+    flat_syms = [s for P in PARAMS for s in (P if isinstance(P, sp.Matrix) else [P])]
+    arg_syms = [*flat_syms, *U, V]
+    g = symgrad.lambdify(arg_syms, symgrad.grad(LOSS, flat_syms))
+    shapes = [np.shape(q) for q in p]
+    for _ in range(STEPS):
+        flat = [a for q in p for a in np.ravel(q)]
+        grads = [np.mean(gi) for gi in g(*flat, u[0, 0], u[0, 1], v)]
+        out, k = [], 0
+        for q, shp in zip(p, shapes):
+            n = int(np.prod(shp))
+            out.append(np.asarray(q) - RATE * np.reshape(grads[k:k + n], shp))
+            k += n
+        p = out
+    return p
+
+
+def test_mlp_gradient_descent_jax_matches_numpy():
+    want = _numpy_steps()
+    u, v, p = _data()
+    f = symgrad.to_jax(LOSS, ARGS)
+    with jax.enable_x64():
+        step = jax.jit(jax.grad(lambda ps: f(*ps, u, v).mean()))
+        ps = [jnp.asarray(q) for q in p]
+        for _ in range(STEPS):
+            ps = [q - RATE * g for q, g in zip(ps, step(ps))]
+        for got, w in zip(ps, want):
+            np.testing.assert_allclose(np.asarray(got), w, rtol=1e-12, atol=1e-14)
+
+
+def test_mlp_gradient_descent_torch_matches_numpy():
+    want = _numpy_steps()
+    u, v, p = _data()
+    f = symgrad.to_torch(LOSS, ARGS)
+    ps = [torch.tensor(np.asarray(q, dtype=np.float64), requires_grad=True) for q in p]
+    tu, tv = torch.tensor(u), torch.tensor(v)
+    for _ in range(STEPS):
+        f(*ps, tu, tv).mean().backward()
+        with torch.no_grad():
+            for q in ps:
+                q -= RATE * q.grad
+                q.grad = None
+    for got, w in zip(ps, want):
+        np.testing.assert_allclose(got.detach().numpy(), w, rtol=1e-12, atol=1e-14)
