@@ -108,6 +108,7 @@ class NodeEvaluator:
                      else tuple(_operand(n, k) for k in ks) for n, ks in kids.items()}
         used = {k for ks in self.kids.values() for k in ks} | set(exprs)
         self.order = [n for n in order if n in used]
+        self._ops: dict = {}  # node -> its operation, looked up once (the key asks SymPy)
 
     def op(self, node: Basic) -> Callable:
         """The float operation of ``node``, applied to its operands' values."""
@@ -154,5 +155,8 @@ class NodeEvaluator:
                 elif node.is_number:
                     out[node] = np.full(shape, float(node.evalf(30)), dtype=self.dtype)
                 else:
-                    out[node] = self.op(node)(*(out[k] for k in self.kids[node]))
+                    fn = self._ops.get(node)
+                    if fn is None:
+                        fn = self._ops[node] = self.op(node)
+                    out[node] = fn(*(out[k] for k in self.kids[node]))
         return out

@@ -19,6 +19,12 @@ by where it came from:
   bisection to the two floats beside it;
 * the grid points where a sum's condition number ``sum |a_i| / |sum a_i|``
   is largest;
+* points where several sums cancel at once (Himmelblau's
+  ``(x² + y - 11)² + (x + y² - 7)²`` near its four roots, where neither
+  sum's zero along one variable is near the other's), or where an
+  exponential amplifies the rounding of a large argument: an ascent over
+  all variables together, in floats, of the first-order bound on each
+  output's rounding error (:func:`amplification`);
 * then, after measuring, a local ascent (:func:`ascend`) that climbs the
   error from the worst points in ordinal space (the error is locally
   smooth in the ordinal): steps of +-2**k ordinals per coordinate, kept
@@ -35,14 +41,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sympy import Add, Basic, Symbol
+from sympy import Add, Basic, Mul, Pow, Symbol
 
 from .bits import Format, ordinal
 from .edges import edges
 from .floats import NodeEvaluator
 from .sampling import Domain, float_range, from_ordinal, sample
 
-__all__ = ["Basis", "PointSearch", "ascend", "SOURCES", "random_mask", "worst_bits"]
+__all__ = ["Basis", "PointSearch", "ascend", "amplification", "climb", "SOURCES", "random_mask",
+           "worst_bits"]
 
 # where a point came from, in the order a report lists them
 SOURCES = (
@@ -58,6 +65,7 @@ SOURCES = (
     "overflow, underflow and domain edges",
     "regime boundaries",
     "largest condition numbers",
+    "joint cancellations",
     "ascent",
 )
 _RANDOM = ("uniform over the floats", "uniform in value", "log-uniform over binades")
@@ -67,6 +75,8 @@ SPLIT = 32  # bisection: pieces per round
 PER_TRACK = 3  # transitions bracketed per node, variable and base row
 EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
 NEAR_ENDS = 8  # points near each end of a variable's range
+JOINT_STARTS = 8  # the amplification's ascent: starting points ...
+JOINT_CALLS = 48  # ... and vectorized float evaluations (no ground truth)
 
 
 def _label(name: str) -> int:
@@ -117,6 +127,7 @@ def _budget(samples: int) -> dict[str, int]:
         "log-uniform over binades": max(8, samples // 32),
         "subnormals": 8,
         "structure": min(192, max(48, samples // 16)),  # thresholds, zeros, edges, conditions
+        "joint cancellations": 8,
         "ascent": min(96, max(32, samples // 32)),
     }
 
@@ -277,14 +288,133 @@ class PointSearch:
                                                                               self.ranges[j])]
         found = _cap(_distinct(found), self.budget["structure"], self.rng)
         rows = [r for _, rs, _ in found for r in rs]
+        labs = [lab for lab, rs, _ in found for _ in rs]
+        start = np.concatenate([drawn, np.array(rows, dtype=fmt.dtype).reshape(-1, len(drawn[0]))])
+        joint = self._joint(tracks, start)
+        rows += list(joint)
+        labs += [_label("joint cancellations")] * len(joint)
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)
-        labs = np.array([lab for lab, rs, _ in found for _ in rs], dtype=int)
+        labs = np.array(labs, dtype=int)
         _, first = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))),
                              return_index=True)
         first = np.sort(first)
         return rows[first], labs[first]
+
+
+    def _joint(self, tracks: _Tracks, start: np.ndarray) -> np.ndarray:
+        """Points where the outputs' amplification is largest, climbed over
+        all variables at once from the ``JOINT_STARTS`` largest at
+        ``start``: where several sums cancel together (the zeros of each
+        one along one variable, the other variables at random, miss that)."""
+        n = self.budget["joint cancellations"]
+        if not tracks.adds or n <= 0 or not len(start):
+            return start[:0]
+        amp = lambda rows: amplification(tracks.nodes, self.forms, rows, self.fmt)  # noqa: E731
+        a0 = amp(start)
+        more, a = climb(start, a0, amp, self.ranges, self.fmt, JOINT_STARTS, JOINT_CALLS)
+        if not len(more):
+            return start[:0]
+        order = np.argsort(-a, kind="stable")
+        keep, seen = [], {r.tobytes() for r in start}
+        for i in order:
+            if a[i] <= a0.max(initial=0) - 1 and keep:
+                break  # no higher than where it started: nothing joint to find
+            key = more[i].tobytes()
+            if key not in seen:
+                seen.add(key)
+                keep.append(more[i])
+                if len(keep) >= n:
+                    break
+        return np.array(keep, dtype=self.fmt.dtype).reshape(-1, len(self.symbols))
+
+
+def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray,
+                  fmt: Format) -> np.ndarray:
+    """At each row, the largest over the outputs of ``log2(1 + E)``, ``E``
+    the first-order bound on the output's relative error in units of the
+    rounding of one operation, propagated node by node from exact inputs:
+    a sum's is its terms' (plus the roundings of its partial sums) weighted
+    by ``|term| / |sum|`` (its condition number), a product's the sum of its
+    factors', a power's ``|p|`` times its
+    base's, any other function's its argument's times its condition number
+    ``|u f'(u) / f(u)|`` (estimated by a central difference in floats), a
+    regime's that of the branch taken; plus 1 for the node's own rounding.
+    Capped at the format's precision, 0 where nothing is known (NaN, inf).
+
+    >>> from sympy import symbols, exp
+    >>> from .bits import FORMATS
+    >>> x, y = symbols("x y")
+    >>> f = [(x**2 + y - 11)**2 + (x + y**2 - 7)**2]  # Himmelblau's: roots at (3, 2) ...
+    >>> ev = NodeEvaluator(f, [x, y], np.float64)
+    >>> rows = np.array([[0.0, 0.0], [3.0, 2.0001]])
+    >>> amplification(ev, f, rows, FORMATS["float64"]).round(1)
+    array([ 2.3, 16.9])
+    >>> g = [exp(-30 * x)]  # exp turns the rounding of 30*x into a relative error
+    >>> amplification(NodeEvaluator(g, [x], np.float64), g, rows, FORMATS["float64"]).round(1)
+    array([1. , 6.5])
+    """
+    vals = nodes.values([rows[:, j] for j in range(rows.shape[1])])
+    n = len(rows)
+    h = 2.0 ** -(fmt.prec // 2)
+    err: dict = {}
+
+    def arr(v) -> np.ndarray:
+        return np.broadcast_to(np.asarray(v, dtype=float), (n,))
+
+    with np.errstate(all="ignore"):
+        for node in nodes.order:
+            kids = nodes.kids.get(node, ())
+            v = vals[node]
+            name = type(node).__name__
+            if name == "ExprCondPair":
+                if kids and kids[0] in err:
+                    err[node] = err[kids[0]]
+                continue
+            if name == "Piecewise":
+                taken = np.zeros(n, dtype=bool)
+                e = np.zeros(n)
+                for pair in node.args:
+                    cond = np.broadcast_to(np.asarray(vals[pair.cond], dtype=bool), (n,))
+                    now = cond & ~taken
+                    e = np.where(now, err.get(pair, 0.0), e)
+                    taken |= now
+                err[node] = e
+                continue
+            if not isinstance(v, np.ndarray) or v.dtype.kind not in "fiu" or not kids:
+                continue  # a leaf (exact), a number, a condition
+            v = arr(v)
+            if isinstance(node, Add):  # n - 1 roundings of partial sums below sum |t_i|
+                t = sum(np.abs(arr(vals[k])) * (err.get(k, 0.0) + 1) for k in kids)
+                e = t / np.abs(v) - 1
+            elif isinstance(node, Mul):
+                e = sum(err.get(k, 0.0) * (1.0 if k is a else float(abs(a.exp)))
+                        for k, a in zip(kids, node.args)) + len(kids) - 2
+            elif isinstance(node, Pow) and node.exp.is_number:
+                e = err.get(kids[0], 0.0) * float(abs(node.exp))
+            else:
+                e = np.zeros(n)
+                args = [vals[k] for k in kids]
+                op = nodes.op(node)
+                for i, k in enumerate(kids):
+                    ek = err.get(k, 0.0)
+                    if k.is_number or not np.any(ek):
+                        continue
+                    u = np.asarray(args[i], dtype=float)
+                    up, dn = list(args), list(args)
+                    up[i] = np.asarray(u * (1 + h), dtype=nodes.dtype)
+                    dn[i] = np.asarray(u * (1 - h), dtype=nodes.dtype)
+                    d = arr(op(*up)) - arr(op(*dn))
+                    cond = np.abs(d / (2 * h * v))
+                    e = e + np.where(np.isfinite(cond), cond, 0.0) * ek
+            err[node] = np.where(np.isfinite(e), e, 2.0 ** fmt.prec) + 1.0
+        out = np.zeros(n)
+        for f in forms:
+            if f in err:
+                e = np.where(np.isnan(err[f]), 0.0, err[f])
+                out = np.maximum(out, np.minimum(np.log2(1.0 + e), float(fmt.prec)))
+    return out
 
 
 # thresholds and edges are exact and few: kept first; zeros and conditions fill the rest
@@ -557,6 +687,88 @@ def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray],
     if not rows_out:
         return np.zeros((0, k), dtype=fmt.dtype)
     return np.concatenate(rows_out)
+
+
+def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray], np.ndarray],
+          domain_ranges: Sequence[tuple[float, float]], fmt: Format, starts: int,
+          calls: int) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`ascend`, for an objective cheap per row and dear per
+    call: from the ``starts`` best of ``points`` (by ``score``), every step
+    tries +-2**k ordinals along every coordinate and pair of coordinates
+    (:func:`_directions`), and the last move again and doubled, of every
+    start at once, and moves each start to its best candidate where that is
+    higher; k goes down (from a binade to one float) where none is.  At most ``calls``
+    calls of ``objective``.  Returns the rows measured and their scores.
+    """
+    n, k = points.shape
+    s = np.where(np.isnan(score), -np.inf, score)
+    order = [int(i) for i in np.argsort(-s, kind="stable") if np.isfinite(s[i])]
+    chosen: list[int] = []
+    seen: set = set()
+    for i in order:
+        key = points[i].tobytes()
+        if key not in seen:
+            seen.add(key)
+            chosen.append(i)
+        if len(chosen) >= starts:
+            break
+    if not chosen or k == 0:
+        return points[:0], np.zeros(0)
+    bounds = np.array([[int(v) for v in ordinal(np.array(r), fmt)] for r in domain_ranges])
+    cur = np.stack([ordinal(points[i], fmt) for i in chosen]).astype(np.int64)
+    best = s[chosen].copy()
+    levels = list(range(fmt.prec - 1, -1, -4)) + [0]
+    level = np.zeros(len(chosen), dtype=int)
+    moved = np.zeros_like(cur)  # each start's last move: tried again, doubled (a valley)
+    dirs = _directions(k)
+    rows_out, scores_out = [], []
+    for _ in range(calls):
+        live = np.flatnonzero(level < len(levels))
+        if not len(live):
+            break
+        cand, owner = [], []
+        for t in live:
+            step = np.int64(1) << np.int64(levels[level[t]])
+            tries = [d * step for d in dirs]
+            if moved[t].any():
+                tries += [moved[t], 2 * moved[t]]
+            for d in tries:
+                o = np.clip(cur[t] + d, bounds[:, 0], bounds[:, 1])
+                if (o != cur[t]).any():
+                    cand.append(o)
+                    owner.append(t)
+        if not cand:
+            level[live] += 1
+            continue
+        cand_o, owner = np.array(cand), np.array(owner)
+        rows = np.stack([from_ordinal(cand_o[:, j], fmt) for j in range(k)], axis=1)
+        got = np.asarray(objective(rows), dtype=float)
+        got = np.where(np.isnan(got), -np.inf, got)
+        rows_out.append(rows)
+        scores_out.append(got)
+        for t in live:
+            mine = np.flatnonzero(owner == t)
+            if len(mine) and got[mine].max() > best[t]:
+                i = mine[np.argmax(got[mine])]
+                best[t], moved[t], cur[t] = got[i], cand_o[i] - cur[t], cand_o[i]
+            else:
+                level[t] += 1
+                moved[t] = 0
+    if not rows_out:
+        return points[:0], np.zeros(0)
+    return np.concatenate(rows_out), np.concatenate(scores_out)
+
+
+def _directions(k: int) -> list[np.ndarray]:
+    """Steps to try in ``k`` dimensions: along each axis, and along the
+    diagonals of each pair of axes where there are at most 4 (a valley
+    across two variables)."""
+    eye = np.eye(k, dtype=np.int64)
+    out = [s * eye[j] for j in range(k) for s in (-1, 1)]
+    if k <= 4:
+        out += [a * eye[i] + b * eye[j] for i in range(k) for j in range(i + 1, k)
+                for a in (-1, 1) for b in (-1, 1)]
+    return out
 
 
 def worst_bits(bits: np.ndarray) -> np.ndarray:
