@@ -464,7 +464,12 @@ class BallProgram:
                     out[k] = v
             if need == 0:
                 return out
-            if prec >= top:
+            if prec >= top or (prec >= 4 * start and any(
+                    type(now[k]) is Undecided and now[k] >= 2 * fmt.prec + 64
+                    for k in range(n) if out[k] is None)):
+                # a ball far narrower than an ulp that still straddles where two
+                # floats round apart: the value is that halfway point (exp(log(1 +
+                # 2**-53))); the interval tier says unresolved, at a bounded cost
                 return None
             prec = min(top, prec + min(max(need, prec), 7 * prec))
 

@@ -43,6 +43,7 @@ from mpmath.libmp import (
     mpf_ceil,
     mpf_cmp,
     mpf_cos,
+    mpf_cosh_sinh,
     mpf_div,
     mpf_exp,
     mpf_floor,
@@ -467,8 +468,19 @@ def _cosh_sinh(prec: int, s: tuple) -> tuple[tuple, tuple]:
     (e^x +- e^-x)/2 from :func:`_exp` (exact for huge x, e^-x there far
     below the last bit; sinh is increasing, so pairing the ends is exact)."""
     if _small(s, 6):
-        c, sh = mpi.mpi_cosh_sinh(s, prec + GUARD)
-        return _widen(c[0], c[1], prec), _widen(sh[0], sh[1], prec)
+        # at each end (mpmath's interval kernel subtracts e^x - e^-x at a fixed
+        # precision: sinh(8.77e-110) came out [0, 1.5e-36], and a point as 0):
+        # sinh is increasing, cosh decreasing then increasing
+        wp = prec + GUARD
+        ca, sa = mpf_cosh_sinh(s[0], wp, round_nearest)
+        cb, sb = (ca, sa) if is_point(s) else mpf_cosh_sinh(s[1], wp, round_nearest)
+        if not lt(s[0], fzero):
+            c = (ca, cb)
+        elif not lt(fzero, s[1]):
+            c = (cb, ca)
+        else:
+            c = (fone, cb if lt(ca, cb) else ca)
+        return _widen(c[0], c[1], prec), _widen(sa, sb, prec)
     wp = prec + GUARD
     e1, e2 = _exp(wp, s), _exp(wp, mpi.mpi_neg(s))
     c = mpi.mpi_shift(mpi.mpi_add(e1, e2, wp), -1)

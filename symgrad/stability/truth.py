@@ -31,7 +31,7 @@ from ..lowering import lower
 from ..progress import tick
 from ..widen import FloatMarker
 from .balls import BallProgram
-from .bits import Format, float_format, round_mpf
+from .bits import Format, float_format, ordinal, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
 
 __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
@@ -200,6 +200,14 @@ class Program:
         return vals
 
 
+def _adjacent(a: float, b: float, fmt: Format) -> bool:
+    """Whether ``a < b`` are neighbours in ``fmt`` (the largest float and
+    inf included)."""
+    if math.isnan(a) or math.isnan(b):
+        return False
+    return int(ordinal(np.array([b]), fmt)[0]) - int(ordinal(np.array([a]), fmt)[0]) == 1
+
+
 class GroundTruth:
     """Correctly rounded values of ``exprs`` (markers are lowered first).
 
@@ -251,6 +259,7 @@ class GroundTruth:
         status = [UNRESOLVED] * n
         todo = set(range(n))
         unbounded: set = set()  # outputs whose interval had an infinite end last time
+        straddle: dict = {}  # output -> the two adjacent floats its interval rounded to
         nodes: list = []
         prec = self.start_prec
         for prec in self.precisions():
@@ -274,6 +283,15 @@ class GroundTruth:
                         if k in unbounded and prec >= 4 * self.start_prec:
                             todo.discard(k)
                         unbounded.add(k)
+                    elif _adjacent(a, b, fmt):
+                        # the interval still holds the point halfway between two
+                        # floats (or a float and inf) at twice the precision, from
+                        # 4x the start on: the value is that point (exp(log(1 +
+                        # 2**-53))), which no precision rounds; unresolved, within
+                        # a float, at a bounded cost (it ran on to MAX_PREC)
+                        if straddle.get(k) == (a, b) and prec >= 4 * self.start_prec:
+                            todo.discard(k)
+                        straddle[k] = (a, b)
             if not todo:
                 break
         return out, status, nodes, prec

@@ -18,14 +18,18 @@ from sympy import (
     Rational,
     atan2,
     cos,
+    cosh,
     exp,
     log,
     pi,
     polygamma,
     sin,
+    sinh,
     sqrt,
     symbols,
+    tanh,
 )
+from sympy import lambdify as sympy_lambdify
 
 from symgrad import sigmoid, softplus
 from symgrad.functions import rint
@@ -201,3 +205,57 @@ def test_erfc_of_huge_arguments_resolves():
     assert truth.at([-1e300]) == ([2.0], [RESOLVED])
     assert truth.at([-2e6]) == ([2.0], [RESOLVED])
     assert check_stability(erfc(t), {t: (-oo, oo)}, samples=32).unresolved == 0
+
+
+@pytest.mark.parametrize("f", [
+    lambda t: sinh(t), lambda t: exp(-t) * sinh(t), lambda t: 1 / sinh(t),
+    lambda t: sinh(t) / t - 1, lambda t: cosh(t) - 1, lambda t: tanh(t) - sinh(t),
+    lambda t: sinh(t) * cosh(t) - t,
+], ids=["sinh", "exp-sinh", "csch", "sinh-over-x", "cosh-1", "tanh-sinh", "sinh-cosh-x"])
+@pytest.mark.parametrize("v", [8.77e-110, -3e-300, 5e-324, 2.5e-8, -0.3])
+def test_hyperbolics_at_tiny_arguments_are_exact(f, v):
+    # sinh(8.77e-110) resolved to 0.0: mpmath's interval kernel computes
+    # (e^x - e^-x)/2 at a fixed precision, so exp(-x)*sinh(x) "lost 61 bits" with
+    # the exact -expm1(-2x)/2 (found by the special lane)
+    e = f(x)
+    with mpmath.workdps(2000):
+        want = float(sympy_lambdify([x], e, "mpmath")(mpmath.mpf(v)))
+    g = GroundTruth([e], [x])
+    assert g.at([v]) == ([want], [RESOLVED])  # the ball tier first
+    vals, status, _, _ = g.resolve([v])  # the interval tier (and the proofs' kernels)
+    assert status == [RESOLVED] and vals == [want], (vals, want)
+
+
+def test_hyperbolic_intervals_hold_their_values():
+    from symgrad.stability.intervals import OPS
+
+    for lo, hi in ((-1e-120, 2e-100), (-2.0, -1e-200), (1e-300, 3.0), (-3.0, 2.0)):
+        a, b = from_float(lo), from_float(hi)
+        c, s = OPS["cosh"](100, (a, b)), OPS["sinh"](100, (a, b))
+        with mpmath.workdps(60):
+            for t in (lo, hi, (lo + hi) / 2, 0.0):
+                if lo <= t <= hi:
+                    assert mpmath.mpf(c[0]) <= mpmath.cosh(t) <= mpmath.mpf(c[1])
+                    assert mpmath.mpf(s[0]) <= mpmath.sinh(t) <= mpmath.mpf(s[1])
+
+
+@pytest.mark.parametrize("f, v, lo", [
+    (lambda t: exp(log(1 + t, evaluate=False), evaluate=False), 2.0**-53, 1.0),
+    (lambda t: exp(log(1 + t, evaluate=False), evaluate=False), 3 * 2.0**-53, 1 + 2.0**-52),
+    (lambda t: log(exp(t, evaluate=False), evaluate=False) + 1, -2.0**-54, 1 - 2.0**-53),
+    (lambda t: sqrt(exp(2 * log(t, evaluate=False), evaluate=False)), 2.0, None),
+], ids=["1+2^-53", "1+3*2^-53", "1-2^-54", "sqrt-square"])
+def test_a_value_halfway_between_two_floats_is_unresolved_at_a_bounded_cost(f, v, lo):
+    # no interval around a value exactly halfway between two floats rounds to one of
+    # them: it ran on to 8192 bits; now it stops when the two floats are the same at
+    # twice the precision (from 4x the start on), unresolved, its bounds those floats
+    g = GroundTruth([f(x)], [x])
+    t0 = time.perf_counter()
+    vals, status, _, prec = g.resolve([v])
+    _, _, blo, bhi = g.batch_bounds(np.array([[v]]))  # the ball tier, then the intervals
+    assert time.perf_counter() - t0 < 0.5
+    if lo is None:  # a float, not a halfway point: resolved as before
+        assert status == [RESOLVED] and vals == [v]
+        return
+    assert status == [UNRESOLVED] and prec <= 4 * g.start_prec
+    assert blo[0, 0] == lo and bhi[0, 0] == np.nextafter(lo, 2)
