@@ -278,7 +278,10 @@ def _stabilized(f: Expr, domain: dict | None, dtype: str, args: argparse.Namespa
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     show([f, s.result], ["f", "stable"], style, False, out, err)
     print(s, file=out)
-    print(f"verdict: {'ok' if s.after.ok else 'NOT ok, even after stabilize'}", file=out)
+    verdict = "ok" if s.after.ok else "NOT ok, even after stabilize"
+    if s.unfixed:
+        verdict = "NOT ok: symgrad cannot fix this (the reason is above)"
+    print(f"verdict: {verdict}", file=out)
     return EXIT_OK if s.after.ok else EXIT_UNSTABLE
 
 

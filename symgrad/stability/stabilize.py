@@ -54,6 +54,8 @@ from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask
 from .truth import RESOLVED, GroundTruth
+from .unfixed import cannot_fix
+from .zeros import series_at_zeros
 
 __all__ = ["stabilize", "Stabilization", "Choice"]
 
@@ -98,6 +100,7 @@ class Choice:
     candidates: int
     ranked: list = field(default_factory=list, repr=False)  # admissible forms, best first
     basis: Basis | None = None  # the points before and after were measured on
+    worst: dict | None = field(default=None, repr=False)  # where ``after``'s max was measured
 
 
 @dataclass
@@ -118,6 +121,14 @@ class Stabilization:
     def how(self) -> str:
         return "; ".join(c.how for c in self.choices)
 
+    @property
+    def unfixed(self) -> list[str]:
+        """For each output still losing more than 3 bits, what symgrad
+        says it cannot fix: where, the best figure reached, and why."""
+        out = [cannot_fix(i, c.after, c.how, c.worst, self.after)
+               for i, c in enumerate(self.choices)]
+        return [t for t in out if t]
+
     def __str__(self) -> str:
         lines = [f"stabilize: {self.seconds:.2f} s"]
         for c in self.choices:
@@ -130,6 +141,7 @@ class Stabilization:
         lines.append(f"  check_stability before: max {self.before.max_bits_error:.1f}, mean "
                      f"{self.before.mean_bits_error:.2f}; after: max "
                      f"{self.after.max_bits_error:.1f}, mean {self.after.mean_bits_error:.2f}")
+        lines += [f"  {t}" for t in self.unfixed]
         return "\n".join(lines)
 
     # notebooks (Jupyter picks these up): the same text, kept preformatted
@@ -280,7 +292,8 @@ class _Search:
                 if c.expr == source:
                     break
                 return Choice(source, c.expr, c.how, _figures(old, labels),
-                              _figures(new, labels), choice.candidates, basis=Basis.of(labels))
+                              _figures(new, labels), choice.candidates, basis=Basis.of(labels),
+                              worst=self._worst(points, new))
         if last is None:  # nothing ranked: the source, on fresh points
             points, labels, old, _ = self._fresh(source, source, truth, fresh)
             last = (points, labels, old)
@@ -289,7 +302,15 @@ class _Search:
             "nothing (the forms chosen lost bits on fresh samples)"
         before = _figures(old, labels)
         return Choice(source, source, how, before, before, choice.candidates,
-                      basis=Basis.of(labels))
+                      basis=Basis.of(labels), worst=self._worst(last[0], old))
+
+    def _worst(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
+        """The point (symbol -> value) of the largest error measured."""
+        ok = ~np.isnan(bits)
+        if not ok.any():
+            return None
+        i = int(np.flatnonzero(ok)[np.argmax(bits[ok])])
+        return dict(zip(self.symbols, map(float, points[i])))
 
     def _fresh(self, form: Expr, source: Expr, truth: _TruthCache,
                fresh: tuple[int, int]) -> tuple:
@@ -337,7 +358,8 @@ class _Search:
         ranked = self._ranked(cands, errs, ref)
         if not ranked or errs[ranked[0]].max(initial=0) > TOLERANCE:
             best = ranked[0] if ranked else 0
-            for c in self._series(e, errs[best] > TOLERANCE):
+            for c in self._series(e, errs[best] > TOLERANCE) + \
+                    self._zeros(e, cands[best].expr, errs[best]):
                 cands.append(c)
                 errs.append(self._bits(c.expr))
             for regime in self._regimes(cands, errs, ref):
@@ -418,6 +440,37 @@ class _Search:
                 if p is not None:
                     out.append(Candidate(p, f"Taylor series in {s} at 0, {terms} terms"))
         return out
+
+    def _zeros(self, e: Expr, best: Expr, bits: np.ndarray) -> list[Candidate]:
+        """Taylor polynomials about the zero crossings of a formula in one
+        variable near the points where ``best`` loses more than the
+        tolerance, each in a bisected regime (:mod:`.zeros`)."""
+        bad = bits > TOLERANCE
+        free = free_symbols([e])
+        if len(free) != 1 or not bad.any():
+            return []
+        j = self.symbols.index(next(iter(free)))
+        row = self.points[self.keep][int(np.argmax(bits))].copy()
+        truths: dict[float, float | None] = {}
+
+        def error_at(form: Expr):
+            run = generated(self.symbols, [form], self.fmt.dtype)  # compiled once a form
+
+            def at(v: float) -> float:
+                p = row.copy()
+                p[j] = v
+                if v not in truths:
+                    true, status = self.truth.at(p)
+                    truths[v] = true[0] if status[0] == RESOLVED else None
+                if truths[v] is None:
+                    return 0.0
+                cols = [np.array([w], dtype=self.fmt.dtype) for w in p]
+                return float(bits_error(run(*cols)[0], np.array([truths[v]]), self.fmt)[0])
+            return at
+
+        xs, sym = self.points[self.keep][bad, j], self.symbols[j]
+        return series_at_zeros(e, sym, xs, bits[bad], best, self.domain[sym], self.fmt, error_at,
+                               TOLERANCE)
 
     def _regimes(self, cands: list[Candidate], errs: list[np.ndarray],
                  ref: np.ndarray) -> list[Candidate]:

@@ -1,0 +1,110 @@
+"""Series at the zero crossings where a formula cancels (stability/zeros.py,
+rewrites/series.py): the GELU gradient's zero (issue 17), siblings it was not
+written from, and the floats beside a root that is not a float."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad.rewrites.series import horner, root_near, taylor_about
+from symgrad.stability.bits import bits_error, float_format
+from symgrad.stability.floats import generated
+from symgrad.stability.truth import RESOLVED, GroundTruth
+from symgrad.stability.zeros import series_at_zeros
+
+x = sp.Symbol("x")
+F64 = float_format("float64")
+
+
+def _errors(source, form, pts, fmt=F64):
+    pts = np.asarray(pts, dtype=fmt.dtype).astype(np.float64)  # floats of the dtype
+    truth, status = GroundTruth([source], [x], fmt.name).batch(pts[:, None])
+    got = generated([x], [form], fmt.dtype)(np.array(pts, dtype=fmt.dtype))[0]
+    return bits_error(got, truth[0], fmt)[status[0] == RESOLVED]
+
+
+def _error_at(source, fmt):
+    truth = GroundTruth([source], [x], fmt.name)
+
+    def of(form):
+        run = generated([x], [form], fmt.dtype)
+
+        def at(v):
+            t, st = truth.at([v])
+            if st[0] != RESOLVED:
+                return 0.0
+            return float(bits_error(run(np.array([v], dtype=fmt.dtype))[0],
+                                    np.array([t[0]]), fmt)[0])
+        return at
+    return of
+
+
+GELU_GRAD = sp.diff(x / 2 * (1 + sp.erf(x / sp.sqrt(2))), x)
+ZEROS = [
+    # (formula, a point near its zero, the range to look in, dtype)
+    (GELU_GRAD, -0.75, (-40.0, 40.0), "float64"),                         # issue 17
+    (GELU_GRAD, -0.75, (-40.0, 40.0), "float32"),
+    (sp.cos(x) - x, 0.74, (0.0, 1.5), "float64"),
+    (sp.exp(x) - 2, 0.69, (-5.0, 5.0), "float32"),
+    (x * sp.tanh(x) - 1, 1.2, (0.0, 3.0), "float64"),
+]
+# (the Student-t constant loggamma((x + 1)/2) - loggamma(x/2) at its zero,
+#  x = 2.46: 6 s of mpmath, measured in docs/stabilize.md instead)
+
+
+@pytest.mark.parametrize("e, near, span, dtype", ZEROS,
+                         ids=[f"{str(z[0])[:30]}-{z[3]}" for z in ZEROS])
+def test_a_series_about_the_zero_keeps_the_bits_the_formula_loses(e, near, span, dtype):
+    fmt = float_format(dtype)
+    rng = np.random.default_rng(0)
+    pts = np.sort(np.concatenate([near + rng.uniform(-0.02, 0.02, 24),
+                                  near * (1 + rng.uniform(-1e-6, 1e-6, 12))]))
+    before = _errors(e, e, pts, fmt)
+    assert before.max() >= 5, "the formula does not lose bits at its zero"
+    got = series_at_zeros(e, x, pts, before, e, span, fmt, _error_at(e, fmt), 2.0)
+    assert got and "Taylor series at the zero" in got[0].how
+    form = got[0].expr
+    assert isinstance(form, sp.Piecewise)
+    more = np.concatenate([pts, near + rng.uniform(-0.05, 0.05, 24)])
+    after = _errors(e, form, more, fmt)
+    assert after.max() <= 3, (got[0].how, after.max())
+
+
+def test_the_floats_beside_a_root_that_is_not_a_float():
+    # expanded about c_hi, the float nearest the root, with f(c_hi) as the
+    # constant term: at c_hi and its neighbours f(c_hi) + f'·t cancels at most 2x
+    import mpmath
+
+    f = sp.lambdify(x, sp.exp(x) - 2, "mpmath")
+    c = root_near(f, 0.7, 0.1)
+    with mpmath.workdps(60):
+        assert abs(c - mpmath.log(2)) < mpmath.mpf(10) ** -50
+    at = float(c)
+    s = horner(taylor_about(f, at, 16), x, at)
+    pts = [at]
+    for _ in range(4):
+        pts += [np.nextafter(pts[-1], 1.0)]
+    lo = [at]
+    for _ in range(4):
+        lo += [np.nextafter(lo[-1], 0.0)]
+    b = _errors(sp.exp(x) - 2, s, sorted(set(pts + lo)))
+    assert len(b) == 9 and b.max() <= 2, b
+
+
+def test_no_series_where_there_is_no_root():
+    # 1 + x² - 1/(1 + x²) loses nothing a series fixes: no root near the point
+    f = sp.lambdify(x, sp.exp(x) + 1, "mpmath")
+    assert root_near(f, 0.5, 1.0) is None
+
+
+def test_stabilize_chooses_the_series_at_a_zero_crossing():
+    # cos(x) - x at its zero 0.739: no rewrite helps, widening keeps 40 bits
+    # lost at the float nearest the root; the series about it keeps them all
+    from symgrad import stabilize
+
+    s = stabilize(sp.cos(x) - x, {x: (0, 1.5)}, explain=True, samples=256)
+    c = s.choices[0]
+    assert "Taylor series at the zero x = 0.739085133215160" in c.how
+    assert c.before[0] >= 40 and c.after[0] <= 3, (c.before, c.after)
