@@ -286,7 +286,8 @@ def test_stabilize_exit_code_1_when_no_form_is_accurate():
     code, out, err = run("stabilize", "sin(exp(x))", "--domain", "x=30:40", "--samples", "128",
                          "--text")
     assert code == 1 and err == "" and out.splitlines()[-1] == (
-        "verdict: NOT ok, even after stabilize")
+        "verdict: NOT ok: symgrad cannot fix this (the reason is above)")
+    assert "symgrad cannot fix output 0: " in out and "why: " in out
 
 
 class _ClosedPipe(io.StringIO):

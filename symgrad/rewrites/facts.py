@@ -60,7 +60,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, log1p
 
 from ..graph import postorder
-from .forms import betaln, erfcx, lgamma_remainder
+from .forms import betaln, digamma_remainder, erfcx, lgamma_remainder
 
 __all__ = ["Facts", "Bound"]
 
@@ -201,6 +201,7 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     polygamma: lambda n, a: (-INF, INF) if a[0] > 0 and n[0] >= 0 else None,
     betaln: lambda a, b: (-INF, INF) if a[0] > 0 and b[0] > 0 else None,
     lgamma_remainder: lambda a: (0.0, INF) if a[0] > 0 else None,
+    digamma_remainder: lambda a: (-INF, 0.0) if a[0] > 0 else None,
     # real for every real argument (infinite or undefined at a pole: not complex)
     gamma: lambda a: (-INF, INF),
     Mod: lambda a, b: (-INF, INF),

@@ -45,7 +45,8 @@ from sympy.codegen.cfunctions import log1p
 
 from ..graph import postorder
 
-__all__ = ["Sigmoid", "Softplus", "erfcx", "betaln", "lgamma_remainder", "accurate_sigmoid",
+__all__ = ["Sigmoid", "Softplus", "erfcx", "betaln", "lgamma_remainder", "digamma_remainder",
+           "accurate_sigmoid",
            "accurate_softplus", "expand_forms"]
 
 
@@ -193,6 +194,48 @@ class lgamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
         direct = "(scipy.special.gammaln(_x) - (_x - 0.5)*np.log(_x) + _x - 0.9189385332046728)"
         return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
                 f"_r*(lambda _r2: {series})(_r*_r), {direct}))(1/_x))({x})")
+
+
+# the digamma's: ψ(x) - log(x) + 1/(2x) = -Σ B_2k/(2k·x^2k), ten terms from x = 10
+DIGAMMA_SERIES = tuple(-bernoulli(2 * k) / (2 * k) for k in range(1, 11))
+
+
+class digamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
+    """``digamma(x) - log(x) + 1/(2x)`` for x > 0, about ``-1/(12x²)``: the
+    part of ψ that differences of digammas of large arguments leave once
+    ``log`` and ``1/(2x)`` are differenced exactly.  Code generation emits
+    its series in ``1/x²`` from x = 10 and the definition through
+    ``scipy.special.psi`` below; the ground truth evaluates the definition.
+
+    >>> from sympy import Symbol, polygamma
+    >>> x = Symbol("x", positive=True)
+    >>> digamma_remainder(x).rewrite(polygamma)
+    -log(x) + polygamma(0, x) + 1/(2*x)
+    """
+
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return polygamma(1, x) - 1 / x - 1 / (2 * x**2)
+
+    def _eval_rewrite_as_polygamma(self, x, **kwargs):
+        return polygamma(0, x) - log(x) + 1 / (2 * x)
+
+    def _eval_is_real(self):
+        return True if self.args[0].is_positive else None
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(polygamma)._eval_evalf(prec)
+
+    def _numpycode(self, printer) -> str:  # the NumPy printers' print method
+        x = printer._print(self.args[0])
+        series = repr(float(DIGAMMA_SERIES[-1]))
+        for c in reversed(DIGAMMA_SERIES[:-1]):
+            series = f"({float(c)!r} + _r2*{series})"
+        direct = "(scipy.special.psi(_x) - np.log(_x) + 0.5/_x)"
+        return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
+                f"(lambda _r2: _r2*{series})(_r*_r), {direct}))(1/_x))({x})")
 
 
 def _abs(u: Basic) -> Basic:

@@ -11,8 +11,9 @@ library (:mod:`.library`).
   form, whose large parts are differenced exactly through ``log1p`` and
   whose remainders (:class:`~.forms.lgamma_remainder`, about ``1/(12x)``)
   are small;
-* ``loggamma(a) - loggamma(b)`` with ``a - b`` a number: Stirling's form
-  likewise for a, b ≥ 10.
+* ``loggamma(a) - loggamma(b)`` and ``digamma(a) - digamma(b)`` with
+  ``a - b`` a number: Stirling's forms likewise for a, b ≥ 10 (the
+  digamma's remainder :class:`~.forms.digamma_remainder` ≈ ``-1/(12x²)``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from sympy import (
 from sympy.codegen.cfunctions import log1p
 
 from .facts import Facts
-from .forms import STIRLING_FROM, betaln, lgamma_remainder
+from .forms import STIRLING_FROM, betaln, digamma_remainder, lgamma_remainder
 from .pattern import PATTERN_SYMBOLS, Match
 from .rewrite import Example, Rewrite
 
@@ -70,6 +71,10 @@ def _loggamma_shift_valid(m: Match, f: Facts) -> bool:
 def _number_shift_valid(m: Match, f: Facts) -> bool:
     d = m[a] - m[b]
     return d.is_Number and d != 0 and f.positive(m[a]) and f.positive(m[b])
+
+
+def _digamma_number_shift_valid(m: Match, f: Facts) -> bool:
+    return m[c] == 0 and _number_shift_valid(m, f)
 
 
 def _beta_valid(m: Match, f: Facts) -> bool:
@@ -113,6 +118,12 @@ def _stirling_difference(a, b):
     return (b - HALF) * log1p(d / b) + d * log(a) - d + lgamma_remainder(a) - lgamma_remainder(b)
 
 
+def _digamma_difference(a, b):
+    # ψ(a) - ψ(b) = log(a/b) - (a - b)/(2ab) + Rψ(a) - Rψ(b), Rψ ≈ -1/(12x²)
+    d = a - b
+    return log1p(d / b) + d / (2 * a * b) + digamma_remainder(a) - digamma_remainder(b)
+
+
 def _rw(name, lhs, rhs, scope, why, example, valid, where, **extra):
     return Rewrite(name, lhs, rhs, scope, why, example, valid, where, "log-gamma", extra)
 
@@ -144,6 +155,13 @@ GAMMAS: tuple[Rewrite, ...] = (
         Example(loggamma(x) + loggamma(y) - loggamma(x + y), {x: (1e7, 1e12), y: (10, 1e3)},
                 {x: (0.5, 5), y: (0.5, 5)}),
         _beta_valid, "a, b > 0, c = a + b", bind={c: a + b}, loses=8),
+    _rw("digamma-difference", polygamma(c, a) - polygamma(c, b),
+        Piecewise((_digamma_difference(a, b), (a >= BIG) & (b >= BIG)),
+                  (polygamma(c, a) - polygamma(c, b), True)), "measured",
+        "ψ(a) - ψ(b) cancels for large a, b near each other: digamma(x + 1/2) - "
+        "digamma(x) keeps no bit of 1/(2x) from x = 1e16",
+        Example(polygamma(0, x + HALF) - polygamma(0, x), {x: (1e3, 1e300)}, {x: (0.1, 10)}),
+        _digamma_number_shift_valid, "a, b > 0, a - b a number, m = 0", bind={c: 0}),
     _rw("loggamma-difference", loggamma(a) - loggamma(b),
         Piecewise((_stirling_difference(a, b), (a >= BIG) & (b >= BIG)),
                   (loggamma(a) - loggamma(b), True)), "measured",

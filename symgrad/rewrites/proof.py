@@ -39,7 +39,7 @@ from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
 from ..widen import unwiden
-from .forms import Sigmoid, Softplus, betaln, erfcx, lgamma_remainder
+from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
 from .pattern import PATTERN_SYMBOLS
 from .rewrite import Rewrite
 
@@ -56,6 +56,7 @@ _DEFS = {
     logaddexp: lambda a, b: log(exp(a) + exp(b)),
     betaln: lambda a, b: loggamma(a) + loggamma(b) - loggamma(a + b),
     lgamma_remainder: lambda x: loggamma(x) - (x - Rational(1, 2)) * log(x) + x - log(2 * pi) / 2,
+    digamma_remainder: lambda x: polygamma(0, x) - log(x) + 1 / (2 * x),
 }
 
 

@@ -575,6 +575,18 @@ def _lgamma_remainder(prec, s):
     return mpi.mpi_sub(mpi.mpi_sub(lg, st, wp), mpi.mpi_div(c, point(from_int(2)), wp), prec)
 
 
+def _digamma_remainder(prec, s):
+    # digamma(x) - log(x) + 1/(2x) (symgrad.rewrites.forms)
+    wp = prec + GUARD
+    psi = _polygamma(wp, point(fzero), s)
+    if isinstance(psi, str):
+        return psi
+    if not lt(fzero, s[0]):
+        return UNKNOWN
+    half = mpi.mpi_div(point(fone), mpi.mpi_mul(point(from_int(2)), s, wp), wp)
+    return mpi.mpi_add(mpi.mpi_sub(psi, mpi.mpi_log(s, wp), wp), half, prec)
+
+
 def _lambertw(prec, x, *k):
     branch = 0 if not k else to_int(k[0][0])
     edge = mpf_neg(mpi.mpi_exp(point(_NEG1), prec + GUARD)[0])  # -1/e, to GUARD bits
@@ -785,6 +797,7 @@ OPS: dict[str, Callable] = {
     "polygamma": _polygamma,
     "betaln": _betaln,
     "lgamma_remainder": _lgamma_remainder,
+    "digamma_remainder": _digamma_remainder,
     "LambertW": _lambertw,
     "Abs": _abs,
     "Max": _max,
