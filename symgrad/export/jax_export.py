@@ -129,7 +129,7 @@ def to_jax(expr: object, args: object, *, stabilize: bool = False,
     require("jax")
     import jax.numpy as jnp
 
-    sig = signature(expr, args)
+    sig = signature(expr, args, "to_jax")
     first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
 
     def call(*values):

@@ -17,7 +17,7 @@ def plain_function(backend: str, args: object, exprs: object, *, stabilize: bool
                    domain: Mapping | None = None) -> Callable:
     """A function of ``backend`` arrays computing ``exprs`` from ``args``."""
     require(backend)
-    sig = signature(exprs, args)
+    sig = signature(exprs, args, "lambdify")
     source = generate(backend, sig.symbols, sig.exprs, stabilize=stabilize, domain=domain)
     kernel = compile_source(source)
     if backend == "jax":

@@ -129,7 +129,7 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
     require("torch")
     import torch
 
-    sig = signature(expr, args)
+    sig = signature(expr, args, "to_torch")
     first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
 
     def call(*values):
