@@ -3,9 +3,16 @@ and a nested custom gradient whose second derivative is chosen (100, not
 -sin): a JAX or PyTorch second derivative equal to it is symgrad's, not the
 library's derivative of the emitted code."""
 
+import os
+
 import sympy as sp
 
 import symgrad
+
+# XLA compiles each jit of these tests; its cheaper optimization level halves the
+# compile time (the tests measure symgrad's formulas, not XLA's code quality)
+os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 "
+                      "--xla_llvm_disable_expensive_passes=true")
 
 
 @symgrad.custom_gradient
