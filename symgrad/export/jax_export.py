@@ -129,6 +129,16 @@ def to_jax(expr: object, args: object, *, stabilize: bool = False,
     require("jax")
     import jax.numpy as jnp
 
+    from ..safe import refuse_string
+
+    refuse_string(args, "to_jax", "args")
+    from ..codegen.matrix import is_matrix_program
+
+    if is_matrix_program(args, expr):
+        from .matrix_jax import matrix_to_jax
+
+        return matrix_to_jax(expr, list(args) if isinstance(args, (list, tuple)) else [args],
+                             export_context())
     sig = signature(expr, args, "to_jax")
     first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
 

@@ -79,3 +79,35 @@ def test_mlp_gradient_descent_torch_matches_numpy():
                 q.grad = None
     for got, w in zip(ps, want):
         np.testing.assert_allclose(got.detach().numpy(), w, rtol=1e-12, atol=1e-14)
+
+
+def _matrix_mlp(n: int):
+    """The two-layer MLP of the matrices guide: a loss over MatrixSymbols."""
+    X, Y = sp.MatrixSymbol("X", n, 3), sp.MatrixSymbol("Y", n, 2)
+    W1, b1 = sp.MatrixSymbol("W1", 3, 4), sp.MatrixSymbol("b1", 1, 4)
+    W2, b2 = sp.MatrixSymbol("W2", 4, 2), sp.MatrixSymbol("b2", 1, 2)
+    H = symgrad.elementwise(sp.tanh, X * W1 + sp.OneMatrix(n, 1) * b1)
+    Z = H * W2 + sp.OneMatrix(n, 1) * b2
+    loss = symgrad.mean(symgrad.logsumexp(Z, axis=1)) - symgrad.sum(sp.hadamard_product(Y, Z)) / n
+    return loss, [W1, b1, W2, b2], [X, Y]
+
+
+def test_matrix_mlp_gradient_descent_jax_matches_numpy():
+    n = 16
+    loss, params, data = _matrix_mlp(n)
+    g_np = symgrad.lambdify([*params, *data], list(symgrad.grad(loss, params)))
+    f = symgrad.to_jax(loss, [*params, *data])
+    rng = np.random.default_rng(0)
+    p = [rng.normal(size=(3, 4)) * 0.5, np.zeros((1, 4)), rng.normal(size=(4, 2)) * 0.5,
+         np.zeros((1, 2))]
+    xs, ys = rng.normal(size=(n, 3)), np.eye(2)[rng.integers(0, 2, n)]
+    with jax.enable_x64():
+        step = jax.jit(jax.grad(lambda ps: f(*ps, xs, ys)))
+        pj, pn = [jnp.asarray(q) for q in p], list(p)
+        for _ in range(STEPS):
+            pj = [q - RATE * g for q, g in zip(pj, step(pj))]
+            pn = [q - RATE * g for q, g in zip(pn, g_np(*pn, xs, ys))]
+        for a, b in zip(pj, pn):
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-15)
+        with pytest.raises(symgrad.SymgradError, match="second derivatives of matrix"):
+            jax.hessian(lambda w: f(w, *p[1:], xs, ys))(jnp.asarray(p[0]))
