@@ -21,6 +21,7 @@ from contextvars import Context
 from sympy import S
 
 from ..autodiff import jacobian
+from ..errors import SymgradError
 from .args import export_context, signature
 from .source import compile_source, generate, require
 
@@ -136,6 +137,10 @@ def to_jax(expr: object, args: object, *, stabilize: bool = False,
 
     if is_matrix_program(args, expr):
         from .matrix_jax import matrix_to_jax
+
+        if stabilize:
+            raise SymgradError("to_jax(stabilize=True) of a MatrixSymbol formula is not "
+                               "supported yet; its matrix code uses the accurate forms only")
 
         return matrix_to_jax(expr, list(args) if isinstance(args, (list, tuple)) else [args],
                              export_context())
