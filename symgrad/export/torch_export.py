@@ -19,6 +19,7 @@ from contextvars import Context
 from sympy import Dummy
 
 from ..autodiff import jvp, vjp
+from ..errors import SymgradError
 from .args import export_context, signature
 from .source import compile_source, generate, require
 
@@ -129,6 +130,18 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
     require("torch")
     import torch
 
+    from ..codegen.matrix import is_matrix_program
+    from ..safe import refuse_string
+
+    refuse_string(args, "to_torch", "args")
+    if is_matrix_program(args, expr):
+        from .matrix_torch import matrix_to_torch
+
+        if stabilize:
+            raise SymgradError("to_torch(stabilize=True) of a MatrixSymbol formula is not "
+                               "supported yet; its matrix code uses the accurate forms only")
+        return matrix_to_torch(expr, list(args) if isinstance(args, (list, tuple)) else [args],
+                               export_context())
     sig = signature(expr, args, "to_torch")
     first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
 

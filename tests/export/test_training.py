@@ -111,3 +111,29 @@ def test_matrix_mlp_gradient_descent_jax_matches_numpy():
             np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-15)
         with pytest.raises(symgrad.SymgradError, match="second derivatives of matrix"):
             jax.hessian(lambda w: f(w, *p[1:], xs, ys))(jnp.asarray(p[0]))
+
+
+def test_matrix_mlp_gradient_descent_torch_matches_numpy():
+    n = 16
+    loss, params, data = _matrix_mlp(n)
+    g_np = symgrad.lambdify([*params, *data], list(symgrad.grad(loss, params)))
+    f = symgrad.to_torch(loss, [*params, *data])
+    rng = np.random.default_rng(0)
+    p = [rng.normal(size=(3, 4)) * 0.5, np.zeros((1, 4)), rng.normal(size=(4, 2)) * 0.5,
+         np.zeros((1, 2))]
+    xs, ys = rng.normal(size=(n, 3)), np.eye(2)[rng.integers(0, 2, n)]
+    pt = [torch.tensor(q, requires_grad=True) for q in p]
+    tx, ty = torch.tensor(xs), torch.tensor(ys)
+    pn = list(p)
+    for _ in range(STEPS):
+        f(*pt, tx, ty).backward()
+        with torch.no_grad():
+            for q in pt:
+                q -= RATE * q.grad
+                q.grad = None
+        pn = [q - RATE * g for q, g in zip(pn, g_np(*pn, xs, ys))]
+    for a, b in zip(pt, pn):
+        np.testing.assert_allclose(a.detach().numpy(), b, rtol=1e-12, atol=1e-15)
+    (g,) = torch.autograd.grad(f(*pt, tx, ty), pt[0], create_graph=True)
+    with pytest.raises(symgrad.SymgradError, match="second derivatives of matrix"):
+        torch.autograd.grad(g.sum(), pt[0])
