@@ -69,10 +69,15 @@ maximum = _Reducer(torch.amax)
 _ELEMENTWISE = {torch.sum: lambda a, b: a + b, torch.amax: torch_ops.maximum}
 
 
+class _NoTorchForm(NoNumpyFormError, AttributeError):
+    """A NumPy name with no PyTorch form (an AttributeError too: tools that
+    probe a module's attributes, as doctest collection does, see none)."""
+
+
 def __getattr__(name: str):
     torch_name = _TORCH_RENAME.get(name, name)
     if hasattr(torch_ops, name):
         return getattr(torch_ops, name)
     if torch_name in _TORCH_SAME:
         return getattr(torch, torch_name)
-    raise NoNumpyFormError(f"numpy.{name} has no PyTorch form in symgrad's matrix export")
+    raise _NoTorchForm(f"numpy.{name} has no PyTorch form in symgrad's matrix export")
