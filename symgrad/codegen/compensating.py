@@ -285,9 +285,7 @@ class _Copy:
             for a in den[1:]:
                 d = _Mul(d, a)
             acc = _Div(acc, d)
-        if neg:
-            acc = _Neg(acc) if _is_pair(acc) else -acc
-        return acc
+        return _Neg(acc) if neg else acc
 
     def _pow(self, n: Basic, args: list, like: Symbol | None) -> Basic:
         base, e = args[0], n.exp

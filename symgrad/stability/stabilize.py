@@ -379,12 +379,14 @@ class _Search:
             # adds rounded function values (accurate only where the samples do
             # not see such a sum cancel): the best plain forms computed wider,
             # each kept where it gains a bit as above (where the compensated one
-            # adds rounded values, the widened ones first)
+            # adds rounded values, the widened ones first where as accurate)
             self._more(cands, errs, ranked, widened, "widened", gain=not partial)
             ranked = self._ranked(cands, errs, ref)
-            if partial:
-                ranked = [i for i in ranked if isinstance(cands[i].expr, widened)] + \
-                    [i for i in ranked if not isinstance(cands[i].expr, widened)]
+            if partial:  # the widened forms first, where they are as accurate at the samples
+                top = errs[ranked[0]].max(initial=0)
+                first = [i for i in ranked if isinstance(cands[i].expr, widened)
+                         and errs[i].max(initial=0) <= top]
+                ranked = first + [i for i in ranked if i not in first]
         before = (_max(runs_now), _mean(runs_now))
         order = [(cands[i], errs[i]) for i in ranked]
         if not order:

@@ -162,3 +162,16 @@ def test_helpers_only_where_compensated_and_the_code_is_plain_numpy():
     src = numpy_code([t], compensated(t * sp.pi / 180 + t / 2))
     assert "_ddc(0.017453292519943295, 2.9486522708701687e-19" in src
     assert "_ddc(0.5" not in src
+
+
+@pytest.mark.parametrize("expr, rounded", [
+    (-x * y - 2 * y * t - x - t, False),  # negated terms are exact (rigidBody1)
+    (sp.sqrt((a + b + c) * (c - (a - b)) * (c + (a - b)) * (a + (b - c))) / 4, False),  # Heron
+    (x * sp.cos(t * sp.pi / 180), False),  # a function value, multiplied only
+    (x + y * sp.sin(t) * sp.cos(t), True),  # function values in a sum (FPBench's sphere)
+    (sp.exp(-(x - 1) ** 2) - sp.exp(-(y - 2) ** 2), True),
+])
+def test_rounded_terms_tells_function_values_from_exact_inputs(expr, rounded):
+    from symgrad.codegen.compensating import rounded_terms
+
+    assert rounded_terms(expr) is rounded
