@@ -101,6 +101,8 @@ class Choice:
     ranked: list = field(default_factory=list, repr=False)  # admissible forms, best first
     basis: Basis | None = None  # the points before and after were measured on
     worst: dict | None = field(default=None, repr=False)  # where ``after``'s max was measured
+    # points (of basis) where the code gives NaN or inf and the value is finite: before, after
+    nonfinite: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -138,6 +140,9 @@ class Stabilization:
             if c.basis is not None:
                 lines.append(f"    (fresh points, not those it chose on: {c.basis}; the mean "
                              f"over the {c.basis.random} random ones)")
+            if any(c.nonfinite):
+                lines.append(f"    NaN or inf where the value is finite: at {c.nonfinite[0]} "
+                             f"of those points before, {c.nonfinite[1]} after")
         lines.append(f"  check_stability before: max {self.before.max_bits_error:.1f}, mean "
                      f"{self.before.mean_bits_error:.2f}; after: max "
                      f"{self.after.max_bits_error:.1f}, mean {self.after.mean_bits_error:.2f}")
@@ -241,10 +246,14 @@ def _symbols(forms: Sequence[Basic], domain: Mapping | None) -> list[Symbol]:
 
 def _limit(old: np.ndarray, width: int = 64) -> np.ndarray:
     """The most bits of error a form may have where what runs now has
-    ``old``: ``SLACK`` more, or ``TOLERANCE + 1``; anything where ``old``
-    kept fewer than 8 correct bits (nothing left to lose)."""
+    ``old``: ``SLACK`` more, or ``TOLERANCE + 1``; where ``old`` kept fewer
+    than 8 correct bits (nothing left to lose) anything but NaN or inf
+    where ``old`` is a number (the truth being finite: a NaN where the
+    running code gave a wrong number is no fix)."""
     lim = np.maximum(old + SLACK, TOLERANCE + 1)
-    return np.where(old >= width - 8, np.inf, lim)
+    # where what runs now gives a number (however wrong), never NaN or inf:
+    # bits_error gives those exactly the width
+    return np.where(old >= width - 8, np.where(old < width, width - 2.0**-20, np.inf), lim)
 
 
 def _no_loss(new: np.ndarray, old: np.ndarray, width: int) -> bool:
@@ -281,19 +290,31 @@ class _Search:
         on: ``fresh = (samples, seed)`` drawn anew, and the search of
         :class:`.search.PointSearch` run on the form itself (its thresholds,
         zeros, edges, then an ascent of its error), against one ground
-        truth; the source itself if none.  The figures are those points'."""
+        truth; the source itself if none.  Where it is NaN or inf at a point
+        whose value is finite, the next ones are tried too, and the one with
+        the fewest such points kept.  The figures are those points'."""
         source = choice.source
         truth = _TruthCache(GroundTruth([source], self.symbols, self.fmt.name))
-        last = None
+        last = best = None
         for c, _ in choice.ranked[:_VERIFIED]:
             points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
             last = (points, labels, old)
             if _no_loss(new, old, self.fmt.width):
                 if c.expr == source:
                     break
-                return Choice(source, c.expr, c.how, _figures(old, labels),
-                              _figures(new, labels), choice.candidates, basis=Basis.of(labels),
-                              worst=self._worst(points, new))
+                bad = (_nonfinite(old, self.fmt), _nonfinite(new, self.fmt))
+                if best is None or bad[1] < best.nonfinite[1]:
+                    best = Choice(source, c.expr, c.how, _figures(old, labels),
+                                  _figures(new, labels), choice.candidates,
+                                  basis=Basis.of(labels), worst=self._worst(points, new),
+                                  nonfinite=bad)
+                if bad[1] == 0:
+                    break
+                # NaN or inf where the value is finite on the fresh points (a regime
+                # whose branch overflows where the choice had no point): the next
+                # ranked forms are tried, the one with the fewest such points kept
+        if best is not None:
+            return best
         if last is None:  # nothing ranked: the source, on fresh points
             points, labels, old, _ = self._fresh(source, source, truth, fresh)
             last = (points, labels, old)
@@ -301,8 +322,10 @@ class _Search:
         how = "nothing" if choice.chosen == source else \
             "nothing (the forms chosen lost bits on fresh samples)"
         before = _figures(old, labels)
+        bad = _nonfinite(old, self.fmt)
         return Choice(source, source, how, before, before, choice.candidates,
-                      basis=Basis.of(labels), worst=self._worst(last[0], old))
+                      basis=Basis.of(labels), worst=self._worst(last[0], old),
+                      nonfinite=(bad, bad))
 
     def _worst(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
         """The point (symbol -> value) of the largest error measured."""
@@ -402,21 +425,35 @@ class _Search:
         (with ``gain=False``, all of them)."""
         worst = errs[ranked[0]].max(initial=0) if ranked else np.inf
         mean = _mean(errs[ranked[0]]) if ranked else np.inf
+        bad = _nonfinite(errs[ranked[0]], self.fmt) if ranked else len(self.true)
         plain = [i for i in ranked if not isinstance(cands[i].expr, FloatMarker)]
-        for i in plain[:_WIDENED] or [0]:
+        todo = plain[:_WIDENED] or [0]
+        # where the best is NaN or inf at a point whose value is finite, the form
+        # with the fewest such points too, admissible or not (the normalized
+        # gradient of logsumexp: finite everywhere, 3.8 bits where its source
+        # keeps 1; widened it keeps them)
+        fewer = [i for i in range(len(cands)) if not isinstance(cands[i].expr, FloatMarker)
+                 and _nonfinite(errs[i], self.fmt) < bad]
+        if bad and fewer:
+            todo.append(min(fewer, key=lambda i: (_nonfinite(errs[i], self.fmt), _max(errs[i]))))
+        for i in dict.fromkeys(todo):
             c = Candidate(marker(cands[i].expr), f"{cands[i].how}, {label}")
             if c.expr == cands[i].expr:
                 continue
             b = self._bits(c.expr)
-            if not gain or b.max(initial=0) <= worst - 1 or _mean(b) <= mean - 1:
+            if not gain or b.max(initial=0) <= worst - 1 or _mean(b) <= mean - 1 \
+                    or _nonfinite(b, self.fmt) < bad:
                 cands.append(c)
                 errs.append(b)
 
     def _ranked(self, cands: list[Candidate], errs: list[np.ndarray], ref: np.ndarray) -> list:
-        """The admissible candidates (nowhere worse than ``ref``), by least
-        mean error, then max error, then fewest operations."""
+        """The admissible candidates (nowhere worse than ``ref``), by fewest
+        points where they are NaN or inf and the value is finite (a NaN is
+        never traded for a better mean: the gradient of logsumexp had a
+        regime NaN past exp's overflow chosen over a form finite there),
+        then least mean error, max error, fewest operations."""
         scored = [
-            (_mean(b), _max(b), count_ops([c.expr]), i)
+            (_nonfinite(b, self.fmt), _mean(b), _max(b), count_ops([c.expr]), i)
             for i, (c, b) in enumerate(zip(cands, errs))
             if np.all(b <= ref)
         ]
@@ -554,6 +591,12 @@ def _accurate(errs: list[np.ndarray], ranked: list) -> bool:
         return False
     b = errs[ranked[0]]
     return bool(b.max(initial=0) <= WIDEN_ABOVE and np.sum(b > TOLERANCE) < WIDEN_TAIL)
+
+
+def _nonfinite(b: np.ndarray, fmt) -> int:
+    """Points where the code gave NaN or inf and the truth is finite (bits
+    of error the full width)."""
+    return int(np.sum(b >= fmt.width))
 
 
 def _figures(b: np.ndarray, labels: np.ndarray) -> tuple[float, float]:

@@ -159,3 +159,15 @@ def test_reported_figures_are_not_below_an_independent_measurement(e, lo, hi):
     (c,) = s.choices
     assert c.after[0] >= independent(e, c.chosen, {x: (lo, hi)}, 640) - 1
     assert s.after.max_bits_error >= independent(e, c.chosen, {x: (lo, hi)}, 640, seed=7) - 1
+
+
+def test_a_form_is_never_nan_where_the_running_code_gives_a_number():
+    # bits_error gives NaN/inf where the value is finite exactly the width: where
+    # what runs now gives a number, however wrong, no form may give NaN or inf
+    # (float32 gradients of logsumexp chose regimes NaN past exp's overflow)
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.stabilize import _limit, _nonfinite
+
+    lim = _limit(np.array([1.0, 58.0, 63.9, 64.0]), 64)
+    assert lim[0] == 3.0 and 63.9 < lim[1] < 64 and lim[2] < 64 and lim[3] == np.inf
+    assert _nonfinite(np.array([64.0, 63.9, np.nan, 1.0]), FORMATS["float64"]) == 1
