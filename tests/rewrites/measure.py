@@ -46,10 +46,12 @@ def sample(region: dict, n: int, seed: int = 0) -> dict:
 
 def truth(expr: sp.Expr, syms: list, points: dict) -> np.ndarray:
     """The correctly rounded float64 value at each point: the precision is
-    doubled until two in a row round to the same nonzero float (two low
-    precisions agree on 0 under total cancellation: that is not
-    accepted until the highest).  NaN where that never happens, or where
-    the value is not real."""
+    doubled until two in a row round to the same float, from values that
+    are neither exactly 0 nor infinite in mpmath (two low precisions agree
+    on 0 under total cancellation, on ±inf from log(0): that is not
+    accepted until the highest; a value that is only below or beyond the
+    float range, exp(-1e600), is accepted at once).  NaN where that never
+    happens, or where the value is not real."""
     f = sp.lambdify(syms, expr, modules="mpmath")
     n = len(points[syms[0]])
     out = np.full(n, np.nan)
@@ -59,26 +61,27 @@ def truth(expr: sp.Expr, syms: list, points: dict) -> np.ndarray:
         for prec in PRECISIONS:
             with mpmath.workprec(prec):
                 try:
-                    got = _to_float(f(*args))
+                    got, sure = _to_float(f(*args))
                 except (ZeroDivisionError, ValueError):
-                    got = None
+                    got, sure = None, False
             last = prec == PRECISIONS[-1]
-            # (two low precisions agree on 0 or ±inf, log(0), under total cancellation)
-            if got is not None and got == prev and ((got != 0 and np.isfinite(got)) or last):
+            if got is not None and got == prev and (sure or last):
                 out[k] = got
                 break
             prev = got
     return out
 
 
-def _to_float(val) -> float | None:
+def _to_float(val) -> tuple[float | None, bool]:
+    """The float of an mpmath value, and whether the value was a finite,
+    nonzero real number (not the 0 of a total cancellation, nor an inf)."""
     if val is None:
-        return None
+        return None, False
     if isinstance(val, mpmath.mpc):
         if abs(val.imag) > abs(val.real) * mpmath.mpf(2) ** -200 and val.imag != 0:
-            return float("nan")
+            return float("nan"), False
         val = val.real
-    return float(val)
+    return float(val), bool(mpmath.isfinite(val) and val != 0)
 
 
 def bits(computed: np.ndarray, true: np.ndarray) -> np.ndarray:
