@@ -301,8 +301,17 @@ class StabilityReport:
     # -- picture ------------------------------------------------------------
     def plot(self, path: str) -> None:
         """Write a PNG to ``path``: bits of error against each variable,
-        one panel per variable, the regions shaded.  Needs matplotlib
-        (``pip install symgrad[plot]``)."""
+        one panel per variable, the regions shaded, and where the formula is
+        undefined (no real value: no bit of error there) hatched in grey.
+        Needs matplotlib (``pip install symgrad[plot]``)."""
+        fig = self._figure()
+        fig.savefig(path, dpi=90)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+    def _figure(self):
+        """The matplotlib figure :meth:`plot` writes."""
         try:
             import matplotlib
         except ImportError:
@@ -330,6 +339,14 @@ class StabilityReport:
                 else:
                     ax.set_xscale("symlog", linthresh=1.0)
             ax.scatter(xs, worst, s=4, color="black", alpha=0.6)
+            for u in self.undefined:
+                if s not in u.ranges:
+                    continue
+                a, b = u.ranges[s]
+                ax.axvspan(max(a, np.min(xs)), min(b, np.max(xs)), facecolor="0.85",
+                           edgecolor="0.55", hatch="//", alpha=0.5, lw=0,
+                           label="undefined" + (f": {brief(u.culprit)}" if u.culprit is not None
+                                                else ""))
             for r in self.regions + self.harmless:
                 a, b = r.ranges[s]
                 ax.axvspan(max(a, np.min(xs)), min(b, np.max(xs)),
@@ -346,5 +363,4 @@ class StabilityReport:
         fig.suptitle("; ".join(brief(e) for e in self.exprs)[:100] + f"  ({self.dtype})",
                      fontsize=9)
         fig.tight_layout()
-        fig.savefig(path, dpi=90)
-        plt.close(fig)
+        return fig

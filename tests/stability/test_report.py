@@ -42,3 +42,20 @@ def test_plot_without_matplotlib_names_the_extra(report, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import now raises ImportError
     with pytest.raises(ImportError, match=r"symgrad\[plot\]"):
         report.plot(str(tmp_path / "r.png"))
+
+
+def test_plot_shades_where_the_formula_is_undefined():
+    import matplotlib.pyplot as plt
+    from sympy import log, sqrt, symbols
+
+    from symgrad import check_stability
+
+    x = symbols("x", real=True)
+    for f, lo, hi in ((log(x**2 - 1), -1.0, 1.0), (sqrt(x) + 1, -3.0, 0.0)):
+        r = check_stability(f, {x: (-3, 3)}, samples=128)
+        fig = r._figure()
+        spans = [p for p in fig.axes[0].patches if p.get_label().startswith("undefined")]
+        plt.close(fig)
+        assert spans, [p.get_label() for p in fig.axes[0].patches]
+        xs = [v for p in spans for v in (p.get_x(), p.get_x() + p.get_width())]
+        assert min(xs) <= lo + 1e-9 and max(xs) >= hi - 1e-9  # the undefined range, shaded
