@@ -226,6 +226,18 @@ class _Emitter:
             self.shifted[key] = (m, e, s)
         return self.shifted[key]
 
+    def _rest(self, X: Basic, ax: str) -> str:
+        """Σ exp(x - m) - 1 with the terms at the maximum counted apart
+        (log1p of it keeps log_softmax's bits where one logit dominates)."""
+        key = (X, ax, "rest")
+        if key not in self.shifted:
+            a = self.name(X)
+            m, e, _ = self._shifted(X, ax)
+            r = next(self.temps)
+            self.lines.append(f"{r} = _rest({a}, {m}, {e}, {ax})")
+            self.shifted[key] = r
+        return self.shifted[key]
+
     def _exp_family(self, n: Basic) -> None:
         a = self.name(n.args[0])
         ax = _ax(axis_of(n), n.args[0].shape)
@@ -233,9 +245,9 @@ class _Emitter:
         if isinstance(n, Softmax):
             self.emit(n, f"{e}/{s}")
         elif isinstance(n, LogSoftmax):
-            self.emit(n, f"({a} - {m}) - np.log({s})")
+            self.emit(n, f"({a} - {m}) - np.log1p({self._rest(n.args[0], ax)})")
         else:
-            self.emit(n, f"{m} + np.log({s})")
+            self.emit(n, f"{m} + np.log1p({self._rest(n.args[0], ax)})")
 
 
 _HELPERS = '''
@@ -255,6 +267,12 @@ def _finite_max(a, axis):
     """The maximum along axis, 0 where it is not finite (all -inf, or inf)."""
     m = _along(np.maximum, a, axis)
     return np.where(np.isfinite(m), m, 0.0)
+
+
+def _rest(a, m, e, axis):
+    """Σ exp(a - m) - 1 along axis, the terms at the maximum counted apart."""
+    top = a == m
+    return _along(np.add, np.where(top, 0.0, e), axis) + (_along(np.add, top * 1.0, axis) - 1)
 
 
 def _norm(a):
@@ -280,7 +298,7 @@ def _stack(rows):
 def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
     items = list(args) if isinstance(args, (list, tuple)) else [args]
     namer = Namer(frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg",
-                             "_along"}))
+                             "_along", "_rest"}))
     names: dict = {}
     params = []
     for i, a in enumerate(items):

@@ -16,19 +16,24 @@ from __future__ import annotations
 from sympy import (
     Add,
     Basic,
+    Eq,
     Expr,
     ImmutableMatrix,
     Integer,
     MatrixBase,
     MatrixExpr,
+    Max,
+    Piecewise,
     S,
     exp,
     log,
     sqrt,
 )
+from sympy.codegen.cfunctions import log1p
 from sympy.core.sympify import _sympify
 
 from ..safe import refuse_string
+from .entries import STABLE
 
 __all__ = ["SumAll", "SumAxis", "LogSumExpAll", "LogSumExpAxis", "Softmax", "LogSoftmax",
            "NormAll", "Reduction", "axis_of"]
@@ -73,7 +78,20 @@ def _groups(M: MatrixBase, axis: int | None) -> list[list]:
     return [[M[i, j] for j in range(n)] for i in range(m)]
 
 
+def _rest(xs: list, m: Expr) -> Expr:
+    """Σ exp(xₖ - m) - 1 without the rounding of 1 + tiny: the terms at the
+    maximum (exactly 1 each) counted apart from the others."""
+    top = [Piecewise((1, Eq(x, m)), (0, True)) for x in xs]
+    others = [Piecewise((0, Eq(x, m)), (exp(x - m), True)) for x in xs]
+    # kept as (small terms) + (count of maxima - 1): SymPy's order would
+    # start the sum with -1 and lose the small terms against it
+    return Add(Add(*others), Add(*top, -1), evaluate=False)
+
+
 def _lse(xs: list) -> Expr:
+    if STABLE.get() and len(xs) > 1:  # m + log1p(Σ_{k≠max} exp(xₖ - m))
+        m = Max(*xs)
+        return m + log1p(_rest(xs, m))
     return log(Add(*[exp(x) for x in xs]))
 
 
@@ -267,6 +285,9 @@ class Softmax(_Shaped):
     who = "softmax"
 
     def _value(self, x: Expr, group: list) -> Expr:
+        if STABLE.get() and len(group) > 1:
+            m = Max(*group)
+            return exp(x - m) / Add(*[exp(g - m) for g in group])
         return exp(x) / Add(*[exp(g) for g in group])
 
 
@@ -277,4 +298,7 @@ class LogSoftmax(_Shaped):
     who = "log_softmax"
 
     def _value(self, x: Expr, group: list) -> Expr:
+        if STABLE.get() and len(group) > 1:
+            m = Max(*group)
+            return (x - m) - log1p(_rest(group, m))
         return x - _lse(group)

@@ -12,6 +12,7 @@ from ..brief import brief
 from ..errors import ComplexValueError, SymgradError
 from ..graph import free_symbols, postorder
 from ..lowering import lower
+from ..matrices.entries import expand_entries
 from ..progress import stage
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
@@ -104,6 +105,7 @@ def check_stability(
     """
     refuse_string(expr, "check_stability", "expr")
     refuse_string(domain, "check_stability", "domain")
+    expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, _ = flatten_exprs(expr, "expr")
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")

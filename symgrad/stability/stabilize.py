@@ -40,6 +40,7 @@ from ..compensated import compensated
 from ..errors import SymgradError
 from ..graph import count_ops, free_symbols
 from ..lowering import lower
+from ..matrices.entries import expand_entries
 from ..progress import stage
 from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
@@ -191,6 +192,7 @@ def stabilize(
     """
     refuse_string(expr, "stabilize", "expr")
     start = time.perf_counter()
+    expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, struct = flatten_exprs(expr, "expr")
     forms = lower(flat)
     refuse_non_real(forms, "stabilize", "stabilize")
