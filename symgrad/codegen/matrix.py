@@ -29,6 +29,7 @@ from sympy import (
     Lambda,
     MatAdd,
     MatMul,
+    MatPow,
     MatrixBase,
     MatrixExpr,
     MatrixSymbol,
@@ -87,7 +88,10 @@ def _kids(node: Basic) -> tuple:
     if isinstance(node, (MatrixSymbol, Symbol)) or not node.args:
         return ()
     if isinstance(node, ElementwiseApplyFunction):
-        return (node.args[1],)
+        lam = node.args[0]
+        return (node.args[1], *sorted(lam.expr.free_symbols - set(lam.variables), key=str))
+    if isinstance(node, MatPow):
+        return (node.args[0],)
     if isinstance(node, (MatrixElement,)):
         return (node.args[0],)
     if isinstance(node, (OneMatrix, Identity, ZeroMatrix, MatrixBase)):
@@ -144,6 +148,8 @@ class _Emitter:
             neg = [nm(_negated(a)) for a in n.args if _negated(a) is not None]
             code = " + ".join(pos) if pos else "-" + neg.pop(0)
             self.emit(n, code + "".join(f" - {b}" for b in neg))
+        elif isinstance(n, MatPow):
+            self.emit(n, f"np.linalg.matrix_power({nm(n.args[0])}, {int(n.args[1])})")
         elif isinstance(n, Transpose):
             self.emit(n, f"np.swapaxes({nm(n.arg)}, -1, -2)")
         elif isinstance(n, HadamardProduct):
@@ -152,7 +158,9 @@ class _Emitter:
             self.emit(n, f"{nm(n.args[0])}**{self.printer.doprint(n.args[1])}")
         elif isinstance(n, ElementwiseApplyFunction):
             lam: Lambda = n.args[0]
-            self.emit(n, self.scalar_code(lam.expr, {lam.variables[0]: nm(n.args[1])}))
+            subs = {k: nm(k) for k in _kids(n)[1:]}  # f's parameters
+            subs[lam.variables[0]] = nm(n.args[1])
+            self.emit(n, self.scalar_code(lam.expr, subs))
         elif isinstance(n, Trace):
             self.emit(n, f"np.trace({nm(n.arg)}, axis1=-2, axis2=-1)[..., None, None]")
         elif isinstance(n, MatrixElement):

@@ -37,6 +37,7 @@ from sympy import (
     Lambda,
     MatAdd,
     MatMul,
+    MatPow,
     MatrixBase,
     MatrixSymbol,
     Mul,
@@ -420,17 +421,77 @@ def elementwise_derivative(node: ElementwiseApplyFunction, opts) -> Expr:
     return ElementwiseApplyFunction(Lambda(d, got), X)
 
 
+def _params(node: ElementwiseApplyFunction) -> tuple:
+    """The symbols of f's formula other than its argument (a slope, a
+    temperature): inputs of the node too."""
+    lam = node.args[0]
+    return tuple(sorted(lam.expr.free_symbols - set(lam.variables), key=str))
+
+
+def _param_partial(node: ElementwiseApplyFunction, p: Expr, opts) -> Expr | None:
+    """∂f/∂p over the entries of X (f's formula differentiated in p)."""
+    from ..walker import reverse  # the walker calls this rule: import when run
+
+    lam, X = node.args
+    got = reverse([lam.expr], [S.One], [p], opts).get(p)
+    if got is None or got == 0:
+        return None
+    if not got.free_symbols & set(lam.variables):
+        return ones(X.shape, got)
+    return ElementwiseApplyFunction(Lambda(lam.variables[0], got), X)
+
+
 class ElementwiseRule(MatrixRule):
     def inputs(self, node):
-        return (node.args[1],)
+        return (node.args[1], *_params(node))
 
     def vjp(self, node, ct, needed, opts):
-        d = elementwise_derivative(node, opts)
-        return (None if isinstance(d, ZeroMatrix) else hadamard(ct, d),)
+        d = elementwise_derivative(node, opts) if needed[0] else None
+        out = [None if d is None or isinstance(d, ZeroMatrix) else hadamard(ct, d)]
+        for p, k in zip(_params(node), needed[1:]):
+            dp = _param_partial(node, p, opts) if k else None
+            out.append(None if dp is None else rsum(hadamard(ct, dp), None))
+        return tuple(out)
 
     def jvp(self, node, tangents, opts):
-        d = elementwise_derivative(node, opts)
-        return None if isinstance(d, ZeroMatrix) else hadamard(tangents[0], d)
+        terms = []
+        if tangents[0] is not None:
+            d = elementwise_derivative(node, opts)
+            if not isinstance(d, ZeroMatrix):
+                terms.append(hadamard(tangents[0], d))
+        for p, t in zip(_params(node), tangents[1:]):
+            dp = _param_partial(node, p, opts) if t is not None else None
+            if dp is not None:
+                terms.append(scale(t, dp))
+        return madd(*terms) if terms else None
+
+
+class MatPowRule(MatrixRule):
+    """Xⁿ for a whole n ≥ 1: Ā = Σₖ (Xᵀ)ᵏ·Ḡ·(Xᵀ)ⁿ⁻¹⁻ᵏ."""
+
+    def _n(self, node) -> int:
+        n = node.args[1]
+        if not (n.is_Integer and n >= 1):
+            raise NoRuleError(f"no matrix-level derivative rule for {describe(node)}: only "
+                              "whole positive powers of a matrix are differentiated")
+        return int(n)
+
+    def inputs(self, node):
+        return (node.args[0],)
+
+    def _pow(self, X, k):
+        return Identity(X.shape[0]) if k == 0 else (X if k == 1 else MatPow(X, k))
+
+    def vjp(self, node, ct, needed, opts):
+        n, X = self._n(node), node.args[0]
+        XT = T(X)
+        return (madd(*[mul(self._pow(XT, k), ct, self._pow(XT, n - 1 - k))
+                       for k in range(n)]),)
+
+    def jvp(self, node, tangents, opts):
+        n, X = self._n(node), node.args[0]
+        return madd(*[mul(self._pow(X, k), tangents[0], self._pow(X, n - 1 - k))
+                      for k in range(n)])
 
 
 class SumRule(MatrixRule):
@@ -507,7 +568,7 @@ for _cls, _rule in [
     (MatMul, MatMulRule), (MatAdd, MatAddRule), (Transpose, TransposeRule),
     (HadamardProduct, HadamardRule), (HadamardPower, HadamardPowerRule),
     (Trace, TraceRule), (MatrixElement, ElementRule),
-    (ElementwiseApplyFunction, ElementwiseRule), (MatrixSymbol, LeafRule),
+    (ElementwiseApplyFunction, ElementwiseRule), (MatrixSymbol, LeafRule), (MatPow, MatPowRule),
     (SumAll, SumRule), (SumAxis, SumRule), (LogSumExpAll, LogSumExpRule),
     (LogSumExpAxis, LogSumExpRule), (Softmax, SoftmaxRule), (LogSoftmax, LogSoftmaxRule),
     (NormAll, NormRule),

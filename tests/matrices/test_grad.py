@@ -136,3 +136,18 @@ def test_elementwise_overrides_reach_matrix_entries():
 def test_matrix_loss_must_be_one_by_one():
     with pytest.raises(symgrad.SymgradError, match="2×1 matrix"):
         grad(A[:2, :1] + b[:2, :1], x)
+
+
+def test_matrix_power_and_elementwise_parameters():
+    from sympy import Rational, Symbol
+
+    W = MatrixSymbol("W", 2, 2)
+    V = MatrixSymbol("V", 2, 2)
+    loss = Trace(W * W * W * V)  # SymPy writes W*W*W as the power W**3
+    check_grad(loss, grad(loss, W), W, [W, V], seed=5, via="grad")
+    a = Symbol("a", real=True)
+    scaled = symgrad.sum(hadamard_product(W.applyfunc(lambda t: a * t**2), V))
+    ga, gW = grad(scaled, [a, W])  # a slope inside f: a gradient reaches it
+    at = {a: Rational(3, 4)}
+    check_grad(scaled.xreplace(at), gW.xreplace(at), W, [W, V], seed=6, via="grad")
+    assert ga.dummy_eq(symgrad.sum(HadamardProduct(V, W.applyfunc(lambda t: t**2))))
