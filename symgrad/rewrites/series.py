@@ -69,6 +69,19 @@ def taylor_about(f: Callable, at: float, terms: int) -> list[float] | None:
         except (ValueError, ZeroDivisionError, TypeError, OverflowError):
             return None
     out = [float(c) for c in cs]
+    # the constant term, f(at) at a root's float, is all cancellation (17 digits
+    # of f's terms at least): at as many digits as it takes to round it twice alike
+    prev = None
+    for dps in (DPS, 2 * DPS, 4 * DPS):
+        with mpmath.workdps(dps):
+            try:
+                v = float(f(mpmath.mpf(at)))
+            except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+                return None
+        if v == prev:
+            break
+        prev = v
+    out[0] = v
     return out if all(map(_finite, out)) else None
 
 

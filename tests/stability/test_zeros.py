@@ -72,15 +72,19 @@ def test_a_series_about_the_zero_keeps_the_bits_the_formula_loses(e, near, span,
     assert after.max() <= 3, (got[0].how, after.max())
 
 
-def test_the_floats_beside_a_root_that_is_not_a_float():
+@pytest.mark.parametrize("e, near", [(sp.exp(x) - 2, 0.7), (GELU_GRAD, -0.75)])
+def test_the_floats_beside_a_root_that_is_not_a_float(e, near):
     # expanded about c_hi, the float nearest the root, with f(c_hi) as the
-    # constant term: at c_hi and its neighbours f(c_hi) + f'·t cancels at most 2x
+    # constant term (all cancellation: evaluated at as many digits as it takes;
+    # at the 30 digits of the other coefficients the GELU gradient lost 4 bits
+    # at c_hi): at c_hi and its neighbours f(c_hi) + f'·t cancels at most 2x
     import mpmath
 
-    f = sp.lambdify(x, sp.exp(x) - 2, "mpmath")
-    c = root_near(f, 0.7, 0.1)
-    with mpmath.workdps(60):
-        assert abs(c - mpmath.log(2)) < mpmath.mpf(10) ** -50
+    f = sp.lambdify(x, e, "mpmath")
+    c = root_near(f, near, 0.1)
+    if near > 0:
+        with mpmath.workdps(60):
+            assert abs(c - mpmath.log(2)) < mpmath.mpf(10) ** -50
     at = float(c)
     s = horner(taylor_about(f, at, 16), x, at)
     pts = [at]
@@ -89,8 +93,8 @@ def test_the_floats_beside_a_root_that_is_not_a_float():
     lo = [at]
     for _ in range(4):
         lo += [np.nextafter(lo[-1], 0.0)]
-    b = _errors(sp.exp(x) - 2, s, sorted(set(pts + lo)))
-    assert len(b) == 9 and b.max() <= 2, b
+    b = _errors(e, s, sorted(set(pts + lo)))
+    assert len(b) >= 5 and b.max() <= 2, b  # (the truth leaves a few of 9 unresolved)
 
 
 def test_no_series_where_there_is_no_root():
