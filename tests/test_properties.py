@@ -158,7 +158,7 @@ def test_grad_agrees_with_sympy_diff_exactly(e):
         assert equivalent(g, w, X), (e, s, g, w)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=50 * SCALE)  # two trees, four modes each: the costliest here
 @given(trees, trees, points, st.lists(st.integers(-3, 3), min_size=5, max_size=5))
 def test_jvp_vjp_adjoint(e1, e2, p, uv):
     """⟨u, J v⟩ = ⟨uᵀJ, v⟩ with symbolic u, v, then at numbers."""
@@ -176,7 +176,7 @@ def test_jvp_vjp_adjoint(e1, e2, p, uv):
     _check([lhs], [rhs], X, p)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=60 * SCALE)
 @given(trees, points)
 def test_forward_and_reverse_agree(e, p):
     rev = grad(e, list(X))
