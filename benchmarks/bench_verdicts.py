@@ -18,13 +18,17 @@ digits, and a tiny imaginary part for a real value where the formula has
 none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
-    python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64]
+    python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
+
+Each formula's check_stability and stabilize run in a child process, killed
+past the budget (SymPy's series can hang inside C code) and counted.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import random
 import time
 
@@ -155,12 +159,59 @@ def independent_max(expr: sp.Expr, source: sp.Expr, dom: dict, n: int, seed: int
     return (float(b.max()) if b.size else 0.0), int(keep.sum()), unresolved
 
 
+def _child(conn, e, dom, a) -> None:
+    stage = "check_stability"
+    try:
+        r = symgrad.check_stability(e, dom, dtype=a.dtype, seed=a.seed + 11)
+        conn.send(("stage", (r.max_bits_error, r.samples)))
+        stage = "stabilize"
+        s = symgrad.stabilize(e, dom, dtype=a.dtype, samples=a.samples, seed=a.seed + 11,
+                              explain=True)
+        conn.send(("done", (s.choices[0].chosen, s.choices[0].after[0])))
+    except Exception as exc:  # noqa: BLE001  (reported, not hidden)
+        conn.send(("error", f"error in {stage}: {type(exc).__name__}: {exc}"))
+
+
+def _reported(e, dom, a):
+    """((check max, samples), (chosen form, stabilize's reported max)) from a
+    child process, or a text saying why not (an error, the budget: the child
+    is killed, a hang in C code included)."""
+    ctx = multiprocessing.get_context("fork")
+    here, there = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=_child, args=(there, e, dom, a), daemon=True)
+    p.start()
+    end = time.monotonic() + a.budget
+    first = None
+    try:
+        while True:
+            if not here.poll(max(0.0, end - time.monotonic())):
+                where = "stabilize" if first else "check_stability"
+                return f"timeout ({a.budget:.0f} s, in {where})"
+            kind, val = here.recv()
+            if kind == "error":
+                return val
+            if kind == "stage":
+                first = val
+                continue
+            return first, val
+    finally:
+        if p.is_alive():
+            p.kill()
+        p.join()
+
+
+def _short(e) -> str:
+    return str(e) if len(str(e)) < 70 else str(e)[:67] + "..."
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=40, help="formulas")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--samples", type=int, default=512, help="stabilize's samples")
     ap.add_argument("--dtype", default="float64")
+    ap.add_argument("--budget", type=float, default=120.0, metavar="SECONDS",
+                    help="per formula, check_stability and stabilize together")
     a = ap.parse_args()
     dtype = np.dtype(a.dtype).type
     print(f"# bench_verdicts: {a.n} formulas, seed {a.seed}, {a.dtype}, "
@@ -168,33 +219,30 @@ def main() -> None:
     print("| # | formula | domain | check: reported | independent | stabilize: reported "
           "| independent | s |")
     print("|---|---|---|---|---|---|---|---|")
-    false_check = false_stab = 0
+    false_check = false_stab = timeouts = 0
     for k, (e, dom) in enumerate(cases(a.n, a.seed)):
         t0 = time.perf_counter()
-        try:
-            r = symgrad.check_stability(e, dom, dtype=a.dtype, seed=a.seed + 11)
-            s = symgrad.stabilize(e, dom, dtype=a.dtype, samples=a.samples, seed=a.seed + 11,
-                                  explain=True)
-        except Exception as exc:  # noqa: BLE001  (reported, not hidden)
-            print(f"| {k} | `{e}` | {dom} | error: {type(exc).__name__}: {exc} | | | | |")
+        got = _reported(e, dom, a)
+        if isinstance(got, str):
+            timeouts += got.startswith("timeout")
+            print(f"| {k} | `{_short(e)}` | {dom} | {got} | | | | |", flush=True)
             continue
+        (check_max, samples), (chosen, rep_s) = got
         secs = time.perf_counter() - t0
-        n_ind = 10 * r.samples
+        n_ind = 10 * samples
         ind_c, _, unres_c = independent_max(e, e, dom, n_ind, a.seed + 1000 + k, dtype)
-        chosen = s.choices[0].chosen
         ind_s, _, _ = independent_max(chosen, e, dom, 10 * a.samples, a.seed + 2000 + k,
                                       dtype)
-        rep_s = s.choices[0].after[0]
-        bad_c = ind_c > r.max_bits_error + 1
+        bad_c = ind_c > check_max + 1
         bad_s = ind_s > rep_s + 1
         false_check += bad_c
         false_stab += bad_s
-        text = str(e) if len(str(e)) < 70 else str(e)[:67] + "..."
-        print(f"| {k} | `{text}` | {dom} | {r.max_bits_error:.1f}{' ✗' if bad_c else ''} | "
+        text = _short(e)
+        print(f"| {k} | `{text}` | {dom} | {check_max:.1f}{' ✗' if bad_c else ''} | "
               f"{ind_c:.1f} ({unres_c} unres.) | {rep_s:.1f}{' ✗' if bad_s else ''} | "
               f"{ind_s:.1f} | {secs:.1f} |", flush=True)
     print(f"\nfalse claims (independent max > reported + 1 bit): check_stability "
-          f"{false_check}, stabilize {false_stab}, of {a.n}")
+          f"{false_check}, stabilize {false_stab}, of {a.n}; over the budget: {timeouts}")
 
 
 if __name__ == "__main__":
