@@ -49,7 +49,7 @@ from sympy import (
 from ..build import piecewise
 from ..functions import maximum, minimum, relu, rint, sigmoid, softplus
 from ..nodes import identity, stop_gradient, straight_through
-from .forms import IdentityRule, PartialsRule, Rule, ZeroRule
+from .forms import IdentityRule, PartialsRule, Rule, ZeroRule, product
 from .shared import cos, cosh, cot, coth, exp, floor, log, polygamma, sign, sin, sinh, tan, tanh
 from .structural import (
     AbsRule,
@@ -73,7 +73,7 @@ NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mo
 def _pow_base(o, b, e):
     """∂bᵉ/∂b = e·bᵉ⁻¹, and 0 at b = e = 0 (not 0·0⁻¹ = nan; b⁰ ≡ 1).  The
     select is on both, so that ∂/∂e of this partial stays b⁻¹ at e = 0."""
-    p = e * b ** (e - 1)
+    p = product(e, b ** (e - 1))  # 2*(x - y) kept so, not distributed
     if e.is_zero is False or b.is_zero is False:
         return p
     return piecewise([(S.Zero, Eq(b, 0) & Eq(e, 0)), (p, True)])
