@@ -8,6 +8,7 @@ rule table whose rules you can override.
 (y*cos(x*y), x*cos(x*y))
 """
 
+from . import autodiff as _autodiff
 from .attach import attach_gradient
 from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
@@ -24,11 +25,16 @@ from .nodes import identity, stop_gradient, straight_through
 from .overrides import gradient_override_map, override, register_gradient, unregister_gradient
 from .parsing import ParseError, parse
 from .printing import program
+from .rewrites import lowered_safe_forms as _lowered_safe_forms
 from .select import cond, where
 from .stability import StabilityReport, check_stability
 from .stability.check_gradient import check_gradient
 from .stability.stabilize import stabilize
 from .widen import widen
+
+# grad(..., stabilize=True) lowers and rewrites: stages after differentiation,
+# composed here, at the front, so that autodiff imports nothing downstream.
+_autodiff.stabilized = _lowered_safe_forms
 
 __all__ = [
     "grad",

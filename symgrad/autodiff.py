@@ -6,17 +6,15 @@ ordinary SymPy expressions.  Symbols are treated as real variables.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from sympy import Add, Expr, Matrix, MatrixExpr, MatrixSymbol, NDimArray, S, Symbol, zeros
 
 from .autodiff_matrix import has_matrix, matrix_hessian, matrix_jvp, matrix_vjp, tree_jacobian
 from .errors import SymgradError
 from .graph import postorder
-from .lowering import lower
 from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
 from .resolver import note_differentiation, resolve
-from .rewrites import safe_forms
 from .rules import Opts
 from .rules.defaults import BUILTIN_RULES
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
@@ -27,6 +25,12 @@ from .walker import forward, reverse
 __all__ = ["grad", "jacobian", "hessian", "jvp", "vjp"]
 
 _UNCONNECTED = ("zero", "none")
+
+# What ``grad(..., stabilize=True)`` does with the gradient: lower it and
+# apply the accurate rewrites, stages after this one, so the package (a
+# front-end, symgrad/__init__.py) installs it: differentiation imports
+# nothing downstream of it.  Takes the entries (no None) and the domain.
+stabilized: Callable[[list, Mapping | None], list] | None = None
 # Rules that are SymPy's own derivative of the node.
 _SYMPY_RULES = (FdiffRule, SympyChainRule, SympyLeafRule)
 
@@ -155,8 +159,10 @@ def _reverse(outs: list, cts: list, syms: list, opts: Opts) -> dict:
 def _stabilized(exprs: list, domain: Mapping | None) -> list:
     """``exprs`` lowered, with the rewrites that lose accuracy nowhere
     (None entries kept)."""
+    if stabilized is None:  # only if symgrad.autodiff is loaded without its package
+        raise SymgradError("grad(..., stabilize=True) needs symgrad's rewrites: import symgrad")
     at = [i for i, e in enumerate(exprs) if e is not None]
-    done = safe_forms(lower([exprs[i] for i in at]), domain)
+    done = stabilized([exprs[i] for i in at], domain)
     out = list(exprs)
     for i, e in zip(at, done):
         out[i] = e

@@ -30,7 +30,7 @@ from sympy import Integer
 from sympy.core.function import ArgumentIndexError
 
 from .nodes import _leafwise
-from .printing import latex_call, pretty_call
+from .notation import latex_call, pretty_call
 from .widen import FloatMarker
 
 __all__ = ["compensated", "has_compensated"]

@@ -26,8 +26,9 @@ from .build import piecewise, unevaluated
 from .graph import postorder
 from .nodes import is_marker
 from .shapes import flatten_exprs
+from .widen import FloatMarker
 
-__all__ = ["lower", "expand", "rebuild", "canonical"]
+__all__ = ["lower", "expand", "rebuild", "canonical", "unwiden"]
 
 
 def rebuild(node: Basic, args: tuple | list) -> Basic:
@@ -237,3 +238,36 @@ def expand(expr: Expr | list | tuple) -> Expr | list | tuple:
     if isinstance(expr, list) and not struct.parts:
         return out
     return struct.build(out)
+
+
+def unwiden(exprs: Iterable[Basic]) -> list[Basic]:
+    """Each expression with every ``widen(u)`` (and every other
+    :class:`~symgrad.widen.FloatMarker`, such as ``compensated(u)``)
+    replaced by ``u``: the mathematics, for proofs and the ground truth.
+    One pass over the DAG (no recursion); sums and products around a
+    removed ``widen`` are evaluated again, as :func:`symgrad.expand` does;
+    an expression without ``widen`` comes back as it is.
+
+    >>> from sympy import symbols, sin
+    >>> from symgrad import widen
+    >>> x = symbols("x")
+    >>> unwiden([1 + widen(sin(x)), x])
+    [sin(x) + 1, x]
+    """
+    roots = list(exprs)
+    order, kids = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, FloatMarker) for n in order):
+        return roots
+    new: dict[Basic, Basic] = {}
+    built: set[Basic] = set()
+    for node in order:
+        args = kids[node]
+        low = tuple(new[a] for a in args)
+        if isinstance(node, FloatMarker):
+            new[node] = low[0]
+        elif any(a is not b for a, b in zip(low, args)):
+            new[node] = rebuild(node, low)
+            built.add(new[node])
+        else:
+            new[node] = node
+    return canonical([new[r] for r in roots], built)  # sums flatten, terms cancel

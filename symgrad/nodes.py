@@ -18,7 +18,7 @@ from mpmath.libmp import prec_to_dps
 from sympy import Expr, Function, MatrixBase, MatrixExpr, NDimArray, Tuple
 
 from .errors import describe
-from .printing import latex_call, pretty_call
+from .notation import latex_call, pretty_call
 from .safe import StrictArgs, strict
 
 __all__ = ["Marker", "is_marker", "stop_gradient", "identity", "straight_through"]

@@ -21,19 +21,23 @@ __all__ = ["refuse_string", "strict", "StrictArgs", "public_caller"]
 
 
 def public_caller() -> str | None:
-    """The innermost public symgrad function on the call stack, to name in a
-    message when the code that found the problem does not know it."""
-    import symgrad
+    """The symgrad function the user called (the outermost symgrad frame
+    with a public name, below the first frame outside symgrad), to name in
+    a message when the code that found the problem does not know it.
 
-    names = set(symgrad.__all__)
+    >>> public_caller() is None  # called from outside symgrad
+    True
+    """
+    found = None
     frame = sys._getframe(1)
     while frame is not None:
-        if frame.f_code.co_name in names and frame.f_globals.get("__name__", "").startswith(
-            "symgrad"
-        ):
-            return frame.f_code.co_name
+        module = frame.f_globals.get("__name__", "")
+        if module != "symgrad" and not module.startswith("symgrad."):
+            break
+        if not frame.f_code.co_name.startswith(("_", "<")):
+            found = frame.f_code.co_name
         frame = frame.f_back
-    return None
+    return found
 
 
 def refuse_string(value: object, who: str | None, what: str) -> None:

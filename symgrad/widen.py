@@ -27,12 +27,11 @@ from sympy import Basic, Function, Integer
 from sympy.core.function import ArgumentIndexError
 
 from .graph import postorder
-from .lowering import canonical, rebuild
 from .nodes import _leafwise
-from .printing import latex_call, pretty_call
+from .notation import latex_call, pretty_call
 from .safe import StrictArgs
 
-__all__ = ["FloatMarker", "widen", "unwiden", "has_widen"]
+__all__ = ["FloatMarker", "widen", "has_widen"]
 
 
 class FloatMarker(StrictArgs, Function):
@@ -122,35 +121,3 @@ def has_widen(exprs: Iterable[Basic]) -> bool:
     roots = [e for e in exprs if isinstance(e, Basic)]
     order, _ = postorder(roots, lambda n: n.args)
     return any(isinstance(n, widen) for n in order)
-
-
-def unwiden(exprs: Iterable[Basic]) -> list[Basic]:
-    """Each expression with every ``widen(u)`` (and every other
-    :class:`FloatMarker`, such as ``compensated(u)``) replaced by ``u``: the
-    mathematics, for proofs and the ground truth.  One pass over the DAG
-    (no recursion); sums and products around a removed ``widen`` are
-    evaluated again, as :func:`symgrad.expand` does; an expression without
-    ``widen`` comes back as it is.
-
-    >>> from sympy import symbols, sin
-    >>> x = symbols("x")
-    >>> unwiden([1 + widen(sin(x)), x])
-    [sin(x) + 1, x]
-    """
-    roots = list(exprs)
-    order, kids = postorder(roots, lambda n: n.args)
-    if not any(isinstance(n, FloatMarker) for n in order):
-        return roots
-    new: dict[Basic, Basic] = {}
-    built: set[Basic] = set()
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        if isinstance(node, FloatMarker):
-            new[node] = low[0]
-        elif any(a is not b for a, b in zip(low, args)):
-            new[node] = rebuild(node, low)
-            built.add(new[node])
-        else:
-            new[node] = node
-    return canonical([new[r] for r in roots], built)  # sums flatten, terms cancel

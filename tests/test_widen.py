@@ -10,10 +10,11 @@ import pytest
 from sympy import Matrix, Symbol, cos, diff, latex, log, pretty, sin, symbols, tan
 
 from symgrad import SymgradError, expand, grad, jvp, stabilize, widen
+from symgrad.lowering import unwiden
 from symgrad.rewrites.proof import definition
 from symgrad.stability.bits import float_format
 from symgrad.stability.truth import RESOLVED, GroundTruth
-from symgrad.widen import has_widen, unwiden
+from symgrad.widen import has_widen
 
 x, y, eps = symbols("x y eps")
 

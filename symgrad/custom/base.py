@@ -26,7 +26,7 @@ from ..errors import RuleError, ShapeError, describe
 from ..graph import postorder
 from ..linearity import nonlinear_witness
 from ..nodes import Marker
-from ..printing import latex_call, pretty_call
+from ..notation import latex_call, pretty_call
 from ..rules.forms import Rule, _dot, as_expr
 from ..shapes import Struct, check_same, flatten_exprs
 from .traces import TraceDummy

@@ -8,6 +8,7 @@ its proof measures (:mod:`.library`).  Code generation applies the
 and among algebraic transforms, regimes and series, by measurement.
 """
 
+from ..lowering import lower
 from .expsums import with_normalized_sums
 from .facts import Facts
 from .forms import Sigmoid, Softplus
@@ -28,6 +29,7 @@ __all__ = [
     "in_scope",
     "replace_nodes",
     "safe_forms",
+    "lowered_safe_forms",
 ]
 
 
@@ -56,6 +58,20 @@ def safe_forms(exprs: list, domain: dict | None = None) -> list:
     [Piecewise((1, x >= 0), (exp(-Abs(x)), True))/(1 + exp(-Abs(x)))]
     """
     return with_normalized_sums(list(exprs), _SAFE, Facts(domain))
+
+
+def lowered_safe_forms(exprs: list, domain: dict | None = None) -> list:
+    """``exprs`` lowered (markers dropped), then :func:`safe_forms`: what
+    ``grad(..., stabilize=True)`` returns (the package installs it there,
+    :data:`symgrad.autodiff.stabilized`).
+
+    >>> from sympy import symbols, exp
+    >>> from symgrad import stop_gradient
+    >>> x = symbols("x")
+    >>> lowered_safe_forms([stop_gradient(exp(x)) - 1])
+    [expm1(x)]
+    """
+    return safe_forms(lower(exprs), domain)
 
 
 _CODEGEN = in_scope("codegen")

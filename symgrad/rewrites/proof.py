@@ -38,7 +38,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
-from ..widen import unwiden
+from ..lowering import unwiden
 from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
 from .pattern import PATTERN_SYMBOLS
 from .rewrite import Rewrite

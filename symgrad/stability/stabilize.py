@@ -39,14 +39,14 @@ from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
 from ..errors import SymgradError
 from ..graph import count_ops, free_symbols
-from ..lowering import lower
+from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
 from ..progress import stage
 from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
-from ..widen import FloatMarker, unwiden
+from ..widen import FloatMarker
 from ..widen import widen as widened
 from .bits import bits_error, float_format, ordinal
 from .check import check_stability, refuse_non_real
