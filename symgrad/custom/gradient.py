@@ -180,7 +180,7 @@ def custom_gradient(f: Callable[..., tuple]) -> CustomGradient:
     >>> expand(log1pexp(2 * u))
     log(exp(2*u) + 1)
     >>> grad(log1pexp(2 * u), u)
-    2 - 2/(exp(2*u) + 1)
+    2*(1 - 1/(exp(2*u) + 1))
     """
     if not callable(f):
         raise TypeError(f"custom_gradient decorates a function, not {f!r}")
