@@ -1,5 +1,7 @@
 """Derivation speed and gradient-program size: symgrad beside sympy.diff
-(variable by variable) and SymEngine (where installed).
+(variable by variable), SymEngine and CasADi (``SX``, ``ca.gradient``),
+the last two where installed (``pip install casadi symengine``: for the
+benchmark only, not dependencies).
 
 Times the derivation only, not the construction of the input.  Operation
 counts are over distinct subexpressions (``symgrad.graph.count_ops``), so
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import multiprocessing as mp
+import os
 import platform
 import statistics
 import time
@@ -39,7 +42,7 @@ def recurrence(depth: int):
 
 
 CASES = [("rosenbrock", n, rosenbrock) for n in (100, 300, 1000)] + [
-    ("recurrence", d, recurrence) for d in (10, 100, 1000)
+    ("recurrence", d, recurrence) for d in (10, 100, 1000, 10_000)
 ]
 
 
@@ -61,6 +64,9 @@ def _peer(kind: str, family: str, size: int, out) -> None:
 
 def _run_peer(kind: str, family: str, size: int, out) -> None:
     f, xs = dict(rosenbrock=rosenbrock, recurrence=recurrence)[family](size)
+    if kind == "casadi":
+        out.put(_casadi(family, size))
+        return
     if kind == "sympy":
         t = time.perf_counter()
         [sp.diff(f, x) for x in xs]
@@ -72,6 +78,26 @@ def _run_peer(kind: str, family: str, size: int, out) -> None:
         t = time.perf_counter()
         [fe.diff(x) for x in xe]
         out.put(time.perf_counter() - t)
+
+
+def _casadi(family: str, size: int) -> float:
+    import casadi as ca
+
+    if family == "rosenbrock":
+        x = ca.SX.sym("x", size)
+        f = 0
+        for i in range(size - 1):
+            f += 100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2
+        v = x
+    else:
+        a, y0 = ca.SX.sym("a", size), ca.SX.sym("y0")
+        f = y0
+        for k in range(size):
+            f = a[k] * ca.sin(f) + ca.cos(f)
+        v = ca.vertcat(y0, a)
+    t = time.perf_counter()
+    ca.gradient(f, v)
+    return time.perf_counter() - t
 
 
 def peer_time(kind: str, family: str, size: int) -> float | str | None:
@@ -95,16 +121,18 @@ def _cell(v: float | str | None) -> str:
 
 
 def main() -> None:
-    try:
-        import symengine  # noqa: F401
-
-        peers = ["sympy", "symengine"]
-    except ImportError:
-        peers = ["sympy"]
+    peers = ["sympy"]
+    for name in ("symengine", "casadi"):
+        try:
+            __import__(name)
+            peers.append(name)
+        except ImportError:
+            pass
     print(f"# {datetime.date.today()}  Python {platform.python_version()}  "
-          f"SymPy {sp.__version__}  symgrad {symgrad.__version__}  ({platform.machine()})")
+          f"SymPy {sp.__version__}  symgrad {symgrad.__version__}  ({platform.machine()})  "
+          f"load average {os.getloadavg()[0]:.1f}")
     head = ["case", "n", "symgrad s", *[f"{p} s" for p in peers], "sympy/symgrad",
-            "f ops", "grad ops", "grad/f"]
+            "symgrad/casadi", "f ops", "grad ops", "grad/f"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for family, size, make in CASES:
@@ -121,8 +149,10 @@ def main() -> None:
             ratio = f"> {TIMEOUT / t:.0f}x"
         else:
             ratio = "-"
+        c = times[peers.index("casadi")] if "casadi" in peers else None
+        vs = f"{t / c:.0f}x" if isinstance(c, float) else "-"
         print(f"| {family} | {size} | {t:.4f} | " + " | ".join(cells)
-              + f" | {ratio} | {fo} | {go} | {go / fo:.2f} |")
+              + f" | {ratio} | {vs} | {fo} | {go} | {go / fo:.2f} |")
 
 
 if __name__ == "__main__":
