@@ -69,6 +69,9 @@ def _entries(v: Expr) -> list:
     (SymPy's entry of a product expands, slowly); ``doit()`` expands."""
     if isinstance(v, MatrixBase):
         return list(v)
+    if isinstance(v, (MatrixSymbol, ZeroMatrix)):  # entries that are leaves
+        m, n = v.shape
+        return [v[i, j] for i, j in product(range(m), range(n))]
     if getattr(v, "is_Matrix", False):
         m, n = v.shape
         return [MatrixElement(v, i, j) for i, j in product(range(m), range(n))]
@@ -94,6 +97,12 @@ def matrix_jacobian(out: Expr, W: Expr, opts: Opts) -> Expr:
     oshape, wshape = _shape(out), _shape(W)
     if not oshape:
         return matrix_vjp([as_scalar(out, "jacobian")], [W], [S.One], opts)[0]
+    if not wshape:  # by a scalar: one forward pass gives the matrix ∂out/∂W
+        t = matrix_jvp([out], [W], [S.One], opts)[0]
+        rows = _entries(t)
+        if len(oshape) == 2:
+            return ImmutableMatrix(oshape[0], oshape[1], rows)
+        return ImmutableDenseNDimArray(rows, oshape)
     rows = []
     for u in _units(oshape):
         g = matrix_vjp([out], [W], [u], opts)[0]

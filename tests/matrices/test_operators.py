@@ -67,6 +67,28 @@ def test_jacobian_and_hessian_shapes_are_jax_shapes():
             assert abs(value(H[i, 0, j, 0], {A: Ae}) - want[i, j]) < 1e-25
 
 
+def test_jacobian_by_a_scalar_is_one_forward_pass_with_readable_entries():
+    """∂F/∂s for a matrix F and a scalar s has F's shape (JAX's); its
+    entries are the tangent's entries (A[0, 1], not sum(E_01 ⊙ A))."""
+    from sympy import Symbol, sin
+
+    s = Symbol("s", real=True)
+    B = MatrixSymbol("B", 3, 2)
+    J = jacobian(A * s, s)
+    assert J == Matrix(3, 2, lambda i, j: A[i, j])
+    F = symgrad.elementwise(tanh, A * sin(s) + B * s**2)
+    Jf = jacobian(F, s)
+    assert Jf.shape == (3, 2)
+    at = point([A, B])
+    sv = 0.3
+    Fe = value(F, {**at, s: s}, prec=50)  # entries as formulas of s
+    for i in range(3):
+        for j in range(2):
+            want = Fe[i, j].diff(s).subs(s, sv).evalf(40)
+            assert abs(value(Jf[i, j], {**at, s: sv}) - want) < 1e-30
+    assert jvp(A, s, 1) == ZeroMatrix(3, 2)  # A does not depend on s
+
+
 def test_tangent_of_the_wrong_shape_is_refused():
     with pytest.raises(ShapeError, match="tangents"):
         jvp(symgrad.sum(A * x), x, u)
