@@ -55,6 +55,7 @@ import math
 from collections.abc import Iterable
 
 from sympy import (
+    Abs,
     Add,
     And,
     Basic,
@@ -284,6 +285,12 @@ def _scaled_sum(s: ExpSum, m: Basic) -> Basic:
     if cm is not None and cm.is_Number and cm != 1:
         return Mul(cm, Add(*((c / cm) * exp(a - m) for a, c in s.terms)), evaluate=False)
     return Add(*(c * exp(a - m) for a, c in s.terms))
+
+
+def _size_bound(s: ExpSum, m: Basic) -> Basic:
+    """``Σ |cᵢ|·exp(aᵢ - m)``: at least ``|Σ cᵢ·exp(aᵢ - m)|`` whatever the
+    signs of the coefficients, and never negative (so its log is real)."""
+    return Add(*(Abs(c) * exp(a - m) for a, c in s.terms))
 
 
 def _log_of(s: ExpSum, j: int) -> Basic:
@@ -557,7 +564,9 @@ def normalized_beyond(expr: Basic, facts: Facts | None = None, lo: float = EXP_L
     # float beside small ones is no overflow; two of them are)
     # (log1p(N - 1), not log(N): code generation would make log of a sum of
     # exps a logaddexp, which the stability package's node evaluator lacks)
-    below = [Max(*s.exponents) + log1p(_scaled_sum(s, Max(*s.exponents)) - 1) <= hi / d
+    # (the sum's size bounded by Σ |cᵢ|·exp(aᵢ - M): a sum of negative or
+    # mixed terms has no real log, and SymPy refuses to compare one)
+    below = [Max(*s.exponents) + log1p(_size_bound(s, Max(*s.exponents)) - 1) <= hi / d
              for s in sums]
     inside = And(*(a >= lo / d for a in exps), *(a <= hi / d for a in exps), *below)
     return Piecewise((expr, inside), (form, True))

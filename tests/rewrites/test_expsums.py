@@ -213,3 +213,44 @@ def test_random_sums_of_exponentials_with_affine_exponents(e):
     # log2|p·x + q| bits of a result of that size, in any form
     allowance = 3.0 + np.log2(1.0 + 3.0 * np.abs(pts[:, 0]))
     assert np.all(got <= allowance), (e, f, got.max(), pts[np.argmax(got - allowance)])
+
+
+A, B, C = sp.symbols("a b c", real=True)
+
+
+@pytest.mark.parametrize("expr", [
+    # the float32 softmax cross-entropy gradient crashed stabilize: its sum
+    # of exponentials comes with negative coefficients, and the overflow
+    # bound took a log of it ("Invalid comparison of non-real log1p(...)")
+    -sp.exp(A) / (-sp.exp(A) - sp.exp(B) - sp.exp(C)),
+    1 / (-sp.exp(A) - sp.exp(B)),  # siblings: all terms negative,
+    sp.exp(A) / (sp.exp(B) - 2 * sp.exp(A)),  # mixed signs
+    sp.log(3 * sp.exp(A) - sp.exp(B)) - A,
+], ids=["negated-softmax", "negative-sum", "mixed-sum", "log-of-mixed-sum"])
+def test_overflow_bound_of_a_sum_of_any_signs_is_real(expr):
+    """normalized_beyond's condition bounds |Σ cᵢ·exp(aᵢ)| by Σ |cᵢ|·exp(aᵢ):
+    real whatever the signs, and at least the sum's size."""
+    from symgrad.rewrites.expsums import normalized_beyond
+
+    f = normalized_beyond(expr)
+    assert f is not None and isinstance(f, sp.Piecewise)
+    cond = f.args[0][1]
+    syms = sorted(expr.free_symbols, key=str)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        pt = dict(zip(syms, rng.uniform(-800, 800, len(syms))))
+        held = bool(cond.subs(pt))  # a truth value: no non-real comparison
+        if held:  # where the source is kept, every exp and the sum are finite
+            with mpmath.workdps(30):
+                for s in (sp.exp(A), sp.exp(B), sp.exp(C)):
+                    if s.free_symbols <= set(syms):
+                        assert abs(float(s.subs(pt))) < 1.8e308
+
+
+def test_softmax_cross_entropy_gradient_stabilizes_in_float32():
+    f = -sp.log(sp.exp(A) / (sp.exp(A) + sp.exp(B) + sp.exp(C)))
+    g = symgrad.grad(f, [A, B, C])[0]
+    dom = {A: (-1000, 1000), B: (-1000, 1000), C: (-1000, 1000)}
+    s = symgrad.stabilize(g, dom, dtype="float32", samples=64, seed=2)
+    r = symgrad.check_stability(s, dom, dtype="float32", samples=64, seed=7)
+    assert r.max_bits_error <= 3.0, r
