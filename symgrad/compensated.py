@@ -25,12 +25,6 @@ rounding stays.
 
 from __future__ import annotations
 
-from mpmath.libmp import prec_to_dps
-from sympy import Integer
-from sympy.core.function import ArgumentIndexError
-
-from .nodes import _leafwise
-from .notation import latex_call, pretty_call
 from .widen import FloatMarker
 
 __all__ = ["compensated", "has_compensated"]
@@ -59,52 +53,12 @@ class compensated(FloatMarker):  # noqa: N801  (reads like widen)
     """
 
     nargs = 1
-    _symgrad_argnames = ("u",)
-    _symgrad_expr_only = True
-
-    def __new__(cls, u, **options):
-        mapped = _leafwise(cls, u, options)
-        if mapped is not None:
-            return mapped
-        return super().__new__(cls, u, **options)
 
     @classmethod
     def eval(cls, u):
         if u.is_Number or isinstance(u, FloatMarker):
             return u
         return None
-
-    def fdiff(self, argindex=1):
-        if argindex != 1:
-            raise ArgumentIndexError(self, argindex)
-        return Integer(1)
-
-    def _eval_evalf(self, prec):
-        return self.args[0].evalf(prec_to_dps(prec))
-
-    def _eval_is_real(self):
-        return self.args[0].is_real
-
-    def _eval_is_finite(self):
-        return self.args[0].is_finite
-
-    def _eval_is_positive(self):
-        return self.args[0].is_positive
-
-    def _eval_is_negative(self):
-        return self.args[0].is_negative
-
-    def _eval_is_zero(self):
-        return self.args[0].is_zero
-
-    def _eval_conjugate(self):
-        return compensated(self.args[0].conjugate())
-
-    def _latex(self, printer, exp=None):
-        return latex_call(printer, "compensated", self.args, exp)
-
-    def _pretty(self, printer, **kwargs):
-        return pretty_call(printer, "compensated", self.args)
 
 
 def has_compensated(exprs) -> bool:

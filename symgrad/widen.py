@@ -38,7 +38,52 @@ class FloatMarker(StrictArgs, Function):
     """A marker that is the identity for mathematics (proofs, the ground
     truth, differentiation) and changes only how generated code computes
     its argument: :class:`widen` (a wider type) and
-    :class:`symgrad.compensated.compensated` (pairs of the working type)."""
+    :class:`symgrad.compensated.compensated` (pairs of the working type).
+    Everything but ``eval`` (which markers a marker absorbs) is shared here:
+    a Matrix or list is marked entry by entry, the derivative is 1, the
+    value and the assumptions are the argument's, and it prints as a call."""
+
+    nargs = 1
+    _symgrad_argnames = ("u",)
+    _symgrad_expr_only = True
+
+    def __new__(cls, u, **options):
+        mapped = _leafwise(cls, u, options)
+        if mapped is not None:
+            return mapped
+        return super().__new__(cls, u, **options)
+
+    def fdiff(self, argindex=1):
+        if argindex != 1:
+            raise ArgumentIndexError(self, argindex)
+        return Integer(1)
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec_to_dps(prec))
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_finite(self):
+        return self.args[0].is_finite
+
+    def _eval_is_positive(self):
+        return self.args[0].is_positive
+
+    def _eval_is_negative(self):
+        return self.args[0].is_negative
+
+    def _eval_is_zero(self):
+        return self.args[0].is_zero
+
+    def _eval_conjugate(self):
+        return self.func(self.args[0].conjugate())
+
+    def _latex(self, printer, exp=None):
+        return latex_call(printer, self.func.__name__, self.args, exp)
+
+    def _pretty(self, printer, **kwargs):
+        return pretty_call(printer, self.func.__name__, self.args)
 
 
 class widen(FloatMarker):  # noqa: N801  (reads like the other markers)
@@ -67,52 +112,12 @@ class widen(FloatMarker):  # noqa: N801  (reads like the other markers)
     """
 
     nargs = 1
-    _symgrad_argnames = ("u",)
-    _symgrad_expr_only = True
-
-    def __new__(cls, u, **options):
-        mapped = _leafwise(cls, u, options)
-        if mapped is not None:
-            return mapped
-        return super().__new__(cls, u, **options)
 
     @classmethod
     def eval(cls, u):
         if u.is_Number or isinstance(u, widen):
             return u
         return None
-
-    def fdiff(self, argindex=1):
-        if argindex != 1:
-            raise ArgumentIndexError(self, argindex)
-        return Integer(1)
-
-    def _eval_evalf(self, prec):
-        return self.args[0].evalf(prec_to_dps(prec))
-
-    def _eval_is_real(self):
-        return self.args[0].is_real
-
-    def _eval_is_finite(self):
-        return self.args[0].is_finite
-
-    def _eval_is_positive(self):
-        return self.args[0].is_positive
-
-    def _eval_is_negative(self):
-        return self.args[0].is_negative
-
-    def _eval_is_zero(self):
-        return self.args[0].is_zero
-
-    def _eval_conjugate(self):
-        return widen(self.args[0].conjugate())
-
-    def _latex(self, printer, exp=None):
-        return latex_call(printer, "widen", self.args, exp)
-
-    def _pretty(self, printer, **kwargs):
-        return pretty_call(printer, "widen", self.args)
 
 
 def has_widen(exprs: Iterable[Basic]) -> bool:
