@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from sympy import MatrixBase, NDimArray, Symbol
 
 from ..errors import SymgradError
-from ..safe import refuse_string
 from ..shapes import Struct, flatten_exprs, flatten_symbols
 
 __all__ = ["Signature", "signature"]
@@ -57,8 +56,7 @@ class Signature:
         return self.struct.map_leaves(leaf, list(outs))
 
 
-def signature(expr: object, args: object, who: str) -> Signature:
-    refuse_string(args, who, "args")
+def signature(expr: object, args: object) -> Signature:
     items = [args] if isinstance(args, (Symbol, MatrixBase, NDimArray)) else args
     single = items is not args
     if not isinstance(items, (list, tuple)):

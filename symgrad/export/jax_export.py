@@ -144,7 +144,7 @@ def to_jax(expr: object, args: object, *, stabilize: bool = False,
 
         return matrix_to_jax(expr, list(args) if isinstance(args, (list, tuple)) else [args],
                              export_context())
-    sig = signature(expr, args, "to_jax")
+    sig = signature(expr, args)
     first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
 
     def call(*values):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from ..safe import refuse_string
 from .args import signature
 from .source import compile_source, generate, require
 
@@ -17,7 +18,8 @@ def plain_function(backend: str, args: object, exprs: object, *, stabilize: bool
                    domain: Mapping | None = None) -> Callable:
     """A function of ``backend`` arrays computing ``exprs`` from ``args``."""
     require(backend)
-    sig = signature(exprs, args, "lambdify")
+    refuse_string(args, "lambdify", "args")
+    sig = signature(exprs, args)
     source = generate(backend, sig.symbols, sig.exprs, stabilize=stabilize, domain=domain)
     kernel = compile_source(source)
     if backend == "jax":

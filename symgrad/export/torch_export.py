@@ -142,7 +142,7 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
                                "supported yet; its matrix code uses the accurate forms only")
         return matrix_to_torch(expr, list(args) if isinstance(args, (list, tuple)) else [args],
                                export_context())
-    sig = signature(expr, args, "to_torch")
+    sig = signature(expr, args)
     first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
 
     def call(*values):
