@@ -187,13 +187,8 @@ class lgamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
         return self.rewrite(loggamma)._eval_evalf(prec)
 
     def _numpycode(self, printer) -> str:  # the NumPy printers' print method
-        x = printer._print(self.args[0])
-        series = repr(float(STIRLING[-1]))
-        for c in reversed(STIRLING[:-1]):
-            series = f"({float(c)!r} + _r2*{series})"
         direct = "(scipy.special.gammaln(_x) - (_x - 0.5)*np.log(_x) + _x - 0.9189385332046728)"
-        return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
-                f"_r*(lambda _r2: {series})(_r*_r), {direct}))(1/_x))({x})")
+        return _series_code(printer._print(self.args[0]), STIRLING, "_r", direct)
 
 
 # the digamma's: ψ(x) - log(x) + 1/(2x) = -Σ B_2k/(2k·x^2k), ten terms from x = 10
@@ -229,13 +224,18 @@ class digamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
         return self.rewrite(polygamma)._eval_evalf(prec)
 
     def _numpycode(self, printer) -> str:  # the NumPy printers' print method
-        x = printer._print(self.args[0])
-        series = repr(float(DIGAMMA_SERIES[-1]))
-        for c in reversed(DIGAMMA_SERIES[:-1]):
-            series = f"({float(c)!r} + _r2*{series})"
         direct = "(scipy.special.psi(_x) - np.log(_x) + 0.5/_x)"
-        return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
-                f"(lambda _r2: _r2*{series})(_r*_r), {direct}))(1/_x))({x})")
+        return _series_code(printer._print(self.args[0]), DIGAMMA_SERIES, "_r2", direct)
+
+
+def _series_code(x: str, coeffs: tuple, factor: str, direct: str) -> str:
+    """NumPy code of ``factor·Σ cₖ·r²ᵏ`` with ``r = 1/x`` (Horner in r²)
+    for x from STIRLING_FROM, ``direct`` (a formula of ``_x``) below."""
+    series = repr(float(coeffs[-1]))
+    for c in reversed(coeffs[:-1]):
+        series = f"({float(c)!r} + _r2*{series})"
+    return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
+            f"(lambda _r2: {factor}*{series})(_r*_r), {direct}))(1/_x))({x})")
 
 
 def _abs(u: Basic) -> Basic:
