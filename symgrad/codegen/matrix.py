@@ -12,8 +12,9 @@ statement per distinct node:
   powers are NumPy's; an elementwise function is its scalar formula over
   the whole array (lowered, in its accurate form);
 * reductions are in their stable forms: the maximum is taken out of every
-  exponential (logsumexp, softmax, log_softmax), the norm is scaled by the
-  largest magnitude.
+  exponential (logsumexp, softmax, log_softmax), with the rounding of
+  ``x - max`` undone (TwoSum) so that ``exp`` does not amplify it; the norm
+  is scaled by the largest magnitude.
 """
 
 from __future__ import annotations
@@ -229,7 +230,7 @@ class _Emitter:
         if key not in self.shifted:
             a = self.name(X)
             m, e, s = next(self.temps), next(self.temps), next(self.temps)
-            self.lines += [f"{m} = _finite_max({a}, {ax})", f"{e} = np.exp({a} - {m})",
+            self.lines += [f"{m} = _finite_max({a}, {ax})", f"{e} = _exp_shift({a}, {m})",
                            f"{s} = _along(np.add, {e}, {ax})"]
             self.shifted[key] = (m, e, s)
         return self.shifted[key]
@@ -277,6 +278,17 @@ def _finite_max(a, axis):
     return np.where(np.isfinite(m), m, 0.0)
 
 
+def _exp_shift(a, m):
+    """exp(a - m), the rounding of a - m undone: with d + lo = a - m exactly
+    (Knuth's TwoSum), exp(a - m) = exp(d)*(1 + lo) to within an ulp.  The
+    rounding of d alone (up to |d|/2 ulps of d, hundreds where logits are
+    hundreds apart) would be amplified by exp into as many ulps of the result."""
+    d = a - m
+    b = d - a
+    lo = (a - (d - b)) - (m + b)
+    return np.exp(d)*(1.0 + np.nan_to_num(lo, nan=0.0, posinf=0.0, neginf=0.0, copy=False))
+
+
 def _rest(a, m, e, axis):
     """Σ exp(a - m) - 1 along axis, the terms at the maximum counted apart."""
     top = a == m
@@ -306,7 +318,7 @@ def _stack(rows):
 def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
     items = list(args) if isinstance(args, (list, tuple)) else [args]
     namer = Namer(frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg",
-                             "_along", "_rest"}))
+                             "_along", "_rest", "_exp_shift"}))
     names: dict = {}
     params = []
     for i, a in enumerate(items):

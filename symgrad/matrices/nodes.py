@@ -32,6 +32,7 @@ from sympy import (
 from sympy.codegen.cfunctions import log1p
 from sympy.core.sympify import _sympify
 
+from ..compensated import compensated
 from ..safe import refuse_string
 from .entries import STABLE
 
@@ -78,11 +79,18 @@ def _groups(M: MatrixBase, axis: int | None) -> list[list]:
     return [[M[i, j] for j in range(n)] for i in range(m)]
 
 
+def _shift_exp(x: Expr, m: Expr) -> Expr:
+    """exp(x - m) in the stable form: computed from the pair d + lo = x - m
+    (compensated arithmetic), so the rounding of x - m, which exp amplifies
+    into up to |x - m|/2 ulps where logits are hundreds apart, is undone."""
+    return compensated(exp(x - m))
+
+
 def _rest(xs: list, m: Expr) -> Expr:
     """Σ exp(xₖ - m) - 1 without the rounding of 1 + tiny: the terms at the
     maximum (exactly 1 each) counted apart from the others."""
     top = [Piecewise((1, Eq(x, m)), (0, True)) for x in xs]
-    others = [Piecewise((0, Eq(x, m)), (exp(x - m), True)) for x in xs]
+    others = [Piecewise((0, Eq(x, m)), (_shift_exp(x, m), True)) for x in xs]
     # kept as (small terms) + (count of maxima - 1): SymPy's order would
     # start the sum with -1 and lose the small terms against it
     return Add(Add(*others), Add(*top, -1), evaluate=False)
@@ -287,7 +295,7 @@ class Softmax(_Shaped):
     def _value(self, x: Expr, group: list) -> Expr:
         if STABLE.get() and len(group) > 1:
             m = Max(*group)
-            return exp(x - m) / Add(*[exp(g - m) for g in group])
+            return _shift_exp(x, m) / Add(*[_shift_exp(g, m) for g in group])
         return exp(x) / Add(*[exp(g) for g in group])
 
 

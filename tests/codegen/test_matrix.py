@@ -90,6 +90,45 @@ def test_reductions_are_stable_over_the_float_range():
     assert minf == -np.inf
 
 
+def _lost_bits(got: float, want) -> float:
+    """Bits lost relative to 53; in the subnormal range, ulps of 2**-1074."""
+    import mpmath
+
+    got = mpmath.mpf(float(got))
+    if abs(want) < mpmath.mpf(2) ** -1022:
+        return max(0.0, float(mpmath.log(abs(got - want) / mpmath.mpf(2) ** -1074 + 1, 2)))
+    return max(0.0, float(mpmath.log(abs((got - want) / want) * 2**53 + 1, 2)))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_softmax_family_accurate_where_logits_are_hundreds_apart(seed):
+    # exp(z - max) amplified the rounding of z - max (|z - max|/2 ulps of it)
+    # into up to 9 bits of softmax and of log_softmax at the max; the rounding
+    # is undone (TwoSum), checked against mpmath at 300 bits
+    import mpmath
+
+    n = 8
+    zz = MatrixSymbol("zz", n, 1)
+    f = symgrad.lambdify([zz], [symgrad.logsumexp(zz), symgrad.softmax(zz),
+                                symgrad.log_softmax(zz)])
+    rng = np.random.default_rng(seed)
+    zs = rng.uniform(-1, 1, (40, n)) * 10 ** rng.uniform(0, 3.2, (40, 1))
+    lse, sm, ls = f(zs[..., None])
+    worst = [0.0, 0.0, 0.0]
+    with mpmath.workprec(300):
+        for b in range(zs.shape[0]):
+            Z = [mpmath.mpf(float(v)) for v in zs[b]]
+            im = int(np.argmax(zs[b]))
+            lr = mpmath.log1p(mpmath.fsum(mpmath.exp(v - Z[im]) for j, v in enumerate(Z)
+                                          if j != im))
+            worst[0] = max(worst[0], _lost_bits(lse[b], Z[im] + lr))
+            for k in range(n):
+                t = (Z[k] - Z[im]) - lr
+                worst[1] = max(worst[1], _lost_bits(sm[b, k, 0], mpmath.exp(t)))
+                worst[2] = max(worst[2], _lost_bits(ls[b, k, 0], t))
+    assert max(worst) < 3, worst
+
+
 def test_trace_element_and_scalar_arguments():
     W = MatrixSymbol("W", 3, 3)
     from sympy import Symbol, exp
