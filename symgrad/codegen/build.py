@@ -33,7 +33,7 @@ from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
 from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
-from .source import ENTRY_NAMES, HELPERS, Layout, Param, entry_source, kernel_source
+from .source import ENTRY_NAMES, RUNTIME_IMPORT, Layout, Param, entry_source, kernel_source
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
 __all__ = ["lambdify", "numpy_code", "DEFAULT_BLOCK"]
@@ -93,6 +93,7 @@ def _layout(exprs: object) -> tuple[list[Expr], Layout]:
 def _compile(
     args: object, exprs: object, reserved: frozenset[str] = frozenset(),
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
+    runtime: bool = False,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
     namer = Namer(reserved | WIDEN_NAMES | COMPENSATED_NAMES)
     params, leaf = _params(args, namer)
@@ -100,11 +101,11 @@ def _compile(
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
     roots = compensating(roots)  # compensated(u): u computed in pairs of floats
     roots = widened(roots)  # widen(u): u computed in the next wider type
-    prog = build_program(roots, leaf, namer.temps(), complex_)
+    prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime)
     if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
         # I only in branches, but under Abs, re, im or arg there: a real value
         # computed through complex ones, which NaN for I would lose
-        prog = build_program(roots, leaf, namer.temps(), True)
+        prog = build_program(roots, leaf, namer.temps(), True, runtime=runtime)
     if prog.complex:
         refuse_complex_arguments(roots)
     return params, leaf, prog, layout, namer
@@ -119,13 +120,15 @@ def _may_print_i_as_nan(prog: Program) -> bool:
 _SCIPY_USE = re.compile(r"\bscipy\.special\.")
 
 
-def _imports(prog: Program) -> str:
+def _imports(prog: Program, runtime: bool = False) -> str:
     """The import lines of the generated module: NumPy, and ``scipy.special``
     only when a special function is used (names are sanitized, so only the
-    printer writes ``scipy.special.``)."""
+    printer writes ``scipy.special.``); with ``runtime``, the helpers of the
+    entry point (:mod:`symgrad.codegen.runtime`)."""
     code = itertools.chain((s.code for s in prog.statements), prog.results)
     uses_scipy = any(_SCIPY_USE.search(c) for c in code)
-    head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "")
+    head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "") \
+        + (RUNTIME_IMPORT + "\n" if runtime else "")
     wide = any(uses_widen(s.code) for s in prog.statements) \
         or any(uses_widen(r) for r in prog.results)
     pairs = any(uses_compensated(s.code) for s in prog.statements) \
@@ -249,7 +252,7 @@ def lambdify(
         raise SymgradError(f"dtype={dtype!r}: give a floating or complex type (float32, ...)")
     complex_ = dt is not None and dt.kind == "c"
     params, leaf, prog, layout, namer = _compile(
-        args, exprs, ENTRY_NAMES, stabilize, domain, complex_
+        args, exprs, ENTRY_NAMES, stabilize, domain, complex_, runtime=True
     )
     if dt is not None and not complex_ and prog.complex:
         raise SymgradError(
@@ -261,9 +264,8 @@ def lambdify(
     n_out = len(prog.results)
     source = "\n\n".join(
         [
-            _imports(prog),
+            _imports(prog, runtime=True),
             kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
-            HELPERS,
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
                          prog.max_live),
         ]

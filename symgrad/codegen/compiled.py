@@ -7,26 +7,41 @@ by name in a module, where it is not), and ``multiprocessing``,
 :class:`GeneratedFunction` pickles as its source, and unpickling compiles
 the source again: with ``threads=1``, through ``eval`` alone, so the
 loading process needs NumPy (and SciPy) but not symgrad, and gets the plain
-function (with its ``source``); otherwise through :func:`load` (its worker
-threads are then the loading process's).  Calling it calls the generated
+function (with its ``source``): the pickle carries the text of
+:mod:`symgrad.codegen.runtime` in place of the source's import of it;
+otherwise through :func:`load` (its worker threads are then the loading
+process's).  Calling it calls the generated
 function directly: its class, made per function, has that function as
 ``__call__``.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import itertools
 import linecache
 
+from . import runtime
 from .pool import worker_pool
+from .source import RUNTIME_IMPORT
 
 __all__ = ["GeneratedFunction", "load"]
 
 _counter = itertools.count()
 
 
-# Evaluated on loading a serial function: run its source, return its function.
-_PLAIN = "exec(_source, _ns) or setattr(_ns[_name], 'source', _source) or _ns[_name]"
+# Evaluated on loading a serial function: run the run-time helpers, then its
+# source without its import of them, and return its function.
+_PLAIN = (
+    "exec(_runtime, _ns) or exec(_source.replace(_import, '', 1), _ns) "
+    "or setattr(_ns[_name], 'source', _source) or _ns[_name]"
+)
+
+
+@functools.cache
+def _runtime_text() -> str:
+    return inspect.getsource(runtime)
 
 
 class GeneratedFunction:
@@ -39,7 +54,8 @@ class GeneratedFunction:
         if self.threads == 1:
             # serial: the source needs NumPy (and SciPy) only, so the loading
             # side needs no symgrad either; it gets the plain function
-            state = {"_source": self.source, "_name": self.__name__, "_ns": {}}
+            state = {"_source": self.source, "_name": self.__name__, "_ns": {},
+                     "_runtime": _runtime_text(), "_import": RUNTIME_IMPORT}
             return (eval, (_PLAIN, state))
         return (load, (self.source, self.__name__, self.threads, self.n_ops))
 

@@ -36,13 +36,12 @@ from sympy import (
     Subs,
     Symbol,
 )
-from sympy.codegen.cfunctions import hypot
 from sympy.core.function import AppliedUndef
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
 from ..build import piecewise, unevaluated
 from ..graph import postorder
-from .printer import KernelPrinter, NoNumpyFormError
+from .printer import KernelPrinter, NoNumpyFormError, RuntimePrinter
 
 __all__ = ["Program", "build_program", "describe"]
 
@@ -61,8 +60,6 @@ class Statement:
     code: str
     quiet: bool  # computes a value only a Piecewise branch may use
     reads: frozenset[str] = frozenset()  # the temporaries the code reads
-    block: bool = False  # code is lines of statements assigning name (which
-    # then never takes the name of a value it reads)
 
 
 @dataclass
@@ -83,10 +80,7 @@ class Program:
                 lines.append(f'{indent}with np.errstate(all="ignore"):')
             quiet = st.quiet
             pad = indent * 2 if quiet else indent
-            if st.block:
-                lines.extend(pad + ln for ln in st.code.split("\n"))
-            else:
-                lines.append(f"{pad}{st.name} = {st.code}")
+            lines.append(f"{pad}{st.name} = {st.code}")
         return lines
 
 
@@ -130,7 +124,7 @@ def _check(node: Basic) -> None:
 
 def build_program(
     roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False,
-    printer: KernelPrinter | None = None,
+    printer: KernelPrinter | None = None, runtime: bool = False,
 ) -> Program:
     """Statements computing ``roots``; ``leaf_names`` names the argument
     symbols; ``temps`` yields fresh temporary names.  The program is complex
@@ -138,8 +132,9 @@ def build_program(
     ``Piecewise`` branch; otherwise a complex constant in a branch (the
     ``log(3/2) + I*pi`` of ``log(-3/2)``) is NaN, as ``np.log(-1.5)`` is.
     ``printer`` (a :class:`KernelPrinter` subclass for another array library,
-    as :mod:`symgrad.export` uses) prints each line; only NumPy's gets the
-    blocked ``hypot``."""
+    as :mod:`symgrad.export` uses) prints each line; by default NumPy's, and
+    with ``runtime`` (code run by ``lambdify``'s entry point, which imports
+    :mod:`symgrad.codegen.runtime`) the one that calls its helpers."""
     order, kids = postorder(roots, _kids)
     # a symbol, or a symbol-like node (MatrixSymbol, Indexed, ...), that is not
     # an argument: the printer would write its name, a user's string, as code
@@ -183,8 +178,7 @@ def build_program(
 
     prog = Program(complex=complex_ or S.ImaginaryUnit in loud)
     if printer is None:
-        printer = KernelPrinter(complex_=prog.complex)
-    numpy_lines = type(printer) is KernelPrinter
+        printer = (RuntimePrinter if runtime else KernelPrinter)(complex_=prog.complex)
     temp_names: set[str] = set()
     placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
@@ -240,11 +234,6 @@ def build_program(
             rest = start + MAX_OPERANDS - 1
             args, arg_reads = acc + args[rest:], acc_reads + arg_reads[rest:]
         reads = frozenset().union(*arg_reads)
-        if isinstance(node, hypot) and len(args) == 2 and numpy_lines:
-            name = _hypot(prog, printer, node, args, arg_reads, quiet, temps, temp_names)
-            placeholder[node] = Symbol(name)
-            temp_of[node] = name
-            continue
         if _reciprocal(node) and uses[node] > other_uses.get(node, 0) \
                 and (uses[node] > 1 or node in is_root):
             base, e = args[0], -node.args[1]
@@ -298,8 +287,7 @@ def _reuse_names(prog: Program, kept: set[str]) -> None:
         peak = max(peak, live + 1)  # (a value read for the last time dies after this line)
         dying = [rename.get(r, r) for r in sorted(st.reads) if last[r] == i]
         # (sorted: the same source every time)
-        if not st.block:
-            free.extend(dying)
+        free.extend(dying)
         live += 1 - len(dying)
         if st.name not in last:  # never read (cannot happen for a program's values)
             last[st.name] = i
@@ -307,8 +295,6 @@ def _reuse_names(prog: Program, kept: set[str]) -> None:
             rename[st.name] = free.pop()
         elif not reuse:
             free.clear()
-        if st.block:  # its lines read its arguments after assigning its name
-            free.extend(dying)
         if rename:
             st.code = _WORD.sub(lambda m: rename.get(m.group(), m.group()), st.code)
             st.name = rename.get(st.name, st.name)
@@ -316,45 +302,6 @@ def _reuse_names(prog: Program, kept: set[str]) -> None:
         prog.results = [_WORD.sub(lambda m: rename.get(m.group(), m.group()), r)
                         for r in prog.results]
     prog.max_live = peak
-
-
-def _hypot(prog: Program, printer: KernelPrinter, node: Basic, args: list, arg_reads: list,
-           quiet: bool, temps, temp_names: set[str]) -> str:
-    """Statements for ``hypot(a, b)`` at about the cost of a square root.
-
-    ``np.hypot`` costs 15 times ``np.sqrt`` here (it is not vectorized).
-    Where ``a*a + b*b`` of a whole block is a normal float (neither
-    overflows nor underflows), ``sqrt`` of it is within 1.2 ulp of the
-    truth and 1 ulp of ``np.hypot``; a block where it is not (an overflow,
-    an underflow, a zero, a NaN) takes ``np.hypot``, as do single points.
-    One statement of several lines: its name never takes the name of ``a``
-    or ``b``, which its last line reads after the first assigned it.
-    Returns the name holding the result."""
-    ops, reads = [], set()
-    for a, r in zip(args, arg_reads):
-        if a.args:  # an inline tree: computed once, into its own temporary
-            name = next(temps)
-            temp_names.add(name)
-            prog.statements.append(Statement(name, _print(printer, a, node), quiet, r))
-            a, r = Symbol(name), frozenset((name,))
-        ops.append(printer.parenthesize(a, 50))  # tighter than * (precedence 50)
-        reads |= r
-    (a, b), out = ops, next(temps)
-    temp_names.add(out)
-    # the square's overflow or underflow is harmless (np.hypot takes over);
-    # single points take np.hypot at once, without the cost of an errstate
-    code = "\n".join([
-        f"if np.ndim({a}) or np.ndim({b}):",
-        '    with np.errstate(all="ignore"):',
-        f"        {out} = {a}*{a} + {b}*{b}",
-        f"    {out} = np.sqrt({out}) if {out}.size and {out}.dtype.kind == 'f' "
-        f"and np.finfo({out}.dtype).tiny <= {out}.min() and {out}.max() < np.inf "
-        f"else np.hypot({a}, {b})",
-        "else:",
-        f"    {out} = np.hypot({a}, {b})",
-    ])
-    prog.statements.append(Statement(out, code, quiet, frozenset(reads), block=True))
-    return out
 
 
 def _divisor(node: Basic, kids: tuple) -> Basic | None:

@@ -241,3 +241,14 @@ class KernelPrinter(SciPyPrinter):
             f"(lambda *_v: {pick}.astype(np.result_type(*_v[{n}:]), copy=False))"
             f"({conds}, {values}, {default})"
         )
+
+
+class RuntimePrinter(KernelPrinter):
+    """The printer of code run by ``lambdify``'s entry point: it may call the
+    helpers of :mod:`symgrad.codegen.runtime` (``hypot`` at the cost of a
+    square root on whole blocks)."""
+
+    def _print_hypot(self, expr: Expr) -> str:
+        if len(expr.args) != 2:
+            return super()._print_hypot(expr)
+        return f"_hypot({self._print(expr.args[0])}, {self._print(expr.args[1])})"

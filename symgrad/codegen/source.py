@@ -17,7 +17,8 @@ from sympy import Basic, Symbol
 from .emit import Program
 
 __all__ = [
-    "Param", "Layout", "kernel_source", "entry_source", "block_step", "HELPERS", "ENTRY_NAMES",
+    "Param", "Layout", "kernel_source", "entry_source", "block_step", "RUNTIME_IMPORT",
+    "ENTRY_NAMES",
 ]
 
 
@@ -123,92 +124,15 @@ def kernel_source(
     return "\n".join(lines) + "\n"
 
 
-HELPERS = '''\
-def _arg(a, i):
-    """Argument ``i`` as a number or an array of numbers: a Python number as
-    it is (weakly typed, as in NumPy's arithmetic: ``float32 * 0.5`` stays
-    float32), an array as it is; anything with a float value (a SymPy number,
-    Fraction, Decimal) as a float; anything else refused, naming it."""
-    t = type(a)
-    if t is np.ndarray and a.dtype.kind in "fiub" or t in (float, bool) \
-            or t is int and -2**63 <= a < 2**63:
-        return a
-    if isinstance(a, np.generic) and a.dtype.kind in "fiubc":  # NumPy scalars
-        return a
-    if isinstance(a, np.ma.MaskedArray):
-        _refuse(i, a, "a masked array, whose mask the result would lose; pass "
-                      "a.filled(np.nan) to make masked points NaN")
-    if isinstance(a, (np.ndarray, np.generic)):
-        kind = a.dtype.kind
-        if kind in "fiubc":
-            return a
-        if kind != "O":
-            _refuse(i, a, f"an array of {a.dtype}, not of numbers")
-    elif isinstance(a, complex):
-        return a
-    elif isinstance(a, (list, tuple)) or hasattr(a, "__array__") \
-            or hasattr(a, "__array_interface__"):  # dask, pandas, a SymPy Matrix...
-        return _arg(np.asarray(a), i)
-    else:
-        return _float(a, i)
-    return np.array([_float(v, i) for v in a.ravel()], float).reshape(a.shape)
-
-
-def _float(v, i):
-    """``v`` as a float, through its ``__float__`` (strings and None have none)."""
-    try:
-        return type(v).__float__(v)
-    except AttributeError:
-        _refuse(i, v, f"a {type(v).__name__}, not a number")
-    except (TypeError, ValueError) as err:  # a SymPy symbol: not a number
-        _refuse(i, v, f"{v!s:.60} ({type(v).__name__}), not a number ({err})")
-    except OverflowError:
-        _refuse(i, v, "too large for a float (float64 ends at 1.8e308)")
-
-
-def _refuse(i, a, what):
-    raise TypeError(
-        f"argument {i + 1} ({_ARGS[i]}) is {what}; pass numbers or arrays of numbers "
-        "(a SymPy expression: substitute values with expr.subs, or evaluate it first)"
-    )
-
-
-def _batch(a, lead, name):
-    """The batch shape of argument ``a``, whose leading axes must be ``lead``."""
-    if a.shape[:len(lead)] != lead:
-        raise ValueError(
-            f"argument {name} has shape {a.shape}; it must start with {lead} "
-            "(one entry per symbol), followed by any batch shape"
-        )
-    return a.shape[len(lead):]
-
-
-def _flat(a, lead, shape, n, dtype):
-    """``a`` in ``dtype`` with its batch axes broadcast to ``shape`` and
-    flattened (a view where possible); a single point stays as it is."""
-    a = a.astype(dtype, copy=False)
-    if a.shape[len(lead):] == shape:
-        return a.reshape(lead + (n,))
-    if a.size == int(np.prod(lead)):
-        return a.reshape(lead)
-    return np.broadcast_to(a, lead + shape).reshape(lead + (n,))
-
-
-def _cut(a, lead, s, e):
-    """Elements ``s:e`` of a flattened argument (all of a single point)."""
-    return a[..., s:e] if a.ndim > lead else a
-
-
-_f64 = np.float64
-
-_pool = None  # an executor with .map() to run blocks on threads; None: serially
-'''
+# The line of the generated module that brings in its run-time helpers
+# (:mod:`symgrad.codegen.runtime`).
+RUNTIME_IMPORT = "from symgrad.codegen.runtime import _arg, _batch, _cut, _f64, _flat, _hypot, _nd"
 
 
 # Names the entry point and the module around it use; lambdify gives no
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
-    "_batch", "_flat", "_cut", "_arg", "_float", "_refuse", "_ARGS", "_pool", "_f64",
+    "_batch", "_flat", "_cut", "_arg", "_hypot", "_nd", "_ARGS", "_DTYPE", "_pool", "_f64",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step",
 })
@@ -257,13 +181,20 @@ def entry_source(
     arguments, then runs ``kernel`` over blocks into preallocated outputs
     (complex ones where ``complex_``: the formula holds ``I``).  ``live``:
     the arrays the kernel holds at once (``Program.max_live``), which
-    bounds the block length (:func:`block_step`)."""
+    bounds the block length (:func:`block_step`).  Arrays of one float type
+    and one batch shape skip the conversions and checks, and a call of one
+    block calls the kernel directly."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
     labels = tuple(_label(p) for p in params)
     lines = [
         f"_ARGS = {labels!r}  # the symbols of each argument, for error messages",
+        "_pool = None  # an executor with .map() to run blocks on threads; None: serially",
+    ]
+    if dtype:
+        lines.append(f"_DTYPE = np.dtype({dtype!r})")
+    lines += [
         "",
         "",
         f"def {name}({sig}):",
@@ -271,50 +202,60 @@ def entry_source(
     ]
     if not dtype and not complex_ and params and not any(p.vector for p in params):
         lines += _python_floats(kernel, names, layout, n_out)
+    pad = "    "
+    if params and not complex_ and all(p.symbols for p in params):
+        lines += _same_arrays(params, dtype)
+        pad = "        "
+        lines.append("    else:")
     # Python numbers stay weakly typed, as in NumPy's own arithmetic
     for i, p in enumerate(params):
-        lines.append(f"    {p.name} = _arg({p.name}, {i})")
+        lines.append(f"{pad}{p.name} = _arg({p.name}, {i}, _ARGS)")
     if dtype:
-        lines.append(f"    _dtype = np.dtype({dtype!r})")
+        lines.append(f"{pad}_dtype = _DTYPE")
     else:
-        lines.append(f"    _dtype = np.result_type({', '.join([*names, '1.0'])})")
+        lines.append(f"{pad}_dtype = np.result_type({', '.join([*names, '1.0'])})")
     # the arguments are evaluated in _dtype (real: symbols are real), the
     # results stored in _odtype, complex when the formula holds I
     odtype = "np.result_type(_dtype, 1j)" if complex_ else "_dtype"
-    lines.append(f"    _odtype = {odtype}")
+    lines.append(f"{pad}_odtype = {odtype}")
     for p in params:
-        lines.append(f"    {p.name} = np.asarray({p.name})")
+        lines.append(f"{pad}{p.name} = np.asarray({p.name})")
     shapes = [
         f"_batch({p.name}, {p.lead!r}, {p.name!r})" if p.vector else f"{p.name}.shape"
         for p in params
     ]
-    lines.append(f"    _shape = np.broadcast_shapes({', '.join(shapes)})")
+    lines.append(f"{pad}_shape = np.broadcast_shapes({', '.join(shapes)})")
     # a single point: NumPy scalars, no arrays at all
-    lines.append("    if not _shape:")
+    lines.append(f"{pad}if not _shape:")
     scal = [
         f"{p.name}.astype(_dtype)" if p.vector else f"{p.name}.astype(_dtype)[()]"
         for p in params
     ]
-    lines.append(f"        _r = {kernel}({', '.join(scal)})")
-    lines += _scalar_return(layout)
-    lines.append("    _n = int(np.prod(_shape))")
+    lines.append(f"{pad}    _r = {kernel}({', '.join(scal)})")
+    lines += [pad + ln[4:] for ln in _scalar_return(layout)]
+    lines.append(f"{pad}_n = int(np.prod(_shape))")
     for p in params:
-        lines.append(f"    {p.name} = _flat({p.name}, {p.lead!r}, _shape, _n, _dtype)")
+        lines.append(f"{pad}{p.name} = _flat({p.name}, {p.lead!r}, _shape, _n, _dtype)")
     lines.append(f"    _out = np.empty(({n_out}, _n), _odtype)")
     if block:
         lines.append(f"    _step = {block_step(block, live)}")
     else:
         lines.append("    _step = max(_n, 1)")
-    step = "_step"
+    whole = ", ".join(names)
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
+    lines.append("    if 0 < _n <= _step:  # one block: the kernel on the whole arrays")
+    lines.append(f"        _r = {kernel}({whole})")
+    for k in range(n_out):
+        lines.append(f"        _out[{k}] = _r[{k}]")
+    lines.append("        return " + _array_return(layout)[0].strip()[len("return "):])
     lines.append("")
     lines.append("    def _run(_s):")
-    lines.append(f"        _e = _s + {step}")
+    lines.append("        _e = _s + _step")
     lines.append(f"        _r = {kernel}({cuts})")
     for k in range(n_out):
         lines.append(f"        _out[{k}, _s:_e] = _r[{k}]")
     lines.append("")
-    lines.append(f"    _starts = range(0, _n, {step})")
+    lines.append("    _starts = range(0, _n, _step)")
     lines.append("    if _pool is None or len(_starts) < 4:")
     lines.append("        for _s in _starts:")
     lines.append("            _run(_s)")
@@ -323,6 +264,41 @@ def entry_source(
     lines.append("            pass")
     lines += _array_return(layout)
     return "\n".join(lines) + "\n"
+
+
+def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
+    """The test and set-up of the common case: every argument an array of
+    one float type (``dtype`` where it is fixed) and one batch shape, no
+    broadcasting, so no conversion and no check is needed."""
+    lead = next((p for p in params if not p.vector), params[0])  # gives the batch size
+    first = params[0].name
+    kind = f"{first}.dtype == _DTYPE" if dtype else f'{first}.dtype.kind == "f"'
+    tests = [f"type({p.name}) is _nd" for p in params] + [kind]
+    tests += [f"{p.name}.dtype is {first}.dtype" for p in params[1:]]
+
+    def batch(p: Param) -> str:
+        return f"{p.name}.shape[1:]" if p.vector else f"{p.name}.shape"
+    for p in params:
+        if p.vector:
+            tests.append(f"{p.name}.shape[:1] == {p.lead!r}")
+    tests += [f"{batch(p)} == {batch(params[0])}" for p in params[1:]]
+    tests.append(f"len({batch(params[0])})")
+    out = ["    if (" + tests[0]]
+    for t in tests[1:]:
+        if len(out[-1]) + len(t) > 85:
+            out.append("            and " + t)
+        else:
+            out[-1] += " and " + t
+    out[-1] += "):"
+    out += [
+        f"        _dtype = _odtype = {first}.dtype",
+        f"        _shape = {batch(params[0])}",
+        f"        _n = {lead.name}.size" + (f" // {len(lead.symbols)}" if lead.vector else ""),
+    ]
+    for p in params:
+        to = f"({len(p.symbols)}, _n)" if p.vector else "_n"
+        out.append(f"        {p.name} = {p.name}.reshape({to})")
+    return out
 
 
 def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int) -> list[str]:

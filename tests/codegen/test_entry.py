@@ -49,3 +49,50 @@ def test_other_arguments_take_the_general_path():
     assert fn(0.5, 3.0).dtype == np.float32
     assert lambdify([x, y], x * y)(2, 3.0) == 6.0
     assert lambdify([x, y], sp.I * x * y)(2.0, 3.0) == 6j
+
+
+# Arrays of one float type and one batch shape skip the conversions and
+# checks, and one block calls the kernel directly: the same values, types
+# and shapes as the general path, which other arguments take.
+G = grad(f, [x, y])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n", [0, 1, 7, 100, 1001])
+def test_same_arrays_give_what_the_general_path_gives(dtype, n):
+    fn = lambdify([x, y], G, block=256)
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal((2, n)).astype(dtype)
+    fast = fn(a, b)
+    general = fn(a[None, :], b)  # broadcasting: the general path, same dtype
+    for u, v in zip(fast, general):
+        assert u.dtype == v.dtype == dtype and u.shape == (n,) and v.shape == (1, n)
+        np.testing.assert_array_equal(u, v[0])
+    if dtype == np.float64:
+        for u, v in zip(fast, fn(list(a), list(b))):
+            np.testing.assert_array_equal(u, v)
+
+
+def test_same_arrays_of_any_layout():
+    fn = lambdify([x, y], [x * y, 1 + 0 * x, x])
+    a = np.arange(12.0).reshape(3, 4)
+    b = np.asfortranarray(a) + 1
+    got = fn(a, b.T.T[::1])
+    np.testing.assert_array_equal(got[0], a * b)
+    np.testing.assert_array_equal(got[1], np.ones((3, 4)))
+    assert not np.shares_memory(got[2], a)  # an output equal to an input is a copy
+    np.testing.assert_array_equal(fn(a[:, ::2], b[:, ::2])[0], (a * b)[:, ::2])
+    np.testing.assert_array_equal(fn(a[0], b)[0], a[0] * b)  # broadcasting: general path
+
+
+def test_vector_arguments_take_the_same_arrays_path():
+    xs = sp.symbols("x0:3")
+    fn = lambdify([list(xs), y], [xs[0] * y + xs[2], xs[1]], dtype=np.float32)
+    v = np.arange(12, dtype=np.float32).reshape(3, 4)
+    w = np.full(4, 2, np.float32)
+    got = fn(v, w)
+    assert got[0].dtype == np.float32
+    np.testing.assert_array_equal(got[0], v[0] * w + v[2])
+    np.testing.assert_array_equal(fn(v.astype(np.float64), w)[1], v[1])
+    with pytest.raises(ValueError, match="must start with"):
+        fn(np.zeros((2, 4), np.float32), w)

@@ -1,0 +1,157 @@
+"""Evaluation at every size: symgrad.lambdify beside sympy.lambdify(cse=True)
+(and JAX's jit where installed), one thread, float64 and float32.
+
+Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
+
+The formula is the quickstart-style gradient of
+``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
+(issue 9's), derived by symgrad for symgrad and by ``sympy.diff`` for SymPy.
+Sizes run from one point (Python floats for float64, NumPy float32 scalars
+for float32) to ``--max`` points.  The thread pools of NumPy's BLAS, OpenMP
+and XLA are pinned to one thread before anything is imported and symgrad
+runs with ``threads=1``.  symgrad and SymPy are timed interleaved (round by
+round, each round the mean of enough calls to take about 20 ms), and each
+figure is the median of the rounds, so load moves both alike.  The load
+average is printed with the table.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = "1"
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+)
+
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import sympy as sp  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import symgrad  # noqa: E402
+
+try:  # optional peer
+    if "--no-jax" in sys.argv:
+        raise ImportError
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    import jax.numpy as jnp
+except Exception:  # noqa: BLE001  (any failure: no JAX column)
+    jax = None
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def _calls_for(fn, args, budget: float = 0.02) -> int:
+    t = time.perf_counter()
+    fn(*args)
+    dt = max(time.perf_counter() - t, 1e-7)
+    return max(1, int(budget / dt))
+
+
+def interleaved(fns: dict, args: dict, repeat: int) -> dict:
+    """Median seconds per call of each function, timed round by round."""
+    inner = {k: _calls_for(f, args[k]) for k, f in fns.items()}
+    times: dict = {k: [] for k in fns}
+    for _ in range(repeat):
+        for k, f in fns.items():
+            a, n = args[k], inner[k]
+            t = time.perf_counter()
+            for _ in range(n):
+                f(*a)
+            times[k].append((time.perf_counter() - t) / n)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--max", type=float, default=1e7, help="largest number of points")
+    ap.add_argument("--repeat", type=int, default=7, help="rounds per size")
+    ap.add_argument("--no-jax", action="store_true", help="leave JAX out")
+    opt = ap.parse_args()
+
+    x, y = sp.symbols("x y")
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
+    sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
+    peers = {"symgrad": sg, "sympy": sp_fn}
+    if jax is not None:
+        def jf(a, b):
+            return (jnp.log1p(jnp.exp(a * b)) + jnp.sin(a) * jnp.cos(b)
+                    + jnp.sqrt(a**2 + b**2) * jnp.tanh(a - b))
+        jg = jax.jit(jax.vmap(jax.grad(jf, argnums=(0, 1))))
+        jg1 = jax.jit(jax.grad(jf, argnums=(0, 1)))
+
+        def jax_call(a, b):
+            g = (jg if np.ndim(a) else jg1)(a, b)
+            return [v.block_until_ready() for v in g]
+        peers["jax"] = jax_call
+
+    sizes = [1]
+    n = 10
+    while n <= opt.max:
+        sizes.append(n)
+        n *= 10
+    rng = np.random.default_rng(0)
+    big = max(sizes)
+    X64, Y64 = rng.standard_normal(big), rng.standard_normal(big)
+    load0 = loadavg()
+    rows = []
+    for dtype in ("float64", "float32"):
+        dt = np.dtype(dtype)
+        X, Y = X64.astype(dt), Y64.astype(dt)
+        for n in sizes:
+            if n == 1:
+                a = (0.3, -0.7) if dtype == "float64" else (np.float32(0.3), np.float32(-0.7))
+            else:
+                a = (X[:n].copy(), Y[:n].copy())
+            args = {k: a for k in peers}
+            if "jax" in peers:
+                args["jax"] = tuple(jnp.asarray(v) for v in a)
+            got = sg(*a)
+            want = sp_fn(*a)
+            err = max(float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))))
+                      for g, w in zip(got, want))
+            t = interleaved(peers, args, opt.repeat if n < 10**7 else max(3, opt.repeat // 2))
+            rows.append((dtype, n, t, err))
+            jx = f"{t['jax']:.3g}" if "jax" in t else "-"
+            print(f"# {dtype} n={n}: symgrad {t['symgrad']:.3g} s, sympy {t['sympy']:.3g} s, "
+                  f"jax {jx} s", file=sys.stderr)
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  "
+          f"Python {sys.version.split()[0]}  numpy {np.__version__}  sympy {sp.__version__}"
+          + (f"  jax {jax.__version__}" if jax is not None else "")
+          + f"  one thread  load average {load0} before, {loadavg()} after")
+    head = "| dtype | points | symgrad | sympy cse | symgrad/sympy |"
+    line = "|---|---|---|---|---|"
+    if jax is not None:
+        head += " JAX jit | symgrad/JAX |"
+        line += "---|---|"
+    print(head + " max abs diff |")
+    print(line + "---|")
+
+    def fmt(s: float) -> str:
+        return f"{s * 1e6:.2f} us" if s < 1e-3 else f"{s * 1e3:.3f} ms"
+    for dtype, n, t, err in rows:
+        r = f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sympy'])} | " \
+            f"{t['symgrad'] / t['sympy']:.2f} |"
+        if jax is not None:
+            r += f" {fmt(t['jax'])} | {t['symgrad'] / t['jax']:.2f} |"
+        print(r + f" {err:.1e} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""What the functions ``lambdify`` returns call at run time.
+
+The generated module imports these (``from symgrad.codegen.runtime import
+...``) instead of carrying their text: they are compiled once per process,
+and read, linted and tested like the rest of the package.  This module
+imports NumPy only and runs no code a user wrote: it converts and checks
+arguments, cuts them into blocks, and computes ``hypot`` fast.
+
+A function pickled with ``threads=1`` is loaded without symgrad (see
+:mod:`symgrad.codegen.compiled`): the pickle then carries this module's
+text, which is why it must stay self-contained.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["_arg", "_batch", "_flat", "_cut", "_hypot", "_f64", "_nd"]
+
+_f64 = np.float64
+_nd = np.ndarray
+
+
+def _arg(a, i, labels):
+    """Argument ``i`` as a number or an array of numbers: a Python number as
+    it is (weakly typed, as in NumPy's arithmetic: ``float32 * 0.5`` stays
+    float32), an array as it is; anything with a float value (a SymPy number,
+    Fraction, Decimal) as a float; anything else refused, naming it after
+    ``labels[i]`` (the symbols of the argument).
+
+    >>> _arg(0.5, 0, ("x",)), _arg(2, 0, ("x",))
+    (0.5, 2)
+    >>> _arg("1", 1, ("x", "y"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: argument 2 (y) is a str, not a number; pass numbers or arrays of numbers ...
+    """
+    t = type(a)
+    if t is _nd and a.dtype.kind in "fiub" or t in (float, bool) \
+            or t is int and -2**63 <= a < 2**63:
+        return a
+    if isinstance(a, np.generic) and a.dtype.kind in "fiubc":  # NumPy scalars
+        return a
+    if isinstance(a, np.ma.MaskedArray):
+        _refuse(i, a, "a masked array, whose mask the result would lose; pass "
+                      "a.filled(np.nan) to make masked points NaN", labels)
+    if isinstance(a, (np.ndarray, np.generic)):
+        kind = a.dtype.kind
+        if kind in "fiubc":
+            return a
+        if kind != "O":
+            _refuse(i, a, f"an array of {a.dtype}, not of numbers", labels)
+    elif isinstance(a, complex):
+        return a
+    elif isinstance(a, (list, tuple)) or hasattr(a, "__array__") \
+            or hasattr(a, "__array_interface__"):  # dask, pandas, a SymPy Matrix...
+        return _arg(np.asarray(a), i, labels)
+    else:
+        return _float(a, i, labels)
+    return np.array([_float(v, i, labels) for v in a.ravel()], float).reshape(a.shape)
+
+
+def _float(v, i, labels):
+    """``v`` as a float, through its ``__float__`` (strings and None have none)."""
+    try:
+        return type(v).__float__(v)
+    except AttributeError:
+        _refuse(i, v, f"a {type(v).__name__}, not a number", labels)
+    except (TypeError, ValueError) as err:  # a SymPy symbol: not a number
+        _refuse(i, v, f"{v!s:.60} ({type(v).__name__}), not a number ({err})", labels)
+    except OverflowError:
+        _refuse(i, v, "too large for a float (float64 ends at 1.8e308)", labels)
+
+
+def _refuse(i, a, what, labels):
+    raise TypeError(
+        f"argument {i + 1} ({labels[i]}) is {what}; pass numbers or arrays of numbers "
+        "(a SymPy expression: substitute values with expr.subs, or evaluate it first)"
+    )
+
+
+def _batch(a, lead, name):
+    """The batch shape of argument ``a``, whose leading axes must be ``lead``."""
+    if a.shape[:len(lead)] != lead:
+        raise ValueError(
+            f"argument {name} has shape {a.shape}; it must start with {lead} "
+            "(one entry per symbol), followed by any batch shape"
+        )
+    return a.shape[len(lead):]
+
+
+def _flat(a, lead, shape, n, dtype):
+    """``a`` in ``dtype`` with its batch axes broadcast to ``shape`` and
+    flattened (a view where possible); a single point stays as it is."""
+    a = a.astype(dtype, copy=False)
+    if a.shape[len(lead):] == shape:
+        return a.reshape(lead + (n,))
+    if a.size == int(np.prod(lead)):
+        return a.reshape(lead)
+    return np.broadcast_to(a, lead + shape).reshape(lead + (n,))
+
+
+def _cut(a, lead, s, e):
+    """Elements ``s:e`` of a flattened argument (all of a single point)."""
+    return a[..., s:e] if a.ndim > lead else a
+
+
+# Below this many elements np.hypot costs less than the test of _hypot.
+HYPOT_SMALL = 512
+
+
+def _hypot(a, b):
+    """``np.hypot(a, b)`` at about the cost of a square root.
+
+    ``np.hypot`` costs 15 times ``np.sqrt`` (it is not vectorized).  Where
+    ``a*a + b*b`` of a whole block is a normal float (neither overflows nor
+    underflows), ``sqrt`` of it is within 1.2 ulp of the truth and 1 ulp of
+    ``np.hypot``; a block where it is not (an overflow, an underflow, a
+    zero, a NaN), short blocks and single points take ``np.hypot``.  The
+    square's overflow is not the caller's: it raises no warning.
+
+    >>> _hypot(3.0, 4.0), _hypot(np.full(600, 3.0), 4.0)[0]
+    (np.float64(5.0), np.float64(5.0))
+    """
+    if (type(a) is _nd and a.size >= HYPOT_SMALL or type(b) is _nd and b.size >= HYPOT_SMALL):
+        with np.errstate(all="ignore"):
+            s = a * a + b * b
+        if s.dtype.kind == "f" and np.finfo(s.dtype).tiny <= s.min() and s.max() < np.inf:
+            return np.sqrt(s, out=s)
+    return np.hypot(a, b)
