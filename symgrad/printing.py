@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from sympy import (
     Basic,
     Expr,
-    Function,
     Identity,
     MatrixSymbol,
     OneMatrix,
@@ -30,6 +29,7 @@ from sympy.printing.str import StrPrinter
 from .build import unevaluated
 from .errors import SymgradError
 from .graph import postorder
+from .matrices.notation import LATEX, PRETTY, STR
 from .notation import latex_call, latex_name, pretty_call
 from .shapes import flatten_exprs
 
@@ -73,66 +73,24 @@ def _temp(name: str, rhs: Basic) -> Basic:
 
 # ---- matrix formulas as the Matrix Cookbook writes them ---------------------------
 
-def _elementwise_parts(e: ElementwiseApplyFunction) -> tuple:
-    """(f, None) for a function applied entry by entry, else (None, Lambda)."""
-    lam = e.args[0]
-    body, (d,) = lam.expr, lam.variables
-    if isinstance(body, Function) and body.args == (d,):
-        return body.func, None
-    return None, lam
-
-
 class MatrixStrPrinter(StrPrinter):
     """Text with ⊙ for entrywise products, 𝟙 for the ones matrix, and an
-    elementwise function written as the function (``tanh(X)``)."""
-
-    def _print_HadamardProduct(self, expr: Basic) -> str:
-        return " ⊙ ".join(self.parenthesize(a, 50) for a in expr.args)
-
-    def _print_OneMatrix(self, expr: Basic) -> str:
-        return "𝟙"
-
-    def _print_ElementwiseApplyFunction(self, expr: Basic) -> str:
-        f, lam = _elementwise_parts(expr)
-        arg = self._print(expr.args[1])
-        if f is not None:
-            return f"{self._print(f(Symbol('_'))).split('(')[0]}({arg})"
-        return f"({self._print(lam.variables[0])} ↦ {self._print(lam.expr)})({arg})"
+    elementwise function written as the function (``tanh(X)``): the methods
+    :mod:`symgrad.matrices.notation` gives every printer."""
 
 
 class MatrixPrettyPrinter(PrettyPrinter):
     """Unicode with ⊙, 𝟙 and elementwise functions written as functions."""
 
-    def _print_HadamardProduct(self, expr: Basic) -> prettyForm:
-        from sympy.printing.precedence import PRECEDENCE
-
-        return self._print_seq(expr.args, None, None, " ⊙ ",
-                               parenthesize=lambda x: x.is_MatAdd or x.is_MatMul
-                               or PRECEDENCE["Mul"] > 50)
-
-    def _print_ElementwiseApplyFunction(self, expr: Basic) -> prettyForm:
-        f, lam = _elementwise_parts(expr)
-        arg = prettyForm(*self._print(expr.args[1]).parens())
-        head = prettyForm(f.__name__) if f is not None else prettyForm(
-            *self._print(lam).parens())
-        return prettyForm(*head.right(arg))
-
 
 class MatrixLatexPrinter(LatexPrinter):
     r"""LaTeX with \odot, \mathbb{1} and elementwise functions as functions."""
 
-    def _print_HadamardProduct(self, expr: Basic) -> str:
-        return r" \odot ".join(self.parenthesize(a, 50) for a in expr.args)
 
-    def _print_OneMatrix(self, expr: Basic) -> str:
-        return r"\mathbb{1}"
-
-    def _print_ElementwiseApplyFunction(self, expr: Basic) -> str:
-        f, lam = _elementwise_parts(expr)
-        arg = self._print(expr.args[1])
-        if f is not None:
-            return rf"{latex_name(f.__name__)}\left({arg}\right)"
-        return rf"\left({self._print(lam)}\right)\left({arg}\right)"
+for _cls, _table in ((MatrixStrPrinter, STR), (MatrixPrettyPrinter, PRETTY),
+                     (MatrixLatexPrinter, LATEX)):
+    for _name, _fn in _table.items():
+        setattr(_cls, f"_print_{_name}", _fn)
 
 
 def _rebuild(node: Basic, args: tuple) -> Basic:

@@ -286,7 +286,7 @@ def _exp_shift(a, m):
     d = a - m
     b = d - a
     lo = (a - (d - b)) - (m + b)
-    return np.exp(d)*(1.0 + np.nan_to_num(lo, nan=0.0, posinf=0.0, neginf=0.0, copy=False))
+    return np.exp(d)*(1.0 + np.where(np.isfinite(lo), lo, 0.0))
 
 
 def _rest(a, m, e, axis):
