@@ -1,19 +1,15 @@
-"""``to_jax`` of a scalar matrix formula (``MatrixSymbol`` arguments: a loss
-over weight matrices): the value and symgrad's matrix-level gradient, each
-from symgrad's matrix code (:mod:`symgrad.codegen.matrix`) with its NumPy
-calls mapped to ``jax.numpy``; the rule contracts the gradient with the
-tangents, ``sum(G * dW)`` per argument.  The gradient's own derivative is
-not exported yet: asking JAX for it is an error, never JAX's derivative of
-the emitted code."""
+"""``to_jax`` of a scalar matrix formula (:mod:`.matrix_front`): the value
+and symgrad's matrix-level gradient, each from symgrad's matrix code with
+its NumPy calls mapped to ``jax.numpy``; the rule contracts the gradient
+with the tangents, ``sum(G * dW)`` per argument.  The gradient's own
+derivative is not exported yet: asking JAX for it is an error, never JAX's
+derivative of the emitted code."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
-from sympy import MatrixSymbol, Symbol
-
-from ..autodiff import grad
 from ..codegen.matrix import matrix_code
 from ..errors import SymgradError
 from .source import compile_source
@@ -35,32 +31,20 @@ def _jax_along(op, a, axis):
 
 
 def _compile(args: list, exprs: list) -> Callable:
-    source = _jax_source(args, exprs)
-    fn = compile_source(source)
+    fn = compile_source(_jax_source(args, exprs))
     fn.__globals__["_along"] = _jax_along
     return fn
 
 
-def matrix_to_jax(expr, args: list, ctx) -> Callable:
+def matrix_to_jax(expr, grads: list, args: list, second: str) -> Callable:
     import jax
     import jax.numpy as jnp
 
-    for i, a in enumerate(args):
-        if not isinstance(a, (Symbol, MatrixSymbol)):
-            raise SymgradError(f"args[{i}] is {a!r}; with matrix formulas, arguments are "
-                               "Symbols and MatrixSymbols")
-    if getattr(expr, "is_Matrix", False) or not getattr(expr, "is_scalar", True):
-        raise SymgradError("to_jax exports a matrix formula only when it is a scalar (a loss); "
-                           "a matrix-valued one is not exported yet")
     value = _compile(args, [expr])
-    grads = ctx.run(grad, expr, list(args))
-    gfn = _compile(args, list(grads))
+    gfn = _compile(args, grads)
 
     def no_second(primals, tangents):
-        raise SymgradError(
-            "second derivatives of matrix formulas are not exported yet: to_jax of a "
-            "MatrixSymbol formula gives symgrad's gradient only"
-        )
+        raise SymgradError(second)
 
     gradient = jax.custom_jvp(lambda *xs: tuple(gfn(*xs)))
     gradient.defjvp(no_second)
@@ -76,5 +60,5 @@ def matrix_to_jax(expr, args: list, ctx) -> Callable:
         t = sum(jnp.sum(g * dt) for g, dt in zip(gs, tangents))
         return out, jnp.asarray(t, out.dtype)
 
-    f.source = _jax_source(args, [expr])
+    f.source = value.source
     return f

@@ -1,10 +1,13 @@
 """``to_torch``: a formula as a ``torch.autograd.Function`` whose backward,
 at every order, is symgrad's.
 
-The Function of order k computes formulas F(x); its backward computes
-symgrad's reverse-mode derivative vjp(F, x, u) from (x, u) through the
-Function of order k+1, built the same way, lazily, the first time PyTorch
-asks for it: so ``backward(create_graph=True)`` records a Function whose
+The Function of order k computes that order's formulas
+(:class:`~symgrad.export.orders.Order`); its backward contracts the
+cotangents with the entries of J(x), symgrad's derivatives, computed by the
+Function of order k+1 (built the same way, lazily, the first time PyTorch
+asks for it), and its forward-mode ``jvp`` contracts the tangents with
+them.  The contraction (products and sums) is the only code PyTorch
+differentiates: so ``backward(create_graph=True)`` records a Function whose
 own backward is symgrad's next-order formula, never PyTorch's derivative of
 the emitted code.  The Functions use ``setup_context`` and
 ``generate_vmap_rule``, so ``torch.func.grad``, ``vjp`` and ``vmap`` work;
@@ -14,14 +17,11 @@ tensors stay on their device (the code is plain ``torch`` calls).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from contextvars import Context
 
-from sympy import Dummy
-
-from ..autodiff import jvp, vjp
-from ..errors import SymgradError
-from .args import export_context, signature
-from .source import compile_source, generate, require
+from .args import signature
+from .matrix_front import matrix_export
+from .orders import FrameworkOrder, Order, contract_jvp, contract_vjp, export
+from .source import require
 
 __all__ = ["to_torch"]
 
@@ -41,19 +41,17 @@ def _normalize(outs, xs):
     return tuple(res)
 
 
-class _Order:
-    """The exported Function of one order: formulas ``exprs`` of ``symbols``."""
+class _TorchOrder(FrameworkOrder):
+    """The ``torch.autograd.Function`` of one order (``fn``: its live outputs)."""
 
-    def __init__(self, symbols: list, exprs: list, stabilize: bool, domain, order: int,
-                 ctx: Context) -> None:
+    backend = "torch"
+
+    def __init__(self, order: Order) -> None:
         import torch
 
-        self.symbols, self.exprs, self.order = symbols, exprs, order
-        self.stabilize, self.domain, self.ctx = stabilize, domain, ctx
-        self.source = generate("torch", symbols, exprs, stabilize=stabilize, domain=domain)
-        kernel = compile_source(self.source)
-        self._next: dict[str, _Order] = {}
-        n = len(symbols)
+        super().__init__(order)
+        kernel = order.kernel("torch")
+        rows = order.live or [-1]  # no live output: one zero output
         me = self
 
         class Exported(torch.autograd.Function):
@@ -72,33 +70,25 @@ class _Order:
             def jvp(ctx, *tangents):
                 xs = ctx.saved_tensors
                 ts = [torch.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
-                out = me.next("jvp").apply(*xs, *ts)
+                out = contract_jvp(me.jacobian_at(*xs) if order.live else {}, ts, rows,
+                                   lambda: torch.zeros_like(xs[0]))
+                shape = torch.broadcast_shapes(*(x.shape for x in xs))
+                out = tuple(o.to(xs[0].dtype).expand(shape).clone() for o in out)
                 return out if len(out) > 1 else out[0]
 
             @staticmethod
             def backward(ctx, *cts):
                 xs = ctx.saved_tensors
-                grads = me.next("vjp").apply(*xs, *cts)
+                grads = contract_vjp(me.jacobian_at(*xs) if order.live else {}, cts, rows, len(xs),
+                                     lambda j: torch.zeros_like(xs[j]))
                 return tuple(g.sum_to_size(x.shape) if g.shape != x.shape else g
-                             for g, x in zip(grads[:n], xs))
+                             for g, x in zip(grads, xs))
 
-        Exported.__name__ = f"SymgradExported{order}"
+        Exported.__name__ = f"SymgradExported{order.order}"
         self.fn = Exported
 
-    def next(self, mode: str):
-        """The next order's Function: symgrad's VJP (``mode="vjp"``, for
-        backward) or JVP (``"jvp"``, for forward-mode AD) of these formulas."""
-        if mode not in self._next:
-            if mode == "vjp":
-                extra = [Dummy(f"u{k}") for k in range(len(self.exprs))]
-                out = self.ctx.run(vjp, list(self.exprs), list(self.symbols), extra)
-            else:
-                extra = [Dummy(f"d{s.name}") for s in self.symbols]
-                out = self.ctx.run(jvp, list(self.exprs), list(self.symbols), extra)
-            out = list(out) if isinstance(out, (list, tuple)) else [out]
-            self._next[mode] = _Order(self.symbols + extra, out, self.stabilize, self.domain,
-                                      self.order + 1, self.ctx)
-        return self._next[mode].fn
+    def run(self, *xs) -> tuple:
+        return self.fn.apply(*xs)
 
 
 def to_torch(expr: object, args: object, *, stabilize: bool = False,
@@ -106,17 +96,20 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
     """A PyTorch function computing ``expr`` (an expression or a pytree of
     them) from ``args`` (a Symbol, or a list of Symbols and Matrices of
     Symbols: one tensor argument each) through a ``torch.autograd.Function``
-    whose backward is symgrad's VJP, itself a Function of the next order's
-    formulas, so double backward (``create_graph=True``) is symgrad's too.
-    Overrides, straight-through estimators, custom gradients and stabilized
-    forms active when ``to_torch`` is called carry over; with
-    ``stabilize=True`` every order is emitted in symgrad's safe forms
-    valid on ``domain`` (symbol -> (lo, hi)).  ``torch.func.grad`` and
-    ``torch.func.vmap`` work; tensors stay on their device.
+    whose backward is symgrad's derivatives contracted with the cotangents,
+    computed by a Function of the next order's formulas, so double backward
+    (``create_graph=True``) is symgrad's too.  Overrides, straight-through
+    estimators, custom gradients and stabilized forms active when
+    ``to_torch`` is called carry over; with ``stabilize=True`` each order's
+    formulas are emitted in :func:`symgrad.stabilize`'s choice of float
+    forms over ``domain`` (symbol -> (lo, hi); all floats where not given).
+    ``torch.func.grad`` and ``torch.func.vmap`` work; tensors stay on their
+    device.
 
     Arguments broadcast; numbers and integer tensors become the common
     floating type (PyTorch's default if none).  ``f.Function`` is the
-    ``torch.autograd.Function``, ``f.source`` its forward code.
+    ``torch.autograd.Function``, ``f.source`` its forward code,
+    ``f.order(k).source`` that of the k-th derivatives.
 
     >>> import torch, sympy as sp, symgrad
     >>> x, y = sp.symbols("x y")
@@ -128,49 +121,9 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
     tensor(3.)
     """
     require("torch")
-    import torch
-
-    from ..codegen.matrix import is_matrix_program
-    from ..safe import refuse_string
-
-    refuse_string(args, "to_torch", "args")
-    if is_matrix_program(args, expr):
-        from .matrix_torch import matrix_to_torch
-
-        if stabilize:
-            raise SymgradError("to_torch(stabilize=True) of a MatrixSymbol formula is not "
-                               "supported yet; its matrix code uses the accurate forms only")
-        return matrix_to_torch(expr, list(args) if isinstance(args, (list, tuple)) else [args],
-                               export_context())
-    sig = signature(expr, args)
-    first = _Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context())
-
-    def call(*values):
-        tensors = [v for v in values if isinstance(v, torch.Tensor)]
-        dev = tensors[0].device if tensors else None
-        flat = sig.split(values[0:1] if sig.single else values,
-                         lambda v: torch.as_tensor(v, device=dev), torch.reshape)
-        flat = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v, device=dev)
-                for v in flat]
-        dt = flat[0].dtype
-        for v in flat[1:]:
-            dt = torch.promote_types(dt, v.dtype)
-        if not dt.is_floating_point:
-            dt = torch.get_default_dtype()
-        outs = first.fn.apply(*(v.to(dt) for v in flat))
-        return sig.build(outs, lambda es, shape: torch.stack(
-            torch.broadcast_tensors(*es)).reshape(shape + tuple(es[0].shape)))
-
-    call.source = first.source
-    call.Function = first.fn
-
-    def order(k: int) -> _Order:
-        """The Function computing the k-th backward (symgrad's VJP, k times)."""
-        o = first
-        for _ in range(k):
-            o.next("vjp")
-            o = o._next["vjp"]
-        return o
-
-    call.order = order
+    done = matrix_export("torch", expr, args, stabilize, domain)
+    if done is not None:
+        return done
+    call = export(_TorchOrder, signature(expr, args), stabilize, domain)
+    call.Function = call.first.fn
     return call

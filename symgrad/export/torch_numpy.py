@@ -49,6 +49,10 @@ def eye(n):
     return torch.eye(n, dtype=torch.get_default_dtype())
 
 
+def nan_to_num(a, copy=True, nan=0.0, posinf=None, neginf=None):  # noqa: ARG001  (NumPy's)
+    return torch.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+
 broadcast_to = torch.broadcast_to
 broadcast_arrays = torch.broadcast_tensors
 

@@ -1,0 +1,255 @@
+"""The derivative orders of an exported function, whatever the framework.
+
+Order 0 holds the formulas F(x); order k+1 holds symgrad's derivatives of
+order k's, ∂Fᵢ/∂xⱼ (Jacobian entries, row-major), taken lazily the first
+time the framework asks for them, in the context of the export (the
+overrides active then).  Every order is a function of x alone: the
+framework contracts it with tangents or cotangents in its own code (a
+product and a sum, linear), so neither JAX nor PyTorch ever differentiates
+emitted code, and each order's formulas are emitted in its own forms.
+
+With ``stabilize=True`` those forms are :func:`symgrad.stabilize`'s
+measured choice over the domain for each order's formulas (value,
+gradient, Hessian ... each chosen for itself), kept to float forms
+(``widen=False``: neither framework has a type wider than float64 on every
+device).  A ``compensated(u)`` that stabilize may still choose (its code
+branches on the data, which ``jax.jit`` cannot trace) is emitted as ``u``,
+the plain float form, with a :class:`ExportWarning` naming the order and the
+output; symgrad's NumPy code of the same formula computes the pairs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from contextvars import Context
+
+from sympy import S, oo
+
+from ..autodiff import jacobian
+from ..graph import postorder
+from ..widen import FloatMarker
+from .source import compile_source, generate
+
+__all__ = ["Order", "ExportWarning", "chosen_forms", "float_form", "FrameworkOrder", "export",
+           "contract_jvp", "contract_vjp"]
+
+
+# stabilize's choices by (formulas, domain): the same formulas exported again
+# (to the other framework, or once more) are not measured again
+_CHOSEN: dict[tuple, list] = {}
+
+
+class ExportWarning(UserWarning):
+    """An exported formula is emitted in a less accurate form than symgrad's
+    NumPy code of it would compute (a ``compensated`` form the export does
+    not translate)."""
+
+
+def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
+                 where: str = "") -> list:
+    """``stabilize``'s float forms of ``exprs`` over ``domain`` (symbols it
+    does not name range over all floats); markers dropped with a warning.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> chosen_forms([sp.sqrt(x + 1) - sp.sqrt(x)], [x], {x: (0, sp.oo)})
+    [1/(sqrt(x) + sqrt(x + 1))]
+    """
+    from ..stability.stabilize import stabilize
+
+    todo = [k for k, e in enumerate(exprs) if e.args]  # a symbol or a number is exact
+    out = list(exprs)
+    if not todo:
+        return out
+    dom = {s: (domain or {}).get(s, (-oo, oo)) for s in symbols}
+    key = (tuple(exprs[k] for k in todo), tuple((s, *map(str, dom[s])) for s in symbols))
+    if key not in _CHOSEN:  # exporting to both frameworks measures once
+        if len(_CHOSEN) >= 64:
+            _CHOSEN.pop(next(iter(_CHOSEN)))
+        _CHOSEN[key] = stabilize([exprs[k] for k in todo], dom, widen=False)
+    for k, form in zip(todo, _CHOSEN[key]):
+        out[k] = float_form(form, f"{where}output {k}")
+    return out
+
+
+def float_form(form, where: str = "a formula"):
+    """``form`` without ``widen``/``compensated`` markers, with an
+    :class:`ExportWarning` naming ``where`` if it had one.
+
+    >>> import sympy as sp, symgrad, warnings
+    >>> x = sp.Symbol("x")
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     float_form(symgrad.compensated(x * x - 1))
+    x**2 - 1
+    """
+    from ..lowering import unwiden
+
+    order, _ = postorder([form], lambda n: n.args)
+    if not any(isinstance(n, FloatMarker) for n in order):
+        return form
+    warnings.warn(
+        f"{where}: stabilize chose a form computed in pairs of floats or a wider type "
+        f"(compensated/widen), which the export does not translate; its plain float "
+        f"form is emitted: {form}", ExportWarning, stacklevel=4)
+    return unwiden([form])[0]
+
+
+class Order:
+    """The formulas of one derivative order (``exprs`` of ``symbols``), the
+    forms they are emitted in, and the next order, built on first use."""
+
+    def __init__(self, symbols: list, exprs: list, stabilize: bool, domain: Mapping | None,
+                 order: int, ctx: Context) -> None:
+        self.symbols, self.exprs, self.order = symbols, exprs, order
+        self.stabilize, self.domain, self.ctx = stabilize, domain, ctx
+        self.live = [k for k, e in enumerate(exprs) if e is not S.Zero]
+        self._forms: list | None = None
+        self._kernels: dict[str, Callable] = {}
+        self._next: Order | None = None
+
+    @property
+    def forms(self) -> list:
+        """The live outputs as emitted (stabilize's choice with ``stabilize=True``)."""
+        if self._forms is None:
+            live = [self.exprs[k] for k in self.live]
+            self._forms = chosen_forms(live, self.symbols, self.domain,
+                                       f"order {self.order}, live ") \
+                if self.stabilize and live else live
+        return self._forms
+
+    def kernel(self, backend: str) -> Callable:
+        """The compiled code of the live outputs (one zero output if none is);
+        its ``source`` is the code."""
+        if backend not in self._kernels:
+            src = generate(backend, self.symbols, self.forms or [S.Zero])
+            self._kernels[backend] = compile_source(src)
+        return self._kernels[backend]
+
+    def source(self, backend: str) -> str:
+        return self.kernel(backend).source
+
+    def next(self) -> Order:
+        """The next order: symgrad's derivatives ∂Fᵢ/∂xⱼ, row-major."""
+        if self._next is None:
+            # in the context of the export: the overrides active then
+            jac = self.ctx.run(jacobian, list(self.exprs), list(self.symbols))
+            entries = [jac[i, j] for i in range(jac.rows) for j in range(jac.cols)]
+            self._next = Order(self.symbols, entries, self.stabilize, self.domain,
+                               self.order + 1, self.ctx)
+        return self._next
+
+    def at(self, k: int) -> Order:
+        """The order ``k`` steps after this one."""
+        o = self
+        for _ in range(k):
+            o = o.next()
+        return o
+
+
+class FrameworkOrder:
+    """One order as a framework's differentiable function (a subclass per
+    framework builds it from ``order`` and defines :meth:`run`)."""
+
+    backend = ""
+
+    def __init__(self, order: Order) -> None:
+        self.order = order
+        self._next: FrameworkOrder | None = None
+
+    @property
+    def source(self) -> str:
+        """The emitted code of this order's formulas."""
+        return self.order.source(self.backend)
+
+    @property
+    def exprs(self) -> list:
+        """This order's formulas (symgrad's derivatives, row-major)."""
+        return self.order.exprs
+
+    @property
+    def forms(self) -> list:
+        """The live formulas as emitted (stabilize's choice with ``stabilize=True``)."""
+        return self.order.forms
+
+    def run(self, *xs) -> tuple:
+        """The live outputs at arrays ``xs`` (one zero output if none is live)."""
+        raise NotImplementedError
+
+    def call(self, *xs) -> tuple:
+        """All outputs (zeros where the formula is 0) from the live ones."""
+        from .frame import frame
+
+        computed = self.run(*xs)
+        live, n = self.order.live, len(self.order.exprs)
+        if len(live) == n:
+            return computed
+        got = dict(zip(live, computed))
+        zero = frame(self.backend).zeros_like(computed[0])
+        return tuple(got.get(k, zero) for k in range(n))
+
+    def jacobian_at(self, *xs) -> dict:
+        """The nonzero entries of J at ``xs`` (index i·n + j: row-major), by
+        the next order's function."""
+        nxt = self.next_order()
+        return dict(zip(nxt.order.live, nxt.run(*xs))) if nxt.order.live else {}
+
+    def next_order(self) -> FrameworkOrder:
+        """The next order's function, built on first use."""
+        if self._next is None:
+            self._next = type(self)(self.order.next())
+        return self._next
+
+
+def contract_jvp(coef: dict, tangents, rows: list, zero: Callable) -> list:
+    """For each row i of ``rows``: Σⱼ J[i, j]·tangents[j] (``coef``: the
+    nonzero entries of J, row-major over len(tangents) columns); ``zero()``
+    where none is."""
+    n, out = len(tangents), []
+    for i in rows:
+        t = None
+        for j in range(n):
+            if i * n + j in coef and tangents[j] is not None:
+                term = coef[i * n + j] * tangents[j]
+                t = term if t is None else t + term
+        out.append(zero() if t is None else t)
+    return out
+
+
+def contract_vjp(coef: dict, cts, rows: list, n: int, zero: Callable) -> list:
+    """For each of the ``n`` inputs j: Σ over rows[p] = i of cts[p]·J[i, j];
+    ``zero(j)`` where none is."""
+    out = []
+    for j in range(n):
+        t = None
+        for p, i in enumerate(rows):
+            if i * n + j in coef and cts[p] is not None:
+                term = cts[p] * coef[i * n + j]
+                t = term if t is None else t + term
+        out.append(zero(j) if t is None else t)
+    return out
+
+
+def export(kind: type[FrameworkOrder], sig, stabilize: bool,
+           domain: Mapping | None) -> Callable:
+    """The exported function of ``sig``'s formulas through ``kind``'s
+    functions: ``f.source`` is the value's code, ``f.order(k)`` the k-th
+    derivatives' function (its ``source``, ``exprs``, ``forms``)."""
+    from .args import export_context
+    from .frame import frame, front_door
+
+    first = kind(Order(sig.symbols, sig.exprs, stabilize, domain, 0, export_context()))
+    call = front_door(sig, frame(kind.backend), first.call)
+    call.source = first.source
+
+    def order(k: int) -> FrameworkOrder:
+        """The k-th derivatives' function (its ``source``, ``exprs``, ``forms``)."""
+        o = first
+        for _ in range(k):
+            o = o.next_order()
+        return o
+
+    call.order = order
+    call.first = first
+    return call
