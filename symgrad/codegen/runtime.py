@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["_arg", "_batch", "_flat", "_cut", "_hypot", "_f64", "_nd"]
+__all__ = ["_arg", "_batch", "_flat", "_cut", "_hypot", "_f32", "_f64", "_nd"]
 
+_f32 = np.float32
 _f64 = np.float64
 _nd = np.ndarray
 

@@ -126,13 +126,16 @@ def kernel_source(
 
 # The line of the generated module that brings in its run-time helpers
 # (:mod:`symgrad.codegen.runtime`).
-RUNTIME_IMPORT = "from symgrad.codegen.runtime import _arg, _batch, _cut, _f64, _flat, _hypot, _nd"
+RUNTIME_IMPORT = (
+    "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _flat, _hypot, _nd"
+)
 
 
 # Names the entry point and the module around it use; lambdify gives no
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
     "_batch", "_flat", "_cut", "_arg", "_hypot", "_nd", "_ARGS", "_DTYPE", "_pool", "_f64",
+    "_f32", "_t",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step",
 })
@@ -247,7 +250,7 @@ def entry_source(
     lines.append(f"        _r = {kernel}({whole})")
     for k in range(n_out):
         lines.append(f"        _out[{k}] = _r[{k}]")
-    lines.append("        return " + _array_return(layout)[0].strip()[len("return "):])
+    lines.append("        return " + _array_return(layout, n_out)[0].strip()[len("return "):])
     lines.append("")
     lines.append("    def _run(_s):")
     lines.append("        _e = _s + _step")
@@ -262,7 +265,7 @@ def entry_source(
     lines.append("    else:  # blocks on worker threads: NumPy releases the GIL in its loops")
     lines.append("        for _ in _pool.map(_run, _starts):")
     lines.append("            pass")
-    lines += _array_return(layout)
+    lines += _array_return(layout, n_out)
     return "\n".join(lines) + "\n"
 
 
@@ -302,17 +305,27 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
 
 
 def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int) -> list[str]:
-    """One point given as Python floats: the kernel on float64 scalars at
-    once, without the arrays, checks and broadcasting of the general path
-    (the same values: that path makes the same float64 scalars)."""
+    """One point given as Python floats, or as NumPy float32 or float64
+    scalars of one type: the kernel on scalars of that type (float64 for
+    Python floats) at once, without the arrays, checks and broadcasting of
+    the general path (the same values: that path makes the same scalars)."""
     test = " and ".join(f"type({n}) is float" for n in names)
-    call = f"{kernel}({', '.join(f'_f64({n})' for n in names)})"
+    same = " and ".join(f"type({n}) is _t" for n in names[1:])
+    lines = [f"    if {test}:", *_point(kernel, names, layout, n_out, "_f64")]
+    lines.append(f"    _t = type({names[0]})")
+    lines.append(f"    if (_t is _f64 or _t is _f32){' and ' + same if same else ''}:")
+    return lines + _point(kernel, names, layout, n_out, "_t")
+
+
+def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str) -> list[str]:
+    """The kernel on one point of scalars made by ``kind`` (a scalar type)."""
+    call = f"{kernel}({', '.join(f'{kind}({n})' if kind == '_f64' else n for n in names)})"
     if layout.kind == "scalar":
-        return [f"    if {test}:", f"        return _f64({call}[0])"]
-    lines = [f"    if {test}:", f"        _r = {call}"]
+        return [f"        return {kind}({call}[0])"]
+    lines = [f"        _r = {call}"]
     if layout.kind == "matrix":
-        return lines + [f"        return np.array(_r, _f64).reshape({layout.shape!r})"]
-    items = [f"_f64(_r[{k}])" for k in range(n_out)]
+        return lines + [f"        return np.array(_r, {kind}).reshape({layout.shape!r})"]
+    items = [f"{kind}(_r[{k}])" for k in range(n_out)]
     if layout.kind == "tuple":
         return lines + [f"        return ({', '.join(items)}{',' if n_out == 1 else ''})"]
     return lines + [f"        return [{', '.join(items)}]"]
@@ -327,10 +340,14 @@ def _scalar_return(layout: Layout) -> list[str]:
     return [f"        return {wrap}(np.asarray(_v, _odtype)[()] for _v in _r)"]
 
 
-def _array_return(layout: Layout) -> list[str]:
+def _array_return(layout: Layout, n_out: int) -> list[str]:
     if layout.kind == "scalar":
         return ["    return _out[0].reshape(_shape)"]
     if layout.kind == "matrix":
         return [f"    return _out.reshape({layout.shape!r} + _shape)"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
-    return [f"    return {wrap}(_o.reshape(_shape) for _o in _out)"]
+    if not 0 < n_out <= 8:
+        return [f"    return {wrap}(_o.reshape(_shape) for _o in _out)"]
+    items = ", ".join(f"_out[{k}].reshape(_shape)" for k in range(n_out))
+    left, right = ("(", ",)" if n_out == 1 else ")") if wrap == "tuple" else ("[", "]")
+    return [f"    return {left}{items}{right}"]

@@ -34,6 +34,20 @@ def test_python_floats_as_numpy_scalars(exprs):
             np.testing.assert_array_equal(u, v)
 
 
+@pytest.mark.parametrize("scalar", [np.float32, np.float64])
+def test_numpy_scalars_of_one_type_take_the_point_path(scalar):
+    for exprs in (f, grad(f, [x, y]), list(grad(f, [x, y])), sp.Matrix([[x, 1], [y, x / y]])):
+        fn = lambdify([x, y], exprs)
+        for a, b in [(0.3, -0.7), (0.0, 0.0), (-2.5, 1e30)]:
+            with np.errstate(all="ignore"):
+                fast = fn(scalar(a), scalar(b))
+                general = fn(np.array(a, scalar), np.array(b, scalar))  # 0-d arrays
+            assert type(fast) is type(general)
+            for u, v in zip(np.ravel(fast), np.ravel(general)):
+                assert type(u) is type(v) is scalar
+                np.testing.assert_array_equal(u, v)
+
+
 def test_python_floats_follow_numpy_arithmetic():
     # Python's own float arithmetic raises (1/0.0) or turns complex
     # ((-1.0)**0.5): the fast path computes in NumPy float64 scalars
