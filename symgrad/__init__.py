@@ -26,6 +26,7 @@ from .overrides import gradient_override_map, override, register_gradient, unreg
 from .parsing import ParseError, parse
 from .printing import program
 from .rewrites import lowered_safe_forms as _lowered_safe_forms
+from .scaled import scaled
 from .select import cond, where
 from .stability import StabilityReport, check_stability
 from .stability.check_gradient import check_gradient
@@ -88,6 +89,7 @@ __all__ = [
     "to_jax",
     "to_torch",
     "compensated",
+    "scaled",
 ]
 
 __version__ = "0.1.0"

@@ -73,6 +73,7 @@ from .overrides import override
 from .rewrites.forms import erfcx
 from .rules import DEFAULT_TABLE
 from .rules.defaults import build_default_table
+from .scaled import scaled
 from .select import cond, where
 from .widen import widen
 
@@ -174,6 +175,7 @@ _EXTRA: dict[str, Callable] = {
     # what stabilize writes, so that its printed result parses back
     "widen": widen,
     "compensated": compensated,
+    "scaled": scaled,
     "erfcx": erfcx,
 }
 

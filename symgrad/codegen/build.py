@@ -33,6 +33,7 @@ from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
 from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
+from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
 from .source import ENTRY_NAMES, RUNTIME_IMPORT, Layout, Param, entry_source, kernel_source
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
@@ -95,10 +96,11 @@ def _compile(
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
     runtime: bool = False,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
-    namer = Namer(reserved | WIDEN_NAMES | COMPENSATED_NAMES)
+    namer = Namer(reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
+    roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots)  # compensated(u): u computed in pairs of floats
     roots = widened(roots)  # widen(u): u computed in the next wider type
     prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime)
@@ -133,8 +135,11 @@ def _imports(prog: Program, runtime: bool = False) -> str:
         or any(uses_widen(r) for r in prog.results)
     pairs = any(uses_compensated(s.code) for s in prog.statements) \
         or any(uses_compensated(r) for r in prog.results)
+    scales = any(uses_scaling(s.code) for s in prog.statements) \
+        or any(uses_scaling(r) for r in prog.results)
     return head + ("\n\n" + WIDEN_HELPERS if wide else "") \
-        + ("\n\n" + COMPENSATED_HELPERS if pairs else "")
+        + ("\n\n" + COMPENSATED_HELPERS if pairs else "") \
+        + ("\n\n" + SCALE_HELPERS if scales else "")
 
 
 def _doc(prog: Program, n_out: int) -> str:

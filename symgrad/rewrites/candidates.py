@@ -34,6 +34,7 @@ from sympy import (
     Basic,
     Expr,
     O,
+    Piecewise,
     Symbol,
     cancel,
     collect,
@@ -58,6 +59,7 @@ from .expsums import (
 from .facts import Facts
 from .library import in_scope
 from .quotients import divide_in_turn
+from .regimes import into_branches
 from .rewrite import apply_rewrites
 
 __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
@@ -161,6 +163,8 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
                 add(apply_rewrites([n], after(_SAFE), facts)[0], f"{name}, exp-normalized")
     for c in list(out):
         add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
+        if count_ops([c.expr]) <= ALGEBRA_OPS and c.expr.has(Piecewise):
+            add(into_branches([c.expr])[0], f"{c.how}, factors into branches")
     return out
 
 

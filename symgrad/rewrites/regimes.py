@@ -17,9 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sympy import Expr, Float, Piecewise, Symbol
+from sympy import Basic, Expr, Float, Mul, Piecewise, Symbol, cancel
 
-__all__ = ["Segment", "split", "bisect_threshold", "piecewise"]
+from ..graph import postorder
+from .rewrite import rebuild
+
+__all__ = ["Segment", "split", "bisect_threshold", "piecewise", "into_branches"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +107,34 @@ def piecewise(forms: Sequence[Expr], thresholds: Sequence[float], var: Symbol) -
         return forms[0]
     pairs = [(f, var < Float(t, 17)) for f, t in zip(forms, thresholds)]
     return Piecewise(*pairs, (forms[-1], True))
+
+
+def into_branches(exprs: list[Basic]) -> list[Basic]:
+    """``exprs`` with every product of a ``Piecewise`` and other factors
+    written as one ``Piecewise`` whose values take the factors in, each
+    simplified by ``cancel``: where a branch and its factor share one (the
+    quadratic formula's conjugate branch ``-4ac/(b + √…)`` over ``2a``),
+    the code no longer divides by it, and a branch no longer overflows or
+    underflows through a factor that cancels.  One bottom-up pass over the
+    DAG; a candidate for measurement, as every form.
+
+    >>> from sympy import symbols, sqrt
+    >>> a, b, c = symbols("a b c")
+    >>> d = sqrt(b**2 - 4*a*c)
+    >>> into_branches([Piecewise((-4*a*c / (b + d), b > 0), (d - b, True)) / (2*a)])
+    [Piecewise((-2*c/(b + sqrt(-4*a*c + b**2)), b > 0), ((-b + sqrt(-4*a*c + b**2))/(2*a), True))]
+    """
+    order, kids = postorder(exprs, lambda n: n.args)
+    new: dict[Basic, Basic] = {}
+    for node in order:
+        cur = rebuild(node, kids[node], new) if kids[node] else node
+        if isinstance(cur, Mul):
+            pw = [f for f in cur.args if isinstance(f, Piecewise)]
+            if len(pw) == 1:
+                rest = Mul(*[f for f in cur.args if f is not pw[0]])
+                try:
+                    cur = Piecewise(*[(cancel(v * rest), cond) for v, cond in pw[0].args])
+                except Exception:  # noqa: BLE001  (SymPy's cancel gives up: as it was)
+                    pass
+        new[node] = cur
+    return [new[r] for r in exprs]

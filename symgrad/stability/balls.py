@@ -398,7 +398,7 @@ class BallProgram:
             node = program.order[i]
             op = type(node).__name__
             args = [] if op == "Piecewise" else [name[k] for k in step[2]]
-            if op in ("widen", "compensated"):  # the identity (FloatMarker)
+            if op in ("widen", "compensated", "scaled"):  # the identity (FloatMarker)
                 name[i] = args[0]
                 continue
             if op == "ExprCondPair":

@@ -45,6 +45,7 @@ from ..progress import stage
 from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..safe import refuse_string
+from ..scaled import homogeneity, scaled
 from ..shapes import flatten_exprs
 from ..widen import FloatMarker
 from ..widen import widen as widened
@@ -397,6 +398,12 @@ class _Search:
             # at least a bit (max or mean) over the best one
             self._more(cands, errs, ranked, compensated, "compensated")
             ranked = self._ranked(cands, errs, ref)
+        if not _accurate(errs, ranked):
+            # nor in pairs: where the formula is homogeneous, the best ones on
+            # inputs scaled by a power of two (an intermediate value past the
+            # exponent range, b*b in the quadratic formula), kept as above
+            self._more(cands, errs, ranked, scaled, "scaled")
+            ranked = self._ranked(cands, errs, ref)
         partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
         if (partial or not _accurate(errs, ranked)) and self.widen:
@@ -429,7 +436,9 @@ class _Search:
         mean = _mean(errs[ranked[0]]) if ranked else np.inf
         bad = _nonfinite(errs[ranked[0]], self.fmt) if ranked else len(self.true)
         plain = [i for i in ranked if not isinstance(cands[i].expr, FloatMarker)]
-        todo = plain[:_WIDENED] or [0]
+        # (scaling is cheap, and which form scales well is not the best plain one:
+        # a branch that divides by an input that underflows when scaled)
+        todo = plain[:_WIDENED * (3 if marker is scaled else 1)] or [0]
         # where the best is NaN or inf at a point whose value is finite, the form
         # with the fewest such points too, admissible or not (the normalized
         # gradient of logsumexp: finite everywhere, 3.8 bits where its source
@@ -439,6 +448,8 @@ class _Search:
         if bad and fewer:
             todo.append(min(fewer, key=lambda i: (_nonfinite(errs[i], self.fmt), _max(errs[i]))))
         for i in dict.fromkeys(todo):
+            if marker is scaled and homogeneity(cands[i].expr) is None:
+                continue  # scaling its inputs would change its value
             c = Candidate(marker(cands[i].expr), f"{cands[i].how}, {label}")
             if c.expr == cands[i].expr:
                 continue

@@ -1,0 +1,218 @@
+"""Code for ``scaled(u)``: ``u`` computed on its inputs scaled by a power
+of two, and scaled back.
+
+Before emission each ``scaled(u)`` (``u`` homogeneous of degree ``d`` in
+its symbols, :func:`symgrad.scaled.homogeneity`) becomes code-only nodes:
+an exponent ``k`` per point, a copy of ``u`` over ``np.ldexp(v, -k)`` in
+place of each of its symbols ``v``, and ``np.ldexp(copy, d*k)`` (the copy
+itself where ``d = 0``).
+
+``k`` is chosen from estimates of the binary exponent ``E`` of every
+value of ``u`` (the inputs' from ``numpy.frexp``; a product's the sum of
+its factors', a power ``n`` times its base's, a sum's the largest of its
+terms'; a function's value has none): a value of degree ``e`` is scaled to
+the exponent ``E - e*k``, and each of them should stay within ``L`` of 0
+(``L`` a few below the type's largest exponent) so that nothing overflows
+or underflows.  ``k`` is the midrange of the inputs' exponents, moved into
+the interval those constraints leave (to its low end, where overflow is
+avoided, when they leave none), and rounded to a multiple of ``q`` (even,
+and a multiple of ``d``'s denominator: ``d*k`` is an integer and a square
+root of a scaled value is scaled by a power of two).  The generated
+module defines the helpers (:data:`SCALE_HELPERS`).  A ``scaled`` inside
+a scaled subtree is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sympy import Abs, Add, Basic, Float, Function, Integer, Max, Min, Mul, Piecewise, Pow, Symbol
+
+from ..graph import postorder
+from ..lowering import rebuild
+from ..scaled import degrees, homogeneity, scaled
+from ..widen import FloatMarker
+
+__all__ = ["scaling", "SCALE_HELPERS", "SCALE_NAMES", "uses_scaling"]
+
+
+class _Call(Function):
+    """A code-only call of a scaling helper."""
+
+    _helper = ""
+
+    def _numpycode(self, printer) -> str:
+        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)})"
+
+    _symgrad_numpycode = _numpycode
+
+
+class _ScaleExp(_Call):
+    """The exponent k the inputs are divided by 2**k by."""
+
+    _helper = "_sc_k"
+
+
+class _Exponent(_Call):
+    """An input's binary exponent (NaN where it is 0 or not finite)."""
+
+    _helper = "_sc_e"
+
+
+class _Largest(_Call):
+    """The largest of exponent estimates (NaN ignored)."""
+
+    _helper = "_sc_max"
+
+
+class _Down(Function):
+    """An input divided by 2**k (codegen only)."""
+
+    nargs = 2
+
+    def _numpycode(self, printer) -> str:
+        v, k = (printer._print(a) for a in self.args)
+        return f"np.ldexp({v}, -{k})"
+
+    _symgrad_numpycode = _numpycode
+
+
+class _Back(Function):
+    """A scaled value multiplied back by 2**(p*k/r) (codegen only)."""
+
+    nargs = 4
+
+    def _numpycode(self, printer) -> str:
+        v, k, p, r = (printer._print(a) for a in self.args)
+        return f"np.ldexp({v}, {k} // {r} * {p})"
+
+    _symgrad_numpycode = _numpycode
+
+
+def scaling(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with each ``scaled(u)`` replaced by code-only nodes that
+    compute ``u`` on scaled inputs and scale it back (see the module's
+    docstring); roots without ``scaled`` come back as they are."""
+    order, kids = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, scaled) for n in order):
+        return roots
+    out: dict[Basic, Basic] = {}
+    for node in order:
+        args = kids[node]
+        if isinstance(node, scaled):
+            out[node] = _scaled_code(node.args[0])
+            continue
+        low = tuple(out[a] for a in args)
+        out[node] = rebuild(node, low) if any(a is not b for a, b in zip(low, args)) else node
+    return [out[r] for r in roots]
+
+
+def _scaled_code(u: Basic) -> Basic:
+    sub, sub_kids = postorder([u], lambda n: n.args)
+    d = homogeneity(u)
+    leaves = sorted((s for s in sub if isinstance(s, Symbol)), key=str)
+    if d is None or not leaves or any(isinstance(n, FloatMarker) and not isinstance(n, scaled)
+                                      for n in sub):
+        return u  # nothing to scale (scaled() refuses the rest when built)
+    deg = degrees(u)
+    est = _estimates(sub, sub_kids)
+    bounds = []
+    for n in sub:
+        e = deg[n]
+        if est.get(n) is not None and e != 0 and not isinstance(e, str):
+            bounds += [est[n], Integer(e.numerator), Integer(e.denominator)]
+    k = _ScaleExp(Integer(2 * d.denominator), Integer(len(leaves)), *(est[s] for s in leaves),
+                  *bounds)
+    copy: dict[Basic, Basic] = {}
+    for n in sub:
+        if isinstance(n, Symbol):
+            copy[n] = _Down(n, k)
+        elif not sub_kids[n]:
+            copy[n] = n
+        elif isinstance(n, scaled):
+            copy[n] = copy[sub_kids[n][0]]
+        else:
+            new = tuple(copy[c] for c in sub_kids[n])
+            copy[n] = rebuild(n, new) if any(a is not b for a, b in zip(new, sub_kids[n])) else n
+    top = copy[u]
+    if d == 0:
+        return top
+    return _Back(top, k, Integer(d.numerator), Integer(d.denominator))
+
+
+def _estimates(sub: list, kids: dict) -> dict:
+    """Per node, code estimating its binary exponent, or None (a function's
+    value, a comparison: no estimate)."""
+    est: dict = {}
+    for n in sub:
+        ks = [est.get(c) for c in kids[n]]
+        if isinstance(n, Symbol):
+            est[n] = _Exponent(n)
+        elif n.is_Number or (not n.args and n.is_number):
+            v = abs(float(n)) if n.is_finite else 0.0
+            est[n] = Float(math.log2(v)) if v and math.isfinite(v) else None
+        elif isinstance(n, (Add, Max, Min)):
+            got = [k for k in ks if k is not None]
+            est[n] = (got[0] if len(got) == 1 else _Largest(*got)) if got else None
+        elif isinstance(n, Piecewise):
+            got = [est.get(p.args[0]) for p in n.args]
+            got = [k for k in got if k is not None]
+            est[n] = (got[0] if len(got) == 1 else _Largest(*got)) if got else None
+        elif isinstance(n, Mul):
+            est[n] = None if any(k is None for k in ks) else Add(*ks)
+        elif isinstance(n, Pow) and n.exp.is_Rational and ks[0] is not None:
+            est[n] = Mul(n.exp, ks[0])
+        elif isinstance(n, (Abs, scaled)):
+            est[n] = ks[0]
+        else:
+            est[n] = None
+    return est
+
+
+SCALE_NAMES = frozenset({"_sc_k", "_sc_e", "_sc_max"})
+
+
+def uses_scaling(code: str) -> bool:
+    """Whether generated code calls the scaling helper."""
+    return "_sc_k(" in code
+
+
+SCALE_HELPERS = '''\
+def _sc_e(x):
+    """scaled(u): an input's binary exponent, NaN where it is 0 or not finite."""
+    x = np.asarray(x)
+    e = np.frexp(x)[1].astype(np.float64)
+    return np.where(np.isfinite(x) & (x != 0), e, np.nan)
+
+
+def _sc_max(*es):
+    """The largest of exponent estimates, NaN ignored."""
+    out = es[0]
+    for e in es[1:]:
+        out = np.fmax(out, e)
+    return out
+
+
+def _sc_k(q, n, *args):
+    """scaled(u): the exponent k (a multiple of q) its n inputs (their
+    exponents first) are divided by 2**k by, per point: their midrange,
+    moved into the interval where every value (exponent estimate E, degree
+    p/r: scaled to E - p*k/r) stays within L of 0; 0 where no input is
+    finite and nonzero."""
+    es = args[:n]
+    t = np.result_type(*[np.asarray(a) for a in es], 1.0)
+    big = float(np.finfo(t).maxexp - 8)
+    hi = lo = np.nan
+    for e in es:
+        hi, lo = np.fmax(hi, e), np.fmin(lo, e)
+    k = np.floor((hi + lo) / 2)
+    top, bottom = np.inf, -np.inf
+    for i in range(n, len(args), 3):
+        e, d = args[i], args[i + 1] / args[i + 2]
+        a, b = (e - big) / d, (e + big) / d
+        bottom = np.fmax(bottom, np.minimum(a, b))
+        top = np.fmin(top, np.maximum(a, b))
+    k = np.maximum(np.minimum(k, top), bottom)
+    k = np.where(np.isfinite(k), np.ceil(k / q) * q, 0.0)
+    return np.clip(k, -4096, 4096).astype(np.int32)[()]
+'''

@@ -1,0 +1,194 @@
+"""``scaled(u)``: the value ``u`` of a homogeneous formula, evaluated by
+generated code on its inputs scaled by a power of two, and scaled back.
+
+Mathematically ``scaled`` is the identity: every proof, the mpmath ground
+truth and differentiation see ``u``.  It applies only where ``u`` is
+*homogeneous* in its symbols, ``u(t·v) = t**d · u(v)`` for every ``t > 0``
+(:func:`homogeneity` proves it from the structure and finds ``d``): the
+quadratic formula (``d = 0``), a determinant (``d = n``), a norm or
+``atan2`` of differences.  Generated code (:mod:`symgrad.codegen.scaling`)
+then picks, per point, an exponent ``k`` from the inputs' exponents
+(``numpy.frexp``), computes ``u`` on ``ldexp(v, -k)`` and returns
+``ldexp(result, d·k)``.  Multiplying by a power of two is exact in binary
+floating point, so every rounding of the scaled computation is the one of
+the unscaled computation (relative errors are scale-free) wherever neither
+leaves the normal range: the form loses nothing there, and where an
+intermediate value of ``u`` overflows (``b*b`` in the quadratic formula for
+``|b| > 1.3e154``) or underflows, the scaled one stays in range.  Where
+the inputs' exponents are more than the type's range apart, the smallest
+scaled inputs underflow: ``stabilize`` measures the form like any other.
+
+It is the float form for the exponent range, as :func:`symgrad.compensated`
+is for precision: plain NumPy in the working type, on every platform.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from sympy import (
+    Abs,
+    Add,
+    Basic,
+    Function,
+    Max,
+    Min,
+    Mul,
+    Piecewise,
+    Pow,
+    Symbol,
+    atan2,
+    sign,
+)
+from sympy.codegen.cfunctions import hypot
+from sympy.core.relational import Relational
+from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or
+
+from .graph import postorder
+from .widen import FloatMarker
+
+__all__ = ["scaled", "homogeneity", "degrees", "has_scaled"]
+
+_ANY = "any"  # the degree of 0: every degree
+
+
+class scaled(FloatMarker):  # noqa: N801  (reads like widen)
+    """The value ``u``, computed by generated code on its inputs scaled by
+    a power of two chosen per point from their exponents, and scaled back
+    by the power its degree of homogeneity gives; plain NumPy in the
+    working type.  ``u`` must be homogeneous in its symbols
+    (:func:`homogeneity`): anything else is refused.
+
+    Mathematically the identity (proofs and the ground truth see ``u``;
+    its derivative is ``u``'s).  A number is itself; a Matrix or list is
+    scaled entry by entry.
+
+    >>> from sympy import symbols, sqrt
+    >>> from symgrad import lambdify
+    >>> a, b, c = symbols("a b c")
+    >>> root = 2*c / (-b - sqrt(b*b - 4*a*c))  # accurate for b > 0, until b*b overflows
+    >>> args = (1.0, 1e200, 1.0)  # the truth: -1e-200
+    >>> float(lambdify([a, b, c], root)(*args))  # b*b is inf
+    -0.0
+    >>> float(lambdify([a, b, c], scaled(root))(*args))
+    -1e-200
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_Number or isinstance(u, scaled):
+            return u
+        if isinstance(u, FloatMarker):
+            from .errors import SymgradError
+
+            raise SymgradError(f"scaled({u}): scale the formula inside {type(u).__name__}(...) "
+                               "instead (scaled takes a formula without markers)")
+        if not isinstance(u, Basic) or not u.free_symbols:
+            return None
+        if homogeneity(u) is None:
+            from .errors import SymgradError
+
+            raise SymgradError(
+                f"scaled({u}): the formula is not homogeneous in its symbols (u(t*v) is not "
+                "t**d * u(v) by its structure), so scaling its inputs changes its value; "
+                "use compensated(...) or widen(...) instead")
+        return None
+
+
+def homogeneity(u: Basic) -> Fraction | None:
+    """The degree ``d`` where ``u`` is homogeneous in all its symbols
+    (``u(t·v) = t**d · u(v)`` for ``t > 0``), proved from its structure
+    (one walk of the DAG), else None:
+    a symbol has degree 1, a nonzero number 0, a sum's terms (a ``Max``'s
+    arguments, a ``Piecewise``'s values, the two sides of a comparison) one
+    degree, a product the sum of its factors', ``v**n`` (``n`` a rational
+    number) ``n`` times ``v``'s, ``Abs`` its argument's, ``hypot`` its
+    arguments' one degree, ``sign`` and
+    ``atan2`` of one degree 0, any other function 0 where its arguments
+    are of degree 0.
+
+    >>> from sympy import symbols, sqrt, exp
+    >>> a, b, c = symbols("a b c")
+    >>> homogeneity((-b + sqrt(b**2 - 4*a*c)) / (2*a))
+    Fraction(0, 1)
+    >>> homogeneity(a*exp(b/c)), homogeneity(sqrt(a*b)), homogeneity(a + 1)
+    (Fraction(1, 1), Fraction(1, 1), None)
+    """
+    deg = degrees(u)
+    if deg is None:
+        return None
+    top = deg[u]
+    if top == _ANY or not u.free_symbols:
+        return None
+    return top
+
+
+def degrees(u: Basic) -> dict | None:
+    """The degree of every node of ``u`` (a Fraction, or ``"any"`` for a
+    zero), as :func:`homogeneity` proves them; None where one has none."""
+    order, kids = postorder([u], lambda n: n.args)
+    deg: dict[Basic, object] = {}
+    for n in order:
+        got = _degree(n, [deg[k] for k in kids[n]])
+        if got is None:
+            return None
+        deg[n] = got
+    return deg
+
+
+def _same(ds: list) -> object:
+    """The one degree of ``ds`` (zeros have every degree), else None."""
+    real = {d for d in ds if d != _ANY}
+    if len(real) > 1:
+        return None
+    return real.pop() if real else _ANY
+
+
+_ZERO = Fraction(0)
+
+
+def _degree(n: Basic, args: list) -> object:
+    if any(a is None for a in args):
+        return None
+    if isinstance(n, Symbol):
+        return Fraction(1)
+    if n.is_Number or (not n.args and n.is_number):
+        if n.is_zero:
+            return _ANY
+        return _ZERO if n.is_finite else None
+    if isinstance(n, (BooleanTrue, BooleanFalse)):
+        return _ANY
+    if isinstance(n, ExprCondPair):
+        return args[0]
+    if isinstance(n, Relational):
+        return _ZERO if _same(args) is not None else None
+    if isinstance(n, (Add, Max, Min, Piecewise, hypot)):
+        return _same(args)
+    if isinstance(n, (And, Or, Not)):
+        return _ZERO
+    if isinstance(n, Mul):
+        return _ANY if _ANY in args else sum(args, _ZERO)
+    if isinstance(n, Pow):
+        base, ex = args
+        if n.exp.is_Rational:
+            if base == _ANY:
+                return _ANY if n.exp > 0 else None
+            return Fraction(int(n.exp.p), int(n.exp.q)) * base
+        return _ZERO if base == ex == _ZERO else None
+    if isinstance(n, (Abs, FloatMarker)):
+        return args[0]
+    if isinstance(n, (sign, atan2)):
+        return None if _same(args) is None else _ZERO
+    if isinstance(n, Function):
+        return _ZERO if all(a == _ANY or a == 0 for a in args) else None
+    return None
+
+
+def has_scaled(exprs) -> bool:
+    """Whether any of ``exprs`` holds a ``scaled`` node (one walk of the DAG)."""
+    roots = [e for e in exprs if hasattr(e, "args")]
+    order, _ = postorder(roots, lambda n: n.args)
+    return any(isinstance(n, scaled) for n in order)

@@ -1,0 +1,77 @@
+"""scaled(u): a homogeneous formula computed on its inputs scaled by a power
+of two (symgrad/scaled.py, symgrad/codegen/scaling.py)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from sympy import Matrix, atan2, exp, log, sqrt, symbols
+from sympy.codegen.cfunctions import hypot
+
+from symgrad import SymgradError, lambdify, scaled, stabilize
+
+a, b, c, d, x, y = symbols("a b c d x y")
+
+
+@pytest.mark.parametrize(("expr", "degree"), [
+    ((-b + sqrt(b**2 - 4*a*c)) / (2*a), 0),
+    (Matrix([[a, b], [c, d]]).det(), 2),
+    (sqrt(x**2 + y**2), 1),
+    (atan2(y, x), 0),
+    (x * exp(y / x), 1),
+    (1 / (x * y), -2),
+    (sqrt(x * y), Fraction(1)),
+])
+def test_homogeneity_finds_the_degree(expr, degree):
+    from symgrad.scaled import homogeneity
+
+    assert homogeneity(expr) == degree
+
+
+@pytest.mark.parametrize("expr", [a + 1, log(a), exp(a), a * b + c, sqrt(a) + a])
+def test_not_homogeneous_is_refused(expr):
+    from symgrad.scaled import homogeneity
+
+    assert homogeneity(expr) is None
+    with pytest.raises(SymgradError, match="not homogeneous"):
+        scaled(expr)
+
+
+@pytest.mark.parametrize(("expr", "args", "truth", "dtype"), [
+    # an intermediate past the top of the range: b*b (the quadratic's root)
+    (2*c / (-b - sqrt(b*b - 4*a*c)), (1.0, 1e200, 1.0), -1e-200, "float64"),
+    # ... and below the bottom: x*y underflows to 0 (half the harmonic mean)
+    (x*y / (x + y), (1e-200, 3e-200), 0.75e-200, "float64"),
+    (x*y / (x + y), (1e200, 3e200), 0.75e200, "float64"),
+    # degree 1: the result is scaled back (x*y overflows, its root does not)
+    (sqrt(x*y), (1e300, 4e300), 2e300, "float64"),
+    (hypot(x, y) / (x*y), (3e-200, 4e-200), 5 / 12 * 1e200, "float64"),
+    (x*y / (x + y), (1e30, 3e30), 0.75e30, "float32"),
+])
+def test_scaled_stays_in_range(expr, args, truth, dtype):
+    syms = sorted(expr.free_symbols, key=str)
+    vals = [np.asarray(v, dtype) for v in args]
+    plain = lambdify(syms, expr, dtype=dtype)(*vals)
+    got = lambdify(syms, scaled(expr), dtype=dtype)(*vals)
+    assert got.dtype == np.dtype(dtype)
+    assert not np.isclose(plain, truth, rtol=1e-5, atol=0)  # the formula as written fails
+    assert np.isclose(got, truth, rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+def test_scaled_rounds_as_the_formula_where_nothing_leaves_the_range():
+    # multiplying by a power of two is exact: the same bits at every ordinary point
+    rng = np.random.default_rng(3)
+    cols = [rng.uniform(-4, 4, 200) * 10.0 ** rng.integers(-30, 30, 200) for _ in range(3)]
+    expr = (b*b - 4*a*c) / (a + b + c)
+    plain = lambdify([a, b, c], expr)(*cols)
+    assert np.array_equal(lambdify([a, b, c], scaled(expr))(*cols), plain)
+
+
+def test_stabilize_scales_where_a_product_overflows():
+    # the conjugate root is accurate but b*b overflows past 1.3e154: no plain
+    # form or pair of floats helps, scaling does (without widening)
+    root = 2*c / (-b - sqrt(b*b - 4*a*c))
+    r = stabilize(root, {a: (1, 2), b: (1e100, 1e300), c: (1, 2)}, samples=64,
+                  widen=False, explain=True)
+    assert "scaled" in r.how
+    assert r.choices[0].after[0] <= 3
