@@ -8,6 +8,7 @@ statement per distinct node:
 
 * products are ``@`` (BLAS); a product with a ones matrix 𝟙 is a sum
   along an axis (or a broadcast view), never a multiplication by ones;
+* inverses and determinants are ``np.linalg.inv``/``det`` (batched);
 * transposes swap the last two axes (a view); sums, entrywise products and
   powers are NumPy's; an elementwise function is its scalar formula over
   the whole array (lowered, in its accurate form);
@@ -23,10 +24,12 @@ from collections.abc import Callable
 
 from sympy import (
     Basic,
+    Determinant,
     Expr,
     HadamardPower,
     HadamardProduct,
     Identity,
+    Inverse,
     Lambda,
     MatAdd,
     MatMul,
@@ -162,6 +165,10 @@ class _Emitter:
             subs = {k: nm(k) for k in _kids(n)[1:]}  # f's parameters
             subs[lam.variables[0]] = nm(n.args[1])
             self.emit(n, self.scalar_code(lam.expr, subs))
+        elif isinstance(n, Inverse):
+            self.emit(n, f"np.linalg.inv({nm(n.arg)})")
+        elif isinstance(n, Determinant):
+            self.emit(n, f"np.linalg.det({nm(n.arg)})[..., None, None]")
         elif isinstance(n, Trace):
             self.emit(n, f"np.trace({nm(n.arg)}, axis1=-2, axis2=-1)[..., None, None]")
         elif isinstance(n, MatrixElement):

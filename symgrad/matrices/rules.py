@@ -16,6 +16,8 @@ scalar node such as a trace or a sum).
     softmax(A) = S          Ā = S ⊙ (Ḡ - sum(Ḡ ⊙ S))
     log_softmax(A)          Ā = Ḡ - softmax(A) ⊙ sum(Ḡ)
     norm(A)                 Ā = ḡ·A / norm(A)
+    A⁻¹ = V                 Ā = -Vᵀ·Ḡ·Vᵀ         (dV = -V·dA·V)
+    det A                   Ā = ḡ·det(A)·A⁻ᵀ     (d det A = det(A)·tr(A⁻¹·dA))
 
 Reductions along an axis broadcast their cotangent back along that axis
 (a row times 𝟙 from the left, a column times 𝟙 from the right).  The scalar
@@ -28,12 +30,14 @@ from __future__ import annotations
 
 from sympy import (
     Basic,
+    Determinant,
     Dummy,
     Expr,
     HadamardPower,
     HadamardProduct,
     Identity,
     ImmutableMatrix,
+    Inverse,
     Lambda,
     MatAdd,
     MatMul,
@@ -137,7 +141,9 @@ def mul(*fs: Expr) -> Expr:
             mats.append(f)
         else:
             c = c * f
-    core = [m for m in mats if not isinstance(m, Identity)] or mats[:1]
+    # identities, and 1×1 ones matrices (𝟙₁ₓ₁ = I₁), drop out of a product
+    core = [m for m in mats if not isinstance(m, Identity)
+            and not (isinstance(m, OneMatrix) and m.shape == (1, 1))] or mats[:1]
     if any(isinstance(m, ZeroMatrix) for m in core) or c == 0:
         return ZeroMatrix(mats[0].shape[0], mats[-1].shape[1])
     out = core[0] if len(core) == 1 else MatMul(*core)
@@ -547,6 +553,27 @@ class NormRule(MatrixRule):
         return rsum(hadamard(tangents[0], node.args[0]), None) / node
 
 
+class InverseRule(MatrixRule):
+    """V = A⁻¹: dV = -V·dA·V, so Ā = -Vᵀ·Ḡ·Vᵀ (the node V itself, shared)."""
+
+    def vjp(self, node, ct, needed, opts):
+        VT = T(node)
+        return (neg(mul(VT, ct, VT)),)
+
+    def jvp(self, node, tangents, opts):
+        return neg(mul(node, tangents[0], node))
+
+
+class DeterminantRule(MatrixRule):
+    """d det A = det(A)·tr(A⁻¹·dA) (Jacobi), so Ā = ḡ·det(A)·A⁻ᵀ."""
+
+    def vjp(self, node, ct, needed, opts):
+        return (scale(ct * node, T(Inverse(node.arg))),)
+
+    def jvp(self, node, tangents, opts):
+        return node * Trace(mul(Inverse(node.arg), tangents[0]))
+
+
 class MissingMatrixRule(MatrixRule):
     """A matrix node kind with no matrix-level rule: a clear error if a
     gradient reaches it."""
@@ -555,7 +582,8 @@ class MissingMatrixRule(MatrixRule):
         raise NoRuleError(
             f"no matrix-level derivative rule for {describe(node)} ({type(node).__name__}); "
             "symgrad differentiates MatMul, MatAdd, Transpose, HadamardProduct, "
-            "HadamardPower, Trace, elementwise functions and its reductions at the matrix "
+            "HadamardPower, Trace, Inverse, Determinant, whole positive MatPow, elementwise "
+            "functions and its reductions at the matrix "
             "level: rewrite the formula with those, or differentiate an explicit "
             "sympy.Matrix of its entries"
         )
@@ -571,7 +599,7 @@ for _cls, _rule in [
     (ElementwiseApplyFunction, ElementwiseRule), (MatrixSymbol, LeafRule), (MatPow, MatPowRule),
     (SumAll, SumRule), (SumAxis, SumRule), (LogSumExpAll, LogSumExpRule),
     (LogSumExpAxis, LogSumExpRule), (Softmax, SoftmaxRule), (LogSoftmax, LogSoftmaxRule),
-    (NormAll, NormRule),
+    (NormAll, NormRule), (Inverse, InverseRule), (Determinant, DeterminantRule),
 ]:
     MATRIX_RULES[_cls] = _rule(_cls.__name__)
 
