@@ -1,4 +1,12 @@
-"""Straight-line code from a formula's DAG.
+"""Straight-line code from a formula's DAG, in three passes over it:
+
+1. planning (:func:`build_program`'s walk): which nodes get a statement,
+   which are written inside their user's line, which are divisions and
+   which run quietly; each statement holds a small tree over the names of
+   arguments and temporaries;
+2. naming (:func:`_reuse_names`): temporaries reuse the names of dead ones;
+3. printing (:func:`_print_program`): each tree, over the final names, as
+   a line of code by the printer (NumPy's, or another array library's).
 
 One assignment per shared subexpression: a node used more than once (or an
 output) gets a temporary, found from the DAG's structure in one linear walk
@@ -20,7 +28,6 @@ not taken neither warns nor, through ``np.where``, reaches the result.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from sympy import (
@@ -57,9 +64,12 @@ REUSE_AFTER = 32
 @dataclass
 class Statement:
     name: str
-    code: str
+    code: str  # the printed tree (set by the printing pass)
     quiet: bool  # computes a value only a Piecewise branch may use
     reads: frozenset[str] = frozenset()  # the temporaries the code reads
+    tree: Basic | None = None  # what it computes, over the names of temporaries
+    # and arguments (until printed)
+    node: Basic | None = None  # the DAG node it computes (for error messages)
 
 
 @dataclass
@@ -179,7 +189,6 @@ def build_program(
     prog = Program(complex=complex_ or S.ImaginaryUnit in loud)
     if printer is None:
         printer = (RuntimePrinter if runtime else KernelPrinter)(complex_=prog.complex)
-    temp_names: set[str] = set()
     placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
     inline: dict[Basic, tuple[Basic, int, int, bool, frozenset]] = {}  # tree, size, depth,
     # quiet, the temporaries it reads
@@ -226,10 +235,9 @@ def build_program(
                 chunk = args[start:start + MAX_OPERANDS - 1]
                 chunk_reads = arg_reads[start:start + MAX_OPERANDS - 1]
                 name = next(temps)
-                temp_names.add(name)
                 part = _rebuild(node, acc + chunk)
-                prog.statements.append(Statement(name, _print(printer, part, node), quiet,
-                                                 frozenset().union(*acc_reads, *chunk_reads)))
+                prog.statements.append(Statement(
+                    name, "", quiet, frozenset().union(*acc_reads, *chunk_reads), part, node))
                 acc, acc_reads = [Symbol(name)], [frozenset((name,))]
             rest = start + MAX_OPERANDS - 1
             args, arg_reads = acc + args[rest:], acc_reads + arg_reads[rest:]
@@ -240,9 +248,7 @@ def build_program(
             power = base if e == 1 else _rebuild(node, [base, e])
             if not isinstance(power, (Symbol, Number)):
                 name = next(temps)
-                temp_names.add(name)
-                prog.statements.append(Statement(name, _print(printer, power, node), quiet,
-                                                 reads))
+                prog.statements.append(Statement(name, "", quiet, reads, power, node))
                 power, reads = Symbol(name), frozenset((name,))
             divide_by[node] = (_rebuild(node, [power, S.NegativeOne]), reads)
             if not other_uses.get(node) and node not in is_root:
@@ -254,23 +260,21 @@ def build_program(
             inline[node] = (tree, size, depth, quiet, reads)
             continue
         name = next(temps)
-        temp_names.add(name)
-        prog.statements.append(Statement(name, _print(printer, tree, node), quiet, reads))
+        prog.statements.append(Statement(name, "", quiet, reads, tree, node))
         placeholder[node] = Symbol(name)
         temp_of[node] = name
-    prog.results = [_print(printer, placeholder[r], r) for r in roots]
-    _reuse_names(prog, {temp_of[r] for r in roots if r in temp_of})
+    rename = _reuse_names(prog, {temp_of[r] for r in roots if r in temp_of})
+    _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename)
     return prog
 
 
-_WORD = re.compile(r"\b\w+\b")
-
-
-def _reuse_names(prog: Program, kept: set[str]) -> None:
-    """Give each statement the name of a temporary already dead (read for the
-    last time by this very statement, or before), so that the arrays alive
-    at once are as many as the program is wide; ``kept`` (the results) stay
-    alive to the end.  Sets ``prog.max_live``."""
+def _reuse_names(prog: Program, kept: set[str]) -> dict[str, str]:
+    """The naming pass: give each statement the name of a temporary already
+    dead (read for the last time by this very statement, or before), so
+    that the arrays alive at once are as many as the program is wide;
+    ``kept`` (the results) stay alive to the end.  Renames the statements
+    (their trees are renamed when printed) and returns the renaming; sets
+    ``prog.max_live``."""
     sts = prog.statements
     last: dict[str, int] = {}
     for i, st in enumerate(sts):
@@ -295,13 +299,35 @@ def _reuse_names(prog: Program, kept: set[str]) -> None:
             rename[st.name] = free.pop()
         elif not reuse:
             free.clear()
-        if rename:
-            st.code = _WORD.sub(lambda m: rename.get(m.group(), m.group()), st.code)
-            st.name = rename.get(st.name, st.name)
-    if rename:
-        prog.results = [_WORD.sub(lambda m: rename.get(m.group(), m.group()), r)
-                        for r in prog.results]
+        st.name = rename.get(st.name, st.name)
     prog.max_live = peak
+    return rename
+
+
+def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
+                   roots: list[Basic], rename: dict[str, str]) -> None:
+    """The printing pass: each statement's tree, and each result, as code,
+    over the temporaries' final names."""
+    symbols = {Symbol(a): Symbol(b) for a, b in rename.items()}
+    for st in prog.statements:
+        st.code = _print(printer, _renamed(st.tree, symbols), st.node)
+        st.tree = st.node = None
+    prog.results = [_print(printer, _renamed(t, symbols), r) for t, r in zip(results, roots)]
+
+
+def _renamed(tree: Basic, symbols: dict[Basic, Basic]) -> Basic:
+    """``tree`` (a statement's: a few operations deep) with ``symbols``
+    replaced at once, nothing re-evaluated."""
+    if not symbols:
+        return tree
+    order, kids = postorder([tree], _kids)
+    new: dict[Basic, Basic] = {}
+    for n in order:
+        if n in symbols:
+            new[n] = symbols[n]
+        elif kids[n] and any(k in new for k in kids[n]):
+            new[n] = _rebuild(n, [new.get(k, k) for k in kids[n]])
+    return new.get(tree, tree)
 
 
 def _divisor(node: Basic, kids: tuple) -> Basic | None:

@@ -1,0 +1,55 @@
+"""Emission's passes: planning, naming (temporaries reuse dead names) and
+printing over the final names."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import lambdify, numpy_code
+from symgrad.codegen.emit import REUSE_AFTER, _renamed, build_program
+from symgrad.codegen.names import Namer
+from symgrad.codegen.printer import NoNumpyFormError
+
+x, y = sp.symbols("x y")
+
+
+def test_renaming_is_simultaneous_and_evaluates_nothing():
+    t0, t1, t2 = sp.symbols("t0 t1 t2")
+    tree = sp.Add(sp.Mul(t0, t1, evaluate=False), sp.Pow(t1, 2), t0, evaluate=False)
+    got = _renamed(tree, {t0: t1, t1: t0})
+    assert sp.srepr(got) == sp.srepr(
+        sp.Add(sp.Mul(t1, t0, evaluate=False), sp.Pow(t0, 2), t1, evaluate=False))
+    pw = sp.Piecewise((t0, t1 > 0), (t2, True))
+    got = _renamed(pw, {t1: t2, t2: t1})
+    assert got.args[0].cond == (t2 > 0) and got.args[1].expr == t1
+
+
+def test_long_programs_print_over_the_reused_names():
+    e = x
+    for k in range(REUSE_AFTER + 10):
+        e = sp.sin(e * (k + 1)) + y
+    namer = Namer({"x", "y"})
+    prog = build_program([e], {x: "x", y: "y"}, namer.temps())
+    names = {st.name for st in prog.statements}
+    assert len(names) <= prog.max_live + 1 < len(prog.statements)
+    for st in prog.statements:  # every name read is assigned before, or an argument
+        assert st.tree is None and st.code
+    fn = lambdify([x, y], e, threads=1)
+    ref = sp.lambdify([x, y], e, "numpy")
+    pts = np.linspace(-1, 1, 50), 0.3
+    np.testing.assert_allclose(fn(*pts), ref(*pts), rtol=1e-12)
+
+
+def test_short_programs_keep_one_name_per_value():
+    src = numpy_code([x, y], [sp.sin(x * y) ** 2 + sp.sin(x * y), sp.cos(x * y)])
+    assert "t0 = x*y" in src and "t1 = np.sin(t0)" in src
+
+
+def test_printing_errors_name_the_node():
+    g = sp.Function("g")
+    with pytest.raises(NoNumpyFormError, match="undefined function g"):
+        numpy_code([x], g(x) + 1)
+    with pytest.raises(NoNumpyFormError, match="hankel1"):
+        numpy_code([x], sp.hankel1(1, x) * x)
