@@ -322,6 +322,19 @@ def _stack(rows):
 '''
 
 
+def _forward_formulas(roots: list) -> list:
+    """``roots`` with each matrix custom_gradient call replaced by its forward
+    formula (its ``_symgrad_forward``), calls inside calls too."""
+    for _ in range(32):  # a call's formula may hold further calls
+        order, _ = postorder(roots, lambda n: () if isinstance(n, (Symbol, MatrixSymbol))
+                             else n.args)
+        calls = {n: n._symgrad_forward() for n in order if hasattr(n, "_symgrad_forward")}
+        if not calls:
+            return roots
+        roots = [r.xreplace(calls) for r in roots]
+    raise SymgradError("lambdify: custom_gradient calls nested more than 32 deep")
+
+
 def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
     items = list(args) if isinstance(args, (list, tuple)) else [args]
     namer = Namer(frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg",
@@ -337,6 +350,7 @@ def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
         names[a] = namer.name(a.name)
         params.append(a)
     flat, struct = flatten_exprs(exprs, "exprs")
+    flat = _forward_formulas(flat)
     em = _Emitter(names, namer)
     order, _ = postorder(flat, _kids)
     for n in order:

@@ -29,6 +29,7 @@ from .base import (
     node_name_of,
     note,
 )
+from .matrix import has_matrix_argument, matrix_call
 from .traces import TraceDummy, Traces, state_key
 
 __all__ = ["custom_gradient"]
@@ -109,9 +110,12 @@ class CustomGradient:
         self.fun = fun
         self.name = node_name_of(fun)
         self.traces = Traces(self.name)
+        self._matrix_traces: dict = {}
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: object) -> object:
+        if has_matrix_argument(args):  # whole matrices: one node, a matrix-level rule
+            return matrix_call(self.fun, self.name, self._matrix_traces, args)
         flat, structs = flatten_args(args, self.name)
         shape_key, dummies, shaped = self.traces.inputs(structs)
         got = self.fun(*shaped)

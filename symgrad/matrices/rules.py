@@ -610,6 +610,9 @@ _LEAF = LeafRule("constant matrix")
 
 def matrix_rule(node: Basic) -> Rule | None:
     """The matrix-level rule of ``node``, None for a scalar node."""
+    own = getattr(node, "_symgrad_matrix_rule", None)  # a matrix custom_gradient call
+    if own is not None:
+        return own
     rule = MATRIX_RULES.get(type(node))
     if rule is not None:
         return rule

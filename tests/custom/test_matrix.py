@@ -1,0 +1,87 @@
+"""custom_gradient over whole matrices: the function takes matrix formulas,
+returns a matrix formula (or a scalar), and its grad_fn gets the output's
+cotangent as a matrix and returns one matrix per argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sympy import Determinant, Identity, MatrixSymbol, floor, log, tanh
+
+import symgrad
+from symgrad import grad
+from symgrad.errors import RuleError, SymgradError
+
+from ..matrices.oracle import check_grad
+
+W, x = MatrixSymbol("W", 3, 2), MatrixSymbol("x", 2, 1)
+A = MatrixSymbol("A", 2, 2)
+calls = []
+
+
+@symgrad.custom_gradient
+def matvec(W, x):
+    def grad_fn(g):
+        calls.append(g.shape)
+        return g * x.T, W.T * g
+    return W * x, grad_fn
+
+
+@symgrad.custom_gradient
+def logdet(A):
+    return log(Determinant(A)), lambda g: g * A.I.T
+
+
+def test_matrix_in_matrix_out_matches_the_entry_by_entry_gradient():
+    loss = symgrad.sum(symgrad.elementwise(tanh, matvec(W, x))) + symgrad.norm(W) ** 2
+    calls.clear()
+    gW, gx = grad(loss, [W, x])
+    assert calls == [(3, 1)]  # once, with the whole (3, 1) cotangent
+    assert gW.shape == (3, 2) and gx.shape == (2, 1) and "matvec(W, x)" in str(gW)
+    check_grad(loss, gW, W, [W, x], seed=1)
+    check_grad(loss, gx, x, [W, x], seed=2)
+
+
+def test_scalar_output_and_numpy_code():
+    B = A + 3 * Identity(2)
+    loss = 2 * logdet(B)
+    g = grad(loss, A)
+    check_grad(loss, g, A, [A], seed=3)
+    f = symgrad.lambdify([A], [loss, g])
+    a = np.array([[0.5, 0.2], [-0.1, 0.3]])
+    val, gv = f(a)
+    b = a + 3 * np.eye(2)
+    np.testing.assert_allclose(val, 2 * np.log(np.linalg.det(b)), rtol=1e-14)
+    np.testing.assert_allclose(gv, 2 * np.linalg.inv(b).T, rtol=1e-14)
+
+
+def test_straight_through_quantizer_on_a_weight_matrix():
+    @symgrad.custom_gradient
+    def quantize(M):
+        return symgrad.elementwise(floor, 8 * M) / 8, lambda g: g
+    v = MatrixSymbol("v", 2, 1)
+    g = grad(symgrad.norm(quantize(W) * v) ** 2, W)
+    assert g == 2 * quantize(W) * v * v.T
+
+
+def test_a_grad_fn_is_what_the_gradient_uses():
+    @symgrad.custom_gradient
+    def doubled(M):
+        return M, lambda g: 2 * g
+    assert grad(symgrad.sum(doubled(W)), W) == grad(2 * symgrad.sum(W), W)
+
+
+def test_clear_errors():
+    @symgrad.custom_gradient
+    def bad_shape(M):
+        return M, lambda g: g.T
+    with pytest.raises(RuleError, match="shape"):
+        grad(symgrad.sum(bad_shape(W)), W)
+
+    @symgrad.custom_gradient
+    def captures(M):
+        return M * x, lambda g: g * x.T
+    with pytest.raises(SymgradError, match="x, which is not one of its arguments"):
+        captures(W)
+    with pytest.raises(RuleError, match="reverse-mode"):
+        symgrad.jvp(symgrad.sum(matvec(W, x)), [W, x], [W, x])
