@@ -392,6 +392,13 @@ class _Search:
                 cands.append(regime)
                 errs.append(self._bits(regime.expr))
             ranked = self._ranked(cands, errs, ref)
+        # float32: float64 exists on every platform, and its code costs 1.5-6x plain
+        # float32 where pairs of float32 cost 30-100x (bench_compensated, 2026-11-27,
+        # docs/stabilize.md): there the widened forms come before the float forms
+        cheap = self.widen and np.dtype(self.fmt.dtype).itemsize < 8
+        if cheap and not _accurate(errs, ranked):
+            self._more(cands, errs, ranked, widened, "widened")
+            ranked = self._ranked(cands, errs, ref)
         if not _accurate(errs, ranked):
             # no plain float formula is accurate: the best ones in compensated
             # arithmetic of the dtype (pairs of floats), each kept where it gains
@@ -406,7 +413,7 @@ class _Search:
             ranked = self._ranked(cands, errs, ref)
         partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
-        if (partial or not _accurate(errs, ranked)) and self.widen:
+        if (partial or not _accurate(errs, ranked)) and self.widen and not cheap:
             # no float form is accurate, or the best is compensated but still
             # adds rounded function values (accurate only where the samples do
             # not see such a sum cancel): the best plain forms computed wider,

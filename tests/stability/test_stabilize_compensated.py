@@ -69,3 +69,18 @@ def test_rounded_function_values_in_a_cancelling_sum_are_widened():
     # cancels; a wider type can (the form compensated is not preferred to it)
     got = stabilize(x + sp.sin(y), {x: (-1, 1), y: (-1, 1)}, samples=128)
     assert has_widen([got]) and not has_compensated([got])
+
+
+@pytest.mark.parametrize("expr, domain", [
+    (b**2 - 4 * a * c, {a: (1, 2), b: (2, 4), c: (1, 2)}),  # a polynomial's cancellation
+    (x * y - 1, {x: (1, 2), y: (0.5, 1)}),  # a sibling: a product near 1
+])
+def test_float32_widens_to_float64_before_pairs(expr, domain):
+    # the float32 policy (docs/stabilize.md): float64 is on every platform and
+    # costs 1.5-6x plain float32, pairs of float32 30-100x: float64 first; with
+    # widen=False the pairs are still the form of the dtype
+    r = stabilize(expr, domain, dtype="float32", samples=96, explain=True)
+    assert has_widen([r.result]) and not has_compensated([r.result])
+    assert r.choices[0].after[0] <= 3
+    plain = stabilize(expr, domain, dtype="float32", samples=96, widen=False)
+    assert has_compensated([plain]) and not has_widen([plain])
