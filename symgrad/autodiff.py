@@ -10,7 +10,14 @@ from collections.abc import Callable, Mapping
 
 from sympy import Add, Expr, Matrix, MatrixExpr, MatrixSymbol, NDimArray, S, Symbol, zeros
 
-from .autodiff_matrix import has_matrix, matrix_hessian, matrix_jvp, matrix_vjp, tree_jacobian
+from .autodiff_matrix import (
+    has_matrix,
+    map_scalar_parts,
+    matrix_hessian,
+    matrix_jvp,
+    matrix_vjp,
+    tree_jacobian,
+)
 from .errors import SymgradError
 from .graph import postorder
 from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
@@ -104,9 +111,6 @@ def grad(
             return None
         missing = S.Zero
     out = [got.get(s, missing if missing is None else zero_like(s)) for s in syms]
-    if stabilize and mats:
-        raise SymgradError("grad(..., stabilize=True) takes scalar symbols only for now; "
-                           "matrix formulas are evaluated in their stable forms as built")
     if stabilize:
         out = _stabilized(out, domain)
     return struct.build(out)
@@ -161,12 +165,23 @@ def _stabilized(exprs: list, domain: Mapping | None) -> list:
     (None entries kept)."""
     if stabilized is None:  # only if symgrad.autodiff is loaded without its package
         raise SymgradError("grad(..., stabilize=True) needs symgrad's rewrites: import symgrad")
-    at = [i for i, e in enumerate(exprs) if e is not None]
+    at = [i for i, e in enumerate(exprs) if e is not None and not _is_matrix_formula(e)]
     done = stabilized([exprs[i] for i in at], domain)
     out = list(exprs)
     for i, e in zip(at, done):
         out[i] = e
+    for i, e in enumerate(exprs):  # a matrix gradient: its scalar parts, structure kept
+        if e is not None and _is_matrix_formula(e):
+            out[i] = map_scalar_parts(e, lambda parts: stabilized(parts, None))
     return out
+
+
+def _is_matrix_formula(e: Expr) -> bool:
+    """A matrix formula, or a scalar formula over one (a trace, a sum)."""
+    if isinstance(e, MatrixExpr):
+        return True
+    return isinstance(e, Expr) and any(isinstance(n, MatrixExpr)
+                                       for n in postorder([e], lambda n: n.args)[0])
 
 
 def jacobian(

@@ -7,19 +7,32 @@ matrix formulas (:mod:`symgrad.matrices.rules`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import product
 
-from sympy import Expr, ImmutableMatrix, MatrixBase, MatrixExpr, MatrixSymbol, S, ZeroMatrix
+from sympy import (
+    Basic,
+    Expr,
+    ImmutableMatrix,
+    Lambda,
+    MatrixBase,
+    MatrixExpr,
+    MatrixSymbol,
+    S,
+    ZeroMatrix,
+)
+from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.matexpr import MatrixElement
 from sympy.tensor.array import ImmutableDenseNDimArray
 
 from .errors import ShapeError
+from .graph import postorder
 from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
 from .rules import Opts
 from .walker import forward, reverse
 
 __all__ = ["has_matrix", "matrix_jvp", "matrix_vjp", "matrix_jacobian", "matrix_hessian",
-           "tree_jacobian"]
+           "tree_jacobian", "map_scalar_parts"]
 
 
 def has_matrix(*flats: list) -> bool:
@@ -126,3 +139,37 @@ def tree_jacobian(outs: list, ostruct, syms: list, sstruct, opts: Opts) -> objec
         return blocks[0][0]
     return ostruct.map_leaves(
         lambda _, span: sstruct.map_leaves(lambda _, sp: blocks[span[0]][sp[0]]))
+
+
+def map_scalar_parts(e: Basic, fn: Callable[[list], list]) -> Basic:
+    """A matrix formula with ``fn`` applied to its scalar parts: the formula
+    of every elementwise function (``Lambda`` body), and every entry of an
+    explicit Matrix; the matrix structure (products, reductions, their
+    stable forms) is kept.  One pass over the DAG; ``fn`` maps a list of
+    scalar formulas (all of them in one call) to their new forms.
+
+    >>> from sympy import MatrixSymbol, exp, log
+    >>> from symgrad.matrices import elementwise
+    >>> X = MatrixSymbol("X", 2, 2)
+    >>> softplus = elementwise(lambda t: log(1 + exp(t)), X)
+    >>> map_scalar_parts(softplus, lambda es: [e.diff() for e in es])
+    (_x ↦ exp(_x)/(exp(_x) + 1))(X)
+    """
+    order, _ = postorder([e], lambda n: () if isinstance(n, (MatrixSymbol, Lambda)) else n.args)
+    lams = [n.args[0] for n in order if isinstance(n, ElementwiseApplyFunction)]
+    lams = list(dict.fromkeys(lams))
+    mats = [n for n in order if isinstance(n, MatrixBase)]
+    bodies = [lam.expr for lam in lams] + [v for M in mats for v in M]
+    if not bodies:
+        return e
+    done = iter(fn(bodies))
+    new: dict = {lam: Lambda(lam.variables, next(done)) for lam in lams}
+    for M in mats:
+        new[M] = ImmutableMatrix(M.rows, M.cols, [next(done) for _ in range(len(M))])
+    for n in order:
+        if n in new or not n.args or isinstance(n, (MatrixSymbol, Lambda)):
+            continue
+        args = [new.get(a, a) for a in n.args]
+        if any(a is not b for a, b in zip(args, n.args)):
+            new[n] = n.func(*args)
+    return new.get(e, e)

@@ -52,6 +52,7 @@ from ..widen import widen as widened
 from .bits import bits_error, float_format, ordinal
 from .check import check_stability, refuse_non_real
 from .floats import evaluated_form, generated
+from .matrix_form import holds_matrix_formula, keep_matrix_form
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask
@@ -193,6 +194,17 @@ def stabilize(
     """
     refuse_string(expr, "stabilize", "expr")
     start = time.perf_counter()
+    if isinstance(expr, Basic) and holds_matrix_formula(expr):  # kept a matrix formula
+        kept, report, boxes = keep_matrix_form(
+            expr, domain,
+            lambda b, d: stabilize(b, d, dtype=dtype, samples=samples, seed=seed, widen=widen),
+            lambda e, d: check_stability(e, d, dtype=dtype, samples=samples, seed=seed + 1))
+        if report.ok:
+            if not explain:
+                return kept
+            before = check_stability(expr, boxes, dtype=dtype, samples=samples,
+                                     seed=seed + 1)
+            return Stabilization(expr, kept, [], before, report, time.perf_counter() - start)
     expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, struct = flatten_exprs(expr, "expr")
     forms = lower(flat)

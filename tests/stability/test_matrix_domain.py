@@ -25,3 +25,19 @@ def test_log_of_softmax_written_naively_is_flagged_per_entry():
                                 {z: (-1000, 1000)}, samples=24)
     assert not r.ok and len(r.outputs) == 2 and r.max_bits_error > 50
     assert all("z_" in str(s) for s in r.regions[0].ranges)  # boxes name the entries
+
+
+def test_stabilize_keeps_a_matrix_formula_where_it_verifies():
+    # the reductions are stable as built; an elementwise body is stabilized
+    # over all floats; the matrix form checked over the box is kept
+    from sympy import MatrixExpr, exp
+    from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
+
+    assert symgrad.stabilize(symgrad.log_softmax(z), {z: (-1000, 1000)}, samples=24) == \
+        symgrad.log_softmax(z)
+    softplus = symgrad.elementwise(lambda t: log(1 + exp(t)), z)
+    got = symgrad.stabilize(softplus, {z: (-800, 800)}, samples=24)
+    assert isinstance(got, ElementwiseApplyFunction) and got.args[1] == z
+    assert got != softplus and isinstance(got, MatrixExpr)
+    r = symgrad.check_stability(got, {z: (-800, 800)}, samples=24)
+    assert r.ok and r.max_bits_error < 3
