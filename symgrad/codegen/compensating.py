@@ -46,6 +46,7 @@ from sympy import (
     Subs,
     Symbol,
 )
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ..compensated import compensated
 from ..graph import postorder
@@ -334,23 +335,39 @@ def rounded_terms(expr: Basic) -> bool:
     (``sin``, ``exp``, ...) rounded to one float, whose rounding no pair
     undoes; where such a sum cancels, the compensated form loses bits.
 
-    >>> from sympy import symbols, sin, cos, pi
+    >>> from sympy import symbols, sin, cos, pi, exp
     >>> x, r, t = symbols("x r t")
     >>> rounded_terms(x + r * sin(t) * cos(t)), rounded_terms(r * cos(t * pi / 180))
     (True, False)
     >>> rounded_terms(x**2 - 4 * r * t)  # a polynomial: every rounding is undone
     False
+    >>> u = symbols("u", real=True)
+    >>> rounded_terms(1 / (exp(u) + 1))  # terms of one sign: no cancellation to fear
+    False
     """
-    top = _Copy().copy(expr)
-    order, kids = postorder([top], lambda n: n.args)
-    for n in order:
-        if not isinstance(n, _Add):
+    cp = _Copy()
+    cp.copy(expr)
+    # the sums the value is computed from (a Piecewise's conditions choose a
+    # branch: their rounding moves a threshold, it is not the value's); a sum
+    # whose terms all have one sign (exp(u) + 1) cannot cancel: its rounded
+    # terms cost a rounding each, not the bits a cancellation does
+    values = postorder([expr], lambda n: n.args[:1] if isinstance(n, ExprCondPair)
+                       else n.args)[0]
+    for n in values:
+        if not n.is_Add or all(t.is_nonnegative for t in n.args) \
+                or all(t.is_nonpositive for t in n.args):
             continue
-        stack = list(n.args)
-        while stack:
+        chain, stack = [], [cp.dd[n]]
+        while stack:  # the terms of the pairs' chain of sums
             a = stack.pop()
-            if isinstance(a, _THROUGH):
+            if isinstance(a, _Add):
                 stack.extend(a.args)
+            else:
+                chain.append(a)
+        while chain:
+            a = chain.pop()
+            if isinstance(a, _THROUGH):
+                chain.extend(a.args)
             elif isinstance(a, (_Fun, _Out)) or (
                     not isinstance(a, (_DD, Symbol)) and not a.is_number):
                 return True
