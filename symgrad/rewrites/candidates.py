@@ -96,10 +96,16 @@ _ALGEBRA: tuple[tuple[str, Callable[[Expr], Expr]], ...] = (
 )
 
 
-def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
+def candidates(expr: Expr, domain: Mapping | None = None,
+               dtype: str = "float64") -> list[Candidate]:
     """Distinct forms of ``expr``: the first is ``expr`` with the ``codegen``
     and ``safe`` rewrites applied, valid on ``domain``; the others are valid
     inside it (not necessarily at its ends: the measurement sees those).
+    ``dtype`` is the type the code will compute in: a form that keeps the
+    formula as written inside ``exp``'s range is offered for that type's
+    range (and float32's), never for a wider one (in float32, a branch kept
+    up to float64's exponent 709 is NaN past 88, where the points that
+    choose may never go).
 
     >>> from sympy import symbols, log, oo
     >>> x = symbols("x")
@@ -134,8 +140,10 @@ def candidates(expr: Expr, domain: Mapping | None = None) -> list[Candidate]:
     sums = exp_sums([base], facts)
     tries = [] if not sums else [("exp-normalized", normalized(expr, facts, together=True))]
     if sums and normalized_safe(base, facts) is None:
-        tries += [("exp-normalized past float64's range", normalized_beyond(expr, facts)),
-                  ("exp-normalized past float32's range", normalized_beyond(expr, facts, *EXP32))]
+        if dtype == "float64":
+            tries.append(("exp-normalized past float64's range", normalized_beyond(expr, facts)))
+        tries.append(("exp-normalized past float32's range",
+                      normalized_beyond(expr, facts, *EXP32)))
     if hyper != expr:
         tries.append(("hyperbolic as exp, exp-normalized", normalized(hyper, facts, together=True)))
     for how, e in tries:
