@@ -82,7 +82,11 @@ def main() -> None:
     ap.add_argument("--max", type=float, default=1e7, help="largest number of points")
     ap.add_argument("--repeat", type=int, default=7, help="rounds per size")
     ap.add_argument("--no-jax", action="store_true", help="leave JAX out")
+    ap.add_argument("--ops", action="store_true",
+                    help="only the per-operation table: NumPy beside JAX's jit at 1e6 points")
     opt = ap.parse_args()
+    if opt.ops:
+        return operations(opt.repeat)
 
     x, y = sp.symbols("x y")
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
@@ -151,6 +155,44 @@ def main() -> None:
         if jax is not None:
             r += f" {fmt(t['jax'])} | {t['symgrad'] / t['jax']:.2f} |"
         print(r + f" {err:.1e} |")
+
+
+def operations(repeat: int) -> None:
+    """Each operation of the gradient alone at 10^6 points, NumPy beside JAX's
+    jit (one thread both), and the whole gradient as JAX fuses it: where
+    JAX's time goes and where NumPy's does."""
+    if jax is None:
+        raise SystemExit("JAX is not installed")
+    rng = np.random.default_rng(0)
+    load0 = loadavg()
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
+          f"{np.__version__}  jax {jax.__version__}  one thread  10^6 points  "
+          f"load average {load0}")
+    print("| dtype | operation | NumPy ms | JAX jit ms | NumPy/JAX |")
+    print("|---|---|---|---|---|")
+    ops = {
+        "sin": (np.sin, jnp.sin), "cos": (np.cos, jnp.cos), "exp": (np.exp, jnp.exp),
+        "tanh": (np.tanh, jnp.tanh), "sqrt": (np.sqrt, jnp.sqrt),
+        "a*b": (np.multiply, jnp.multiply), "a/b": (np.divide, jnp.divide),
+        "a+b": (np.add, jnp.add), "hypot": (np.hypot, jnp.hypot),
+    }
+    binary = {"a*b", "a/b", "a+b", "hypot"}
+    for dtype in ("float64", "float32"):
+        a = rng.standard_normal(10**6).astype(dtype)
+        b = rng.standard_normal(10**6).astype(dtype)
+        a = np.abs(a)  # (sqrt)
+        ja, jb = jnp.asarray(a), jnp.asarray(b)
+        for name, (npf, jf) in ops.items():
+            jitted = jax.jit(jf)
+
+            def run_jax(*v, j=jitted):
+                return j(*v).block_until_ready()
+            two = name in binary
+            args = {"np": (a, b) if two else (a,), "jax": (ja, jb) if two else (ja,)}
+            run_jax(*args["jax"])
+            t = interleaved({"np": npf, "jax": run_jax}, args, repeat)
+            print(f"| {dtype} | {name} | {t['np'] * 1e3:.2f} | {t['jax'] * 1e3:.2f} | "
+                  f"{t['np'] / t['jax']:.2f} |")
 
 
 if __name__ == "__main__":

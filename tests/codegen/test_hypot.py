@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from symgrad import lambdify, numpy_code
-from symgrad.codegen.runtime import HYPOT_SMALL, _hypot
+from symgrad.codegen.runtime import HYPOT_SMALL, HYPOT_SMALL_32, _hypot
 
 x, y = sp.symbols("x y", real=True)
 r = sp.sqrt(x**2 + y**2)
@@ -22,9 +22,10 @@ def _ulps(a, b):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_blocks_in_range_take_the_square_root(dtype):
     rng = np.random.default_rng(5)
-    a = (rng.standard_normal(5000) * 1e3).astype(dtype)
-    b = (rng.standard_normal(5000) * rng.choice([1e-3, 1, 1e3], 5000)).astype(dtype)
-    got = lambdify([x, y], r, block=1000)(a, b)
+    n = 3 * HYPOT_SMALL_32  # blocks long enough for the test of the square in both types
+    a = (rng.standard_normal(n) * 1e3).astype(dtype)
+    b = (rng.standard_normal(n) * rng.choice([1e-3, 1, 1e3], n)).astype(dtype)
+    got = lambdify([x, y], r, block=HYPOT_SMALL_32)(a, b)
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, np.sqrt(a * a + b * b))
     assert _ulps(got, np.hypot(a, b)).max() <= 1
@@ -49,6 +50,11 @@ def test_short_blocks_take_hypot_itself():
     assert np.array_equal(_hypot(a, 4e200), np.hypot(a, 4e200))
     with np.errstate(all="raise"):
         assert _hypot(np.full(HYPOT_SMALL, 3e200), 4e200)[0] == np.hypot(3e200, 4e200)
+        assert _hypot(np.float64(3e200), np.full(HYPOT_SMALL, 4e200))[0] == np.hypot(3e200, 4e200)
+    b = np.full(HYPOT_SMALL_32 - 1, 3e30, np.float32)  # float32: np.hypot is cheaper longer
+    assert np.array_equal(_hypot(b, b), np.hypot(b, b))
+    b = np.full(HYPOT_SMALL_32, 3, np.float32)
+    assert _hypot(b, np.float32(4)).dtype == np.float32 and _hypot(b, np.float32(4))[0] == 5
 
 
 def test_numpy_code_takes_any_arguments():

@@ -51,3 +51,13 @@ def test_a_serial_pickle_runs_the_runtime_text_without_symgrad(tmp_path):
                          timeout=60, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["5.0", "12.0", "False"]
+
+
+def test_a_float64_point_takes_the_correctly_rounded_hypot():
+    import math
+
+    rng = np.random.default_rng(3)
+    for a, b in zip(rng.standard_normal(50) * 1e200, rng.standard_normal(50) * 1e199):
+        got = _hypot(np.float64(a), np.float64(b))
+        assert type(got) is np.float64 and got == math.hypot(a, b)
+    assert type(_hypot(np.float32(3), np.float32(4))) is np.float32
