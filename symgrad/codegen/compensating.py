@@ -377,7 +377,7 @@ def rounded_terms(expr: Basic) -> bool:
 COMPENSATED_NAMES = frozenset({
     "_dd_add", "_dd_mul", "_dd_div", "_dd_sqrt", "_dd_neg", "_dd_abs", "_dd_hi", "_dd_out",
     "_dd_fun", "_ddc", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
-    "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP",
+    "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DDConsts",
 })
 
 
@@ -389,12 +389,25 @@ def uses_compensated(code: str) -> bool:
 COMPENSATED_HELPERS = '''\
 # compensated(): values as unevaluated sums hi + lo of two floats of the
 # working type (error-free transformations: TwoSum, Dekker's TwoProduct).
-_DD_SPLIT = {np.dtype(np.float64): 134217729.0, np.dtype(np.float32): 4097.0,
-             np.dtype(np.float16): 65.0}
-_DD_TINY = {t: np.finfo(t).tiny * 2.0 ** (np.finfo(t).nmant + 1) for t in _DD_SPLIT}
-_DD_BIG = {t: np.finfo(t).max / s for t, s in _DD_SPLIT.items()}
-_DD_DOWN = {t: t.type(2.0 ** -(np.finfo(t).nmant // 2 + 2)) for t in _DD_SPLIT}
-_DD_UP = {t: t.type(2.0 ** (np.finfo(t).nmant // 2 + 2)) for t in _DD_SPLIT}
+class _DDConsts(dict):
+    """A constant per float type, made on first use: every type works (the
+    long double too, where compensated code runs inside widen())."""
+
+    def __init__(self, make):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, t):
+        v = self[t] = self.make(np.dtype(t))
+        return v
+
+
+# Dekker's splitting constant 2**ceil(p/2) + 1 of a type of p bits
+_DD_SPLIT = _DDConsts(lambda t: t.type(2.0 ** ((np.finfo(t).nmant + 2) // 2) + 1))
+_DD_TINY = _DDConsts(lambda t: np.finfo(t).tiny * 2.0 ** (np.finfo(t).nmant + 1))
+_DD_BIG = _DDConsts(lambda t: np.finfo(t).max / _DD_SPLIT[t])
+_DD_DOWN = _DDConsts(lambda t: t.type(2.0 ** -(np.finfo(t).nmant // 2 + 2)))
+_DD_UP = _DDConsts(lambda t: t.type(2.0 ** (np.finfo(t).nmant // 2 + 2)))
 
 
 def _dd_fin(e):

@@ -175,3 +175,13 @@ def test_rounded_terms_tells_function_values_from_exact_inputs(expr, rounded):
     from symgrad.codegen.compensating import rounded_terms
 
     assert rounded_terms(expr) is rounded
+
+
+def test_compensated_inside_widen_runs_in_the_long_double():
+    # widen() evaluates its subtree in np.longdouble: the splitting constant of
+    # TwoProduct must exist for that type too (it raised KeyError: float128)
+    from symgrad import widen
+
+    a, b, c = sp.symbols("a b c")
+    f = lambdify([a, b, c], widen(sp.log(compensated(b**2 - 4 * a * c))))
+    assert float(f(1.0, 2 + 2.0**-26, 1 + 2.0**-26)) == float(np.log(2.0**-52))
