@@ -22,6 +22,7 @@ from __future__ import annotations
 from sympy import Basic, Expr, S
 from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 
+from ..build import unevaluated
 from ..errors import SymgradError
 
 __all__ = ["NoNumpyFormError", "KernelPrinter"]
@@ -106,6 +107,16 @@ class KernelPrinter(SciPyPrinter):
         raise NoNumpyFormError("zoo (complex infinity, as from 1/0) has no NumPy value")
 
     # -- arithmetic -------------------------------------------------------
+    def _print_Add(self, expr: Expr, order: str | None = None) -> str:
+        # -a*b + c is (-a)*b + c in Python, a negation more than c - a*b, which
+        # is the same float (b + (-a) == b - a, and the terms after add to it
+        # in the same order): the first two terms are swapped
+        a = expr.args
+        if len(a) > 1 and a[0].could_extract_minus_sign() \
+                and not a[1].could_extract_minus_sign():
+            expr = unevaluated(expr, [a[1], a[0], *a[2:]])
+        return super()._print_Add(expr, order)
+
     def _print_Pow(self, expr: Expr, rational: bool = False) -> str:
         base, e = expr.args
         b = self.parenthesize(base, 60)  # tighter than ** (precedence 60)

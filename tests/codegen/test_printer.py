@@ -36,3 +36,16 @@ def test_a_long_selection_keeps_float32_in_plain_code():
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, [0.5 / 7, 151 * np.float32(150.5) / 7, np.sin(300.0)],
                                rtol=1e-6)
+
+
+def test_a_sum_starting_negative_is_printed_without_a_negation():
+    # -x*y + z is (-x)*y + z in Python: one pass more than z - x*y, the same float
+    x, y, z = sp.symbols("x y z")
+    e = sp.Add(sp.Mul(-1, x, y), z, sp.sin(z), evaluate=False)
+    src = numpy_code([x, y, z], e)
+    assert "= z - x*y + np.sin(z)" in src
+    ns: dict = {}
+    exec(src, ns)  # noqa: S102  our own generated source
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((3, 1000))
+    np.testing.assert_array_equal(ns["f"](a, b, c), (-a) * b + c + np.sin(c))
