@@ -6,10 +6,12 @@ under ``jax.jit``, against JAX's own autodiff of the same formula written in
 ``jax.numpy`` (and of the library function where JAX has one: ``jax.nn``,
 ``jax.scipy.special``); the same in PyTorch (``to_torch`` against autograd
 of the ``torch`` formula and of ``torch.nn.functional`` / ``torch.special``).
-Both exports are measured: as derived, and with ``stabilize=True`` (the
-safe forms over the domain).  Speed: the median of 7 runs of the gradient of 10^6 float64 points
-(after a warm-up that compiles), single-threaded.  Accuracy: bits lost
-against the exact derivative (symgrad's GroundTruth, arbitrary precision)
+Both exports are measured: as derived, and with ``stabilize=True``
+(``symgrad.stabilize``'s choice over the domain for each derivative order).
+Speed: the best of 9 rounds, each running every implementation of the
+formula in turn, of the gradient of 10^6 float64 points (after a warm-up
+that compiles), single-threaded.  Accuracy: bits lost against the exact
+derivative (symgrad's GroundTruth, arbitrary precision)
 at 2000 points drawn over the whole float range of the domain (max/mean).
 
 Run:  python benchmarks/bench_export.py
@@ -24,7 +26,6 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
 
 import datetime  # noqa: E402
 import platform  # noqa: E402
-import statistics  # noqa: E402
 import time  # noqa: E402
 
 import jax  # noqa: E402
@@ -62,14 +63,20 @@ CASES = [
 ]
 
 
-def _median_time(fn, reps: int = 7) -> float:
-    fn()  # warm-up (compiles)
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
+def _best_times(fns: list, rounds: int = 9) -> list[float]:
+    """The best time of each of ``fns`` over ``rounds`` rounds that run them
+    in turn (after a warm-up that compiles): on a shared machine the load
+    changes within seconds, and running the implementations one after the
+    other would give each a different share of the core."""
+    for fn in fns:
         fn()
-        ts.append(time.perf_counter() - t)
-    return statistics.median(ts)
+    ts: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for k, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            ts[k].append(time.perf_counter() - t)
+    return [min(t) for t in ts]
 
 
 def _jax_grad(f):
@@ -111,9 +118,10 @@ def run() -> list[tuple]:
                  ("PyTorch", "torch autograd", _torch_grad(tf))]
         if tlib is not None:
             impl.append(("PyTorch", f"torch {tlib.__name__}", _torch_grad(tlib)))
-        for fw, label, g in impl:
+        with np.errstate(all="ignore"):
+            times = _best_times([lambda g=g, big=big: np.asarray(g(big)) for _, _, g in impl])
+        for (fw, label, g), secs in zip(impl, times):
             with np.errstate(all="ignore"):
-                secs = _median_time(lambda g=g, big=big: np.asarray(g(big)))
                 mx, mean = _bits(g(pts.copy()), truth)
             rows.append((name, fw, label, secs * 1e3, mx, mean))
             print(f"{name:24s} {fw:8s} {label:34s} {secs * 1e3:8.1f} ms  "
@@ -125,7 +133,8 @@ def table(rows: list[tuple]) -> str:
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else "?"
     head = [f"{datetime.date.today()}, {platform.machine()}, Python {platform.python_version()}, "
             f"jax {jax.__version__}, torch {torch.__version__}, single thread, "
-            f"load average {' '.join(load)}; gradient of 10^6 float64 points (median of 7), "
+            f"load average {' '.join(load)}; gradient of 10^6 float64 points (best of 9 "
+            "rounds that run the implementations in turn), "
             "bits lost against the exact derivative at 2000 points over the domain's "
             "float range (max / mean)", "",
             "| formula | framework | gradient | ms at 10^6 | vs own autodiff | bits max | "
