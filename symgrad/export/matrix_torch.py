@@ -8,30 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..codegen.matrix import matrix_code
 from ..errors import SymgradError
-from .source import compile_source
+from .source import compile_matrix
 
 __all__ = ["matrix_to_torch"]
-
-
-def _along(op, a, axis):  # the NumPy code writes into its output; torch reduces
-    return op.reduce(a, axis=axis, keepdims=True)
-
-
-def _compile(args: list, exprs: list) -> Callable:
-    source = matrix_code(args, exprs).replace(
-        "import numpy as np\n", "from symgrad.export import torch_numpy as np\n", 1)
-    fn = compile_source(source)
-    fn.__globals__["_along"] = _along
-    return fn
 
 
 def matrix_to_torch(expr, grads: list, args: list, second: str) -> Callable:
     import torch
 
-    value = _compile(args, [expr])
-    gfn = _compile(args, grads)
+    value = compile_matrix("torch", args, [expr])
+    gfn = compile_matrix("torch", args, grads)
 
     class Gradient(torch.autograd.Function):
         @staticmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import linecache
+import re
 from collections.abc import Callable, Mapping
 
 from sympy import Basic, Symbol
@@ -24,7 +25,7 @@ from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
 from .printers import HEADERS, RESERVED, printer_for
 
-__all__ = ["require", "generate", "compile_source", "EXTRAS"]
+__all__ = ["require", "generate", "compile_source", "compile_matrix", "EXTRAS"]
 
 EXTRAS = {"jax": "jax", "torch": "torch"}
 _counter = itertools.count()
@@ -99,4 +100,30 @@ def compile_source(source: str, name: str = "f") -> Callable:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     fn = namespace[name]
     fn.source = source
+    return fn
+
+
+_NP = re.compile(r"\bnp\.")
+# how each backend's matrix code imports its NumPy stand-in
+_MATRIX_HEADERS = {"jax": "import jax.numpy as jnp\n",
+                   "torch": "from symgrad.export import torch_numpy as np\n"}
+
+
+def _along(op, a, axis):
+    """``_along`` of the NumPy matrix code writes into its output; JAX and
+    PyTorch reduce."""
+    return op.reduce(a, axis=axis, keepdims=True)
+
+
+def compile_matrix(backend: str, args: list, exprs: list) -> Callable:
+    """symgrad's matrix code (:mod:`symgrad.codegen.matrix`) of ``exprs``
+    for ``backend``: ``jax.numpy`` for NumPy, or
+    :mod:`symgrad.export.torch_numpy` standing for it over tensors."""
+    from ..codegen.matrix import matrix_code
+
+    src = matrix_code(args, exprs).replace("import numpy as np\n", _MATRIX_HEADERS[backend], 1)
+    if backend == "jax":
+        src = _NP.sub("jnp.", src)
+    fn = compile_source(src)
+    fn.__globals__["_along"] = _along
     return fn
