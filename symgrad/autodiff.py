@@ -269,6 +269,10 @@ def hessian(
     if has_matrix(syms) and ostruct.kind == "scalar" and sstruct.kind == "scalar":
         note_differentiation()  # one matrix symbol: shape W.shape + W.shape
         return matrix_hessian(outs[0], syms[0], opts)
+    if has_matrix(syms) and ostruct.kind == "scalar":  # a tree holding matrix symbols
+        note_differentiation()  # blocks ∂²/∂sᵢ∂sⱼ of shape sᵢ.shape + sⱼ.shape, as JAX nests
+        g = matrix_vjp([as_scalar(outs[0], "hessian")], syms, [S.One], opts)
+        return tree_jacobian(g, sstruct, syms, sstruct, opts)
     _scalars(outs, "hessian", "expressions")
     note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":

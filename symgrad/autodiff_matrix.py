@@ -86,6 +86,9 @@ def _entries(v: Expr) -> list:
         m, n = v.shape
         return [v[i, j] for i, j in product(range(m), range(n))]
     if getattr(v, "is_Matrix", False):
+        order, _ = postorder([v], lambda n: () if isinstance(n, MatrixSymbol) else n.args)
+        if not any(isinstance(n, MatrixSymbol) for n in order):  # constant: its numbers
+            return list(v.as_explicit())
         m, n = v.shape
         return [MatrixElement(v, i, j) for i, j in product(range(m), range(n))]
     return [v]
