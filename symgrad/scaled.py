@@ -46,7 +46,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or
 
 from .graph import postorder
-from .widen import FloatMarker
+from .widen import FloatMarker, widen
 
 __all__ = ["scaled", "homogeneity", "degrees", "has_scaled"]
 
@@ -62,7 +62,9 @@ class scaled(FloatMarker):  # noqa: N801  (reads like widen)
 
     Mathematically the identity (proofs and the ground truth see ``u``;
     its derivative is ``u``'s).  A number is itself; a Matrix or list is
-    scaled entry by entry.
+    scaled entry by entry; ``scaled(compensated(u))`` computes ``u`` in
+    pairs of floats over the scaled inputs (both classes at once: an
+    intermediate past the range, and a cancellation).
 
     >>> from sympy import symbols, sqrt
     >>> from symgrad import lambdify
@@ -81,11 +83,11 @@ class scaled(FloatMarker):  # noqa: N801  (reads like widen)
     def eval(cls, u):
         if u.is_Number or isinstance(u, scaled):
             return u
-        if isinstance(u, FloatMarker):
+        if isinstance(u, widen):
             from .errors import SymgradError
 
-            raise SymgradError(f"scaled({u}): scale the formula inside {type(u).__name__}(...) "
-                               "instead (scaled takes a formula without markers)")
+            raise SymgradError(f"scaled({u}): scale the formula inside widen(...) instead "
+                               "(a wider type has its own exponent range)")
         if not isinstance(u, Basic) or not u.free_symbols:
             return None
         if homogeneity(u) is None:

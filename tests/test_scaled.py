@@ -75,3 +75,27 @@ def test_stabilize_scales_where_a_product_overflows():
                   widen=False, explain=True)
     assert "scaled" in r.how
     assert r.choices[0].after[0] <= 3
+
+
+def test_scaled_pairs_fix_overflow_and_cancellation_at_once():
+    # the quadratic's root over all floats: b*b overflows (b = 1e200), and b*b
+    # nearly equals 4ac with a tiny, c huge: pairs of floats over scaled inputs
+    import mpmath
+    from sympy import Piecewise
+
+    from symgrad import compensated
+
+    disc = sqrt(b**2 - 4*a*c)
+    root = Piecewise((-2*c / (b + disc), b > 0), ((-b + disc) / (2*a), True))
+    pts = [(1.0, 1e200, 1.0), (1.79321564e-295, -3.13614624e+005, 1.37119778e+305)]
+    with mpmath.workprec(2000):
+        truth = []
+        for av, bv, cv in pts:
+            A, B, C = map(mpmath.mpf, (av, bv, cv))
+            d = mpmath.sqrt(B * B - 4 * A * C)
+            truth.append(float(-2 * C / (B + d) if B > 0 else (-B + d) / (2 * A)))
+    cols = [np.array(col) for col in zip(*pts)]
+    both = lambdify([a, b, c], scaled(compensated(root)))(*cols)
+    assert np.allclose(both, truth, rtol=4e-16, atol=0)
+    only_scaled = lambdify([a, b, c], scaled(root))(*cols)
+    assert not np.isclose(only_scaled[1], truth[1], rtol=1e-14, atol=0)  # 13 bits cancel

@@ -175,6 +175,12 @@ def _partials(node: Basic) -> list | None:
     return out
 
 
+def _opaque(n: Basic) -> bool:
+    """A code-only input of another pass (``scaled``'s input divided by a
+    power of two): a plain float of the working type, not looked into."""
+    return getattr(n, "_symgrad_input", False)
+
+
 class _Copy:
     """The compensated copy of subtrees, memoized over one program."""
 
@@ -215,8 +221,8 @@ class _Copy:
         return out
 
     def copy(self, top: Basic) -> Basic:
-        sub, kids = postorder([top], lambda n: () if n in self.dd else n.args)
-        syms = [n for n in sub if isinstance(n, Symbol)]
+        sub, kids = postorder([top], lambda n: () if n in self.dd or _opaque(n) else n.args)
+        syms = [n for n in sub if isinstance(n, Symbol) or _opaque(n)]
         like = syms[0] if syms else None
         for n in sub:
             if n in self.dd:
@@ -225,7 +231,7 @@ class _Copy:
         return self.dd[top]
 
     def _node(self, n: Basic, kids: tuple, like: Symbol | None) -> Basic:
-        if isinstance(n, Symbol):
+        if isinstance(n, Symbol) or _opaque(n):
             return n
         if not kids or (n.is_number and isinstance(n, Expr)):
             return self.const(n, like) if isinstance(n, Expr) and n.is_number else n

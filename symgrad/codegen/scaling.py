@@ -19,7 +19,9 @@ avoided, when they leave none), and rounded to a multiple of ``q`` (even,
 and a multiple of ``d``'s denominator: ``d*k`` is an integer and a square
 root of a scaled value is scaled by a power of two).  The generated
 module defines the helpers (:data:`SCALE_HELPERS`).  A ``scaled`` inside
-a scaled subtree is dropped.
+a scaled subtree is dropped; a ``compensated`` one is computed in pairs
+over the scaled inputs (this pass runs first: to the compensating pass a
+scaled input is an input).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from sympy import Abs, Add, Basic, Float, Function, Integer, Max, Min, Mul, Piec
 from ..graph import postorder
 from ..lowering import rebuild
 from ..scaled import degrees, homogeneity, scaled
-from ..widen import FloatMarker
+from ..widen import widen
 
 __all__ = ["scaling", "SCALE_HELPERS", "SCALE_NAMES", "uses_scaling"]
 
@@ -66,9 +68,10 @@ class _Largest(_Call):
 
 
 class _Down(Function):
-    """An input divided by 2**k (codegen only)."""
+    """An input divided by 2**k (codegen only; to compensating, an input)."""
 
     nargs = 2
+    _symgrad_input = True
 
     def _numpycode(self, printer) -> str:
         v, k = (printer._print(a) for a in self.args)
@@ -111,8 +114,7 @@ def _scaled_code(u: Basic) -> Basic:
     sub, sub_kids = postorder([u], lambda n: n.args)
     d = homogeneity(u)
     leaves = sorted((s for s in sub if isinstance(s, Symbol)), key=str)
-    if d is None or not leaves or any(isinstance(n, FloatMarker) and not isinstance(n, scaled)
-                                      for n in sub):
+    if d is None or not leaves or any(isinstance(n, widen) for n in sub):
         return u  # nothing to scale (scaled() refuses the rest when built)
     deg = degrees(u)
     est = _estimates(sub, sub_kids)

@@ -426,6 +426,11 @@ class _Search:
             # exponent range, b*b in the quadratic formula), kept as above
             self._more(cands, errs, ranked, scaled, "scaled")
             ranked = self._ranked(cands, errs, ref)
+        if not _accurate(errs, ranked):
+            # both at once: pairs of floats over scaled inputs (the quadratic
+            # formula where b*b overflows and where b*b - 4ac cancels)
+            self._more(cands, errs, ranked, _scaled_pairs, "compensated, scaled")
+            ranked = self._ranked(cands, errs, ref)
         partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
         if (partial or not _accurate(errs, ranked)) and self.widen and not cheap:
@@ -460,7 +465,7 @@ class _Search:
         plain = [i for i in ranked if not isinstance(cands[i].expr, FloatMarker)]
         # (scaling is cheap, and which form scales well is not the best plain one:
         # a branch that divides by an input that underflows when scaled)
-        todo = plain[:_WIDENED * (3 if marker is scaled else 1)] or [0]
+        todo = plain[:_WIDENED * (3 if marker in (scaled, _scaled_pairs) else 1)] or [0]
         # where the best is NaN or inf at a point whose value is finite, the form
         # with the fewest such points too, admissible or not (the normalized
         # gradient of logsumexp: finite everywhere, 3.8 bits where its source
@@ -469,8 +474,14 @@ class _Search:
                  and _nonfinite(errs[i], self.fmt) < bad]
         if bad and fewer:
             todo.append(min(fewer, key=lambda i: (_nonfinite(errs[i], self.fmt), _max(errs[i]))))
+        if marker in (scaled, _scaled_pairs):
+            # scaled: any plain form, admissible or not (a form whose branch overflows
+            # may be the one that scales well), fewest NaN/inf first
+            todo += sorted((i for i in range(len(cands))
+                            if not isinstance(cands[i].expr, FloatMarker)),
+                           key=lambda i: (_nonfinite(errs[i], self.fmt), _mean(errs[i])))[:8]
         for i in dict.fromkeys(todo):
-            if marker is scaled and homogeneity(cands[i].expr) is None:
+            if marker in (scaled, _scaled_pairs) and homogeneity(cands[i].expr) is None:
                 continue  # scaling its inputs would change its value
             c = Candidate(marker(cands[i].expr), f"{cands[i].how}, {label}")
             if c.expr == cands[i].expr:
@@ -616,6 +627,11 @@ class _TruthCache:
         vals = np.array([self.seen[k][0] for k in keys], dtype=float)
         ok = np.array([self.seen[k][1] for k in keys], dtype=bool)
         return vals, ok
+
+
+def _scaled_pairs(e: Expr) -> Expr:
+    """``e`` computed in pairs of floats over inputs scaled by a power of two."""
+    return scaled(compensated(e))
 
 
 def _accurate(errs: list[np.ndarray], ranked: list) -> bool:
