@@ -115,7 +115,7 @@ class CustomGradient:
 
     def __call__(self, *args: object) -> object:
         if has_matrix_argument(args):  # whole matrices: one node, a matrix-level rule
-            return matrix_call(self.fun, self.name, self._matrix_traces, args)
+            return matrix_call(self.name, self._matrix_traces, args, self._trace)
         flat, structs = flatten_args(args, self.name)
         shape_key, dummies, shaped = self.traces.inputs(structs)
         got = self.fun(*shaped)
@@ -132,6 +132,15 @@ class CustomGradient:
             t = self.traces.templates[key] = self._template(dummies, structs, outs, out_struct,
                                                             grad_fn)
         return t.call(flat)
+
+    def _trace(self, dummies: list) -> tuple:
+        got = self.fun(*dummies)
+        if not (isinstance(got, tuple) and len(got) == 2 and callable(got[1])):
+            raise SymgradError(
+                f"custom_gradient function {self.name!r} must return (outputs, grad_fn), "
+                f"got {got!r}"
+            )
+        return got[0], got[1], None, state_key(got[1])
 
     def _template(self, dummies, structs, outs, out_struct, grad_fn) -> Template:
         captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)

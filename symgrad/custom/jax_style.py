@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable, Hashable, Sequence
 
 from sympy import Basic, S
+from sympy.core.sympify import _sympify
 
 from ..errors import RuleError, SymgradError, describe
 from ..shapes import Struct, flatten_exprs
@@ -24,7 +25,8 @@ from .base import (
     node_name_of,
     note,
 )
-from .traces import TraceDummy, Traces
+from .matrix import has_matrix_argument, matrix_call
+from .traces import TraceDummy, Traces, state_key
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -39,6 +41,7 @@ class _Custom:
         self.name = node_name_of(fun)
         self.nondiff_argnums = tuple(sorted(set(nondiff_argnums)))
         self.traces = Traces(self.name)
+        self._matrix_traces: dict = {}
         functools.update_wrapper(self, fun)
 
     def _split(self, args: tuple) -> tuple[tuple, list]:
@@ -60,6 +63,12 @@ class _Custom:
 
     def __call__(self, *args: object) -> object:
         self._check_defined()
+        if has_matrix_argument(args):  # whole matrices: one node, a matrix-level rule
+            if self.nondiff_argnums:
+                raise SymgradError(f"{self.kind} {self.name!r}: nondiff_argnums are not "
+                                   "supported over matrix formulas; close over the value")
+            return matrix_call(self.name, self._matrix_traces, args, self._matrix_trace,
+                               self.kind)
         nondiff, diff = self._split(args)
         flat, structs = flatten_args(diff, self.name)
         shape_key, dummies, shaped = self.traces.inputs(structs)
@@ -177,6 +186,7 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.jvp_rule: Callable | None = None
+        self._jvps: tuple | None = None
 
     def defjvp(self, jvp: Callable) -> Callable:
         """Set the rule ``jvp(primals, tangents) -> (primal_out, tangent_out)``
@@ -184,7 +194,9 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         if not callable(jvp):
             raise TypeError(f"custom_jvp {self.name!r}: defjvp takes a function, not {jvp!r}")
         self.jvp_rule = jvp
+        self._jvps = None
         self.traces.clear()
+        self._matrix_traces.clear()
         return jvp
 
     def defjvps(self, *jvps: Callable | None) -> None:
@@ -214,6 +226,7 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
                 raise TypeError(f"custom_jvp {self.name!r}: defjvps argument {i} is {j!r}, "
                                 "not a function or None")
         self.defjvp(functools.partial(_sum_of_jvps, self, jvps))
+        self._jvps = jvps
 
     def _check_defined(self) -> None:
         if self.jvp_rule is None:
@@ -223,6 +236,19 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
 
     def _rule(self, t, nondiff, structs, shaped):
         return _JVPRule(t, self, nondiff, structs, shaped)
+
+    def _matrix_trace(self, dummies: list) -> tuple:
+        rule, jvps = self.jvp_rule, self._jvps
+
+        def jvp(tans: list):
+            if jvps is None:
+                return rule(tuple(dummies), tuple(tans))[1]
+            ans = self.fun(*dummies)
+            from ..matrices.rules import madd
+
+            parts = [j(g, ans, *dummies) for j, g in zip(jvps, tans) if j is not None]
+            return madd(*parts) if parts and _sympify(parts[0]).is_Matrix else sum(parts)
+        return self.fun(*dummies), None, jvp, state_key((rule, jvps))
 
 
 def _sum_of_jvps(owner: custom_jvp, jvps: tuple, primals: tuple, tangents: tuple) -> tuple:
@@ -352,6 +378,7 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
             raise TypeError(f"custom_vjp {self.name!r}: defvjp takes two functions")
         self.fwd, self.bwd = fwd, bwd
         self.traces.clear()
+        self._matrix_traces.clear()
 
     def _check_defined(self) -> None:
         if self.fwd is None:
@@ -362,5 +389,12 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
 
     def _rule(self, t, nondiff, structs, shaped):
         return _VJPRule(t, self, nondiff, structs, shaped)
+
+    def _matrix_trace(self, dummies: list) -> tuple:
+        fwd, bwd = self.fwd, self.bwd
+
+        def vjp(g):
+            return bwd(fwd(*dummies)[1], g)
+        return self.fun(*dummies), vjp, None, state_key((fwd, bwd))
 
 

@@ -1,4 +1,5 @@
-"""``custom_gradient`` over whole matrices: a function of matrix formulas
+"""``custom_gradient``, ``custom_vjp`` and ``custom_jvp`` over whole
+matrices: a function of matrix formulas
 (``MatrixSymbol`` arguments, products, ...) that returns a matrix formula
 or a scalar, with a ``grad_fn`` that takes the output's cotangent as a
 matrix (of the output's shape) and returns one cotangent per argument, each
@@ -9,21 +10,33 @@ is one node (a ``MatrixExpr`` of the output's shape, or a scalar ``Expr``)
 over the arguments.  Its matrix-level rule calls ``grad_fn`` once per trace
 with a cotangent dummy and substitutes the arguments and the cotangent into
 its answer, so the gradient stays a matrix formula.  Code, ``doit`` and the
-stability checks see the forward formula.  As in TensorFlow, ``grad_fn``
-serves reverse mode (grad, vjp); forward mode through it is a clear error.
+stability checks see the forward formula.  A VJP rule (``grad_fn``, ``bwd``)
+serves forward mode too, and a JVP rule (``custom_jvp``: ``defjvp``,
+``defjvps``) reverse mode: the rule is linear, so its transpose is symgrad's
+own reverse (or forward) mode over the rule's formula, by the dummy
+tangents (or cotangent); a rule that is not linear is a clear error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from sympy import Basic, Dummy, Expr, ImmutableMatrix, MatrixBase, MatrixExpr, MatrixSymbol
+from sympy import (
+    Basic,
+    Dummy,
+    Expr,
+    ImmutableMatrix,
+    MatrixBase,
+    MatrixExpr,
+    MatrixSymbol,
+    S,
+    ZeroMatrix,
+)
 from sympy.core.sympify import _sympify
 
-from ..errors import RuleError, SymgradError, describe
+from ..errors import RuleError, SymgradError
 from ..graph import postorder
 from ..matrices.rules import MatrixRule
-from .traces import state_key
 
 __all__ = ["has_matrix_argument", "matrix_call", "CustomMatrixNode", "CustomScalarNode"]
 
@@ -99,49 +112,106 @@ class CustomScalarNode(_Call, Expr):
 
 class MatrixTemplate:
     """One trace: the argument dummies, the forward formula over them, the
-    cotangent dummy, ``grad_fn``'s answers (asked once) and the node class."""
+    cotangent and tangent dummies, the rule's answers (asked once) and the
+    node class.  ``vjp(ct)`` gives one cotangent per argument, ``jvp(ts)``
+    the output's tangent; one of the two is given, the other is its
+    transpose."""
 
-    def __init__(self, name: str, in_dummies: list, out: Basic, grad_fn: Callable) -> None:
+    def __init__(self, name: str, in_dummies: list, out: Basic, vjp: Callable | None,
+                 jvp: Callable | None = None, who: str = "custom_gradient") -> None:
         self.name = name
+        self.who = f"the rule of {who} {name!r}"
         self.in_dummies = in_dummies
         self.out = out
-        self.grad_fn = grad_fn
+        self.vjp_fn, self.jvp_fn = vjp, jvp
         self.ct = (MatrixSymbol(f"_{name}_ct", *out.shape) if _is_mat(out)
                    else Dummy(f"{name}_ct", real=True))
+        self.tans = [_dummy_like(d, f"{name}_t", i) for i, d in enumerate(in_dummies)]
         base = CustomMatrixNode if _is_mat(out) else CustomScalarNode
         self.cls = type(name, (base,), {"_symgrad_template": self})
         self.rule = CustomMatrixRule(self)
         self._answers: tuple | None = None
+        self._tangent: Basic | None = None
 
     def answers(self) -> tuple:
+        """The cotangent of each argument, in the dummies and ``ct``."""
         if self._answers is None:
-            self._answers = self._ask()
+            if self.vjp_fn is not None:
+                self._answers = self._ask()
+            else:  # the JVP rule transposed: reverse mode over it by the tangents
+                got = _transpose(_pair(self.tangent(), self.ct), self.tans)
+                self._answers = tuple(_linear(g, self.tans, self.who, "tangents") for g in got)
         return self._answers
 
+    def tangent(self) -> Basic:
+        """The output's tangent, in the dummies and ``tans``."""
+        if self._tangent is None:
+            if self.jvp_fn is not None:
+                t = _checked(self.jvp_fn(self.tans), self.out, self.who, "the output")
+            else:  # the VJP rule transposed: reverse mode over it by the cotangent
+                terms = [_pair(a, d) for a, d in zip(self.answers(), self.tans) if a is not None]
+                t = _transpose(sum(terms[1:], terms[0]) if terms else S.Zero, [self.ct])[0]
+                t = _linear(t, [self.ct], self.who, "cotangent")
+            self._tangent = _zero_like(self.out) if t is None else t
+        return self._tangent
+
     def _ask(self) -> tuple:
-        who = f"the grad_fn of custom_gradient {self.name!r}"
-        got = self.grad_fn(self.ct)
+        got = self.vjp_fn(self.ct)
         n = len(self.in_dummies)
         if n == 1 and not isinstance(got, (tuple, list)):
             got = (got,)
         if not isinstance(got, (tuple, list)) or len(got) != n:
             k = len(got) if isinstance(got, (tuple, list)) else 1
-            raise RuleError(f"{who} returned {k} cotangents for {n} arguments; return one per "
-                            "argument, each of that argument's shape (None for no gradient)")
-        out = []
-        for i, (g, d) in enumerate(zip(got, self.in_dummies)):
-            if g is None:
-                out.append(None)
-                continue
-            g = _sympify(g)
-            if isinstance(g, MatrixBase):
-                g = ImmutableMatrix(g)
-            if _shape(g) != _shape(d):
-                want = f"a matrix of shape {_shape(d)}" if _shape(d) else "a scalar"
-                raise RuleError(f"{who} returned {g} (shape {_shape(g) or 'scalar'}) for argument "
-                                f"{i}, which is {want}; return {want}, or None for no gradient")
-            out.append(g)
-        return tuple(out)
+            raise RuleError(f"{self.who} returned {k} cotangents for {n} arguments; return one "
+                            "per argument, each of that argument's shape (None for no gradient)")
+        return tuple(None if g is None else _checked(g, d, self.who, f"argument {i}")
+                     for i, (g, d) in enumerate(zip(got, self.in_dummies)))
+
+
+def _checked(g: object, like: Basic, who: str, what: str) -> Basic:
+    """``g`` as a formula of ``like``'s shape, or a clear error."""
+    g = _sympify(g)
+    if isinstance(g, MatrixBase):
+        g = ImmutableMatrix(g)
+    if _shape(g) != _shape(like):
+        want = f"a matrix of shape {_shape(like)}" if _shape(like) else "a scalar"
+        raise RuleError(f"{who} returned {g} (shape {_shape(g) or 'scalar'}) for {what}, "
+                        f"which is {want}; return {want}, or None for no gradient")
+    return g
+
+
+def _zero_like(e: Basic) -> Basic:
+    return ZeroMatrix(*e.shape) if _is_mat(e) else S.Zero
+
+
+def _pair(a: Basic, b: Basic) -> Basic:
+    """⟨a, b⟩: the sum of the entrywise product (a product for scalars)."""
+    from ..matrices.rules import hadamard, rsum
+
+    return rsum(hadamard(a, b), None) if _is_mat(a) else a * b
+
+
+def _transpose(scalar: Basic, by: list) -> list:
+    """The gradient of ``scalar`` (linear in ``by``) by each of ``by``."""
+    from ..autodiff_matrix import matrix_vjp
+    from ..rules import Opts
+
+    if scalar == 0:
+        return [None] * len(by)
+    got = matrix_vjp([scalar], list(by), [S.One], Opts())
+    return [None if g == 0 or isinstance(g, ZeroMatrix) else g for g in got]
+
+
+def _linear(g: Basic | None, dummies: list, who: str, what: str) -> Basic | None:
+    """``g``, or a clear error if it still holds one of ``dummies`` (the
+    rule was not linear in its {what})."""
+    if g is None:
+        return None
+    order, _ = postorder([g], lambda n: () if isinstance(n, MatrixSymbol) else n.args)
+    if any(n in set(dummies) for n in order):
+        raise RuleError(f"{who} is not linear in its {what}, so it cannot serve the other "
+                        "mode; write it linear in them (a derivative is)")
+    return g
 
 
 class CustomMatrixRule(MatrixRule):
@@ -155,19 +225,48 @@ class CustomMatrixRule(MatrixRule):
     def inputs(self, node: Basic) -> tuple:
         return node.args
 
-    def vjp(self, node, ct, needed, opts):
+    def _subs(self, node: Basic, extra: dict) -> dict:
         t = self.template
         m = dict(zip(t.in_dummies, node.args))
-        m[t.ct] = ct
-        return tuple(None if (a is None or not k) else a.xreplace(m)
+        m.update(extra)
+        return m
+
+    def vjp(self, node, ct, needed, opts):
+        t = self.template
+        m = self._subs(node, {t.ct: ct})
+        return tuple(None if (a is None or not k) else _fold(a.xreplace(m))
                      for a, k in zip(t.answers(), needed))
 
     def jvp(self, node, tangents, opts):
-        raise RuleError(
-            f"custom_gradient {self.template.name!r} over matrices ({describe(node)}) gives a "
-            "reverse-mode rule (grad, vjp) only, as TensorFlow's does; forward mode (jvp, a "
-            "jacobian by a scalar, hessian) through it is not supported"
-        )
+        t = self.template
+        ts = {d: (_zero_like(a) if tg is None else tg)
+              for d, a, tg in zip(t.tans, node.args, tangents)}
+        return _fold(t.tangent().xreplace(self._subs(node, ts)))
+
+
+def _fold(e: Basic) -> Basic:
+    """``e`` after a substitution, its products, sums and entrywise products
+    rebuilt as the matrix rules build them (a zero tangent or a unit
+    cotangent folded away: ``W*0`` is 0, ``1*G`` is G)."""
+    from sympy import HadamardProduct, MatAdd, MatMul, Transpose
+
+    from ..matrices.rules import T, hadamard, madd, mul
+
+    build = {MatMul: lambda a: mul(*a), MatAdd: lambda a: madd(*a) or ZeroMatrix(*e.shape),
+             HadamardProduct: lambda a: hadamard(*a), Transpose: lambda a: T(a[0])}
+    order, _ = postorder([e], lambda n: () if isinstance(n, MatrixSymbol) else n.args)
+    new: dict = {}
+    for n in order:
+        if not n.args or isinstance(n, MatrixSymbol):
+            continue
+        args = [new.get(a, a) for a in n.args]
+        make = build.get(type(n))
+        if make is not None and (args != list(n.args) or any(
+                isinstance(a, ZeroMatrix) or a == 1 for a in args)):
+            new[n] = make(args)
+        elif args != list(n.args):
+            new[n] = n.func(*args)
+    return new.get(e, e)
 
 
 def _matrix_symbols(e: Basic) -> set:
@@ -196,35 +295,33 @@ def _captured(out: Basic, dummies: list) -> list:
     return out
 
 
-def matrix_call(fun: Callable, name: str, cache: dict, args: Sequence[object]) -> Basic:
-    """``fun(*args)`` for a custom_gradient function called on matrix
-    formulas (see the module)."""
+def matrix_call(name: str, cache: dict, args: Sequence[object], trace: Callable,
+                who: str = "custom_gradient") -> Basic:
+    """The call of a custom function on matrix formulas (see the module):
+    ``trace(dummies)`` gives ``(output, vjp or None, jvp or None, key)``,
+    ``key`` what the rules' behaviour depends on."""
     args = [_sympify(a) for a in args]
     args = [ImmutableMatrix(a) if isinstance(a, MatrixBase) else a for a in args]
     shapes = tuple(_shape(a) for a in args)
     dummies = cache.setdefault(("dummies", shapes),
                                [_dummy_like(a, name, i) for i, a in enumerate(args)])
-    got = fun(*dummies)
-    if not (isinstance(got, tuple) and len(got) == 2 and callable(got[1])):
-        raise SymgradError(f"custom_gradient function {name!r} must return (outputs, grad_fn), "
-                           f"got {got!r}")
-    out, grad_fn = got
+    out, vjp, jvp, state = trace(dummies)
     if isinstance(out, (tuple, list, dict)):
-        raise SymgradError(f"custom_gradient function {name!r}: over matrix formulas it returns "
-                           "one matrix formula or one scalar; return a tuple of outputs only "
-                           "for explicit Matrices of symbols")
+        raise SymgradError(f"{who} {name!r}: over matrix formulas it returns one matrix "
+                           "formula or one scalar; return a tuple of outputs only for "
+                           "explicit Matrices of symbols")
     out = _sympify(out)
     if isinstance(out, MatrixBase):
         out = ImmutableMatrix(out)
     extra = _captured(out, dummies)
     if extra:
         raise SymgradError(
-            f"custom_gradient function {name!r} over matrices uses {extra[0]}, which is not "
-            "one of its arguments; pass every symbol and matrix symbol it depends on as an "
-            "argument (its grad_fn then returns a cotangent for it)"
+            f"{who} {name!r} over matrices uses {extra[0]}, which is not one of its "
+            "arguments; pass every symbol and matrix symbol it depends on as an argument "
+            "(its rule then gives a cotangent for it)"
         )
-    key = (shapes, out, state_key(grad_fn))
+    key = (shapes, out, state)
     t = cache.get(key)
     if t is None:
-        t = cache[key] = MatrixTemplate(name, dummies, out, grad_fn)
+        t = cache[key] = MatrixTemplate(name, dummies, out, vjp, jvp, who)
     return t.cls(*args)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sympy import Determinant, Identity, MatrixSymbol, floor, log, tanh
+from sympy import Determinant, Identity, MatrixSymbol, floor, hadamard_product, log, tanh
 
 import symgrad
 from symgrad import grad
@@ -83,5 +83,58 @@ def test_clear_errors():
         return M * x, lambda g: g * x.T
     with pytest.raises(SymgradError, match="x, which is not one of its arguments"):
         captures(W)
-    with pytest.raises(RuleError, match="reverse-mode"):
-        symgrad.jvp(symgrad.sum(matvec(W, x)), [W, x], [W, x])
+
+
+@symgrad.custom_vjp
+def vmatvec(W, x):
+    return W * x
+
+
+vmatvec.defvjp(lambda W, x: (vmatvec(W, x), (W, x)), lambda res, g: (g * res[1].T, res[0].T * g))
+
+
+@symgrad.custom_jvp
+def jmatvec(W, x):
+    return W * x
+
+
+jmatvec.defjvps(lambda g, ans, W, x: g * x, lambda g, ans, W, x: W * g)
+
+
+@symgrad.custom_jvp
+def jlogdet(A):
+    return log(Determinant(A))
+
+
+@jlogdet.defjvp
+def _jlogdet_jvp(primals, tangents):
+    (M,), (T,) = primals, tangents
+    return jlogdet(M), symgrad.sum(hadamard_product(M.I.T, T))
+
+
+@pytest.mark.parametrize("f", [vmatvec, jmatvec, matvec], ids=["custom_vjp", "defjvps", "cg"])
+def test_custom_vjp_and_jvp_over_matrices_both_modes(f):
+    # a VJP rule serves forward mode and a JVP rule reverse mode, by transposing
+    # the linear rule with symgrad's own reverse/forward mode over it
+    loss = symgrad.sum(symgrad.elementwise(tanh, f(W, x)))
+    gW, gx = grad(loss, [W, x])
+    check_grad(loss, gW, W, [W, x], seed=4)
+    check_grad(loss, gx, x, [W, x], seed=5)
+    T = MatrixSymbol("T", 3, 2)
+    assert symgrad.jvp(f(W, x), W, T) == T * x  # forward mode, zero tangent of x folded
+
+
+def test_custom_jvp_of_a_scalar_over_a_matrix():
+    B = A + 3 * Identity(2)
+    loss = 2 * jlogdet(B)
+    check_grad(loss, grad(loss, A), A, [A], seed=6)
+    assert str(grad(jlogdet(A), A)) == "A.T**(-1)"
+
+
+def test_a_rule_that_is_not_linear_is_refused_in_the_other_mode():
+    @symgrad.custom_jvp
+    def sq(M):
+        return hadamard_product(M, M)
+    sq.defjvps(lambda g, ans, M: hadamard_product(g, g))  # not linear in g
+    with pytest.raises(RuleError, match="not linear"):
+        grad(symgrad.sum(sq(W)), W)
