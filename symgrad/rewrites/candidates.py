@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from sympy import (
+    Abs,
     Add,
     Basic,
     Expr,
@@ -38,9 +39,11 @@ from sympy import (
     Symbol,
     cancel,
     collect,
+    expand,
     expand_mul,
     factor,
     series,
+    sign,
     together,
 )
 
@@ -169,11 +172,51 @@ def candidates(expr: Expr, domain: Mapping | None = None,
             n = normalized(t, facts, together=True)
             if n is not None:
                 add(apply_rewrites([n], after(_SAFE), facts)[0], f"{name}, exp-normalized")
+    sym = _symmetric(expr)
+    if sym is not None:
+        add(apply_rewrites([sym[0]], _SAFE, facts)[0], sym[1])
     for c in list(out):
         add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
         if count_ops([c.expr]) <= ALGEBRA_OPS and c.expr.has(Piecewise):
             add(into_branches([c.expr])[0], f"{c.how}, factors into branches")
     return out
+
+
+def _symmetric(expr: Expr) -> tuple[Expr, str] | None:
+    """For a formula of one variable ``x`` that is even (``f(-x) = f(x)``)
+    or odd (proved: ``f(-x) ∓ f(x)`` over a common denominator expands to
+    0, after a numeric screen at five points),
+    ``f(-|x|)`` or ``-sign(x)*f(-|x|)``: one branch for both signs, where
+    the formula's accurate form on one side is the other side's too (the
+    sigmoid's derivative ``e**x/(1 + e**x)**2`` with ``e**-|x|``: one
+    ``exp``, no overflow), else None."""
+    free = expr.free_symbols
+    if len(free) != 1 or count_ops([expr]) > ALGEBRA_OPS:
+        return None
+    x = next(iter(free))
+    if x.is_nonnegative or x.is_nonpositive:
+        return None
+    mirror = expr.xreplace({x: -x})
+    kind = None
+    for sign_, name in ((1, "even"), (-1, "odd")):
+        diff = mirror - sign_ * expr
+        try:
+            vals = [complex(diff.evalf(30, subs={x: v})) for v in (0.37, 1.9, 3.3, 0.81, 2.6)]
+        except (TypeError, ValueError):
+            return None
+        if all(abs(v) < 1e-20 for v in vals):
+            try:  # proved: the numerator over a common denominator expands to 0
+                if expand(together(diff).as_numer_denom()[0]) == 0:
+                    kind = name
+            except Exception:  # noqa: BLE001  (SymPy gives up: not proved)
+                pass
+            break
+    if kind is None:
+        return None
+    folded = expr.xreplace({x: -Abs(x)})
+    if kind == "even":
+        return folded, "even: f(-|x|)"
+    return -sign(x) * folded, "odd: -sign(x)*f(-|x|)"
 
 
 def taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:

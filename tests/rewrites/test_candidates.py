@@ -74,3 +74,22 @@ def test_exp_range_forms_are_offered_for_the_dtype_only():
         assert "exp-normalized past float64's range" in f64
         assert "exp-normalized past float32's range" in f64 | f32
         assert "exp-normalized past float64's range" not in f32
+
+
+def test_even_and_odd_formulas_of_one_variable_fold_to_one_sign():
+    # f(-|x|) for an even f, -sign(x)*f(-|x|) for an odd one; proved, not assumed
+    import numpy as np
+    from sympy import Abs, exp, lambdify, symbols
+
+    from symgrad.rewrites.candidates import _symmetric
+
+    x = symbols("x", real=True)
+    d_sigmoid = exp(x) / (1 + exp(x)) ** 2  # even
+    tanh_exp = (exp(x) - exp(-x)) / (exp(x) + exp(-x))  # odd
+    assert _symmetric(d_sigmoid) == (exp(-Abs(x)) / (1 + exp(-Abs(x))) ** 2, "even: f(-|x|)")
+    odd = _symmetric(tanh_exp)
+    assert odd[1].startswith("odd")
+    xs = np.array([-3.0, -0.5, 0.0, 0.25, 2.0])
+    assert np.allclose(lambdify(x, odd[0])(xs), np.tanh(xs), rtol=1e-15, atol=0)
+    assert _symmetric(exp(x) - 1) is None  # neither
+    assert _symmetric(exp(x) * x) is None
