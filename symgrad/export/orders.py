@@ -12,10 +12,11 @@ With ``stabilize=True`` those forms are :func:`symgrad.stabilize`'s
 measured choice over the domain for each order's formulas (value,
 gradient, Hessian ... each chosen for itself), kept to float forms
 (``widen=False``: neither framework has a type wider than float64 on every
-device).  A ``compensated(u)`` that stabilize may still choose (its code
-branches on the data, which ``jax.jit`` cannot trace) is emitted as ``u``,
-the plain float form, with a :class:`ExportWarning` naming the order and the
-output; symgrad's NumPy code of the same formula computes the pairs.
+device).  A ``scaled(u)`` is emitted (``ldexp`` in both frameworks); a
+``compensated(u)`` that stabilize may still choose (its code branches on the
+data, which ``jax.jit`` cannot trace) is emitted as ``u``, the plain float
+form, with a :class:`ExportWarning` naming the order and the output;
+symgrad's NumPy code of the same formula computes the pairs.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from sympy import S, oo
 
 from ..autodiff import jacobian
 from ..graph import postorder
-from ..widen import FloatMarker
 from .source import compile_source, generate
 
 __all__ = ["Order", "ExportWarning", "chosen_forms", "float_form", "FrameworkOrder", "export",
@@ -74,7 +74,8 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
 
 
 def float_form(form, where: str = "a formula"):
-    """``form`` without ``widen``/``compensated`` markers, with an
+    """``form`` without ``widen``/``compensated`` markers (``scaled`` is
+    translated, ldexp), with an
     :class:`ExportWarning` naming ``where`` if it had one.
 
     >>> import sympy as sp, symgrad, warnings
@@ -84,16 +85,18 @@ def float_form(form, where: str = "a formula"):
     ...     float_form(symgrad.compensated(x * x - 1))
     x**2 - 1
     """
-    from ..lowering import unwiden
+    from ..compensated import compensated
+    from ..widen import widen
+    from .source import unmark
 
     order, _ = postorder([form], lambda n: n.args)
-    if not any(isinstance(n, FloatMarker) for n in order):
-        return form
+    if not any(isinstance(n, (widen, compensated)) for n in order):
+        return form  # scaled(u) is emitted (ldexp in both frameworks)
     warnings.warn(
         f"{where}: stabilize chose a form computed in pairs of floats or a wider type "
         f"(compensated/widen), which the export does not translate; its plain float "
         f"form is emitted: {form}", ExportWarning, stacklevel=4)
-    return unwiden([form])[0]
+    return unmark([form], (widen, compensated))[0]
 
 
 class Order:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 __all__ = ["maximum", "minimum", "heaviside", "mod", "arctan2", "hypot", "cbrt",
-           "polygamma", "gamma", "loggamma", "zeta"]
+           "polygamma", "gamma", "loggamma", "zeta", "ldexp"]
 
 
 def _pair(a, b):
@@ -74,3 +74,55 @@ def gamma(x):
 def zeta(s, q=1.0):
     s, q = _pair(s, q)
     return torch.special.zeta(s, q)
+
+
+def ldexp(x, k):
+    """x·2**k for integer tensors k up to ±4096 (NumPy's range), by steps of
+    at most 2**±1000: torch.ldexp multiplies by 2.0**k, which overflows past
+    k = 1023 (a subnormal input is scaled by 2**1074)."""
+    x, k = _pair(x, k)
+    k = k.to(torch.int64)
+    for _ in range(5):
+        step = torch.clamp(k, -1000, 1000)
+        x = x * torch.pow(2.0, step.to(x.dtype))
+        k = k - step
+    return x
+
+
+# scaled(u)'s helpers (symgrad.codegen.scaling's SCALE_HELPERS, for tensors)
+def _sc_e(x):
+    """An input's binary exponent, NaN where it is 0 or not finite."""
+    x = torch.as_tensor(x)
+    e = torch.frexp(x)[1].to(torch.float64)
+    return torch.where(torch.isfinite(x) & (x != 0), e, torch.nan)
+
+
+def _sc_max(*es):
+    """The largest of exponent estimates, NaN ignored."""
+    out = torch.as_tensor(es[0], dtype=torch.float64)
+    for e in es[1:]:
+        out = torch.fmax(out, torch.as_tensor(e, dtype=torch.float64))
+    return out
+
+
+def _sc_k(q, n, *args):
+    """The exponent k (a multiple of q) the n inputs (their exponents first)
+    are divided by 2**k by, per point (see SCALE_HELPERS)."""
+    es = [torch.as_tensor(e, dtype=torch.float64) for e in args[:n]]
+    big = 1016.0  # as NumPy's: the exponents are float64, so float64's maxexp - 8
+    nan = torch.tensor(float("nan"), dtype=torch.float64)
+    hi = lo = nan
+    for e in es:
+        hi, lo = torch.fmax(hi, e), torch.fmin(lo, e)
+    k = torch.floor((hi + lo) / 2)
+    top = torch.tensor(float("inf"), dtype=torch.float64)
+    bottom = -top
+    for i in range(n, len(args), 3):
+        e = torch.as_tensor(args[i], dtype=torch.float64)
+        d = float(args[i + 1]) / float(args[i + 2])
+        a, b = (e - big) / d, (e + big) / d
+        bottom = torch.fmax(bottom, torch.minimum(a, b))
+        top = torch.fmin(top, torch.maximum(a, b))
+    k = torch.maximum(torch.minimum(k, top), bottom)
+    k = torch.where(torch.isfinite(k), torch.ceil(k / q) * q, torch.zeros_like(k))
+    return torch.clamp(k, -4096, 4096).to(torch.int32)
