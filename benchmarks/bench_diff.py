@@ -12,6 +12,7 @@ subexpressions.  Run:  python benchmarks/bench_diff.py
 from __future__ import annotations
 
 import datetime
+import itertools
 import multiprocessing as mp
 import os
 import platform
@@ -26,15 +27,24 @@ from symgrad.graph import count_ops
 TIMEOUT = 60.0  # seconds a peer gets before it is reported as "did not finish"
 
 
+# Each case takes fresh symbols: SymPy's cache holds only the last 1,000
+# nodes it built, so a formula rebuilt over the symbols of an earlier case
+# gets new nodes equal to ones still cached, and the cache compares them,
+# as trees (exponential in a DAG's depth: the recurrence at depth 1,000
+# built after the one at 100 did not finish in minutes, in SymPy alone).
+_fresh = itertools.count()
+
+
 def rosenbrock(n: int):
-    x = sp.symbols(f"x0:{n}")
+    x = sp.symbols(f"x{next(_fresh)}_0:{n}")
     f = sp.Add(*[100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(n - 1)])
     return f, list(x)
 
 
 def recurrence(depth: int):
-    a = sp.symbols(f"a0:{depth}")
-    y0 = sp.Symbol("y0")
+    k = next(_fresh)
+    a = sp.symbols(f"a{k}_0:{depth}")
+    y0 = sp.Symbol(f"y{k}")
     e = y0
     for k in range(depth):
         e = a[k] * sp.sin(e) + sp.cos(e)
@@ -46,11 +56,15 @@ CASES = [("rosenbrock", n, rosenbrock) for n in (100, 300, 1000)] + [
 ]
 
 
-def _time(fn, repeat: int) -> float:
+def _time(make, size: int, repeat: int) -> float:
+    """Median derivation time, each repeat over a freshly built formula
+    (deriving the same one again would meet the first gradient's nodes
+    in SymPy's cache, see ``_fresh``)."""
     ts = []
     for _ in range(repeat):
+        f, xs = make(size)
         t = time.perf_counter()
-        fn()
+        symgrad.grad(f, xs)
         ts.append(time.perf_counter() - t)
     return statistics.median(ts)
 
@@ -137,8 +151,8 @@ def main() -> None:
     print("|" + "---|" * len(head))
     for family, size, make in CASES:
         f, xs = make(size)
-        repeat = 5 if size <= 300 else 3
-        t = _time(lambda: symgrad.grad(f, xs), repeat)  # noqa: B023
+        repeat = 5 if size <= 300 else 3 if size <= 1000 else 1
+        t = _time(make, size, repeat)
         g = symgrad.grad(f, xs)
         fo, go = count_ops([f]), count_ops(list(g))
         times = [peer_time(p, family, size) for p in peers]

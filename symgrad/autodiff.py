@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from sympy import Add, Expr, Matrix, MatrixExpr, MatrixSymbol, NDimArray, S, Symbol, zeros
+from sympy import Expr, Matrix, MatrixExpr, MatrixSymbol, NDimArray, S, Symbol, zeros
 
 from .autodiff_matrix import (
     has_matrix,
@@ -25,7 +25,6 @@ from .resolver import note_differentiation, resolve
 from .rules import Opts
 from .rules.defaults import BUILTIN_RULES
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
-from .rules.realness import PROJECTED, is_real, real_part
 from .shapes import check_same, flatten_exprs, flatten_symbols, tree_product
 from .walker import forward, reverse
 
@@ -100,7 +99,7 @@ def grad(
             f"grad needs a scalar expression but got {ostruct.describe()}; "
             "use jacobian(exprs, wrt) or vjp(exprs, wrt, cotangents)"
         )
-    got = _reverse(outs, [S.One], [*syms, *entries_of(outs, mats)], opts)
+    got = reverse(outs, [S.One], [*syms, *entries_of(outs, mats)], opts)
     for W in mats:
         g = assemble(W, got)
         if g is not None:
@@ -131,33 +130,6 @@ def _scalars(exprs: list, who: str, what: str) -> list:
                 f"one entry at a time), and {name}[i, j] is one entry"
             )
     return exprs
-
-
-def _reverse(outs: list, cts: list, syms: list, opts: Opts) -> dict:
-    """The walker's reverse mode, finished for formulas that hold complex
-    values inside (``Abs(sqrt(x))`` at x < 0): non-holomorphic rules there
-    send complex cotangents down, so the gradient of a real output in a
-    real direction is the real part of what reaches the symbol (see
-    :mod:`symgrad.rules.realness`).  Where the output or a cotangent may
-    itself be complex, that projection does not apply and forward mode,
-    exact for every rule, gives the answer."""
-    flag: list = []
-    token = PROJECTED.set(flag)
-    try:
-        got = reverse(outs, cts, syms, opts)
-    finally:
-        PROJECTED.reset(token)
-    if not flag:
-        return got
-    if all(is_real(e) for e in (*outs, *cts)):
-        return {s: real_part(g) for s, g in got.items()}
-    out: dict = {}
-    for s in dict.fromkeys(syms):
-        col = forward(outs, {s: S.One}, opts)
-        terms = [c * t for c, t in zip(cts, col) if t is not None and c != 0]
-        if terms:
-            out[s] = Add(*terms)
-    return out
 
 
 def _stabilized(exprs: list, domain: Mapping | None) -> list:
@@ -220,7 +192,7 @@ def jacobian(
     rows = [[S.Zero] * n for _ in range(m)]
     if m <= n:
         for i in range(m):
-            got = _reverse(outs, [S.One if k == i else S.Zero for k in range(m)], syms, opts)
+            got = reverse(outs, [S.One if k == i else S.Zero for k in range(m)], syms, opts)
             rows[i] = [got.get(s, S.Zero) for s in syms]
     else:
         for j, s in enumerate(syms):
@@ -278,7 +250,7 @@ def hessian(
     if ostruct.kind != "scalar":
         raise SymgradError(f"hessian needs a scalar expression but got {ostruct.describe()}")
     n = len(syms)
-    got = _reverse(outs, [S.One], syms, opts)
+    got = reverse(outs, [S.One], syms, opts)
     g = [got.get(s, S.Zero) for s in syms]
     mirror = _builtin_rules_only([*outs, *g], opts)
     h = zeros(n, n)  # filled entry by entry: Matrix(rows) converts all n² entries
@@ -418,5 +390,5 @@ def vjp(
     note_differentiation()  # a use of every active override map
     _scalars(cts, "vjp", "cotangents")
     check_same(ostruct, cstruct, "cotangents", "exprs")
-    got = _reverse(outs, cts, syms, opts)
+    got = reverse(outs, cts, syms, opts)
     return sstruct.build([got.get(s, S.Zero) for s in syms])

@@ -26,8 +26,9 @@ calls each member's ``jvp`` as usual; a grouped rule keeps it consistent.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 
-from sympy import Basic, Expr, I, Piecewise, S, Symbol
+from sympy import Add, Basic, Expr, I, Piecewise, S, Symbol
 from sympy.functions.elementary.complexes import (
     adjoint,
     arg,
@@ -44,7 +45,8 @@ from .graph import postorder
 from .matrices.rules import madd
 from .resolver import node_name, resolve
 from .rules import NONSMOOTH, Opts, Rule
-from .rules.forms import enter_walk, leave_walk, piecewise, total
+from .rules.forms import WalkState, piecewise, total
+from .rules.realness import is_real, real_part
 from .rules.shared import NODES
 
 __all__ = ["Walk", "reverse", "forward"]
@@ -100,7 +102,8 @@ class Walk:
         # complex: asin(2), log(-2), LambertW(-1) hold no I.
         numeric: dict[Basic, bool] = {}
         # Longest path down to a leaf: a rule over a taller argument runs on
-        # a stencil (:func:`symgrad.rules.forms.stencil`).
+        # a stencil (:func:`symgrad.rules.forms.stencil`); rules read it in
+        # ``opts.walk``.
         self.heights: dict[Basic, int] = {}
         depends, rules, inputs, heights = self.depends, self.rules, self.inputs, self.heights
         for node in self.order:
@@ -202,11 +205,44 @@ def reverse(
     outputs: Sequence[Expr], cotangents: Sequence[Expr], wrt: Sequence[Symbol], opts: Opts
 ) -> dict[Symbol, Expr]:
     """Σₖ cotangentₖ · ∂outputₖ/∂s for each ``s`` in ``wrt`` (missing where
-    no cotangent reaches ``s``)."""
+    no cotangent reaches ``s``).
+
+    Formulas that hold complex values inside (``Abs(sqrt(x))`` at x < 0)
+    are finished here: non-holomorphic rules there send complex cotangents
+    down, so the gradient of a real output in a real direction is the real
+    part of what reaches the symbol (see :mod:`symgrad.rules.realness`).
+    Where an output or a cotangent may itself be complex, that projection
+    does not apply and forward mode, exact for every rule, gives the answer.
+
+    >>> from sympy import Abs, Symbol, sqrt
+    >>> x = Symbol("x", real=True)
+    >>> reverse([Abs(sqrt(x))], [S.One], [x], Opts())
+    {x: re(sign(conjugate(sqrt(x)))/(2*sqrt(x)))}
+    """
     wrtset = frozenset(wrt)
     walk = Walk(outputs, wrtset, opts)
+    state = WalkState(walk.heights)
+    got = _accumulate(walk, outputs, cotangents, wrtset, replace(opts, walk=state))
+    if not state.projected:
+        return got
+    if all(is_real(e) for e in (*outputs, *cotangents)):
+        return {s: real_part(g) for s, g in got.items()}
+    out: dict = {}
+    for s in dict.fromkeys(wrt):
+        col = forward(outputs, {s: S.One}, opts)
+        terms = [c * t for c, t in zip(cotangents, col) if t is not None and c != 0]
+        if terms:
+            out[s] = Add(*terms)
+    return out
+
+
+def _accumulate(
+    walk: Walk, outputs: Sequence[Expr], cotangents: Sequence[Expr], wrtset: frozenset,
+    opts: Opts,
+) -> dict[Symbol, Expr]:
+    """Reverse accumulation over ``walk``, the rules given ``opts`` (which
+    carries the walk's state)."""
     token = NODES.set({n: n for n in walk.order})
-    wtokens = enter_walk(walk.heights)
     try:
         acc: dict[Basic, list] = {}
         for out, c in zip(outputs, cotangents):
@@ -254,7 +290,6 @@ def reverse(
                     acc.setdefault(k, []).append(c)
     finally:
         NODES.reset(token)
-        leave_walk(wtokens)
     return result
 
 
@@ -264,8 +299,8 @@ def forward(
     """The tangent of each output given a tangent per symbol (None = zero)."""
     seeds = {s: t for s, t in tangents.items() if t is not None and t is not S.Zero and t != 0}
     walk = Walk(outputs, frozenset(seeds), opts)
+    opts = replace(opts, walk=WalkState(walk.heights))
     token = NODES.set({n: n for n in walk.order})
-    wtokens = enter_walk(walk.heights)
     tan: dict[Basic, Expr] = dict(seeds)
     try:
         depends, inputs, rules = walk.depends, walk.inputs, walk.rules
@@ -280,5 +315,4 @@ def forward(
                 tan[node] = t
     finally:
         NODES.reset(token)
-        leave_walk(wtokens)
     return [tan.get(o) for o in outputs]

@@ -12,7 +12,7 @@ import sys
 
 import mpmath
 import pytest
-from sympy import Add, Function, Mul, S, Symbol, Tuple, cos, exp, sin, symbols
+from sympy import Add, Function, Mul, S, Symbol, Tuple, cos, exp, log, sign, sin, symbols
 from sympy.core.cache import clear_cache
 
 from symgrad import RuleError, grad, hessian, jvp
@@ -218,6 +218,41 @@ def test_reverse_and_forward_entry_points():
     assert reverse([e1], [S.Zero], [x], Opts()) == {}
     assert forward([e1, e2, y], {x: S.One}, Opts()) == [y, cos(x), None]
     assert forward([e1], {x: S.Zero}, Opts()) == [None]
+
+
+@pytest.mark.parametrize("make", [
+    lambda u: abs(u ** S.Half),
+    lambda u: abs(u ** S.Half + 1),
+    lambda u: abs(log(u)),
+    lambda u: abs(u ** S.Half - 2) ** 2,
+    lambda u: u * sign(u ** S.Half + 1),
+], ids=["Abs(sqrt)", "Abs(sqrt+1)", "Abs(log)", "Abs(sqrt-2)**2", "x*sign(sqrt+1)"])
+def test_walker_reverse_agrees_with_grad_where_values_inside_are_complex(make):
+    # a real formula holding complex values for x < 0: the walker itself
+    # takes the real part (or runs forward mode) where the rules of Abs and
+    # sign sent complex cotangents down, so its answer is grad's, and the
+    # derivative's (a central difference at x = -2 and x = 3)
+    e = make(x)
+    got = reverse([e], [S.One], [x], Opts())[x]
+    assert got == grad(e, x)
+    for v in (-2, 3):
+        h = 1e-6
+        num = (complex(e.subs(x, v + h).evalf()) - complex(e.subs(x, v - h).evalf())) / (2 * h)
+        assert abs(complex(got.subs(x, v).evalf()) - num) < 1e-8
+
+
+def test_a_rule_reports_a_complex_cotangent_in_the_walk_state_it_is_given():
+    # no ambient state: what a rule tells the walk goes through opts.walk
+    from symgrad.rules.forms import WalkState
+    from symgrad.rules.structural import AbsRule
+
+    state = WalkState()
+    AbsRule().vjp(abs(x ** S.Half), S.One, [True], Opts(walk=state))
+    assert state.projected
+    state = WalkState()
+    AbsRule().vjp(abs(x), S.One, [True], Opts(walk=state))
+    assert not state.projected
+    assert AbsRule().vjp(abs(x ** S.Half), S.One, [True], Opts())  # outside a walk
 
 
 def test_gradient_into_a_non_expression_node_is_an_error():

@@ -16,8 +16,7 @@ serves reverse mode through ``pᵢ = jvp(node, eᵢ)``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sympy import Add, And, Basic, Dummy, Expr, Mul, Not, Or, Piecewise, S, sympify
 from sympy.core.function import ArgumentIndexError, Derivative
@@ -45,9 +44,7 @@ __all__ = [
     "total",
     "piecewise",
     "support",
-    "HEIGHTS",
-    "enter_walk",
-    "leave_walk",
+    "WalkState",
     "stencil",
     "put_back",
 ]
@@ -56,12 +53,29 @@ CONVENTIONS = ("ad", "distribution")
 TIES = ("split", "first")
 
 
+class WalkState:
+    """What a rule may need from the running walk, handed to it in
+    ``opts.walk`` (never read from ambient state): each node's height (its
+    longest path down to a leaf), the walk's memo of rule answers on
+    stencils and of supports, and whether a complex cotangent was sent
+    down (reverse mode; see :mod:`symgrad.rules.realness`)."""
+
+    __slots__ = ("heights", "memo", "projected")
+
+    def __init__(self, heights: dict | None = None) -> None:
+        self.heights = heights or {}
+        self.memo: dict = {}
+        self.projected = False
+
+
 @dataclass(frozen=True)
 class Opts:
-    """Per-call options every rule may read."""
+    """Per-call options every rule may read; ``walk`` is the running walk's
+    state (set by the walker, None outside a walk)."""
 
     convention: str = "ad"
     ties: str = "split"
+    walk: WalkState | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.convention not in CONVENTIONS:
@@ -166,7 +180,7 @@ def total(terms: Sequence[Expr]) -> Expr:
         return Add(*terms, evaluate=False)
 
 
-def scale(ct: Expr, p: Expr) -> Expr | None:
+def scale(ct: Expr, p: Expr, walk: WalkState | None = None) -> Expr | None:
     """``ct * p``, keeping a zero branch of a Piecewise cotangent exactly zero.
 
     Distributing over the branches is what keeps a NaN/inf partial of an
@@ -185,7 +199,7 @@ def scale(ct: Expr, p: Expr) -> Expr | None:
         # level of nested ``where``s (exponential); the product is guarded
         # instead by where ``ct`` may be non-zero, a condition shared
         # between levels.
-        where = support(ct)
+        where = support(ct, walk)
         if where is S.false:
             return None
         res = product(ct, p)
@@ -243,18 +257,17 @@ def _any(alts: list) -> Boolean:
     return connective(And, [*common, rest])
 
 
-def support(ct: Expr) -> Boolean:
+def support(ct: Expr, walk: WalkState | None = None) -> Boolean:
     """A condition outside which ``ct`` is exactly 0 (it may be 0 inside):
     the conditions under which a Piecewise takes a non-zero branch.  One
-    node per Piecewise of ``ct``, shared (memoized for the running walk).
+    node per Piecewise of ``ct``, shared (memoized for ``walk``).
 
     >>> from sympy import Piecewise, Symbol
     >>> x = Symbol("x")
     >>> support(Piecewise((0, x > 1), (Piecewise((x, x < -2), (0, True)), True)))
     (x <= 1) & (x < -2)
     """
-    memo = _MEMO.get()
-    memo = {} if memo is None else memo.setdefault("support", {})
+    memo = {} if walk is None else walk.memo.setdefault("support", {})
     order, _ = postorder([ct], lambda e: _branches(e) if e not in memo else ())
     for e in order:
         if e in memo:
@@ -377,7 +390,8 @@ class Rule:
 
     def vjp(self, node: Basic, ct: Expr, needed: Sequence[bool], opts: Opts) -> tuple:
         ps = self.partials(node, needed, opts)
-        return tuple(scale(ct, p) if (p is not None and k) else None for p, k in zip(ps, needed))
+        return tuple(scale(ct, p, opts.walk) if (p is not None and k) else None
+                     for p, k in zip(ps, needed))
 
     def jvp(self, node: Basic, tangents: Sequence[Expr | None], opts: Opts) -> Expr | None:
         needed = [t is not None for t in tangents]
@@ -395,22 +409,6 @@ class Rule:
 # RecursionError).  Over a tall argument the rule is run on a stencil, the
 # node with a placeholder for each tall argument, and the argument is put
 # back in the rule's answer without evaluating anything again.
-
-HEIGHTS: ContextVar[dict | None] = ContextVar("symgrad_walk_heights", default=None)
-"""Each node of the running walk: its longest path down to a leaf."""
-# The running walk's rule answers on stencils, by rule, key and needed inputs.
-_MEMO: ContextVar[dict | None] = ContextVar("symgrad_walk_stencils", default=None)
-
-
-def enter_walk(heights: dict) -> tuple:
-    """Make ``heights`` the running walk's (and start its stencil memo);
-    returns what :func:`leave_walk` takes."""
-    return HEIGHTS.set(heights), _MEMO.set({})
-
-
-def leave_walk(tokens: tuple) -> None:
-    HEIGHTS.reset(tokens[0])
-    _MEMO.reset(tokens[1])
 
 _TALL = 32
 
@@ -430,7 +428,7 @@ class Stencil:
 _PLACES: list = []
 
 
-def stencil(node: Basic, args: Sequence[Basic]) -> Stencil | None:
+def stencil(node: Basic, args: Sequence[Basic], walk: WalkState | None) -> Stencil | None:
     """The stencil of ``node`` over its inputs ``args``; None when no
     argument is tall (or outside a walk).
 
@@ -439,13 +437,11 @@ def stencil(node: Basic, args: Sequence[Basic]) -> Stencil | None:
     >>> e = x
     >>> for _ in range(40):
     ...     e = sin(e, evaluate=False)
-    >>> tok = HEIGHTS.set({e.args[0]: 39})
-    >>> st = stencil(e, e.args)
+    >>> st = stencil(e, e.args, WalkState({e.args[0]: 39}))
     >>> st.node == sin(st.args[0]), st.back[st.args[0]] is e.args[0]
     (True, True)
-    >>> HEIGHTS.reset(tok)
     """
-    heights = HEIGHTS.get()
+    heights = walk.heights if walk is not None else None
     if not heights:
         return None
     tall = [heights.get(a, 0) > _TALL for a in args]
@@ -509,11 +505,11 @@ class PartialsRule(Rule):
                 f"rule {self.name!r} has {len(self.fns)} partials but node {describe(node)} has "
                 f"{len(args)} arguments"
             )
-        st = stencil(node, args)
+        st = stencil(node, args, opts.walk)
         if st is None:
             return self._partials(node, node, args, needed)
         # the rule's answer on a stencil serves every node of the same key
-        memo = _MEMO.get()
+        memo = opts.walk.memo
         key = (self, st.key, tuple(needed))
         ps = memo.get(key) if memo is not None else None
         if ps is None:

@@ -9,12 +9,12 @@ invariant that a cotangent ``c`` at node ``n`` contributes ``Re(c · dn/dx)``
 to the derivative in a real direction ``x``: holomorphic rules keep it as
 they are, and a non-holomorphic rule (Abs, sign) writes its cotangent so
 that it holds.  The real part is taken once, where the gradient reaches a
-real symbol; :data:`PROJECTED` tells the caller whether it must be.
+real symbol, by the walker; a rule that sent a complex cotangent down
+says so in the walk's state (``opts.walk.projected``).
 """
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from functools import lru_cache
 
 import sympy
@@ -26,23 +26,7 @@ from sympy.matrices.expressions.matexpr import MatrixElement
 from ..build import unevaluated
 from ..graph import postorder
 
-__all__ = ["is_real", "real_part", "PROJECTED", "mark_projected", "projected"]
-
-# Set by reverse-mode callers to a list; a rule that sent a complex
-# cotangent down appends to it, and then real gradients need ``re``.
-PROJECTED: ContextVar[list | None] = ContextVar("symgrad_projected", default=None)
-
-
-def mark_projected() -> None:
-    """Record that a complex cotangent was sent down in this reverse walk."""
-    got = PROJECTED.get()
-    if got is not None and not got:
-        got.append(True)
-
-
-def projected() -> bool:
-    """Whether a complex cotangent was sent down so far in this walk."""
-    return bool(PROJECTED.get())
+__all__ = ["is_real", "real_part"]
 
 
 @lru_cache(maxsize=4096)

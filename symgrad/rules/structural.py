@@ -9,8 +9,8 @@ from sympy import Add, Eq, Expr, Heaviside, Mul, Piecewise, S
 
 from ..build import piecewise
 from ..errors import RuleError, describe
-from .forms import HEIGHTS, Rule, product, scale, total
-from .realness import is_real, mark_projected, projected, real_part
+from .forms import Rule, WalkState, product, scale, total
+from .realness import is_real, real_part
 from .shared import Abs, conjugate, sign
 
 __all__ = [
@@ -50,8 +50,8 @@ class AddRule(Rule):
             return None
         if len(ts) == 1:
             return ts[0]
-        heights = HEIGHTS.get()
-        if heights and heights.get(node, 0) > _SORTED_HEIGHT:
+        walk = opts.walk
+        if walk is not None and walk.heights.get(node, 0) > _SORTED_HEIGHT:
             # tangents of a tall sum are as tall: SymPy's canonical order
             # compares them node by node until they differ, and those of a
             # weight shared by every level of a recurrence are alike to the
@@ -227,10 +227,17 @@ class IntegerParamRule(Rule):
 # (the convention for complex cotangents is in :mod:`symgrad.rules.realness`)
 
 
-def _real_cotangent(ct):
+def _real_cotangent(ct, walk: WalkState | None):
     """``Re(ct)``: a cotangent reaching a real-valued node (``ct`` itself
     unless a complex cotangent was sent down before in this walk)."""
-    return real_part(ct) if projected() else ct
+    return real_part(ct) if walk is not None and walk.projected else ct
+
+
+def _mark_projected(walk: WalkState | None) -> None:
+    """Record in the walk that a complex cotangent was sent down: the
+    walker then takes the real part where the gradient reaches a symbol."""
+    if walk is not None:
+        walk.projected = True
 
 
 class AbsRule(Rule):
@@ -244,10 +251,10 @@ class AbsRule(Rule):
     def vjp(self, node, ct, needed, opts):
         u = node.args[0]
         if is_real(u):
-            return (scale(ct, sign(u)),)
-        c = _real_cotangent(ct)
-        mark_projected()
-        return (scale(c, conjugate(sign(u))),)
+            return (scale(ct, sign(u), opts.walk),)
+        c = _real_cotangent(ct, opts.walk)
+        _mark_projected(opts.walk)
+        return (scale(c, conjugate(sign(u)), opts.walk),)
 
     def jvp(self, node, tangents, opts):
         u, (t,) = node.args[0], tangents
@@ -272,7 +279,7 @@ class SignRule(Rule):
         u = node.args[0]
         if is_real(u):
             return (None,)
-        mark_projected()  # sign(u) is complex: its cotangent stays whole
+        _mark_projected(opts.walk)  # sign(u) is complex: its cotangent stays whole
         s = sign(u)
         g = (ct - real_part(ct * s) * conjugate(s)) / Abs(u)
         return (piecewise([(S.Zero, Eq(u, 0)), (g, True)]),)
