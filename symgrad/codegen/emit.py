@@ -132,20 +132,9 @@ def _check(node: Basic) -> None:
         )
 
 
-def build_program(
-    roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False,
-    printer: KernelPrinter | None = None, runtime: bool = False,
-) -> Program:
-    """Statements computing ``roots``; ``leaf_names`` names the argument
-    symbols; ``temps`` yields fresh temporary names.  The program is complex
-    when ``complex_`` or when ``I`` reaches a root other than through a
-    ``Piecewise`` branch; otherwise a complex constant in a branch (the
-    ``log(3/2) + I*pi`` of ``log(-3/2)``) is NaN, as ``np.log(-1.5)`` is.
-    ``printer`` (a :class:`KernelPrinter` subclass for another array library,
-    as :mod:`symgrad.export` uses) prints each line; by default NumPy's, and
-    with ``runtime`` (code run by ``lambdify``'s entry point, which imports
-    :mod:`symgrad.codegen.runtime`) the one that calls its helpers."""
-    order, kids = postorder(roots, _kids)
+def _check_nodes(order: list, kids: dict, leaf_names: dict[Basic, str]) -> None:
+    """Refuse what generated code cannot evaluate, naming it: a symbol that
+    is not an argument, an undefined function, an unevaluated derivative."""
     # a symbol, or a symbol-like node (MatrixSymbol, Indexed, ...), that is not
     # an argument: the printer would write its name, a user's string, as code
     missing = sorted(
@@ -163,29 +152,56 @@ def build_program(
             f"{'is' if len(missing) == 1 else 'are'} not among the arguments; "
             "add them to args or substitute values for them"
         )
-
     for node in sorted(order, key=lambda n: not isinstance(n, _UNEVALUATED)):
         _check(node)  # an unevaluated Derivative is named before the f(x) inside it
+
+
+def _uses(order: list, kids: dict) -> tuple[dict[Basic, int], dict[Basic, int]]:
+    """How many times each node is an operand, and (for reciprocals) how many
+    of those uses are not as the divisor of a product (see _divisor)."""
     uses: dict[Basic, int] = dict.fromkeys(order, 0)
-    other_uses: dict[Basic, int] = {}  # uses of a reciprocal but as y*(1/x) (see below)
+    other_uses: dict[Basic, int] = {}  # uses of a reciprocal but as y*(1/x)
     for node in order:
         divisor = _divisor(node, kids[node])
         for k in kids[node]:
             uses[k] += 1
             if k is not divisor and _reciprocal(k):
                 other_uses[k] = other_uses.get(k, 0) + 1
-    is_root = set(roots)
+    return uses, other_uses
 
-    # A node is quiet when every use of it is under a branch (or a
-    # condition after the first) of a Piecewise, or in a quiet node.
-    loud: set[Basic] = set(is_root)
+
+def _loud(order: list, kids: dict, roots: set) -> set:
+    """The nodes some use of which is not under a branch (or a condition
+    after the first) of a Piecewise: the others are quiet (computed for every
+    element, used only where their branch is taken)."""
+    loud: set[Basic] = set(roots)
     for node in reversed(order):
         quiet_parent = node not in loud
         pw = isinstance(node, Piecewise)
         for i, k in enumerate(kids[node]):
             if not (quiet_parent or (pw and i != 1)):
                 loud.add(k)
+    return loud
 
+
+def build_program(
+    roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False,
+    printer: KernelPrinter | None = None, runtime: bool = False,
+) -> Program:
+    """Statements computing ``roots``; ``leaf_names`` names the argument
+    symbols; ``temps`` yields fresh temporary names.  The program is complex
+    when ``complex_`` or when ``I`` reaches a root other than through a
+    ``Piecewise`` branch; otherwise a complex constant in a branch (the
+    ``log(3/2) + I*pi`` of ``log(-3/2)``) is NaN, as ``np.log(-1.5)`` is.
+    ``printer`` (a :class:`KernelPrinter` subclass for another array library,
+    as :mod:`symgrad.export` uses) prints each line; by default NumPy's, and
+    with ``runtime`` (code run by ``lambdify``'s entry point, which imports
+    :mod:`symgrad.codegen.runtime`) the one that calls its helpers."""
+    order, kids = postorder(roots, _kids)
+    _check_nodes(order, kids, leaf_names)
+    uses, other_uses = _uses(order, kids)
+    is_root = set(roots)
+    loud = _loud(order, kids, is_root)
     prog = Program(complex=complex_ or S.ImaginaryUnit in loud)
     if printer is None:
         printer = (RuntimePrinter if runtime else KernelPrinter)(complex_=prog.complex)
