@@ -137,3 +137,14 @@ def test_matrix_mlp_gradient_descent_torch_matches_numpy():
     (g,) = torch.autograd.grad(f(*pt, tx, ty), pt[0], create_graph=True)
     with pytest.raises(symgrad.SymgradError, match="second derivatives of matrix"):
         torch.autograd.grad(g.sum(), pt[0])
+
+
+@pytest.mark.parametrize("export", ["to_jax", "to_torch"])
+def test_matrix_formulas_not_exported_are_clear_errors(export):
+    # a matrix-valued output, and stabilize=True of a matrix formula: refused
+    # before any code is built, the message naming what to do
+    W, X = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("X", 3, 2)
+    with pytest.raises(symgrad.SymgradError, match="matrix-valued one is not exported"):
+        getattr(symgrad, export)(X * W, [W, X])
+    with pytest.raises(symgrad.SymgradError, match=r"stabilize=True\) of a MatrixSymbol"):
+        getattr(symgrad, export)(symgrad.sum(X * W), [W, X], stabilize=True)
