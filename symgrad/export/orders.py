@@ -43,7 +43,7 @@ _CHOSEN: dict[tuple, list] = {}
 class ExportWarning(UserWarning):
     """An exported formula is emitted in a less accurate form than symgrad's
     NumPy code of it would compute (a ``compensated`` form the export does
-    not translate)."""
+    not translate), or in the safe forms because ``stabilize`` failed on it."""
 
 
 def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
@@ -67,7 +67,17 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
     if key not in _CHOSEN:  # exporting to both frameworks measures once
         if len(_CHOSEN) >= 64:
             _CHOSEN.pop(next(iter(_CHOSEN)))
-        _CHOSEN[key] = stabilize([exprs[k] for k in todo], dom, widen=False)
+        try:
+            _CHOSEN[key] = stabilize([exprs[k] for k in todo], dom, widen=False)
+        except Exception as err:  # noqa: BLE001  (a failure inside stabilize: say so, keep safe)
+            from ..lowering import lower
+            from ..rewrites import safe_forms
+
+            warnings.warn(
+                f"{where}outputs {todo}: symgrad.stabilize failed ({type(err).__name__}: "
+                f"{err}); they are emitted in symgrad's safe forms over the domain instead "
+                f"(as lambdify(..., stabilize=True))", ExportWarning, stacklevel=3)
+            _CHOSEN[key] = safe_forms(lower([exprs[k] for k in todo]), dom)
     for k, form in zip(todo, _CHOSEN[key]):
         out[k] = float_form(form, f"{where}output {k}")
     return out

@@ -88,3 +88,17 @@ def test_a_marked_choice_falls_back_with_a_warning():
     assert float_form(sp.log(x)) == sp.log(x)
     kept = symgrad.scaled(x / sp.sqrt(x**2 + y**2))
     assert float_form(kept) == kept
+
+
+def test_a_failure_inside_stabilize_falls_back_to_safe_forms(monkeypatch):
+    import symgrad.stability.stabilize as stab
+    from symgrad.export.orders import ExportWarning, chosen_forms
+
+    def broken(*args, **kwargs):
+        raise AttributeError("a defect inside stabilize")
+
+    monkeypatch.setattr(stab, "stabilize", broken)
+    e = sp.log(1 + sp.exp(3 * x))  # the safe forms: softplus's accurate form
+    with pytest.warns(ExportWarning, match="stabilize failed.*a defect inside stabilize"):
+        (form,) = chosen_forms([e], [x], {x: (-300, 300)}, "order 0, ")
+    assert "log1p(exp(-Abs(" in str(form)  # softplus's safe form, not the formula as given
