@@ -136,6 +136,10 @@ class Stabilization:
 
     def __str__(self) -> str:
         lines = [f"stabilize: {self.seconds:.2f} s"]
+        if not self.choices:  # a matrix formula, kept one (stability/matrix_form.py)
+            lines.append(f"  {self.expr}  ->  {self.result}")
+            lines.append("    the matrix formula kept: each elementwise formula stabilized over "
+                         "all floats, the reductions in their stable forms")
         for c in self.choices:
             lines.append(f"  {c.source}  ->  {c.chosen}")
             lines.append(f"    by {c.how}; bits of error max/mean {c.before[0]:.1f}/"
