@@ -19,6 +19,7 @@ tangents (or cotangent); a rule that is not linear is a clear error.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 
 from sympy import (
@@ -29,14 +30,17 @@ from sympy import (
     MatrixBase,
     MatrixExpr,
     MatrixSymbol,
+    OneMatrix,
     S,
     ZeroMatrix,
 )
 from sympy.core.sympify import _sympify
 
-from ..errors import RuleError, SymgradError
+from ..errors import RuleError, ShapeError, SymgradError
 from ..graph import postorder
 from ..matrices.rules import MatrixRule
+from ..shapes import check_same, flatten_exprs
+from .base import _bare
 
 __all__ = ["has_matrix_argument", "matrix_call", "CustomMatrixNode", "CustomScalarNode"]
 
@@ -48,7 +52,78 @@ def _is_mat(e: object) -> bool:
 def has_matrix_argument(args: Sequence[object]) -> bool:
     """Whether any argument is a matrix formula (not an explicit Matrix,
     which the entry-by-entry custom functions take)."""
-    return any(_is_mat(a) and not isinstance(a, MatrixBase) for a in args)
+    return any(_is_mat(a) and not isinstance(a, MatrixBase) for a in _leaves(args))
+
+
+def _leaves(args: Sequence[object]) -> list:
+    """The leaves of the arguments, through containers (pytrees)."""
+    out = []
+    for a in args:
+        if isinstance(a, (Basic, MatrixBase)):
+            out.append(a)
+        elif isinstance(a, (list, tuple, dict)) or dataclasses.is_dataclass(a):
+            try:
+                out.extend(flatten_exprs(a, "an argument")[0])
+            except (SymgradError, TypeError, ValueError):  # not formulas (a nondiff value)
+                pass
+        else:
+            out.append(a)
+    return out
+
+
+def _flatten_args(args: Sequence[object], who: str) -> tuple[list, list]:
+    """Each argument's leaves and structure (None for a leaf argument: a
+    formula, a matrix formula or an explicit Matrix, kept whole)."""
+    leaves, structs = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, MatrixBase):
+            leaves.append(ImmutableMatrix(a))
+            structs.append(None)
+        elif isinstance(a, Basic) or not (isinstance(a, (list, tuple, dict))
+                                          or dataclasses.is_dataclass(a)):
+            leaves.append(_sympify(a))
+            structs.append(None)
+        else:
+            fl, st = flatten_exprs(a, f"{who} argument {i}")
+            leaves.extend(fl)
+            structs.append(st)
+    return leaves, structs
+
+
+def _shaped(flat: Sequence, structs: list) -> list:
+    """The flat leaves rebuilt into the arguments' structures."""
+    out, pos = [], 0
+    for st in structs:
+        n = 1 if st is None else st.size
+        out.append(flat[pos] if st is None else st.build(list(flat[pos:pos + n])))
+        pos += n
+    return out
+
+
+def _flat_cotangents(got: object, structs: list, who: str) -> tuple:
+    """A VJP rule's answer (one cotangent per argument, a pytree for a
+    container argument; None for none) as one per leaf."""
+    if len(structs) == 1 and (structs[0] is None or _bare(got, structs[0])):
+        got = (got,)
+    if not isinstance(got, (tuple, list)) or len(got) != len(structs):
+        k = len(got) if isinstance(got, (tuple, list)) else 1
+        raise RuleError(f"{who} returned {k} cotangents for {len(structs)} arguments; return "
+                        "one per argument, each of that argument's shape and structure "
+                        "(None for no gradient)")
+    flat: list = []
+    for i, (g, st) in enumerate(zip(got, structs)):
+        if st is None:
+            flat.append(g)
+        elif g is None:
+            flat.extend([None] * st.size)
+        else:
+            items, gst = flatten_exprs(g, f"the cotangent of argument {i}")
+            try:
+                check_same(st, gst, "cotangent", "argument")
+            except ShapeError as exc:
+                raise RuleError(f"{who}: {exc}") from None
+            flat.extend(items)
+    return tuple(flat)
 
 
 def _shape(e: Basic) -> tuple:
@@ -262,7 +337,7 @@ def _fold(e: Basic) -> Basic:
         args = [new.get(a, a) for a in n.args]
         make = build.get(type(n))
         if make is not None and (args != list(n.args) or any(
-                isinstance(a, ZeroMatrix) or a == 1 for a in args)):
+                isinstance(a, (ZeroMatrix, OneMatrix)) or a == 1 for a in args)):
             new[n] = make(args)
         elif args != list(n.args):
             new[n] = n.func(*args)
@@ -300,12 +375,22 @@ def matrix_call(name: str, cache: dict, args: Sequence[object], trace: Callable,
     """The call of a custom function on matrix formulas (see the module):
     ``trace(dummies)`` gives ``(output, vjp or None, jvp or None, key)``,
     ``key`` what the rules' behaviour depends on."""
-    args = [_sympify(a) for a in args]
-    args = [ImmutableMatrix(a) if isinstance(a, MatrixBase) else a for a in args]
+    args, structs = _flatten_args(args, f"{who} {name!r}")
     shapes = tuple(_shape(a) for a in args)
-    dummies = cache.setdefault(("dummies", shapes),
+    dummies = cache.setdefault(("dummies", shapes, tuple(structs)),
                                [_dummy_like(a, name, i) for i, a in enumerate(args)])
-    out, vjp, jvp, state = trace(dummies)
+    out, vjp, jvp, state = trace(_shaped(dummies, structs))
+    rule_who = f"the rule of {who} {name!r}"
+    if vjp is not None and any(st is not None for st in structs):
+        user_vjp = vjp
+
+        def vjp(ct):  # noqa: F811 - the user's rule, answered per leaf
+            return _flat_cotangents(user_vjp(ct), structs, rule_who)
+    if jvp is not None and any(st is not None for st in structs):
+        user_jvp = jvp
+
+        def jvp(tans):  # noqa: F811 - tangents given in the arguments' structures
+            return user_jvp(_shaped(tans, structs))
     if isinstance(out, (tuple, list, dict)):
         raise SymgradError(f"{who} {name!r}: over matrix formulas it returns one matrix "
                            "formula or one scalar; return a tuple of outputs only for "
@@ -320,7 +405,7 @@ def matrix_call(name: str, cache: dict, args: Sequence[object], trace: Callable,
             "arguments; pass every symbol and matrix symbol it depends on as an argument "
             "(its rule then gives a cotangent for it)"
         )
-    key = (shapes, out, state)
+    key = (shapes, tuple(structs), out, state)
     t = cache.get(key)
     if t is None:
         t = cache[key] = MatrixTemplate(name, dummies, out, vjp, jvp, who)

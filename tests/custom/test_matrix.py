@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sympy import Determinant, Identity, MatrixSymbol, floor, hadamard_product, log, tanh
+from sympy import Determinant, Identity, MatrixSymbol, Symbol, floor, hadamard_product, log, tanh
 
 import symgrad
 from symgrad import grad
@@ -138,3 +138,32 @@ def test_a_rule_that_is_not_linear_is_refused_in_the_other_mode():
     sq.defjvps(lambda g, ans, M: hadamard_product(g, g))  # not linear in g
     with pytest.raises(RuleError, match="not linear"):
         grad(symgrad.sum(sq(W)), W)
+
+
+def test_pytree_arguments_holding_matrices():
+    # a dict of matrix symbols was taken entry by entry: f({'W': W, 'x': x})
+    # came back a scalar node for a 3x1 product
+    s = Symbol("s")
+
+    @symgrad.custom_gradient
+    def f(p, c):
+        def grad_fn(g):
+            return ({"W": c * g * p["x"].T, "x": c * p["W"].T * g},
+                    symgrad.sum(hadamard_product(g, p["W"] * p["x"])))
+        return c * p["W"] * p["x"], grad_fn
+
+    y = f({"W": W, "x": x}, s)
+    assert y.shape == (3, 1)
+    loss = symgrad.sum(symgrad.elementwise(tanh, y))
+    g = grad(loss, {"W": W, "x": x, "s": s})
+    assert set(g) == {"W", "x", "s"} and g["W"].shape == (3, 2)
+    check_grad(loss.xreplace({s: 2}), g["W"].xreplace({s: 2}), W, [W, x], seed=7)
+    check_grad(loss.xreplace({s: 2}), g["x"].xreplace({s: 2}), x, [W, x], seed=8)
+
+    @symgrad.custom_jvp
+    def h(p):
+        return p[0] * p[1]
+    h.defjvps(lambda t, ans, p: t[0] * p[1] + p[0] * t[1])
+    loss = symgrad.sum(symgrad.elementwise(tanh, h((W, x))))
+    gW, gx = grad(loss, [W, x])
+    check_grad(loss, gW, W, [W, x], seed=9)
