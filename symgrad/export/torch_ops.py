@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 __all__ = ["maximum", "minimum", "heaviside", "mod", "arctan2", "hypot", "cbrt",
-           "polygamma", "gamma", "loggamma", "zeta", "ldexp"]
+           "polygamma", "gamma", "loggamma", "zeta", "ldexp", "logaddexp", "logaddexp2"]
 
 
 def _pair(a, b):
@@ -50,6 +50,14 @@ def arctan2(y, x):
 
 def hypot(a, b):
     return torch.hypot(*_pair(a, b))
+
+
+def logaddexp(a, b):
+    return torch.logaddexp(*_pair(a, b))  # log(e^a + e^b) without overflow, as NumPy's
+
+
+def logaddexp2(a, b):
+    return torch.logaddexp2(*_pair(a, b))
 
 
 def cbrt(x):
