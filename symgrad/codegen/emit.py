@@ -170,6 +170,39 @@ def _uses(order: list, kids: dict) -> tuple[dict[Basic, int], dict[Basic, int]]:
     return uses, other_uses
 
 
+def _shared_quotients(order: list, kids: dict, uses: dict, other_uses: dict, roots: set,
+                      loud: set) -> tuple[dict, set]:
+    """The products of more than two factors whose divisor is a shared
+    reciprocal written as a division (see build_program) and one of whose
+    other factors another such product holds too: node -> (factor, divisor),
+    the first such factor of each product; and the pairs some loud product
+    uses."""
+    def divides(d: Basic) -> bool:  # as build_program decides it
+        return d is not None and uses[d] > other_uses.get(d, 0) \
+            and (uses[d] > 1 or d in roots)
+
+    count: dict[tuple, int] = {}
+    cands: list[tuple[Basic, Basic, list]] = []
+    for node in order:
+        ks = kids[node]
+        d = _divisor(node, ks)
+        if len(ks) < 3 or not divides(d):
+            continue
+        fs = [k for k in ks if k is not d and not k.is_Number and not _reciprocal(k)]
+        for f in dict.fromkeys(fs):
+            count[(f, d)] = count.get((f, d), 0) + 1
+        cands.append((node, d, fs))
+    pairs: dict[Basic, tuple] = {}
+    pair_loud: set = set()
+    for node, d, fs in cands:
+        f = next((f for f in fs if count[(f, d)] > 1), None)
+        if f is not None:
+            pairs[node] = (f, d)
+            if node in loud:
+                pair_loud.add((f, d))
+    return pairs, pair_loud
+
+
 def _loud(order: list, kids: dict, roots: set) -> set:
     """The nodes some use of which is not under a branch (or a condition
     after the first) of a Piecewise: the others are quiet (computed for every
@@ -217,6 +250,11 @@ def build_program(
     # product (the first reciprocal factor; y/(x*w) could underflow x*w);
     # other uses read the temporary 1/x.
     divide_by: dict[Basic, tuple[Basic, frozenset]] = {}
+    # A factor and a shared divisor that several products hold (x*t/r and
+    # y*t/r): their quotient t/r is computed once, as SymPy's cse shares it
+    # (a division per product fewer; the same two roundings per product)
+    pairs, pair_loud = _shared_quotients(order, kids, uses, other_uses, is_root, loud)
+    quotient_of: dict[tuple, str] = {}  # (factor, divisor) -> its temporary
     for node in order:
         if node in placeholder:
             continue
@@ -228,7 +266,24 @@ def build_program(
         args, size, depth, quiet = [], 1, 1, node not in loud
         arg_reads: list[frozenset] = []  # the temporaries each operand reads
         divisor = _divisor(node, ks)
+        pair = pairs.get(node)
+        if pair is not None and (pair[0] not in placeholder or divisor not in divide_by):
+            pair = None
+        if pair is not None and pair not in quotient_of:
+            f, (tree, r) = pair[0], divide_by[divisor]
+            name = next(temps)
+            prog.statements.append(Statement(
+                name, "", pair not in pair_loud, r | frozenset(
+                    (temp_of[f],) if f in temp_of else ()),
+                _rebuild(node, [placeholder[f], tree]), node))
+            quotient_of[pair] = name
         for k in ks:
+            if pair is not None and k is pair[0]:
+                args.append(Symbol(quotient_of[pair]))
+                arg_reads.append(frozenset((quotient_of[pair],)))
+                continue
+            if pair is not None and k is divisor:
+                continue
             if k is divisor and k in divide_by:
                 tree, r = divide_by[k]
                 args.append(tree)

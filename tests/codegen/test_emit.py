@@ -53,3 +53,26 @@ def test_printing_errors_name_the_node():
         numpy_code([x], g(x) + 1)
     with pytest.raises(NoNumpyFormError, match="hankel1"):
         numpy_code([x], sp.hankel1(1, x) * x)
+
+
+def test_a_factor_and_divisor_shared_by_products_are_divided_once():
+    # x*t/r and y*t/r: t/r once (as SymPy's cse shares it), two roundings a product as before
+    r, t = sp.sqrt(x**2 + y**2 + 1), sp.tanh(x - y)
+    exprs = [x * t / r + sp.sin(y), y * t / r + sp.cos(x), t / r * sp.exp(x)]
+    src = numpy_code([x, y], exprs)
+    assert src.count("/") == 1, src
+    fn = lambdify([x, y], exprs)
+    ref = sp.lambdify([x, y], exprs, "mpmath")
+    rng = np.random.default_rng(1)
+    for a, b in [*rng.standard_normal((20, 2)) * 3, (1e-300, 2e-310), (30.0, -20.0)]:
+        for got, want in zip(fn(a, b), ref(a, b)):  # (sums of terms of size 1 at most)
+            assert abs(got - float(want)) <= 4e-15 * max(1, abs(float(want))), (a, b)
+
+
+def test_a_quotient_only_branches_use_runs_quietly():
+    r = x**2 + 1
+    e = sp.Piecewise((x * sp.log(y) / r + y * sp.log(y) / r, y > 0), (x / r, True))
+    fn = lambdify([x, y], e)
+    with np.errstate(all="raise"):  # log(y) at y <= 0 is computed, never seen
+        got = fn(np.array([1.0, 2.0]), np.array([-1.0, np.e]))
+    np.testing.assert_allclose(got, [0.5, (2 + np.e) / 5], rtol=1e-15)
