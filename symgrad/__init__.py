@@ -14,7 +14,14 @@ from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
 from .compensated import compensated
 from .custom import custom_gradient, custom_jvp, custom_vjp
-from .errors import ComplexValueError, NoRuleError, RuleError, ShapeError, SymgradError
+from .errors import (
+    ComplexValueError,
+    NoRuleError,
+    RuleError,
+    ShapeError,
+    StabilityWarning,
+    SymgradError,
+)
 from .export import to_jax, to_torch
 from .fpcore import FPCoreError, read_fpcore
 from .functions import maximum, minimum, relu, rint, sigmoid, softplus
@@ -70,6 +77,7 @@ __all__ = [
     "StabilityReport",
     "expand",
     "SymgradError",
+    "StabilityWarning",
     "RuleError",
     "NoRuleError",
     "ComplexValueError",

@@ -32,7 +32,7 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 
 from .autodiff import grad
 from .codegen import numpy_code
-from .errors import SymgradError
+from .errors import StabilityWarning, SymgradError
 from .fpcore import FPCoreBenchmark, FPCoreError, read_fpcore
 from .graph import free_symbols, postorder
 from .overrides import gradient_override_map
@@ -252,7 +252,7 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         where = "over the --check domain" if domain else "over all floats"
         print(f"\n# Stabilized ({args.dtype}, {where}):", file=out)
         with shown_on(err, "symgrad grad --stabilize"):
-            s = stabilize(g, domain, dtype=args.dtype, explain=True)
+            s = _stabilize(g, domain, dtype=args.dtype, explain=True)
         g = list(s.result)
         show(g, names, style, args.program, out, err)
         print(s, file=out)
@@ -270,11 +270,19 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return EXIT_OK
 
 
+def _stabilize(*args, **kw):
+    """``stabilize`` without its StabilityWarning: the command prints what
+    it could not fix in its report and verdict."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StabilityWarning)
+        return stabilize(*args, **kw)
+
+
 def _stabilized(f: Expr, domain: dict | None, dtype: str, args: argparse.Namespace,
                 out: TextIO, err: TextIO) -> int:
     with shown_on(err, getattr(args, "progress_prefix", "symgrad stabilize")):
-        s = stabilize(f, domain, dtype=dtype, samples=args.samples, explain=True,
-                      widen=args.widen)
+        s = _stabilize(f, domain, dtype=dtype, samples=args.samples, explain=True,
+                       widen=args.widen)
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     show([f, s.result], ["f", "stable"], style, False, out, err)
     print(s, file=out)

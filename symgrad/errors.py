@@ -13,6 +13,7 @@ __all__ = [
     "ComplexValueError",
     "ShapeError",
     "ExpressionTypeError",
+    "StabilityWarning",
 ]
 
 
@@ -143,3 +144,24 @@ def _tree_size(node: object, cap: int) -> int:
         total += 1
         stack.extend(getattr(n, "args", ()))
     return total
+
+
+class StabilityWarning(UserWarning):
+    """Warned by :func:`symgrad.stabilize` (and ``grad``/``lambdify`` with
+    ``stabilize=True``) for each output it could not fix: the chosen form
+    still loses more than 3 bits somewhere on the domain.  The message says
+    where (the box of the points measured losing them, and the worst
+    point), the best figure reached and why, as ``Stabilization.unfixed``
+    does.  Silence it with ``warnings.simplefilter("ignore", StabilityWarning)``
+    or make it an error with ``"error"``.
+
+    >>> import warnings
+    >>> from sympy import Symbol, sin
+    >>> from symgrad import stabilize
+    >>> x, y = Symbol("x"), Symbol("y")
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     _ = stabilize(sin(x) - y, {x: (0.5, 1.5), y: (0.5, 1)}, widen=False, samples=64)
+    >>> w[0].category.__name__, str(w[0].message).split(":")[0]
+    ('StabilityWarning', 'symgrad cannot fix output 0')
+    """

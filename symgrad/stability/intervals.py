@@ -75,6 +75,10 @@ _BIG_BITS = 1 << 14
 _BIG = 1 << _BIG_BITS
 _REDUCE_MAG = 64  # from |u| >= 2**64 on, exp(u) by an explicit reduction mod ln 2
 _TRIG_MAG = 1 << 16  # sin/cos/tan of a point beyond 2**_TRIG_MAG: only bounded
+# mpmath's tanh, erfc, gamma, polygamma cost as the argument's exponent (tanh builds
+# 1 << mag: exp(exp(28)) as its argument ran the process out of memory); past
+# 2**_FN_MAG each is bounded by its asymptotic form instead (or left unknown)
+_FN_MAG = 1 << 12
 
 _ctx = mpmath.MPContext()  # private: precision changes never touch mpmath.mp
 _lock = threading.Lock()  # ... and one thread's precision never another's
@@ -496,8 +500,21 @@ def _sinh(prec, s):
     return _cosh_sinh(prec, s)[1]
 
 
+def _beyond(v: tuple) -> bool:
+    """|v| >= 2**_FN_MAG (v finite and not 0)."""
+    return v[1] != 0 and v not in (finf, fninf) and _mag(v) > _FN_MAG
+
+
 def _tanh(prec, s):
-    return _mono(_ctx.tanh, prec, s)
+    # increasing; past 2**_FN_MAG within 2*exp(-2|x|) < 2**-prec of +-1
+    return _tanh_end(prec, s[0])[0], _tanh_end(prec, s[1])[1]
+
+
+def _tanh_end(prec: int, v: tuple) -> tuple:
+    if not _beyond(v):
+        return _mono(_ctx.tanh, prec, point(v))
+    near = mpf_sub(fone, mpf_shift(fone, -prec), prec, round_floor)
+    return (mpf_neg(fone), mpf_neg(near)) if v[0] else (near, fone)
 
 
 def _coth(prec, s):
@@ -524,6 +541,12 @@ def _gamma(prec, s):
     bad = _pole(s)
     if bad:
         return bad
+    if _beyond(s[0]) or _beyond(s[1]):
+        if not lt(from_int(2), s[0]):
+            return UNKNOWN  # an end far left of the poles: no bound from here
+        # increasing past 1.47: exp(loggamma) (mpmath's gamma of x > 2**4096 ran for minutes)
+        lg = _mpi_loggamma(prec + GUARD, s)
+        return _exp(prec, lg)
     return _mpi_gamma(prec, s)
 
 
@@ -545,6 +568,8 @@ def _polygamma(prec, n, s):
         return bad
     if m > 0 and not is_point(s) and not lt(fzero, s[0]):
         return UNKNOWN  # not monotone between the poles left of 0
+    if _beyond(s[0]) or _beyond(s[1]):
+        return UNKNOWN  # mpmath's cost grows with the argument's exponent
     def fn(x):
         return _ctx.polygamma(m, x)
 
@@ -657,6 +682,8 @@ def _nint(v):  # round half to even, exactly
     sign, man, exp, _ = v
     if exp >= 0:  # an integer already (2**exp may have a huge exponent: no Fraction)
         return v
+    if man.bit_length() + exp < -1:  # |v| < 1/4 (2**-exp may have a huge exponent)
+        return fzero
     q = Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
     return from_int(round(-q if sign else q))
 
@@ -733,6 +760,46 @@ def _erfc(v):
     return _ctx.erfc(v)
 
 
+def _erfc_op(prec, s):
+    # decreasing: the upper end's value bounds from below, the lower end's from above
+    return _erfc_end(prec, s[1])[0], _erfc_end(prec, s[0])[1]
+
+
+def _erfc_end(prec: int, v: tuple) -> tuple:
+    """erfc at one end; past 2**_FN_MAG from exp: for x > 2,
+    exp(-2x²) < erfc(x) < exp(-x²), and erfc(-x) = 2 - erfc(x)."""
+    if not _beyond(v):
+        return _mono(_erfc, prec, point(v), increasing=False)
+    wp = prec + GUARD
+    sq = mpi.mpi_square(point(mpf_abs(v)), wp)
+    lo = _exp(wp, mpi.mpi_neg(mpi.mpi_shift(sq, 1)))[0]
+    hi = _exp(wp, mpi.mpi_neg(sq))[1]
+    if v[0]:  # 2 - erfc(|x|)
+        return mpf_sub(from_int(2), hi, prec, round_floor), from_int(2)
+    return _widen(lo, hi, prec)
+
+
+def _erfcx_op(prec, s):
+    return _erfcx_end(prec, s[1])[0], _erfcx_end(prec, s[0])[1]
+
+
+def _erfcx_end(prec: int, v: tuple) -> tuple:
+    """erfcx at one end; past 2**_FN_MAG, for x > 0:
+    (1 - 1/(2x²))/(x√π) < erfcx(x) < 1/(x√π), and erfcx(-x) = 2exp(x²) - erfcx(x)."""
+    if not _beyond(v):
+        return _mono(_erfcx, prec, point(v), increasing=False)
+    wp = prec + GUARD
+    if v[0]:  # 2exp(x²) - erfcx(|x|), the last below 1
+        e = _exp(wp, mpi.mpi_square(point(v), wp))
+        return (mpf_sub(mpf_shift(e[0], 1), fone, prec, round_floor),
+                mpf_shift(e[1], 1))
+    pi = mpi.mpi_pi(wp)
+    r = recip(wp, mpi.mpi_mul(point(v), mpi.mpi_sqrt(pi, wp), wp))
+    # 1/(2x²) < 2**-(2 * _FN_MAG): a relative 2**-_FN_MAG below covers it
+    cut = mpf_shift(r[0], -min(prec, _FN_MAG))
+    return _widen(mpf_sub(r[0], cut, wp, round_floor), r[1], prec)
+
+
 def _log1p(prec, s):
     return _on(_NEG1, None, _ctx.log1p, open_lo=True)(prec, s)
 
@@ -789,8 +856,8 @@ OPS: dict[str, Callable] = {
     "asech": _of_recip(_on(fone, None, _ctx.acosh)),
     "acsch": _of_recip(lambda prec, s: _mono(_ctx.asinh, prec, s)),
     "erf": lambda prec, s: _mono(_ctx.erf, prec, s),
-    "erfc": lambda prec, s: _mono(_erfc, prec, s, increasing=False),
-    "erfcx": lambda prec, s: _mono(_erfcx, prec, s, increasing=False),
+    "erfc": _erfc_op,
+    "erfcx": _erfcx_op,
     "erfinv": _on(_NEG1, fone, _ctx.erfinv, open_lo=True, open_hi=True),
     "gamma": _gamma,
     "loggamma": _loggamma,

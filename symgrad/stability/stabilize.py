@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -37,7 +38,7 @@ from sympy import Basic, Expr, Symbol, oo
 
 from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
-from ..errors import SymgradError
+from ..errors import StabilityWarning, SymgradError
 from ..graph import count_ops, free_symbols
 from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
@@ -57,7 +58,7 @@ from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask
 from .truth import RESOLVED, GroundTruth
-from .unfixed import cannot_fix
+from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros
 
 __all__ = ["stabilize", "Stabilization", "Choice"]
@@ -106,6 +107,8 @@ class Choice:
     worst: dict | None = field(default=None, repr=False)  # where ``after``'s max was measured
     # points (of basis) where the code gives NaN or inf and the value is finite: before, after
     nonfinite: tuple[int, int] = (0, 0)
+    # the box (symbol -> (lo, hi)) of the points of basis where ``after`` loses more than 3 bits
+    losing: dict | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -130,7 +133,7 @@ class Stabilization:
     def unfixed(self) -> list[str]:
         """For each output still losing more than 3 bits, what symgrad
         says it cannot fix: where, the best figure reached, and why."""
-        out = [cannot_fix(i, c.after, c.how, c.worst, self.after)
+        out = [cannot_fix(i, c.after, c.how, c.worst, self.after, box=c.losing)
                for i, c in enumerate(self.choices)]
         return [t for t in out if t]
 
@@ -231,11 +234,23 @@ def stabilize(
     chosen = [c.chosen for c in choices]
     result = struct.build(chosen)
     if not explain:
+        _warn([cannot_fix(k, c.after, c.how, c.worst, None, box=c.losing)
+               for k, c in enumerate(choices)])
         return result
     seconds = time.perf_counter() - start
     before = check_stability(forms, dom, dtype=dtype, samples=samples, seed=seed + 1)
     after = check_stability(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1)
-    return Stabilization(expr, result, choices, before, after, seconds)
+    out = Stabilization(expr, result, choices, before, after, seconds)
+    _warn(out.unfixed)
+    return out
+
+
+def _warn(texts: Sequence[str | None]) -> None:
+    """A :class:`~symgrad.errors.StabilityWarning` per output left losing
+    more than 3 bits (the caller of ``stabilize`` is named as its source)."""
+    for text in texts:
+        if text:
+            warnings.warn(text, StabilityWarning, stacklevel=3)
 
 
 def _near_zero(rows: np.ndarray, symbols: Sequence[Symbol], domain: Mapping, samples: int,
@@ -326,7 +341,7 @@ class _Search:
                     best = Choice(source, c.expr, c.how, _figures(old, labels),
                                   _figures(new, labels), choice.candidates,
                                   basis=Basis.of(labels), worst=self._worst(points, new),
-                                  nonfinite=bad)
+                                  nonfinite=bad, losing=self._losing(points, new))
                 if bad[1] == 0:
                     break
                 # NaN or inf where the value is finite on the fresh points (a regime
@@ -344,7 +359,7 @@ class _Search:
         bad = _nonfinite(old, self.fmt)
         return Choice(source, source, how, before, before, choice.candidates,
                       basis=Basis.of(labels), worst=self._worst(last[0], old),
-                      nonfinite=(bad, bad))
+                      nonfinite=(bad, bad), losing=self._losing(last[0], old))
 
     def _worst(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
         """The point (symbol -> value) of the largest error measured."""
@@ -353,6 +368,15 @@ class _Search:
             return None
         i = int(np.flatnonzero(ok)[np.argmax(bits[ok])])
         return dict(zip(self.symbols, map(float, points[i])))
+
+    def _losing(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
+        """The box (symbol -> (lo, hi)) of the points losing more than
+        :data:`.unfixed.UNFIXED_ABOVE` bits, None where none does."""
+        bad = ~np.isnan(bits) & (np.nan_to_num(bits) > UNFIXED_ABOVE)
+        if not bad.any():
+            return None
+        return {s: (float(points[bad, j].min()), float(points[bad, j].max()))
+                for j, s in enumerate(self.symbols)}
 
     def _fresh(self, form: Expr, source: Expr, truth: _TruthCache,
                fresh: tuple[int, int]) -> tuple:

@@ -39,12 +39,15 @@ _ELSE = ("no rewrite, algebra, series or regime that symgrad tries keeps the bit
 
 
 def cannot_fix(output: int, after: tuple[float, float], how: str, worst: dict | None,
-               report: StabilityReport | None, symbols: Sequence = ()) -> str | None:
+               report: StabilityReport | None, symbols: Sequence = (),
+               box: dict | None = None) -> str | None:
     """The plain statement for one output that ``stabilize`` left losing
     more than :data:`UNFIXED_ABOVE` bits (None where it did not): where,
     the best figure reached (``after``: max, mean bits), with which form
     (``how``), and the reason class from the regions ``report`` (the
-    chosen form's ``check_stability``) finds for that output.
+    chosen form's ``check_stability``) finds for that output; without a
+    report, ``box`` (symbol -> (lo, hi): the points measured losing more
+    than that) and the ``worst`` point say where.
 
     >>> print(cannot_fix(0, (61.9, 0.84), "nothing", None, None))  # doctest: +ELLIPSIS
     symgrad cannot fix output 0: the formula as it is (nothing symgrad tried did better) ...
@@ -58,6 +61,11 @@ def cannot_fix(output: int, after: tuple[float, float], how: str, worst: dict | 
         where = "where " + _ranges(worst_region.ranges, " in ") if worst_region.ranges else ""
         at = f" ({worst_region.witness})"
         reason = _REASONS.get(worst_region.kind, _ELSE)
+    elif box:
+        where = "where " + _ranges(box, " in ")
+        at = (" (worst at " + ", ".join(f"{s}={_num(v)}" for s, v in worst.items()) + ")"
+              if worst else "")
+        reason = _ELSE
     elif worst:
         where = "at " + ", ".join(f"{s}={_num(v)}" for s, v in worst.items())
         at, reason = "", _ELSE

@@ -171,3 +171,25 @@ def test_a_form_is_never_nan_where_the_running_code_gives_a_number():
     lim = _limit(np.array([1.0, 58.0, 63.9, 64.0]), 64)
     assert lim[0] == 3.0 and 63.9 < lim[1] < 64 and lim[2] < 64 and lim[3] == np.inf
     assert _nonfinite(np.array([64.0, 63.9, np.nan, 1.0]), FORMATS["float64"]) == 1
+
+
+def test_an_unfixed_output_warns_and_names_where():
+    # plain stabilize() was silent where it could not fix (only .unfixed and the
+    # command said so): a JAX/TF user calling it in a pipeline never saw it
+    import warnings
+
+    from symgrad import StabilityWarning
+
+    with pytest.warns(StabilityWarning) as caught:
+        f = stabilize(sp.sin(x) - y, {x: (0.5, 1.5), y: (0.5, 1)}, widen=False, samples=64)
+    assert f == sp.sin(x) - y and issubclass(StabilityWarning, UserWarning)
+    text = str(caught[0].message)
+    assert text.startswith("symgrad cannot fix output 0") and "where x in [" in text
+    assert caught[0].filename == __file__  # the caller's line, not symgrad's
+    with pytest.warns(StabilityWarning):  # each output of a gradient, explain=True too
+        s = stabilize([x, sp.sin(x) - y], {x: (0.5, 1.5), y: (0.5, 1)}, widen=False,
+                      samples=64, explain=True)
+    assert len(s.unfixed) == 1 and s.unfixed[0].startswith("symgrad cannot fix output 1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StabilityWarning)  # fixed: no warning
+        stabilize(sp.sqrt(x + 1) - sp.sqrt(x), {x: (0, sp.oo)}, samples=64)

@@ -19,7 +19,9 @@ from sympy import (
     atan2,
     cos,
     cosh,
+    erfc,
     exp,
+    gamma,
     log,
     pi,
     polygamma,
@@ -33,6 +35,7 @@ from sympy import lambdify as sympy_lambdify
 
 from symgrad import sigmoid, softplus
 from symgrad.functions import rint
+from symgrad.rewrites.forms import erfcx
 from symgrad.rules import DEFAULT_TABLE
 from symgrad.stability.intervals import _exp, point
 from symgrad.stability.truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
@@ -259,3 +262,51 @@ def test_a_value_halfway_between_two_floats_is_unresolved_at_a_bounded_cost(f, v
         return
     assert status == [UNRESOLVED] and prec <= 4 * g.start_prec
     assert blo[0, 0] == lo and bhi[0, 0] == np.nextafter(lo, 2)
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda u: tanh(u), 1.0), (lambda u: tanh(-u), -1.0), (lambda u: 1 / tanh(u), 1.0),
+    (lambda u: erfc(u), 0.0), (lambda u: erfc(-u), 2.0), (lambda u: erfcx(u), 0.0),
+    (lambda u: erfcx(-u), math.inf), (lambda u: gamma(u), math.inf),
+    (lambda u: rint(1 / u), 0.0), (lambda u: sin(log(tanh(u))), -0.0),
+    (lambda u: polygamma(1, u), None),
+], ids=["tanh", "tanh-neg", "coth", "erfc", "erfc-neg", "erfcx", "erfcx-neg", "gamma",
+        "rint-tiny", "sin-log-tanh", "trigamma"])
+def test_functions_of_a_value_with_a_huge_exponent_answer_quickly(f, want):
+    # exp(exp(28)) is 2**(2.1e12): mpmath's tanh built 1 << 2.1e12 (the process ran
+    # out of memory: sin(log(tanh(exp((2 + 1/x)/x)))) at x = 1e-6, bench_verdicts
+    # seed 5); erfc, erfcx, gamma and polygamma ran for minutes, rint of its
+    # reciprocal too.  Now asymptotic bounds past 2**4096, or unresolved.
+    t0 = time.perf_counter()
+    v, st = truth(f(exp(exp(x))), 28.0)
+    assert time.perf_counter() - t0 < 2
+    if want is None:
+        assert st == UNRESOLVED
+    else:
+        assert st == RESOLVED and v == want and math.copysign(1, v) == math.copysign(1, want)
+
+
+@pytest.mark.parametrize("name", ["tanh", "erfc", "erfcx", "gamma"])
+@pytest.mark.parametrize("sign", [1, -1])
+def test_asymptotic_bounds_past_2_4096_hold_the_value(name, sign):
+    from mpmath.libmp import from_man_exp
+
+    from symgrad.stability.intervals import OPS
+
+    if name == "gamma" and sign < 0:
+        return  # a pole: every float that large is an integer
+    v = from_man_exp(sign * 3, 4097)  # just past the cut: mpmath still computes it
+    lo, hi = OPS[name](80, point(v))
+    # erfcx(t) = (1 - 1/(2t²) + ...)/(t√π) for t > 0: 1/(t√π) to 200 bits at t ~ 2**4098
+    # (mpmath's erfc overflows there)
+    def cx(t):
+        return 1 / (t * mpmath.sqrt(mpmath.pi)) if t > 0 else 2 * mpmath.exp(t * t) - cx(-t)
+
+    fn = {"tanh": mpmath.tanh, "gamma": mpmath.gamma, "erfcx": cx,
+          "erfc": lambda t: mpmath.exp(-t * t) * cx(t) if t > 0 else
+          2 - mpmath.exp(-t * t) * cx(-t)}[name]
+    with mpmath.workprec(200):
+        exact = fn(mpmath.mpf(v))
+        assert mpmath.mpf(lo) <= exact <= mpmath.mpf(hi)
+        if 1e-300 < abs(exact) < 1e300:  # tight where a float can hold it
+            assert (mpmath.mpf(hi) - mpmath.mpf(lo)) / abs(exact) < mpmath.mpf(2) ** -70
