@@ -35,13 +35,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
-from sympy import Basic, Function, S, Tuple
+from sympy import Basic, Function, Mul, S, Tuple
 from sympy.core.function import AppliedUndef
 from sympy.core.operations import LatticeOp
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.functions.elementary.piecewise import ExprCondPair
 
-__all__ = ["unevaluated", "piecewise", "Piecewise", "connective"]
+__all__ = ["unevaluated", "scaled", "piecewise", "Piecewise", "connective"]
 
 
 def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
@@ -81,6 +81,39 @@ def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
         return node.func(*args)
+
+
+def scaled(c: Basic, e: Basic) -> Basic | None:
+    """``c * e`` for a number ``c``, in SymPy's canonical form, built
+    without SymPy's product evaluation (its flatten, sort and cache: the
+    most of a chain rule's cost); None where only that evaluation knows
+    the result (``e`` a sum, which SymPy distributes over; a factor that is
+    a power of a number, which may merge with ``c``; ``c`` zero or not
+    finite).
+
+    >>> from sympy import S, sin, symbols
+    >>> x, y = symbols("x y")
+    >>> scaled(S(-1), 200 * x * sin(y)), scaled(S(2), sin(y)), scaled(S(1) / 2, 2 * x)
+    (-200*x*sin(y), 2*sin(y), x)
+    >>> scaled(S(2), x + y) is None
+    True
+    """
+    if not c.is_Number or c is S.Zero or not c.is_finite:
+        return None
+    if e.is_Number:
+        return c * e
+    if e.is_Add or not e.is_commutative:
+        return None
+    if e.is_Mul:
+        k, rest = (e.args[0], e.args[1:]) if e.args[0].is_Number else (S.One, e.args)
+    else:
+        k, rest = S.One, (e,)
+    if any(f.is_Pow and f.args[0].is_Number for f in rest):
+        return None
+    k = c * k
+    if k is S.One:
+        return rest[0] if len(rest) == 1 else Mul._from_args(rest, True)
+    return Mul._from_args((k, *rest), True)
 
 
 # SymPy evaluates a Piecewise (canonical relations, repeated conditions

@@ -23,7 +23,7 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import connective, unevaluated
+from ..build import connective, scaled, unevaluated
 from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
@@ -117,9 +117,13 @@ def product(a: Expr, b: Expr) -> Expr:
     """
     if _long(a, Mul) or _long(b, Mul):
         return Mul(a, b, evaluate=False)
-    scaled = _scaled_sum(a, b)
-    if scaled is not None:
-        return scaled
+    if a.is_Number or b.is_Number:  # a number times a non-sum: no SymPy evaluation
+        done = scaled(a, b) if a.is_Number else scaled(b, a)
+        if done is not None:
+            return done
+    scaled_sum = _scaled_sum(a, b)
+    if scaled_sum is not None:
+        return scaled_sum
     try:
         return Mul(a, b)
     except RecursionError:  # factors alike down to a great depth (see ``total``)
