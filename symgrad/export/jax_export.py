@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 
 from .args import signature
 from .matrix_front import matrix_export
-from .orders import FrameworkOrder, Order, contract_jvp, export
+from .orders import FrameworkOrder, Order, contract_jvp, dtype_name, export
 from .source import require
 
 __all__ = ["to_jax"]
@@ -35,12 +35,12 @@ class _JaxOrder(FrameworkOrder):
         import jax.numpy as jnp
 
         super().__init__(order)
-        kernel = order.kernel("jax")
         live = order.live
 
         def plain(*xs):
             shape = jnp.broadcast_shapes(*(jnp.shape(x) for x in xs))
             dt = jnp.result_type(*xs)
+            kernel = order.kernel("jax", dtype_name(dt))  # forms chosen for the traced type
             return tuple(jnp.broadcast_to(jnp.asarray(o, dt), shape) for o in kernel(*xs))
 
         fn = jax.custom_jvp(plain)

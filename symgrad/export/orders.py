@@ -32,7 +32,7 @@ from ..graph import postorder
 from .source import compile_source, generate
 
 __all__ = ["Order", "ExportWarning", "chosen_forms", "float_form", "FrameworkOrder", "export",
-           "contract_jvp", "contract_vjp"]
+           "contract_jvp", "contract_vjp", "dtype_name"]
 
 
 # stabilize's choices by (formulas, domain): the same formulas exported again
@@ -47,9 +47,10 @@ class ExportWarning(UserWarning):
 
 
 def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
-                 where: str = "") -> list:
+                 where: str = "", dtype: str = "float64") -> list:
     """``stabilize``'s float forms of ``exprs`` over ``domain`` (symbols it
-    does not name range over all floats); markers dropped with a warning.
+    does not name range over all floats) in ``dtype``; markers other than
+    ``scaled`` dropped with a warning.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -63,12 +64,12 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
     if not todo:
         return out
     dom = {s: (domain or {}).get(s, (-oo, oo)) for s in symbols}
-    key = (tuple(exprs[k] for k in todo), tuple((s, *map(str, dom[s])) for s in symbols))
+    key = (tuple(exprs[k] for k in todo), tuple((s, *map(str, dom[s])) for s in symbols), dtype)
     if key not in _CHOSEN:  # exporting to both frameworks measures once
         if len(_CHOSEN) >= 64:
             _CHOSEN.pop(next(iter(_CHOSEN)))
         try:
-            _CHOSEN[key] = stabilize([exprs[k] for k in todo], dom, widen=False)
+            _CHOSEN[key] = stabilize([exprs[k] for k in todo], dom, dtype=dtype, widen=False)
         except Exception as err:  # noqa: BLE001  (a failure inside stabilize: say so, keep safe)
             from ..lowering import lower
             from ..rewrites import safe_forms
@@ -81,6 +82,18 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
     for k, form in zip(todo, _CHOSEN[key]):
         out[k] = float_form(form, f"{where}output {k}")
     return out
+
+
+def dtype_name(dtype: object) -> str:
+    """"float32" for a 32-bit (or narrower) float type, else "float64": the
+    type stabilize chooses the forms for."""
+    import numpy as np
+
+    try:
+        size = np.dtype(dtype).itemsize  # NumPy's and JAX's types
+    except TypeError:
+        size = dtype.itemsize  # a torch.dtype
+    return "float32" if size <= 4 else "float64"
 
 
 def float_form(form, where: str = "a formula"):
@@ -118,27 +131,35 @@ class Order:
         self.symbols, self.exprs, self.order = symbols, exprs, order
         self.stabilize, self.domain, self.ctx = stabilize, domain, ctx
         self.live = [k for k, e in enumerate(exprs) if e is not S.Zero]
-        self._forms: list | None = None
-        self._kernels: dict[str, Callable] = {}
+        self._forms: dict[str, list] = {}
+        self._kernels: dict[tuple, Callable] = {}
         self._next: Order | None = None
 
     @property
     def forms(self) -> list:
-        """The live outputs as emitted (stabilize's choice with ``stabilize=True``)."""
-        if self._forms is None:
-            live = [self.exprs[k] for k in self.live]
-            self._forms = chosen_forms(live, self.symbols, self.domain,
-                                       f"order {self.order}, live ") \
-                if self.stabilize and live else live
-        return self._forms
+        """The live outputs as emitted in float64 (stabilize's choice with
+        ``stabilize=True``)."""
+        return self.forms_for("float64")
 
-    def kernel(self, backend: str) -> Callable:
-        """The compiled code of the live outputs (one zero output if none is);
-        its ``source`` is the code."""
-        if backend not in self._kernels:
-            src = generate(backend, self.symbols, self.forms or [S.Zero])
-            self._kernels[backend] = compile_source(src)
-        return self._kernels[backend]
+    def forms_for(self, dtype: str) -> list:
+        """The live outputs as emitted for arrays of ``dtype`` ("float32" or
+        "float64"): with ``stabilize=True``, stabilize's choice in that type."""
+        dtype = dtype if self.stabilize else "float64"  # the same code otherwise
+        if dtype not in self._forms:
+            live = [self.exprs[k] for k in self.live]
+            self._forms[dtype] = chosen_forms(live, self.symbols, self.domain,
+                                              f"order {self.order}, live ", dtype) \
+                if self.stabilize and live else live
+        return self._forms[dtype]
+
+    def kernel(self, backend: str, dtype: str = "float64") -> Callable:
+        """The compiled code of the live outputs (one zero output if none is)
+        for arrays of ``dtype``; its ``source`` is the code."""
+        dtype = dtype if self.stabilize else "float64"
+        if (backend, dtype) not in self._kernels:
+            src = generate(backend, self.symbols, self.forms_for(dtype) or [S.Zero])
+            self._kernels[backend, dtype] = compile_source(src)
+        return self._kernels[backend, dtype]
 
     def source(self, backend: str) -> str:
         return self.kernel(backend).source

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 
 from .args import signature
 from .matrix_front import matrix_export
-from .orders import FrameworkOrder, Order, contract_jvp, contract_vjp, export
+from .orders import FrameworkOrder, Order, contract_jvp, contract_vjp, dtype_name, export
 from .source import require
 
 __all__ = ["to_torch"]
@@ -50,7 +50,6 @@ class _TorchOrder(FrameworkOrder):
         import torch
 
         super().__init__(order)
-        kernel = order.kernel("torch")
         rows = order.live or [-1]  # no live output: one zero output
         me = self
 
@@ -59,6 +58,7 @@ class _TorchOrder(FrameworkOrder):
 
             @staticmethod
             def forward(*xs):
+                kernel = order.kernel("torch", dtype_name(xs[0].dtype))
                 return _normalize(kernel(*xs), xs)
 
             @staticmethod

@@ -103,3 +103,21 @@ def test_a_failure_inside_stabilize_falls_back_to_safe_forms(monkeypatch):
     with pytest.warns(ExportWarning, match="stabilize failed.*a defect inside stabilize"):
         (form,) = chosen_forms([e], [x], {x: (-300, 300)}, "order 0, ")
     assert "log1p(exp(-Abs(" in str(form)  # softplus's safe form, not the formula as given
+
+
+def test_float32_arrays_get_forms_chosen_in_float32():
+    # JAX's default type: the forms are stabilize's choice in float32, not float64's
+    e, dom = sp.exp(x) / (1 + sp.exp(x)), {x: (-100, 100)}  # exp overflows past 88.7
+    f32 = FORMATS["float32"]
+    pts = sample({x: (-100.0, 100.0)}, [x], 200, f32, 0)[:, 0].astype(np.float32)
+    truth = GroundTruth(list(symgrad.grad(e, [x])), [x]).batch(pts[:, None].astype(float))[0][0]
+    fj = symgrad.to_jax(e, [x], stabilize=True, domain=dom)
+    gj = np.asarray(jax.jit(jax.vmap(jax.grad(fj)))(pts))  # float32
+    assert gj.dtype == np.float32
+    (form,) = fj.order(1).order.forms_for("float32")
+    with np.errstate(all="ignore"):
+        numpy = symgrad.lambdify([x], form, dtype="float32")(pts) * np.ones_like(pts)
+    ref = bits_error(numpy, truth, f32)
+    normal = (np.abs(truth) >= np.finfo(np.float32).tiny) | (truth == 0)  # XLA: FTZ
+    assert np.nanmax(ref) <= 3
+    assert np.nanmax(bits_error(gj, truth, f32)[normal]) <= np.nanmax(ref[normal]) + 1
