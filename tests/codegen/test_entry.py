@@ -110,3 +110,11 @@ def test_vector_arguments_take_the_same_arrays_path():
     np.testing.assert_array_equal(fn(v.astype(np.float64), w)[1], v[1])
     with pytest.raises(ValueError, match="must start with"):
         fn(np.zeros((2, 4), np.float32), w)
+
+
+def test_byte_swapped_arrays_give_native_results_as_before():
+    fn = lambdify([x, y], x * y + 1)
+    a = np.arange(3.0).astype(">f8")
+    for got in (fn(a, a), fn(a, a.astype(">f8")), fn(a[None], a)):
+        assert got.dtype == np.float64 and got.dtype.isnative
+        np.testing.assert_array_equal(got.ravel(), [1, 2, 5])
