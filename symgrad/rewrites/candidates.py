@@ -29,11 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import mpmath
 from sympy import (
     Abs,
     Add,
     Basic,
     Expr,
+    Function,
     O,
     Piecewise,
     Symbol,
@@ -47,7 +49,7 @@ from sympy import (
     together,
 )
 
-from ..graph import count_ops
+from ..graph import count_ops, postorder
 from .exponents import merge_exponentials, settle
 from .expsums import (
     EXP32,
@@ -64,6 +66,7 @@ from .library import in_scope
 from .quotients import divide_in_turn
 from .regimes import into_branches
 from .rewrite import apply_rewrites
+from .series import horner
 
 __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
 
@@ -221,16 +224,28 @@ def _symmetric(expr: Expr) -> tuple[Expr, str] | None:
 
 def taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:
     """The Taylor polynomial of ``expr`` in ``sym`` at ``at`` with ``terms``
-    nonzero terms at most (orders below ``2*terms``), or None where SymPy
-    gives no power series there (a pole, a log, a fractional power).
+    nonzero terms at most (orders below ``2*terms``), or None where there is
+    no power series there (a pole, a log, a fractional power).
 
-    >>> from sympy import symbols, tan
+    The coefficients come from mpmath (:func:`_numeric_taylor`: seconds at
+    most, a float polynomial); SymPy's ``series`` (exact coefficients) only
+    where that fails at ``at`` (a removable singularity, 0/0) and the formula
+    nests no function in another: SymPy's series of nested functions takes
+    minutes (``exp(sin(x))`` to order 24: over 20 s; a product of cosines of
+    sines of erf hung ``stabilize`` for 9 minutes).
+
+    >>> from sympy import symbols, tan, sin
     >>> x = symbols("x")
     >>> taylor(1 / x - 1 / tan(x), x, 0, 3)
     2*x**5/945 + x**3/45 + x/3
+    >>> taylor(sin(x), x, 0, 2)
+    x*(1.0 - 0.16666666666666666*x**2)
     """
     if count_ops([expr]) > ALGEBRA_OPS:
         return None
+    p = _numeric_taylor(expr, sym, at, terms)
+    if p is not None or _nested(expr):
+        return p
     try:
         s = series(expr, sym, at, 2 * terms).removeO()
     except Exception:  # noqa: BLE001  (no expansion at this point)
@@ -242,3 +257,56 @@ def taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:
         by_order = sorted(parts, key=lambda t: t.as_poly(sym).degree() if t.has(sym) else 0)
         s = Add(*by_order[:terms])
     return s if s != 0 else None
+
+
+def _nested(expr: Expr) -> bool:
+    """Whether a function (not a power, sum or product) holds another."""
+    order, kids = postorder([expr], lambda n: n.args)
+    inner: dict = {}
+    for n in order:
+        fn = isinstance(n, Function)
+        below = any(inner[k] for k in kids[n])
+        if fn and below:
+            return True
+        inner[n] = fn or below
+    return False
+
+
+def _numeric_taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:
+    """The polynomial of the first ``terms`` nonzero coefficients below order
+    ``2*terms``, from mpmath's differentiation at 30 and at 45 digits: a
+    coefficient both give alike (to 20 digits) is kept, one where they
+    differ and that is tiny (below 1e-20 of the largest) is 0 (an odd
+    function's even ones), any other makes it None (no series at ``at``:
+    a pole, a kink, a complex value), as does an error or a value that is
+    not a finite real."""
+    from sympy import lambdify as sympy_lambdify
+
+    try:
+        f = sympy_lambdify([sym], expr, "mpmath")
+        got = []
+        for dps in (30, 45):
+            with mpmath.workdps(dps):
+                cs = mpmath.taylor(f, mpmath.mpf(float(at)), 2 * terms - 1)
+            if not all(isinstance(c, mpmath.mpf) and mpmath.isfinite(c) for c in cs):
+                return None
+            got.append(cs)
+    except Exception:  # noqa: BLE001  (no value or no derivative at this point)
+        return None
+    a, b = got
+    big = max(abs(c) for c in b)
+    if big == 0:
+        return None
+    coeffs = []
+    for u, v in zip(a, b):
+        if abs(u - v) <= abs(v) * mpmath.mpf(10) ** -20:
+            coeffs.append(float(v))
+        elif abs(v) <= big * mpmath.mpf(10) ** -20:
+            coeffs.append(0.0)
+        else:
+            return None
+    nonzero = [k for k, c in enumerate(coeffs) if c != 0]
+    if not nonzero:
+        return None
+    coeffs = coeffs[:nonzero[:terms][-1] + 1]
+    return horner(coeffs, sym, float(at))
