@@ -9,9 +9,10 @@ import numpy as np
 
 
 def _sc_e(x):
-    """scaled(u): an input's binary exponent, NaN where it is 0 or not finite."""
+    """scaled(u): an input's binary exponent, NaN where it is 0 or not finite;
+    in the input's float type (its range sets how far _sc_k lets values go)."""
     x = np.asarray(x)
-    e = np.frexp(x)[1].astype(np.float64)
+    e = np.frexp(x)[1].astype(x.dtype if x.dtype.kind == "f" else np.float64)
     return np.where(np.isfinite(x) & (x != 0), e, np.nan)
 
 

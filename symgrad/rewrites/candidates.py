@@ -38,6 +38,7 @@ from sympy import (
     Function,
     O,
     Piecewise,
+    Rational,
     Symbol,
     cancel,
     collect,
@@ -204,8 +205,9 @@ def _symmetric(expr: Expr) -> tuple[Expr, str] | None:
     for sign_, name in ((1, "even"), (-1, "odd")):
         diff = mirror - sign_ * expr
         try:
-            vals = [complex(diff.evalf(30, subs={x: v})) for v in (0.37, 1.9, 3.3, 0.81, 2.6)]
-        except (TypeError, ValueError):
+            vals = [complex(diff.evalf(30, subs={x: Rational(v)}))
+                    for v in ("0.37", "1.9", "3.3", "0.81", "2.6")]
+        except Exception:  # noqa: BLE001  (SymPy cannot evaluate it (floor, ...): not screened)
             return None
         if all(abs(v) < 1e-20 for v in vals):
             try:  # proved: the numerator over a common denominator expands to 0

@@ -94,6 +94,9 @@ def test_even_and_odd_formulas_of_one_variable_fold_to_one_sign():
     assert np.allclose(lambdify(x, odd[0])(xs), np.tanh(xs), rtol=1e-15, atol=0)
     assert _symmetric(exp(x) - 1) is None  # neither
     assert _symmetric(exp(x) * x) is None
+    from sympy import floor
+
+    assert _symmetric(floor(x)) is None  # SymPy cannot screen it: no candidate, no crash
 
 
 @pytest.mark.parametrize("f", [
