@@ -6,7 +6,8 @@ benchmark only, not dependencies).
 Times the derivation only, not the construction of the input.  Operation
 counts are over distinct subexpressions (``symgrad.graph.count_ops``), so
 both the function and its gradient are counted after sharing common
-subexpressions.  Run:  python benchmarks/bench_diff.py
+subexpressions.  Run:  python benchmarks/bench_diff.py [family ...]
+(``rosenbrock``, ``recurrence``: only those rows).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import multiprocessing as mp
 import os
 import platform
 import statistics
+import sys
 import time
 
 import sympy as sp
@@ -149,7 +151,10 @@ def main() -> None:
             "symgrad/casadi", "f ops", "grad ops", "grad/f"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
+    only = set(sys.argv[1:])
     for family, size, make in CASES:
+        if only and family not in only:
+            continue
         f, xs = make(size)
         repeat = 5 if size <= 300 else 3 if size <= 1000 else 1
         t = _time(make, size, repeat)

@@ -35,13 +35,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
-from sympy import Basic, Function, Mul, S, Tuple
+from sympy import Basic, Expr, Function, Mul, S, Tuple
 from sympy.core.function import AppliedUndef
 from sympy.core.operations import LatticeOp
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.functions.elementary.piecewise import ExprCondPair
 
-__all__ = ["unevaluated", "scaled", "piecewise", "Piecewise", "connective"]
+__all__ = ["unevaluated", "scaled", "times", "piecewise", "Piecewise", "connective"]
 
 
 def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
@@ -108,12 +108,63 @@ def scaled(c: Basic, e: Basic) -> Basic | None:
         k, rest = (e.args[0], e.args[1:]) if e.args[0].is_Number else (S.One, e.args)
     else:
         k, rest = S.One, (e,)
-    if any(f.is_Pow and f.args[0].is_Number for f in rest):
+    if any(f.is_Pow and f.args[0].is_Number or _numeric_atom(f) for f in rest):
         return None
     k = c * k
     if k is S.One:
         return rest[0] if len(rest) == 1 else Mul._from_args(rest, True)
     return Mul._from_args((k, *rest), True)
+
+
+def times(a: Basic, b: Basic) -> Basic | None:
+    """``a * b`` for factors of different kinds, in SymPy's canonical form
+    without SymPy's product evaluation: ``b`` (or ``a``) a factor that is
+    not a number or a product, the other such a factor or a product none
+    of whose factors is of its kind; the order is :meth:`Basic.compare`'s,
+    decided by the class names alone, the coefficient first.  None where
+    only that evaluation knows the result (numbers, factors of one kind, a
+    power whose base may be another factor, a numeric atom such as
+    ``pi``).
+
+    >>> from sympy import Mul, cos, symbols
+    >>> x, y = symbols("x y")
+    >>> times(x + y, cos(x)) == Mul(x + y, cos(x)), times(x, x**2) is None
+    (True, True)
+    >>> times(3 * x * (x + y), cos(y)).args
+    (3, x, x + y, cos(y))
+    """
+    if a.is_Mul and not b.is_Mul:
+        a, b = b, a
+    if not _plain(a) or not b.is_commutative:
+        return None
+    if b.is_Mul:
+        head, rest = (b.args[:1], b.args[1:]) if b.args[0].is_Number else ((), b.args)
+    else:
+        head, rest = (), (b,)
+    kind = type(a)
+    base = hash(a.args[0]) if a.is_Pow else None
+    for f in rest:
+        if type(f) is kind or not _plain(f) or hash(f) == base:
+            return None
+        if f.is_Pow and hash(f.args[0]) == hash(a):
+            return None
+    at = 0
+    while at < len(rest) and rest[at].compare(a) < 0:
+        at += 1
+    return Mul._from_args((*head, *rest[:at], a, *rest[at:]), True)
+
+
+def _plain(f: Basic) -> bool:
+    """A factor SymPy's product keeps as it is beside one of another kind."""
+    return (
+        isinstance(f, Expr) and f.is_commutative and not f.is_Number and not f.is_Mul
+        and not _numeric_atom(f) and not (f.is_Pow and _numeric_atom(f.args[0]))
+    )
+
+
+def _numeric_atom(f: Basic) -> bool:
+    """A number, or an atom that is one (``pi``, ``I``, ``zoo``)."""
+    return f.is_Atom and not f.is_Symbol
 
 
 # SymPy evaluates a Piecewise (canonical relations, repeated conditions

@@ -62,3 +62,34 @@ def test_piecewise_keeps_a_condition_holding_a_piecewise_as_written():
     assert outer == same and same == outer and hash(outer) == hash(same)
     assert piecewise([(x, S.false), (y, True)]) == y
     assert piecewise([(y, inner > 1), (y, True)]) == y
+
+
+def test_scaled_and_times_build_what_sympys_product_builds():
+    # symgrad's product without SymPy's evaluation: where it answers, the
+    # node is SymPy's own (same class, same arguments in the same order);
+    # where SymPy's evaluation could change the factors, it declines
+    import sympy as sp
+
+    from symgrad.build import scaled, times
+
+    x, y = sp.symbols("x y")
+    nc = sp.Symbol("A", commutative=False)
+    atoms = [x, y, nc, sp.pi, sp.I, sp.E, sp.Integer(3), sp.Rational(1, 2), sp.Float(1.5),
+             sp.Integer(-1), sp.oo, sp.zoo, sp.nan]
+    kinds = [x + 1, x + y, x**2, 1 / x, sp.sqrt(x), sp.sqrt(2), sp.exp(x), sp.exp(y), sp.sin(x),
+             sp.cos(x), sp.Abs(x), sp.Piecewise((x, x > 0), (0, True)), sp.log(x), (x + 1)**2,
+             sp.Max(x, y), x**sp.pi, sp.pi**x, sp.Function("f")(x)]
+    products = [2 * x, x * y, 3 * x * sp.cos(y), x * sp.sin(x) * (x + 1), -sp.cos(x) * sp.exp(y),
+                sp.pi * x, sp.sqrt(2) * x, x / (x + 1), nc * x]
+    pool = atoms + kinds + products
+    answered = 0
+    for a in pool:
+        for b in pool:
+            for build in (scaled, times):
+                got = build(a, b)
+                if got is None:
+                    continue
+                answered += 1
+                want = sp.Mul(a, b)
+                assert type(got) is type(want) and got.args == want.args, (build, a, b)
+    assert answered > 400

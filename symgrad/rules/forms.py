@@ -23,7 +23,7 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import connective, scaled, unevaluated
+from ..build import connective, scaled, times, unevaluated
 from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
@@ -124,6 +124,9 @@ def product(a: Expr, b: Expr) -> Expr:
     scaled_sum = _scaled_sum(a, b)
     if scaled_sum is not None:
         return scaled_sum
+    done = times(a, b)
+    if done is not None:
+        return done
     try:
         return Mul(a, b)
     except RecursionError:  # factors alike down to a great depth (see ``total``)
