@@ -5,7 +5,7 @@ rule table whose rules you can override.
 >>> from symgrad import grad
 >>> x, y = symbols("x y")
 >>> grad(sin(x * y), [x, y])
-(y*cos(x*y), x*cos(x*y))
+[y*cos(x*y), x*cos(x*y)]
 """
 
 from . import autodiff as _autodiff

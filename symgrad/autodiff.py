@@ -72,9 +72,9 @@ def grad(
     >>> from sympy import symbols, sin, floor, Max
     >>> x, y, z = symbols("x y z", real=True)
     >>> grad(x * sin(y), [x, y])
-    (sin(y), x*cos(y))
+    [sin(y), x*cos(y)]
     >>> grad(floor(x) + y, [x, z], unconnected="none")
-    (None, None)
+    [None, None]
     >>> grad(Max(x, y), x).subs({x: 1, y: 1})
     1/2
     >>> from sympy import log, exp
@@ -374,7 +374,7 @@ def vjp(
     >>> from sympy import Matrix, symbols, sin
     >>> x, y, u = symbols("x y u")
     >>> vjp(x * sin(y), [x, y], u)
-    (u*sin(y), u*x*cos(y))
+    [u*sin(y), u*x*cos(y)]
     >>> vjp(Matrix([[x * y, x]]), Matrix([[x, y]]), Matrix([[u, 1]]))
     Matrix([[u*y + 1, u*x]])
     """

@@ -243,7 +243,7 @@ def cmd_grad(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 g = grad(f, wrt)
     else:
         g = grad(f, wrt)
-    g = list(g) if isinstance(g, tuple) else [g]
+    g = list(g) if isinstance(g, (tuple, list)) else [g]
     style = args.style if args.style != "pretty" or _unicode_ok(out) else "ascii"
     d = "∂" if style != "ascii" else "d"
     names = [f"{d}f/{d}{w}" for w in wrt]

@@ -340,7 +340,7 @@ def override(expr: Basic, mapping: Mapping[str, str]) -> Basic:
     >>> t
     floor[Identity](x)
     >>> grad(t + sp.floor(y), [x, y])
-    (1, 0)
+    [1, 0]
     """
     canon = _canonical_mapping(mapping, "override")
     exprs, struct = flatten_exprs(expr, "expr")

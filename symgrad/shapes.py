@@ -2,9 +2,11 @@
 afterwards: an expression, a SymPy Matrix or Array, and pytrees of them
 (tuples, lists, dicts, named tuples and dataclasses, nested), as JAX does.
 
-Sequences come back as tuples (a list of symbols gives a tuple of
-gradients, as it always has); a dict comes back as a dict with the same
-keys, a named tuple or a dataclass as one of its own type.  Dict entries
+A sequence comes back as the type it was (a list as a list, a tuple as a
+tuple, as ``jax.grad`` gives them); a dict comes back as a dict with the
+same keys, a named tuple or a dataclass as one of its own type.  A list and
+a tuple of the same items have the same structure for comparisons
+(cotangents for a list may be given as a tuple).  Dict entries
 are flattened in sorted key order (JAX's), so two dicts with the same keys
 line up whatever order they were written in.
 """
@@ -12,7 +14,7 @@ line up whatever order they were written in.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import product
 
 from sympy import (
@@ -46,12 +48,14 @@ class Struct:
     whose items' structures are ``parts``; a tuple of scalars has no parts
     (it is the common case, kept flat).  ``node`` says how to rebuild a
     container: the dict's keys, the named tuple's type, the dataclass's
-    type and field names."""
+    type and field names.  ``seq`` is the type a ``"tuple"`` comes back
+    as (``list`` for a list), not compared."""
 
     kind: str
     shape: tuple
     parts: tuple = ()
     node: object = None
+    seq: type = field(default=tuple, compare=False)
 
     @property
     def size(self) -> int:
@@ -80,7 +84,7 @@ class Struct:
         if self.kind == "array":
             return ImmutableDenseNDimArray(flat, self.shape)
         if self.kind == "tuple" and not self.parts:
-            return tuple(flat)
+            return self.seq(flat)
         out, pos = [], 0
         for p in self.parts:
             out.append(p.build(flat[pos : pos + p.size]))
@@ -96,7 +100,7 @@ class Struct:
         if self.kind == "dataclass":
             cls, names = self.node
             return cls(**dict(zip(names, items)))
-        return tuple(items)
+        return self.seq(items)
 
     def map_leaves(self, fn, flat: list | None = None) -> object:
         """The structure with each leaf replaced by ``fn(leaf, entries)``
@@ -225,7 +229,8 @@ def _flatten(value: object, where: str, top: bool) -> tuple[list, list[str], Str
     kind, items, keys, node = c
     if kind == "tuple" and all(_container(v, where) is None and not
                                isinstance(v, (MatrixBase, NDimArray)) for v in items):
-        return items, [f"{where}{k}" for k in keys], Struct("tuple", (len(items),))
+        seq = list if isinstance(value, list) else tuple
+        return items, [f"{where}{k}" for k in keys], Struct("tuple", (len(items),), seq=seq)
     flat: list = []
     paths: list[str] = []
     parts = []
@@ -234,7 +239,8 @@ def _flatten(value: object, where: str, top: bool) -> tuple[list, list[str], Str
         flat.extend(f)
         paths.extend(p)
         parts.append(st)
-    return flat, paths, Struct(kind, (len(items),), tuple(parts), node)
+    seq = list if isinstance(value, list) else tuple
+    return flat, paths, Struct(kind, (len(items),), tuple(parts), node, seq)
 
 
 def flatten_exprs(value: object, what: str, nested: bool = True) -> tuple[list[Expr], Struct]:
@@ -247,7 +253,7 @@ def flatten_exprs(value: object, what: str, nested: bool = True) -> tuple[list[E
     >>> flat
     [x, x, y, y]
     >>> st.build(flat)
-    {'a': (x, Matrix([[x, y]])), 'b': y}
+    {'a': [x, Matrix([[x, y]])], 'b': y}
 
     (``nested`` is accepted for compatibility: containers always nest.)
     """

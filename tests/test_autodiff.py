@@ -84,11 +84,11 @@ def test_grad_wrt_symbol_gives_expression():
     assert grad(x**2 * sin(y), y) == x**2 * cos(y)
 
 
-def test_grad_wrt_list_and_tuple_give_tuple():
+def test_grad_wrt_list_gives_list_and_tuple_gives_tuple():
     e = x * y + exp(z)
-    assert grad(e, [x, y, z]) == (y, x, exp(z))
+    assert grad(e, [x, y, z]) == [y, x, exp(z)]
     assert grad(e, (z, x)) == (exp(z), y)
-    assert grad(e, [x, x]) == (y, y)
+    assert grad(e, [x, x]) == [y, y]
 
 
 def test_grad_wrt_matrix_gives_matrix_of_same_shape():
@@ -105,11 +105,11 @@ def test_grad_wrt_matrix_gives_matrix_of_same_shape():
 
 def test_unconnected_zero_and_none():
     e = x * sin(y)
-    assert grad(e, [x, z]) == (sin(y), 0)
-    assert grad(e, [x, z], unconnected="none") == (sin(y), None)
+    assert grad(e, [x, z]) == [sin(y), 0]
+    assert grad(e, [x, z], unconnected="none") == [sin(y), None]
     assert grad(e, z, unconnected="none") is None
     # a gradient stopped by a piecewise-constant node reaches nothing either
-    assert grad(floor(x) + y, [x, y], unconnected="none") == (None, 1)
+    assert grad(floor(x) + y, [x, y], unconnected="none") == [None, 1]
     # a constant expression
     assert grad(S(3), x) == 0 and grad(S(3), x, unconnected="none") is None
 
@@ -187,7 +187,7 @@ def test_jvp_shapes():
     assert jvp(x * sin(y), [x, y], [u, v]) == u * sin(y) + v * x * cos(y)
     assert jvp(x**2, x, u) == 2 * u * x
     got = jvp([x * y, x + y, S(2)], (x, y), (u, v))
-    assert isinstance(got, tuple) and got == (u * y + v * x, u + v, 0)
+    assert isinstance(got, list) and got == [u * y + v * x, u + v, 0]
     got = jvp(Matrix([[x * y, x], [y, x + y]]), Matrix([x, y]), Matrix([u, v]))
     assert isinstance(got, Matrix) and got.shape == (2, 2)
     assert got == Matrix([[u * y + v * x, u], [v, u + v]])
@@ -197,13 +197,13 @@ def test_jvp_shapes():
 
 def test_vjp_shapes():
     u, v = symbols("u v", real=True)
-    assert vjp(x * sin(y), [x, y], u) == (u * sin(y), u * x * cos(y))
+    assert vjp(x * sin(y), [x, y], u) == [u * sin(y), u * x * cos(y)]
     assert vjp(x**2, x, u) == 2 * u * x
     got = vjp([x * y, x + y], Matrix([x, y]), [u, v])
     assert isinstance(got, Matrix) and got.shape == (2, 1)
     assert got == Matrix([u * y + v, u * x + v])
     got = vjp(Matrix([[x * y, x]]), [x, y], Matrix([[u, v]]))
-    assert got == (u * y + v, u * x)
+    assert got == [u * y + v, u * x]
 
 
 def test_jvp_and_vjp_pair_up():
@@ -229,7 +229,7 @@ def test_log_with_a_base_and_roots():
 def test_undefined_function_gives_derivative():
     assert grad(f(x), x) == Derivative(f(x), x)
     assert grad(f(x, y), y) == diff(f(x, y), y)
-    assert grad(f(x) * g(y), [x, y]) == (Derivative(f(x), x) * g(y), f(x) * Derivative(g(y), y))
+    assert grad(f(x) * g(y), [x, y]) == [Derivative(f(x), x) * g(y), f(x) * Derivative(g(y), y)]
 
 
 def test_undefined_function_chain_gives_derivative_and_subs():
@@ -277,7 +277,7 @@ def test_abs_gives_sign():
 def test_frac_and_mod_give_derivative_of_smooth_part():
     assert grad(frac(x), x) == 1
     assert grad(frac(x**2), x) == 2 * x
-    assert grad(Mod(x, y), [x, y]) == (1, -floor(x / y))
+    assert grad(Mod(x, y), [x, y]) == [1, -floor(x / y)]
     assert grad(Mod(sin(x), 3), x) == cos(x)
     assert grad(Mod(x, y), y).subs({x: Rational(7, 2), y: 2}) == -1
 
@@ -550,7 +550,7 @@ def test_registered_rules_in_each_form_agree(register):
                 + node.args[0] ** 2 * ts[1]),
     ]:
         register(rule)
-        assert grad(myop(x, y), [x, y]) == want, rule
+        assert grad(myop(x, y), (x, y)) == want, rule
         assert jvp(myop(x, y), [x, y], [1, 0]) == want[0], rule
         assert jvp(myop(x, y), [x, y], [0, 1]) == want[1], rule
 

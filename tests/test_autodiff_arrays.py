@@ -130,7 +130,7 @@ def test_unconnected_none_treats_a_matrix_or_array_as_one_variable():
     g = grad(a * b, Matrix([a, c]), unconnected="none")
     assert g == Matrix([b, 0])
     assert grad(a * b, A23, unconnected="none") == Array([[b, a, 0], [0, 0, 0]])
-    assert grad(a * b, [a, c], unconnected="none") == (b, None)  # a tuple: per entry
+    assert grad(a * b, [a, c], unconnected="none") == [b, None]  # a tuple: per entry
 
 
 def test_hessian_wrt_array():

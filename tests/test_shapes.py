@@ -33,7 +33,7 @@ def test_flatten_and_rebuild_round_trip(value, kind, shape, flat):
     if kind == "scalar":
         assert rebuilt == value
     elif kind == "tuple":
-        assert rebuilt == tuple(value)
+        assert rebuilt == value and type(rebuilt) is type(value)
     else:
         assert rebuilt.shape == value.shape and list(rebuilt) == list(value)
     exprs, estruct = flatten_exprs(value, "exprs")
@@ -46,7 +46,7 @@ def test_grad_wrt_array_keeps_its_shape():
     assert got.shape == (2, 2)
     assert got == Array([[y, x], [2 * z * t, z**2]])
     got = vjp(Array([[x * y, z]]), [x, z], Array([[1, 2]]))
-    assert got == (y, 2)
+    assert got == [y, 2]
 
 
 def test_flatten_exprs_sympifies_numbers():

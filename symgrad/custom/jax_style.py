@@ -178,7 +178,7 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
     >>> jvp(f(a, b), [a, b], [1, 0])
     b*cos(a)
     >>> grad(f(a, b), [a, b])          # reverse mode from the JVP rule
-    (b*cos(a), sin(a))
+    [b*cos(a), sin(a)]
     """
 
     kind = "custom_jvp"
@@ -214,7 +214,7 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
         ...           lambda g, ans, x, y: sp.sin(x) * g)
         >>> a, b = sp.symbols("a b", real=True)
         >>> grad(f(a, b), [a, b])
-        (b*cos(a), sin(a))
+        [b*cos(a), sin(a)]
         """
         if self.nondiff_argnums:
             raise SymgradError(
@@ -359,7 +359,7 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
     >>> f.defvjp(f_fwd, f_bwd)
     >>> a, b = sp.symbols("a b", real=True)
     >>> grad(f(a, b), [a, b])
-    (b*cos(a), sin(a))
+    [b*cos(a), sin(a)]
     >>> jvp(f(a, b), [a, b], [1, 0])   # forward mode, which JAX cannot do here
     b*cos(a)
     """

@@ -215,7 +215,7 @@ def _true_gradient(f: Expr, syms: list) -> list:
 
 
 def _as_tuple(g: object) -> tuple:
-    return g if isinstance(g, tuple) else (g,)
+    return g if isinstance(g, (tuple, list)) else (g,)
 
 
 def _free(exprs: Sequence[Basic]) -> set:

@@ -90,9 +90,9 @@ def test_custom_vjp_swapped_and_multi_output():
 
     both.defvjp(fwd, bwd)
     p, s = both(x, y)
-    assert grad(p, [x, y]) == (x, y)
-    assert vjp([p, s], [x, y], [1, 1]) == (x + 1, y + 1)
-    assert jvp([p, s], [x, y], [1, 0]) == (x, 1)
+    assert grad(p, [x, y]) == [x, y]
+    assert vjp([p, s], [x, y], [1, 1]) == [x + 1, y + 1]
+    assert jvp([p, s], [x, y], [1, 0]) == [x, 1]
 
 
 def test_nondiff_argnums():

@@ -101,7 +101,7 @@ def test_dict_of_matrices_and_unconnected():
     loss = symgrad.sum(hadamard_product(z, z))
     out = grad(loss, {"z": z, "y": y})
     assert out["z"] == 2 * z and out["y"] == ZeroMatrix(5, 1)
-    assert grad(loss, [y], unconnected="none") == (None,)
+    assert grad(loss, [y], unconnected="none") == [None]
 
 
 def test_trace_transpose_hadamard_and_scalar_factor():
