@@ -50,14 +50,14 @@ from ..scaled import homogeneity, scaled
 from ..shapes import flatten_exprs
 from ..widen import FloatMarker
 from ..widen import widen as widened
-from .bits import bits_error, float_format, ordinal
+from .bits import bits_error, bits_error_bounds, float_format, ordinal
 from .check import check_stability, refuse_non_real
 from .floats import evaluated_form, generated
 from .matrix_form import holds_matrix_formula, keep_matrix_form
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask
-from .truth import RESOLVED, GroundTruth
+from .truth import RESOLVED, UNRESOLVED, GroundTruth
 from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros
 
@@ -399,13 +399,20 @@ class _Search:
         labels = np.concatenate([labels, lab])
 
         def bits_of(e: Expr, rows: np.ndarray) -> np.ndarray:
-            t, ok = truth.at(rows)
+            t, ok, lo, hi = truth.at(rows)
             cols = [rows[:, j] for j in range(len(self.symbols))]
             try:
-                b = bits_error(self._values(e, cols), t, self.fmt)
+                vals = self._values(e, cols)
             except SymgradError:  # code generation cannot emit it: no bit is right
-                b = np.full(len(rows), float(self.fmt.width))
-            return np.where(ok, b, np.nan)
+                return np.where(ok | ~np.isnan(lo), float(self.fmt.width), np.nan)
+            b = bits_error(vals, t, self.fmt)
+            # where the truth is unresolved but bounded (as check_stability counts
+            # it): the upper bound where that is within 3 bits, the lower bound
+            # where that is beyond; NaN only where the bounds do not decide
+            low, up = bits_error_bounds(vals, lo, hi, self.fmt)
+            decided = np.where(up <= UNFIXED_ABOVE, up,
+                               np.where(low > UNFIXED_ABOVE, low, np.nan))
+            return np.where(ok, b, decided)
 
         new = bits_of(form, points)
         climbed = ascend(points, new, lambda rows: bits_of(form, rows),
@@ -650,17 +657,24 @@ class _TruthCache:
     def __init__(self, truth: GroundTruth) -> None:
         self.truth, self.seen = truth, {}
 
-    def at(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Values and whether each is resolved, at the rows."""
+    def at(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Values, whether each is resolved, and the floats between which
+        an unresolved one is known to lie (NaN where nothing is known), at
+        the rows."""
         keys = [r.tobytes() for r in rows]
         todo = [i for i, k in enumerate(keys) if k not in self.seen]
         if todo:
-            t, st = self.truth.batch(rows[todo])
-            for i, v, s in zip(todo, t[0], st[0]):
-                self.seen[keys[i]] = (v, s == RESOLVED)
-        vals = np.array([self.seen[k][0] for k in keys], dtype=float)
-        ok = np.array([self.seen[k][1] for k in keys], dtype=bool)
-        return vals, ok
+            t, st, lo, hi = self.truth.batch_bounds(rows[todo])
+            for i, v, s, a, b in zip(todo, t[0], st[0], lo[0], hi[0]):
+                unres = s == UNRESOLVED
+                self.seen[keys[i]] = (v, s == RESOLVED, a if unres else np.nan,
+                                      b if unres else np.nan)
+        got = [self.seen[k] for k in keys]
+        vals = np.array([g[0] for g in got], dtype=float)
+        ok = np.array([g[1] for g in got], dtype=bool)
+        lo = np.array([g[2] for g in got], dtype=float)
+        hi = np.array([g[3] for g in got], dtype=float)
+        return vals, ok, lo, hi
 
 
 def _scaled_pairs(e: Expr) -> Expr:

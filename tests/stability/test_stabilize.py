@@ -193,3 +193,16 @@ def test_an_unfixed_output_warns_and_names_where():
     with warnings.catch_warnings():
         warnings.simplefilter("error", StabilityWarning)  # fixed: no warning
         stabilize(sp.sqrt(x + 1) - sp.sqrt(x), {x: (0, sp.oo)}, samples=64)
+
+
+def test_verification_keeps_unresolved_points_by_their_bounds():
+    # stabilize's verification dropped a point whose truth was unresolved (NaN bits),
+    # where check_stability counts it by the bounds it has (issue 17 §1: never dropped)
+    from symgrad.stability.stabilize import _TruthCache
+    from symgrad.stability.truth import GroundTruth
+
+    halfway = sp.exp(sp.log(1 + x, evaluate=False), evaluate=False)  # 1 + 2**-53 exactly
+    cache = _TruthCache(GroundTruth([halfway], [x]))
+    vals, ok, lo, hi = cache.at(np.array([[2.0**-53], [0.25]]))
+    assert not ok[0] and (lo[0], hi[0]) == (1.0, 1.0 + 2.0**-52)
+    assert ok[1] and vals[1] == 1.25 and np.isnan(lo[1])
