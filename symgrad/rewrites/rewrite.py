@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sympy import Add, Basic, Mul
+from sympy import Add, Basic, Mul, Piecewise, Tuple
+from sympy.functions.elementary.piecewise import ExprCondPair
 
-from ..graph import postorder
+from ..build import piecewise
+from ..graph import free_symbols, postorder
 from .facts import Facts
 from .forms import Sigmoid, Softplus, expand_forms
 from .pattern import Match, match
@@ -103,7 +105,7 @@ class Rewrite:
             if not isinstance(s, Mul):
                 continue
             for f in s.args:
-                if type(f) not in kinds or not f.free_symbols:
+                if type(f) not in kinds or not _variable(f):
                     continue  # (a constant factor, 1/sqrt(pi), is part of k)
                 k = s / f
                 for j, t in enumerate(terms):
@@ -124,6 +126,12 @@ class Rewrite:
         return f"Rewrite({self.name}: {self.lhs} -> {self.rhs}, {self.scope})"
 
 
+def _variable(node: Basic) -> bool:
+    """Whether ``node`` holds a symbol, found over the DAG (SymPy's
+    ``free_symbols`` walks the tree: exponential in a cond chain's depth)."""
+    return not (node.is_Atom and not node.is_Symbol) and bool(free_symbols([node]))
+
+
 _SCALED_TERMS = 6  # sums as long as this are searched for a scaled pair
 _MAX_STEPS = 8  # rewrites nested in the nodes that rewrites create
 
@@ -133,6 +141,12 @@ def rebuild(node: Basic, args: tuple, new: Mapping[Basic, Basic]) -> Basic:
     equal copy is no change, and rebuilding it would re-evaluate it)."""
     low = tuple(new[a] for a in args)
     if any(a is not b and a != b for a, b in zip(low, args)):
+        # SymPy's Piecewise folds a condition holding a Piecewise into ITE
+        # form (set algebra over trees: a 6-deep cond chain never finished)
+        if isinstance(node, ExprCondPair):
+            return Tuple.__new__(ExprCondPair, *low)
+        if isinstance(node, Piecewise):
+            return piecewise([a.args for a in low])
         return node.func(*low)
     return node
 
