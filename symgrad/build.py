@@ -32,7 +32,7 @@ Piecewise takes exponential time, or fails (an ``AssertionError`` in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import sympy
 from sympy import Basic, Expr, Function, Mul, S, Tuple
@@ -41,7 +41,9 @@ from sympy.core.operations import LatticeOp
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.functions.elementary.piecewise import ExprCondPair
 
-__all__ = ["unevaluated", "scaled", "times", "piecewise", "Piecewise", "connective"]
+from .graph import postorder
+
+__all__ = ["unevaluated", "replaced", "scaled", "times", "piecewise", "Piecewise", "connective"]
 
 
 def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
@@ -81,6 +83,46 @@ def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
         return node.func(*args)
+
+
+def replaced(root: Basic, swap: Callable[[Basic], Basic | None]) -> Basic:
+    """``root`` with every node ``n`` for which ``swap(n)`` is not None
+    replaced by it (its arguments not visited), the nodes above rebuilt
+    as written (:func:`unevaluated`), each distinct node once, without
+    recursion; a node none of whose arguments changed is kept (the same
+    object).  ``swap`` is called once per distinct node reached.
+
+    >>> from sympy import cos, sin, symbols
+    >>> x, y = symbols("x y")
+    >>> e = sin(x) * cos(x) + x
+    >>> replaced(e, {x: 2 * y}.get)  # nothing re-evaluated: 2*y stays a factor
+    2*y + sin(2*y)*cos(2*y)
+    >>> replaced(e, {y: x}.get) is e
+    True
+    """
+    hits: dict = {}
+
+    def kids(n: Basic) -> tuple:
+        r = swap(n)
+        if r is not None:
+            hits[n] = r
+            return ()
+        return n.args
+
+    order, ks = postorder([root], kids)
+    new: dict = {}
+    for n in order:
+        hit = hits.get(n)
+        if hit is not None:
+            new[n] = hit
+            continue
+        k = ks[n]
+        if not k:
+            new[n] = n
+            continue
+        args = tuple(new[c] for c in k)
+        new[n] = n if all(a is c for a, c in zip(args, k)) else unevaluated(n, args)
+    return new[root]
 
 
 def scaled(c: Basic, e: Basic) -> Basic | None:

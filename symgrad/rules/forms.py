@@ -23,7 +23,7 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import connective, scaled, times, unevaluated
+from ..build import connective, replaced, scaled, times, unevaluated
 from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
@@ -477,23 +477,7 @@ def stencil(node: Basic, args: Sequence[Basic], walk: WalkState | None) -> Stenc
 def put_back(expr: Expr, back: dict) -> Expr:
     """``expr`` with the stencil's placeholders replaced, the nodes above
     them rebuilt unevaluated (their arguments are already built)."""
-    order, kids = postorder([expr], lambda n: () if n in back else n.args)
-    new: dict = {}
-    for n in order:
-        hit = back.get(n)
-        if hit is not None:
-            new[n] = hit
-            continue
-        ks = kids[n]
-        args = tuple(new[k] for k in ks)
-        if all(a is k for a, k in zip(args, ks)):
-            new[n] = n
-            continue
-        new[n] = _rebuilt(n, args)
-    return new[expr]
-
-
-_rebuilt = unevaluated
+    return replaced(expr, back.get)
 
 
 class PartialsRule(Rule):

@@ -23,7 +23,7 @@ from sympy.core.function import AppliedUndef
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.matrices.expressions.matexpr import MatrixElement
 
-from ..build import unevaluated
+from ..build import replaced
 from ..graph import postorder
 
 __all__ = ["is_real", "real_part"]
@@ -143,18 +143,4 @@ def _replaced(u: Expr, hit, make) -> Basic:
     """``u`` with every node ``n`` for which ``hit(n)`` replaced by
     ``make(n)``, once per distinct node (a DAG walk, no recursion), nothing
     re-evaluated."""
-    order, kids = postorder([u], lambda n: () if isinstance(n, Atom) or hit(n) else n.args)
-    new: dict = {}
-    for n in order:
-        if hit(n):
-            new[n] = make(n)
-        elif not kids[n]:
-            new[n] = n
-        else:
-            args = [new[k] for k in kids[n]]
-            changed = any(a is not k for a, k in zip(args, kids[n]))
-            new[n] = _build(n, args) if changed else n
-    return new[u]
-
-
-_build = unevaluated
+    return replaced(u, lambda n: make(n) if hit(n) else None)
