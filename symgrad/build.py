@@ -43,7 +43,9 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .graph import postorder
 
-__all__ = ["unevaluated", "replaced", "scaled", "times", "piecewise", "Piecewise", "connective"]
+__all__ = [
+    "unevaluated", "replaced", "factors", "scaled", "times", "piecewise", "Piecewise", "connective",
+]
 
 
 def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
@@ -123,6 +125,20 @@ def replaced(root: Basic, swap: Callable[[Basic], Basic | None]) -> Basic:
         args = tuple(new[c] for c in k)
         new[n] = n if all(a is c for a, c in zip(args, k)) else unevaluated(n, args)
     return new[root]
+
+
+def factors(args: Sequence[Basic], commutative: bool = True) -> Basic:
+    """The product of ``args`` as written, for factors already in SymPy's
+    canonical order (a sub-tuple of a canonical product's factors, a
+    number before a sum); one factor is itself.
+
+    >>> from sympy import S, symbols
+    >>> x, y = symbols("x y")
+    >>> factors((S(2), x + y)).args  # SymPy would distribute 2*x + 2*y
+    (2, x + y)
+    """
+    args = tuple(args)
+    return args[0] if len(args) == 1 else Mul._from_args(args, commutative)
 
 
 def scaled(c: Basic, e: Basic) -> Basic | None:

@@ -23,7 +23,7 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import connective, replaced, scaled, times, unevaluated
+from ..build import connective, factors, replaced, scaled, times, unevaluated
 from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
@@ -159,7 +159,7 @@ def _scaled_sum(a: Expr, b: Expr) -> Expr | None:
     if c is S.Zero or not c.is_finite:
         return None
     s = sa if sb is None else sb
-    return s if c is S.One else Mul._from_args((c, s))
+    return s if c is S.One else factors((c, s))
 
 
 def total(terms: Sequence[Expr]) -> Expr:

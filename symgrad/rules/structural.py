@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sympy import Add, Eq, Expr, Heaviside, Mul, Piecewise, S
 
-from ..build import piecewise
+from ..build import factors, piecewise
 from ..errors import RuleError, describe
 from .forms import Rule, WalkState, product, scale, total
 from .realness import is_real, real_part
@@ -79,7 +79,7 @@ class MulRule(Rule):
                 continue
             rest = args[:i] + args[i + 1 :]
             # A sub-tuple of a canonical Mul's factors is canonical already.
-            out.append(rest[0] if len(rest) == 1 else Mul._from_args(rest, node.is_commutative))
+            out.append(factors(rest, node.is_commutative))
         return tuple(out)
 
 
