@@ -113,17 +113,23 @@ def replaced(root: Basic, swap: Callable[[Basic], Basic | None]) -> Basic:
 
     order, ks = postorder([root], kids)
     new: dict = {}
+    # which nodes changed, by equality: two equal nodes may be distinct objects
+    # (SymPy's cache can hold sin(x) built over another, equal x), so "the
+    # argument came back as the same object" is not a test of "unchanged"
+    changed: set = set()
     for n in order:
         hit = hits.get(n)
         if hit is not None:
             new[n] = hit
+            if hit is not n:
+                changed.add(n)
             continue
         k = ks[n]
-        if not k:
+        if not k or not any(c in changed for c in k):
             new[n] = n
             continue
-        args = tuple(new[c] for c in k)
-        new[n] = n if all(a is c for a, c in zip(args, k)) else unevaluated(n, args)
+        new[n] = unevaluated(n, tuple(new[c] for c in k))
+        changed.add(n)
     return new[root]
 
 

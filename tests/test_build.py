@@ -5,6 +5,7 @@ of node a formula can hold, including those whose constructors take no
 from __future__ import annotations
 
 import pytest
+import sympy as sp
 from sympy import Basic, Max, Piecewise, Rational, S, exp, log, sin, symbols
 from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.codegen.numpy_nodes import logaddexp, logaddexp2
@@ -93,3 +94,16 @@ def test_scaled_and_times_build_what_sympys_product_builds():
                 want = sp.Mul(a, b)
                 assert type(got) is type(want) and got.args == want.args, (build, a, b)
     assert answered > 400
+
+
+def test_replaced_keeps_a_dag_whose_equal_nodes_are_distinct_objects():
+    # SymPy's cache can hold sin(x) over another, equal x: "unchanged" is by
+    # equality of what was swapped, not by identity of what came back
+    from symgrad.build import replaced
+
+    x = sp.Symbol("x")
+    x2 = sp.Symbol.__xnew__(sp.Symbol, "x")
+    assert x2 == x and x2 is not x
+    e = sp.Add(sp.Mul(sp.sin(x), sp.cos(x2)), x2)
+    assert replaced(e, {sp.Symbol("y"): x}.get) is e
+    assert replaced(e, {x: sp.Symbol("z")}.get) == e.subs(x, sp.Symbol("z"))
