@@ -52,7 +52,7 @@ from ..compensated import compensated
 from ..graph import postorder
 from ..lowering import rebuild
 from . import compensated_helpers
-from .texts import module_text
+from .texts import HelperCall, module_text
 
 __all__ = [
     "compensating",
@@ -63,15 +63,8 @@ __all__ = [
 ]
 
 
-class _DD(Function):
+class _DD(HelperCall):
     """A code-only call of a compensated-arithmetic helper."""
-
-    _helper = ""
-
-    def _numpycode(self, printer) -> str:
-        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)})"
-
-    _symgrad_numpycode = _numpycode
 
 
 class _Add(_DD):

@@ -35,20 +35,13 @@ from ..lowering import rebuild
 from ..scaled import degrees, homogeneity, scaled
 from ..widen import widen
 from . import scale_helpers
-from .texts import module_text
+from .texts import HelperCall, module_text
 
 __all__ = ["scaling", "SCALE_HELPERS", "SCALE_NAMES", "uses_scaling"]
 
 
-class _Call(Function):
+class _Call(HelperCall):
     """A code-only call of a scaling helper."""
-
-    _helper = ""
-
-    def _numpycode(self, printer) -> str:
-        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)})"
-
-    _symgrad_numpycode = _numpycode
 
 
 class _ScaleExp(_Call):

@@ -14,7 +14,21 @@ import functools
 import inspect
 from types import ModuleType
 
-__all__ = ["module_text"]
+from sympy import Function
+
+__all__ = ["module_text", "HelperCall"]
+
+
+class HelperCall(Function):
+    """A code-only call of a helper the generated module carries: printed
+    as ``_helper(args)``; subclasses name the helper (``_helper``)."""
+
+    _helper = ""
+
+    def _numpycode(self, printer) -> str:
+        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)})"
+
+    _symgrad_numpycode = _numpycode
 
 
 @functools.cache
