@@ -17,7 +17,6 @@ suite.  Run:
 from __future__ import annotations
 
 import datetime
-import itertools
 import json
 import os
 import statistics
@@ -25,33 +24,14 @@ import sys
 import time
 from pathlib import Path
 
-import sympy as sp
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's symgrad
+from bench_diff import recurrence, rosenbrock  # noqa: E402  (the same formulas, fresh symbols)
+
 import symgrad  # noqa: E402
 
 RECORD = Path(__file__).with_name("guard_diff.json")
 TOLERANCE = 1.6
 REPEAT = 7
-_fresh = itertools.count()
-
-
-def rosenbrock(n: int):
-    x = sp.symbols(f"x{next(_fresh)}_0:{n}")
-    f = sp.Add(*[100 * (x[i + 1] - x[i] ** 2) ** 2 + (1 - x[i]) ** 2 for i in range(n - 1)])
-    return f, list(x)
-
-
-def recurrence(depth: int):
-    k = next(_fresh)
-    a = sp.symbols(f"a{k}_0:{depth}")
-    y0 = sp.Symbol(f"y{k}")
-    e = y0
-    for ak in a:
-        e = ak * sp.sin(e) + sp.cos(e)
-    return e, [y0, *a]
-
-
 CASES = {"rosenbrock 300": (rosenbrock, 300), "recurrence 1000": (recurrence, 1000)}
 
 
