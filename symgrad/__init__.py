@@ -9,6 +9,7 @@ rule table whose rules you can override.
 """
 
 from . import autodiff as _autodiff
+from . import pickling as _pickling  # noqa: F401  (pickling keeps formulas as written)
 from .attach import attach_gradient
 from .autodiff import grad, hessian, jacobian, jvp, vjp
 from .codegen import lambdify, numpy_code
