@@ -14,6 +14,7 @@ from .facts import Facts
 from .forms import Sigmoid, Softplus
 from .library import LIBRARY, by_name, in_scope
 from .rewrite import SCOPES, Example, Rewrite, apply_rewrites, replace_nodes
+from .signs import fold_signs
 
 __all__ = [
     "LIBRARY",
@@ -57,7 +58,7 @@ def safe_forms(exprs: list, domain: dict | None = None) -> list:
     >>> safe_forms([exp(x) / (1 + exp(x))])
     [Piecewise((1, x >= 0), (exp(-Abs(x)), True))/(1 + exp(-Abs(x)))]
     """
-    return with_normalized_sums(list(exprs), _SAFE, Facts(domain))
+    return with_normalized_sums(fold_signs(exprs), _SAFE, Facts(domain))
 
 
 def lowered_safe_forms(exprs: list, domain: dict | None = None) -> list:

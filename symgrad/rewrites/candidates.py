@@ -68,6 +68,7 @@ from .quotients import divide_in_turn
 from .regimes import into_branches
 from .rewrite import apply_rewrites
 from .series import horner
+from .signs import fold_signs
 
 __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
 
@@ -119,6 +120,7 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     >>> [(c.how, c.expr) for c in candidates(log(x + 1) - log(x), {x: (0, oo)})]
     [('safe forms', -log(x) + log1p(x)), ('log1p-difference', log1p(1/x))]
     """
+    expr = fold_signs([expr])[0]  # u·sign(u) as |u|: exact, and together sees it
     base = with_normalized_sums([expr], _SAFE, Facts(domain))[0]
     out = [Candidate(base, "safe forms")]
     # the others may be invalid at an end of the domain (0 in x**p, x ≥ 0):
