@@ -29,6 +29,7 @@ from sympy import S, oo
 
 from ..autodiff import jacobian
 from ..graph import postorder
+from .branches import shared_branches
 from .source import compile_source, generate
 
 __all__ = ["Order", "ExportWarning", "chosen_forms", "float_form", "FrameworkOrder", "export",
@@ -147,8 +148,8 @@ class Order:
         dtype = dtype if self.stabilize else "float64"  # the same code otherwise
         if dtype not in self._forms:
             live = [self.exprs[k] for k in self.live]
-            self._forms[dtype] = chosen_forms(live, self.symbols, self.domain,
-                                              f"order {self.order}, live ", dtype) \
+            self._forms[dtype] = shared_branches(chosen_forms(
+                live, self.symbols, self.domain, f"order {self.order}, live ", dtype)) \
                 if self.stabilize and live else live
         return self._forms[dtype]
 

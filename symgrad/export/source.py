@@ -24,6 +24,7 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
+from .branches import shared_branches
 from .printers import HEADERS, RESERVED, printer_for
 
 __all__ = ["require", "generate", "compile_source", "compile_matrix", "EXTRAS"]
@@ -88,6 +89,7 @@ def generate(
         leaf[s] = namer.name(s.name)
     fname = namer.name(name)
     roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
+    roots = shared_branches(roots)  # traced code computes every branch: fewer, shared
     # scaled(u): u on its inputs scaled by a power of two per point (ldexp)
     roots = scaling(unmark(roots))
     prog: Program = build_program(roots, leaf, namer.temps(), False, printer_for(backend))

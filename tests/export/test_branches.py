@@ -1,0 +1,94 @@
+"""export.branches: a Piecewise on one symbol's sign loses its dead branches
+and computes mirror-image branches once, at -|x|, with the same values
+(traced code computes every branch at every point)."""
+
+import numpy as np
+import pytest
+import sympy as sp
+from sympy.codegen.cfunctions import expm1
+
+import symgrad
+from symgrad.export.branches import shared_branches
+from symgrad.graph import postorder
+from symgrad.stability.bits import FORMATS, bits_error
+from symgrad.stability.sampling import sample
+from symgrad.stability.truth import GroundTruth
+
+x, y = sp.symbols("x y", real=True)
+FMT = FORMATS["float64"]
+E, F = sp.exp(x), sp.exp(-x)
+
+# stabilize's exp-normalized regimes per sign (as it writes them), with the
+# exact function each computes
+EVEN = [  # sigmoid' (with stabilize's dead x == 0 branch), logistic density, sech**2
+    (sp.Piecewise((E / (sp.exp(2 * x) + 2 * E + 1), x <= 0),
+                  (1 / (2 * (E / 2 + 1 + F / 2)), (x >= 0) & (x <= 0)),
+                  (F / (1 + 2 * F + sp.exp(-2 * x)), True)), E / (1 + E) ** 2),
+    (sp.Piecewise((F / (1 + F) ** 2, x >= 0), (E / (1 + E) ** 2, True)), E / (1 + E) ** 2),
+    (sp.Piecewise((4 * sp.exp(2 * x) / (sp.exp(2 * x) + 1) ** 2, x < 0),
+                  (4 * sp.exp(-2 * x) / (sp.exp(-2 * x) + 1) ** 2, True)), sp.sech(x) ** 2),
+]
+ODD = [  # tanh (log cosh'), and a sign-split x/(1 + |x|)-like ratio
+    (sp.Piecewise((-expm1(-2 * x) / (1 + sp.exp(-2 * x)), x >= 0),
+                  (expm1(2 * x) / (sp.exp(2 * x) + 1), True)), sp.tanh(x)),
+    (sp.Piecewise((x / (1 - x), x <= 0), (x / (1 + x), True)), x / (1 + sp.Abs(x))),
+]
+
+
+def _pieces(e):
+    order, _ = postorder([e], lambda n: n.args)
+    return sum(isinstance(n, sp.Piecewise) for n in order)
+
+
+def _check_same_values(before, after, exact):
+    pts = sample({x: (-800.0, 800.0)}, [x], 400, FMT, 3)
+    with np.errstate(all="ignore"):
+        a, b = (np.asarray(symgrad.lambdify([x], [f])(pts[:, 0])[0]) * np.ones(len(pts))
+                for f in (before, after))
+    truth = GroundTruth([exact], [x]).batch(pts)[0][0]
+    # the same function, computed by the mirror branch's operations: as accurate
+    assert np.nanmax(bits_error(b, truth, FMT)) <= np.nanmax(bits_error(a, truth, FMT)) + 1
+    assert np.nanmax(bits_error(b, truth, FMT)) <= 3
+    assert np.all(np.isfinite(b) == np.isfinite(a))
+
+
+@pytest.mark.parametrize("form, exact", EVEN)
+def test_an_even_regime_is_one_branch_at_minus_abs(form, exact):
+    (out,) = shared_branches([form])
+    assert _pieces(out) == 0
+    order, _ = postorder([out], lambda n: n.args)
+    assert sp.Abs(x) in order and x not in [n for n in order if n.func is sp.exp]
+    _check_same_values(form, out, exact)
+
+
+@pytest.mark.parametrize("form, exact", ODD)
+def test_an_odd_regime_shares_its_branch_and_selects_the_sign(form, exact):
+    (out,) = shared_branches([form])
+    assert isinstance(out, sp.Piecewise) and len(out.args) == 2
+    assert out.args[0].expr == -out.args[1].expr  # t and -t: t computed once
+    order, _ = postorder([out.args[0].expr], lambda n: n.args)
+    assert sp.Abs(x) in order
+    _check_same_values(form, out, exact)
+
+
+def test_a_dead_branch_is_dropped_and_the_rest_kept():
+    p = sp.Piecewise((x**3, x <= 0), (5, (x >= 0) & (x <= 0)), (x**2, True))
+    assert shared_branches([p]) == [sp.Piecewise((x**3, x <= 0), (x**2, True))]
+
+
+@pytest.mark.parametrize("p", [
+    sp.Piecewise((x**3, x < 0), (x**2, True)),  # not mirror images
+    sp.Piecewise((sp.exp(x), x < 1), (sp.exp(-x), True)),  # split at 1, not at the sign
+    sp.Piecewise((sp.exp(x), x < y), (sp.exp(-x), True)),  # a condition on two symbols
+    sp.Piecewise((sp.exp(y), x < 0), (sp.exp(-y), True)),  # mirrored in y, split on x
+])
+def test_other_piecewise_are_kept(p):
+    assert shared_branches([p + y]) == [p + y]
+
+
+def test_inside_a_larger_formula_and_shared():
+    form, exact = EVEN[1]
+    (out,) = shared_branches([y * form + sp.log(form)])
+    assert _pieces(out) == 0
+    order, _ = postorder([out], lambda n: n.args)
+    assert [n for n in order if n.func is sp.exp] == [sp.exp(-sp.Abs(x))]  # one exp, shared
