@@ -51,6 +51,7 @@ from sympy import (
 )
 
 from ..graph import count_ops, postorder
+from .exact_exponents import exact_exponents
 from .exponents import merge_exponentials, settle
 from .expsums import (
     EXP32,
@@ -185,6 +186,11 @@ def candidates(expr: Expr, domain: Mapping | None = None,
         add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
         if count_ops([c.expr]) <= ALGEBRA_OPS and c.expr.has(Piecewise):
             add(into_branches([c.expr])[0], f"{c.how}, factors into branches")
+    # each with its exponentials of rounded arguments computed from the exact
+    # argument (pairs of floats): exp(b - a) in the normalized gradient of
+    # log-sum-exp loses log2|b - a| bits to the rounding of b - a
+    for c in list(out):
+        add(exact_exponents([c.expr], facts)[0], f"{c.how}, exponents exact")
     return out
 
 
