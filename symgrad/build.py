@@ -35,17 +35,22 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import sympy
-from sympy import Basic, Expr, Function, Mul, S, Tuple
+from sympy import Add, Basic, Expr, Function, Mul, S, Tuple
+from sympy.calculus.accumulationbounds import AccumBounds
+from sympy.core.basic import _args_sortkey
 from sympy.core.function import AppliedUndef
 from sympy.core.operations import LatticeOp
+from sympy.functions.elementary.exponential import ExpBase
 from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.matrices.expressions import MatrixExpr
 
 from . import graph
 from .graph import postorder
 
 __all__ = [
-    "unevaluated", "replaced", "factors", "scaled", "times", "piecewise", "Piecewise", "connective",
+    "unevaluated", "replaced", "factors", "scaled", "times", "plus", "piecewise", "Piecewise",
+    "connective",
 ]
 
 
@@ -182,41 +187,116 @@ def scaled(c: Basic, e: Basic) -> Basic | None:
 
 
 def times(a: Basic, b: Basic) -> Basic | None:
-    """``a * b`` for factors of different kinds, in SymPy's canonical form
-    without SymPy's product evaluation: ``b`` (or ``a``) a factor that is
-    not a number or a product, the other such a factor or a product none
-    of whose factors is of its kind; the order is :meth:`Basic.compare`'s,
-    decided by the class names alone, the coefficient first.  None where
-    only that evaluation knows the result (numbers, factors of one kind, a
-    power whose base may be another factor, a numeric atom such as
-    ``pi``).
+    """``a * b`` in SymPy's canonical form without SymPy's product
+    evaluation, for two factors or products whose factors all have
+    different bases (``x``, ``x**2`` and ``1/x`` share one; so do ``exp(x)``
+    and ``exp(y)``): their coefficients multiplied, their factors merged in
+    :meth:`Basic.compare`'s order, the coefficient first.  None where only
+    that evaluation knows the result (a number, factors over one base, a
+    power of a number or of a numeric atom such as ``pi``, a number times
+    one sum, which SymPy distributes).
 
-    >>> from sympy import Mul, cos, symbols
+    >>> from sympy import Mul, cos, exp, symbols
     >>> x, y = symbols("x y")
     >>> times(x + y, cos(x)) == Mul(x + y, cos(x)), times(x, x**2) is None
     (True, True)
     >>> times(3 * x * (x + y), cos(y)).args
     (3, x, x + y, cos(y))
+    >>> times(-200 * y * (x + y), 2 * x).args, times(exp(x), 2 * exp(y)) is None
+    ((-400, x, y, x + y), True)
     """
-    if a.is_Mul and not b.is_Mul:
-        a, b = b, a
-    if not _plain(a) or not b.is_commutative:
+    ca, fa = _factors_of(a)
+    cb, fb = _factors_of(b)
+    if fa is None or fb is None or not fa or not fb:
         return None
-    if b.is_Mul:
-        head, rest = (b.args[:1], b.args[1:]) if b.args[0].is_Number else ((), b.args)
+    c = ca * cb
+    if c.is_zero or not c.is_finite:
+        return None
+    seen: set = set()
+    for f in (*fa, *fb):
+        base = f.as_base_exp()[0] if (f.is_Pow or isinstance(f, ExpBase)) else f
+        if base in seen:
+            return None
+        seen.add(base)
+    try:  # two sorted runs: a merge
+        fs = sorted((*fa, *fb), key=_args_sortkey)
+    except RecursionError:  # alike to a great depth: SymPy's own sort recurses too
+        return None
+    if c is S.One:
+        return Mul._from_args(fs, True)
+    if len(fs) == 1 and fs[0].is_Add:
+        return None
+    return Mul._from_args((c, *fs), True)
+
+
+def _factors_of(e: Basic) -> tuple:
+    """``e`` as (coefficient, factors) when every factor is one SymPy's
+    product keeps as it is beside factors over other bases; (None, None)
+    otherwise."""
+    if e.is_Mul:
+        args = e.args
+        c, rest = (args[0], args[1:]) if args[0].is_Number else (S.One, args)
     else:
-        head, rest = (), (b,)
-    kind = type(a)
-    base = hash(a.args[0]) if a.is_Pow else None
-    for f in rest:
-        if type(f) is kind or not _plain(f) or hash(f) == base:
+        c, rest = S.One, (e,)
+    if not all(_plain(f) for f in rest):
+        return None, None
+    return c, rest
+
+
+def plus(terms: Sequence[Basic]) -> Basic | None:
+    """``Add(*terms)`` in SymPy's canonical form without SymPy's sum
+    evaluation, for terms with different non-numeric parts (``2*x`` and
+    ``x`` share one) and at most one number: the number first, the others
+    in :meth:`Basic.compare`'s order.  None where only that evaluation
+    knows the result (like terms, a sum among the terms, an infinity,
+    an unevaluated power of a number, terms that are not commutative
+    expressions).
+
+    >>> from sympy import Add, S, cos, sin, symbols
+    >>> x, y = symbols("x y")
+    >>> terms = [x * cos(y), -sin(y), 3 * x, S(1)]
+    >>> plus(terms).args == Add(*terms).args
+    True
+    >>> plus([2 * x, x]) is None
+    True
+    """
+    number = None
+    rest: list = []
+    seen: set = set()
+    for t in terms:
+        if not isinstance(t, Expr) or t.is_Add or not t.is_commutative or t.is_Order:
             return None
-        if f.is_Pow and hash(f.args[0]) == hash(a):
+        if t.is_Number:
+            if number is not None or t.is_zero or not t.is_finite:
+                return None
+            number = t
+            continue
+        if t.is_Mul:
+            args = t.args
+            if args[0].is_Number:
+                if not args[0].is_finite:
+                    return None
+                key = args[1] if len(args) == 2 else args[1:]
+            else:
+                key = args
+        elif (
+            t.is_Pow and t.args[0].is_Number or t.is_Atom and not t.is_Symbol and not t.is_finite
+            or isinstance(t, (AccumBounds, MatrixExpr))
+        ):
             return None
-    at = 0
-    while at < len(rest) and rest[at].compare(a) < 0:
-        at += 1
-    return Mul._from_args((*head, *rest[:at], a, *rest[at:]), True)
+        else:
+            key = t
+        if key in seen:
+            return None
+        seen.add(key)
+        rest.append(t)
+    if len(rest) + (number is not None) < 2:
+        return None
+    try:
+        rest.sort(key=_args_sortkey)
+    except RecursionError:
+        return None
+    return Add._from_args((number, *rest) if number is not None else rest, True)
 
 
 def _plain(f: Basic) -> bool:
@@ -224,6 +304,7 @@ def _plain(f: Basic) -> bool:
     return (
         isinstance(f, Expr) and f.is_commutative and not f.is_Number and not f.is_Mul
         and not _numeric_atom(f) and not (f.is_Pow and _numeric_atom(f.args[0]))
+        and not f.is_Order and not isinstance(f, AccumBounds)
     )
 
 

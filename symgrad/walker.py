@@ -221,8 +221,9 @@ def reverse(
     """
     wrtset = frozenset(wrt)
     walk = Walk(outputs, wrtset, opts)
-    state = WalkState(walk.heights)
-    got = _accumulate(walk, outputs, cotangents, wrtset, replace(opts, walk=state))
+    nodes = {n: n for n in walk.order}
+    state = WalkState(walk.heights, nodes)
+    got = _accumulate(walk, outputs, cotangents, wrtset, replace(opts, walk=state), nodes)
     if not state.projected:
         return got
     if all(is_real(e) for e in (*outputs, *cotangents)):
@@ -238,11 +239,11 @@ def reverse(
 
 def _accumulate(
     walk: Walk, outputs: Sequence[Expr], cotangents: Sequence[Expr], wrtset: frozenset,
-    opts: Opts,
+    opts: Opts, nodes: dict,
 ) -> dict[Symbol, Expr]:
     """Reverse accumulation over ``walk``, the rules given ``opts`` (which
     carries the walk's state)."""
-    token = NODES.set({n: n for n in walk.order})
+    token = NODES.set(nodes)
     try:
         acc: dict[Basic, list] = {}
         for out, c in zip(outputs, cotangents):
@@ -299,8 +300,9 @@ def forward(
     """The tangent of each output given a tangent per symbol (None = zero)."""
     seeds = {s: t for s, t in tangents.items() if t is not None and t is not S.Zero and t != 0}
     walk = Walk(outputs, frozenset(seeds), opts)
-    opts = replace(opts, walk=WalkState(walk.heights))
-    token = NODES.set({n: n for n in walk.order})
+    nodes = {n: n for n in walk.order}
+    opts = replace(opts, walk=WalkState(walk.heights, nodes))
+    token = NODES.set(nodes)
     tan: dict[Basic, Expr] = dict(seeds)
     try:
         depends, inputs, rules = walk.depends, walk.inputs, walk.rules

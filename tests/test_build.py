@@ -65,35 +65,54 @@ def test_piecewise_keeps_a_condition_holding_a_piecewise_as_written():
     assert piecewise([(y, inner > 1), (y, True)]) == y
 
 
-def test_scaled_and_times_build_what_sympys_product_builds():
-    # symgrad's product without SymPy's evaluation: where it answers, the
-    # node is SymPy's own (same class, same arguments in the same order);
-    # where SymPy's evaluation could change the factors, it declines
+def test_scaled_times_and_plus_build_what_sympys_product_and_sum_build():
+    # symgrad's product and sum without SymPy's evaluation: where they
+    # answer, the node is SymPy's own (same class, same arguments in the
+    # same order); where SymPy's evaluation could change the factors or
+    # terms (like terms, factors over one base), they decline
+    import itertools
+    import random
+
     import sympy as sp
 
-    from symgrad.build import scaled, times
+    from symgrad.build import plus, scaled, times
 
     x, y = sp.symbols("x y")
+    z = sp.Symbol("z", positive=True)
     nc = sp.Symbol("A", commutative=False)
     atoms = [x, y, nc, sp.pi, sp.I, sp.E, sp.Integer(3), sp.Rational(1, 2), sp.Float(1.5),
-             sp.Integer(-1), sp.oo, sp.zoo, sp.nan]
+             sp.Integer(-1), sp.Integer(0), sp.oo, sp.zoo, sp.nan]
     kinds = [x + 1, x + y, x**2, 1 / x, sp.sqrt(x), sp.sqrt(2), sp.exp(x), sp.exp(y), sp.sin(x),
              sp.cos(x), sp.Abs(x), sp.Piecewise((x, x > 0), (0, True)), sp.log(x), (x + 1)**2,
-             sp.Max(x, y), x**sp.pi, sp.pi**x, sp.Function("f")(x)]
+             sp.Max(x, y), x**sp.pi, sp.pi**x, sp.Function("f")(x), 2**x, sp.O(x),
+             sp.Pow(2, 3, evaluate=False), sp.exp(1 / x)]
     products = [2 * x, x * y, 3 * x * sp.cos(y), x * sp.sin(x) * (x + 1), -sp.cos(x) * sp.exp(y),
-                sp.pi * x, sp.sqrt(2) * x, x / (x + 1), nc * x]
+                sp.pi * x, sp.sqrt(2) * x, x / (x + 1), nc * x, -200 * (x - y**2), 2 * y,
+                -sp.sin(y), x * sp.exp(x)]
     pool = atoms + kinds + products
-    answered = 0
-    for a in pool:
-        for b in pool:
-            for build in (scaled, times):
-                got = build(a, b)
-                if got is None:
-                    continue
-                answered += 1
-                want = sp.Mul(a, b)
-                assert type(got) is type(want) and got.args == want.args, (build, a, b)
-    assert answered > 400
+    answered = dict.fromkeys((scaled, times, plus), 0)
+
+    def check(build, args):
+        got = build(*args) if build is not plus else build(args)
+        if got is not None:
+            answered[build] += 1
+            want = sp.Add(*args) if build is plus else sp.Mul(*args)
+            assert type(got) is type(want) and got.args == want.args, (build, args)
+
+    for a, b in itertools.product(pool, repeat=2):
+        for build in answered:
+            check(build, (a, b))
+    # products of products, sums of several terms
+    factors = [x, y, z, sp.sin(x), sp.cos(y), sp.exp(x), sp.exp(z), x**2, 1 / y, sp.sqrt(z),
+               x + y, y - z**2, sp.log(z), sp.Abs(x), sp.Float(2.5), sp.Rational(-3, 7), -1, sp.pi,
+               sp.gamma(x), x**y, (x + y)**-2]
+    rng = random.Random(7)
+    for _ in range(600):
+        a, b = (sp.Mul(*rng.sample(factors, rng.randint(1, 4))) for _ in range(2))
+        check(times, (a, b))
+        terms = [sp.Mul(*rng.sample(factors, rng.randint(1, 3))) for _ in range(rng.randint(2, 4))]
+        check(plus, tuple(terms))
+    assert answered[scaled] > 100 and answered[times] > 800 and answered[plus] > 1500, answered
 
 
 def test_replaced_keeps_a_dag_whose_equal_nodes_are_distinct_objects():

@@ -23,11 +23,11 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import connective, factors, scaled, times
+from ..build import connective, factors, plus, scaled, times
 from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
-from .walkstate import WalkState, put_back, stencil
+from .walkstate import WalkState, plan, put_back, stencil
 
 __all__ = [
     "Opts",
@@ -167,6 +167,9 @@ def total(terms: Sequence[Expr]) -> Expr:
     """
     if any(_long(t, Add) for t in terms):
         return Add(*terms, evaluate=False)
+    done = plus(terms)  # unlike terms: SymPy's sum without its evaluation
+    if done is not None:
+        return done
     try:
         return Add(*terms)
     except RecursionError:
@@ -413,15 +416,17 @@ class PartialsRule(Rule):
         st = stencil(node, args, opts.walk)
         if st is None:
             return self._partials(node, node, args, needed)
-        # the rule's answer on a stencil serves every node of the same key
-        memo = opts.walk.memo
+        # the rule's answer on a stencil, and the plan to put the arguments
+        # back in it, serve every node of the same key
+        walk = opts.walk
         key = (self, st.key, tuple(needed))
-        ps = memo.get(key) if memo is not None else None
-        if ps is None:
+        planned = walk.memo.get(key)
+        if planned is None:
             ps = self._partials(node, st.node, st.args, needed)
-            if memo is not None:
-                memo[key] = ps
-        return tuple(None if p is None else put_back(p, st.back) for p in ps)
+            planned = walk.memo[key] = tuple(
+                None if p is None else (p, plan(p, st.back)) for p in ps
+            )
+        return tuple(None if e is None else put_back(e[0], st.back, e[1], walk) for e in planned)
 
     def _partials(self, node: Basic, at: Basic, at_args: tuple, needed: Sequence[bool]) -> tuple:
         args = at_args

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from sympy import Basic, Dummy, Expr
 
 from ..build import replaced, unevaluated
+from ..graph import postorder
 
-__all__ = ["WalkState", "Stencil", "stencil", "put_back"]
+__all__ = ["WalkState", "Stencil", "stencil", "plan", "put_back"]
 
 
 class WalkState:
@@ -28,12 +29,15 @@ class WalkState:
     stencils and of supports, and whether a complex cotangent was sent
     down (reverse mode; see :mod:`symgrad.rules.realness`)."""
 
-    __slots__ = ("heights", "memo", "projected")
+    __slots__ = ("heights", "memo", "projected", "nodes")
 
-    def __init__(self, heights: dict | None = None) -> None:
+    def __init__(self, heights: dict | None = None, nodes: dict | None = None) -> None:
         self.heights = heights or {}
         self.memo: dict = {}
         self.projected = False
+        # the walk's own nodes, each its own key: a node a rule rebuilds
+        # equal to one of them is that one (its assumptions already asked)
+        self.nodes = nodes if nodes is not None else {}
 
 
 _TALL = 32
@@ -93,7 +97,46 @@ def stencil(node: Basic, args: Sequence[Basic], walk: WalkState | None) -> Stenc
     return Stencil(small_node, tuple(small), back, key)
 
 
-def put_back(expr: Expr, back: dict) -> Expr:
+def plan(expr: Expr, back: dict) -> tuple:
+    """The nodes of ``expr`` that :func:`put_back` rebuilds (those above a
+    key of ``back``), children first: the same for every stencil of one
+    key, so a rule's answer on a stencil is planned once.
+
+    >>> from sympy import cos, sin, Dummy, Symbol
+    >>> a, x = Dummy("a"), Symbol("x")
+    >>> plan(x * cos(a) + 1, {a: sin(x)})
+    (cos(_a), x*cos(_a), x*cos(_a) + 1)
+    """
+    order, kids = postorder([expr], lambda n: () if n in back else n.args)
+    above: set = set()
+    out = []
+    for n in order:
+        if n in back:
+            above.add(n)
+        elif any(k in above for k in kids[n]):
+            above.add(n)
+            out.append(n)
+    return tuple(out)
+
+
+def put_back(expr: Expr, back: dict, steps: tuple | None = None,
+             walk: WalkState | None = None) -> Expr:
     """``expr`` with the stencil's placeholders replaced, the nodes above
-    them rebuilt unevaluated (their arguments are already built)."""
-    return replaced(expr, back.get)
+    them rebuilt unevaluated (their arguments are already built), along
+    ``steps`` (its :func:`plan`) where given; a rebuilt node equal to one
+    of ``walk``'s is that one.
+
+    >>> from sympy import cos, sin, Dummy, Symbol
+    >>> a, x = Dummy("a"), Symbol("x")
+    >>> e, back = x * cos(a) + 1, {a: sin(x)}
+    >>> put_back(e, back), put_back(e, back, plan(e, back))
+    (x*cos(sin(x)) + 1, x*cos(sin(x)) + 1)
+    """
+    if steps is None:
+        return replaced(expr, back.get)
+    env = dict(back)
+    nodes = walk.nodes if walk is not None else {}
+    for n in steps:
+        new = unevaluated(n, tuple([env.get(a, a) for a in n.args]))
+        env[n] = nodes.get(new, new)
+    return env.get(expr, expr)
