@@ -410,10 +410,12 @@ class BallProgram:
                     val, cond = pairs[k]
                     expr = f"({val} if {cond} else {expr})"
                 lines.append(f"    {v} = {expr}")
-            elif op == "Add":
-                lines.append(f"    {v} = {' + '.join(args)}")
-            elif op == "Mul":
-                lines.append(f"    {v} = {' * '.join(args)}")
+            elif op in ("Add", "Mul"):
+                sign = " + " if op == "Add" else " * "
+                # (in lines of 32: a sum of 1,000 terms on one line is too deep for compile)
+                lines.append(f"    {v} = {sign.join(args[:32])}")
+                for k in range(32, len(args), 32):
+                    lines.append(f"    {v} = {v}{sign}{sign.join(args[k:k + 32])}")
             else:
                 if node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
                     fn = _rational_pow(int(node.exp.p), int(node.exp.q))
@@ -473,12 +475,12 @@ class BallProgram:
                 return None
             prec = min(top, prec + min(max(need, prec), 7 * prec))
 
-    def run(self, xs: Sequence[float], prec: int, fmt: Format) -> list | None:
-        """Per output at the point ``xs``, with the working precision
-        ``prec``: the float of ``fmt`` its exact value rounds to, where its
-        ball decides it, else the ball's relative accuracy in bits (None
-        if it has none); or None for the point, which the mpmath tier must
-        decide."""
+    def balls(self, xs: Sequence[float], prec: int, post: Callable | None = None) -> list | None:
+        """Every output's ball at the point ``xs`` with the working
+        precision ``prec`` (each holds the exact value; it may be wide, or
+        not finite), each mapped by ``post`` (at that precision) if given;
+        or None for a point the mpmath tier must decide (an argument
+        outside a function's domain, an undecided condition)."""
         with _lock:
             old = _ctx.prec
             _ctx.prec = prec  # also the precision of the balls' ends
@@ -488,14 +490,22 @@ class BallProgram:
                     return None
                 try:
                     with np.errstate(all="ignore"):
-                        balls = self._fn(prec, [arb(float(x)) for x in xs], consts)
+                        out = self._fn(prec, [arb(float(x)) for x in xs], consts)
                 except (_GiveUp, ArithmeticError, ValueError, TypeError):
                     return None
-                if any(b is POISON for b in balls):
+                if any(b is POISON for b in out):
                     return None
-                return [_decide(b, fmt) for b in balls]
+                return out if post is None else [post(b) for b in out]
             finally:
                 _ctx.prec = old
+
+    def run(self, xs: Sequence[float], prec: int, fmt: Format) -> list | None:
+        """Per output at the point ``xs``, with the working precision
+        ``prec``: the float of ``fmt`` its exact value rounds to, where its
+        ball decides it, else the ball's relative accuracy in bits (None
+        if it has none); or None for the point, which the mpmath tier must
+        decide."""
+        return self.balls(xs, prec, lambda b: _decide(b, fmt))
 
 
 def _mpf(b) -> tuple:

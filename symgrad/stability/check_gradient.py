@@ -17,6 +17,7 @@ breaks (forward mode reads partials off it at a unit cotangent).
 from __future__ import annotations
 
 import html
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,6 @@ from sympy import (
     Derivative,
     Dummy,
     Expr,
-    Float,
     Piecewise,
     Rational,
     S,
@@ -36,26 +36,26 @@ from sympy import (
     cancel,
     diff,
     expand,
-    lambdify,
     simplify,
 )
-from sympy.printing.pycode import MpmathPrinter
 
 from ..autodiff import grad, jvp, vjp
+from ..build import replaced
 from ..errors import SymgradError
-from ..graph import count_ops
+from ..graph import count_ops, postorder
 from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs, flatten_symbols
+from .values import DPS, Values, evaluator
 
 __all__ = ["check_gradient", "GradientCheck", "Difference"]
 
 DEFAULT_RANGE = (-3.0, 3.0)
-_DPS = 30
 _TOL = 1e-12  # relative, at 30 digits: a difference, not rounding
 _SIMPLIFY_OPS = 250  # simplify is tried on differences up to this many operations
 # unit-free cotangent and tangent values, of both signs, off 1 (clipping shows)
 _U = (Rational(37, 10), Rational(-29, 10), Rational(7, 20))
+_DRAWS = 3  # random directions per sample point, in the sampled check
 _V = (Rational(-13, 10), Rational(5, 2), Rational(3, 10), Rational(-19, 10), Rational(113, 4))
 
 
@@ -179,10 +179,10 @@ def check_gradient(
     free = sorted(forward.free_symbols | set(syms) | _free(got), key=str)
     real = {s: Dummy(s.name, real=True) for s in free if not s.is_extended_real}
     back = {d: s for s, d in real.items()}
-    fwd_r = forward.xreplace(real)
-    got_r = [g.xreplace(real) for g in lower(got)]
-    true_r = _true_gradient(fwd_r, [s.xreplace(real) for s in syms])
-    proofs = [_prove(g - t) for g, t in zip(got_r, true_r)]
+    fwd_r, *got_r = _renamed([forward, *lower(got)], real)  # (SymPy's diff needs real symbols)
+    true_r = _true_gradient(fwd_r, [real.get(s, s) for s in syms])
+    # (an entry as SymPy gives it is identical: no sum of the two to build and reduce)
+    proofs = ["identical" if g == t else _prove(g - t) for g, t in zip(got_r, true_r)]
     matches = all(p is not None for p in proofs)
     proof = "; ".join(dict.fromkeys(p for p in proofs if p)) if matches else \
         "SymPy could not reduce the difference to 0"
@@ -190,10 +190,10 @@ def check_gradient(
     dom = _domain(domain, free)
     pts = _points(dom, free, samples, seed)
     diffs, max_abs, max_rel, n = _compare(fwd_r, got_r, true_r, syms, free, real, pts)
-    consistent, detail = _jvp_vjp(expr, syms, free, real, pts)
+    consistent, detail = _jvp_vjp(expr, syms, free, real, pts, seed)
     return GradientCheck(
         expr=expr, wrt=tuple(syms), gradient=tuple(got),
-        true_gradient=tuple(t.xreplace(back) for t in true_r), matches=matches, proof=proof,
+        true_gradient=tuple(_renamed(true_r, back)), matches=matches, proof=proof,
         confirmed=not diffs and n > 0, differs_where=diffs, max_abs_diff=max_abs,
         max_rel_diff=max_rel, samples=n, jvp_vjp_consistent=consistent,
         jvp_vjp_detail=detail, domain=dom,
@@ -203,15 +203,48 @@ def check_gradient(
 def _true_gradient(f: Expr, syms: list) -> list:
     """``sympy.diff(f, s)`` for each of ``syms``; a sum differentiated term
     by term, each term only along the symbols it holds (a sum over n inputs
-    is not walked whole n times: that was n² in the number of inputs)."""
+    is not walked whole n times: that was n² in the number of inputs), and
+    terms of one shape (the same formula with other symbols, as a loop
+    writes them) differentiated once: SymPy's diff of the shape, its
+    symbols renamed back."""
     if not f.is_Add or len(syms) < 8:
         return [diff(f, s) for s in syms]
     wanted = set(syms)
-    holding: dict = {s: [] for s in syms}
+    parts: dict = {s: [] for s in syms}
+    memo: dict = {}
     for term in f.args:
-        for s in term.free_symbols & wanted:
-            holding[s].append(term)
-    return [Add(*[diff(t, s) for t in holding[s]]) for s in syms]
+        held = [n for n in postorder([term], lambda n: n.args)[0] if n.is_Symbol]
+        if not wanted.intersection(held):
+            continue
+        to = {n: _placeholder(k, n) for k, n in enumerate(held)}
+        back = {p: n for n, p in to.items()}
+        shape = replaced(term, to.get)  # (as written: only a key, and diff's argument)
+        for n in held:
+            if n in wanted:
+                d = memo.get((shape, to[n]))
+                if d is None:
+                    d = memo[(shape, to[n])] = diff(shape, to[n])
+                parts[n].append(d.xreplace(back))
+    return [Add(*parts[s]) for s in syms]
+
+
+_PLACEHOLDERS: dict = {}
+
+
+def _placeholder(k: int, like: Symbol) -> Symbol:
+    """The k-th symbol of a shape, with the assumptions of ``like`` (one
+    object per (k, assumptions), so equal shapes are equal)."""
+    key = (k, tuple(sorted(like.assumptions0.items())))
+    p = _PLACEHOLDERS.get(key)
+    if p is None:
+        p = _PLACEHOLDERS[key] = Dummy(f"p{k}", **like.assumptions0)
+    return p
+
+
+def _renamed(exprs: list, to: dict) -> list:
+    """``exprs`` with the symbols ``to`` maps replaced (none: as they are;
+    ``xreplace`` walks the whole tree even with nothing to replace)."""
+    return [e.xreplace(to) for e in exprs] if to else list(exprs)
 
 
 def _as_tuple(g: object) -> tuple:
@@ -253,51 +286,21 @@ def _points(dom: dict, free: Sequence[Symbol], n: int, seed: int) -> list[dict]:
     rng = random.Random(f"check_gradient:{seed}")
 
     def draw(lo: float, hi: float) -> float:
-        if lo > -mpmath.inf and hi < mpmath.inf:
+        if lo > -math.inf and hi < math.inf:  # (floats: mpmath's inf costs a conversion)
             return rng.uniform(lo, hi)
-        sign = rng.choice((-1, 1)) if lo == -mpmath.inf and hi == mpmath.inf else \
-            (1 if hi == mpmath.inf else -1)
+        sign = rng.choice((-1, 1)) if lo == -math.inf and hi == math.inf else \
+            (1 if hi == math.inf else -1)
         base = lo if sign == 1 else hi
-        base = 0.0 if abs(base) == mpmath.inf else base
+        base = 0.0 if abs(base) == math.inf else base
         return base + sign * 10 ** rng.uniform(-3, 6)
 
     return [{s: draw(*dom[s]) for s in free} for _ in range(n)]
 
 
-def _evaluator(e: Expr, args: list):
-    """A 30-digit evaluator of ``e`` on mpmath numbers: SymPy's mpmath
-    lambdify, or evalf where a function has no mpmath form.  None where
-    the value is not a finite number."""
-    try:
-        f = lambdify(args, e, modules="mpmath")
-    except Exception:  # noqa: BLE001  (a printer that cannot print: fall back)
-        f = None
-
-    def by_evalf(vals: list) -> mpmath.mpc:
-        subs = {a: Float(v, _DPS + 10) for a, v in zip(args, vals)}
-        return mpmath.mpmathify(e.evalf(_DPS + 5, subs=subs))
-
-    def value(vals: list) -> mpmath.mpc | None:
-        with mpmath.workdps(max(_DPS, mpmath.mp.dps)):  # (mpmath.diff raises it)
-            try:
-                v = f(*[mpmath.mpf(x) for x in vals]) if f is not None else by_evalf(vals)
-            except (TypeError, ValueError, ZeroDivisionError, NameError, AttributeError):
-                try:
-                    v = by_evalf(vals)
-                except (TypeError, ValueError, ZeroDivisionError):
-                    return None
-            try:
-                v = mpmath.mpc(v)
-            except (TypeError, ValueError):
-                return None
-            return v if mpmath.isfinite(v) else None
-    return value
-
-
 def _numeric_derivative(fwd: Expr, args: list, k: int):
     """A 30-digit mpmath derivative along ``args[k]``, for where SymPy
     leaves a ``Derivative`` unevaluated."""
-    f = _evaluator(fwd, args)
+    f = evaluator(fwd, args)
 
     def along(vals: list, t: mpmath.mpf) -> mpmath.mpc:
         v = f([*vals[:k], t, *vals[k + 1:]])
@@ -306,74 +309,45 @@ def _numeric_derivative(fwd: Expr, args: list, k: int):
     def value(vals: list) -> mpmath.mpc | None:
         if f(vals) is None:
             return None
-        with mpmath.workdps(_DPS):
+        with mpmath.workdps(DPS):
             d = mpmath.diff(lambda t: along(vals, t), mpmath.mpf(vals[k]))
             return d if mpmath.isfinite(d) else None
     return value
 
 
-def _columns(exprs: list, args: list, pts: list, free: list) -> list | None:
-    """Each of ``exprs`` at every point, from one evaluator of them all (one
-    lambdify, not one per input: that was n² in the number of inputs), or
-    None where SymPy cannot print them as one."""
-    if len(exprs) < 8:
-        return None
-    try:
-        f = lambdify(args, list(exprs), modules=[{"mpmath": mpmath}, "mpmath"],
-                     printer=MpmathPrinter({"order": "none"}))  # (sorting terms: most of it)
-    except Exception:  # noqa: BLE001  (a printer that cannot print: one by one)
-        return None
-    cols: list = [[None] * len(pts) for _ in exprs]
-    for j, p in enumerate(pts):
-        with mpmath.workdps(_DPS):
-            try:
-                vals = f(*[mpmath.mpf(p[a]) for a in free])
-            except (TypeError, ValueError, ZeroDivisionError, NameError, AttributeError):
-                return None  # evaluated one by one, with evalf where they fail
-            for i, v in enumerate(vals):
-                try:
-                    v = mpmath.mpc(v)
-                except (TypeError, ValueError):
-                    return None
-                cols[i][j] = v if mpmath.isfinite(v) else None
-    return cols
-
-
-def _at_points(value, pts: list, free: list):
-    """``value`` (an evaluator) as a function of a point's index."""
-    return lambda j: value([pts[j][a] for a in free])
-
-
 def _compare(fwd, got, true, syms, free, real, pts):
+    """Each entry of ``got`` against ``true`` at every point where the
+    forward formula is defined: one program of them all over their DAG
+    (:class:`.values.Values`), so an entry the rule gives as SymPy does
+    is evaluated once, not once per input and side."""
     args = [real.get(s, s) for s in free]
+    exact = [i for i, t in enumerate(true) if not t.has(Derivative)]
+    table = Values([fwd, *got, *[true[i] for i in exact]], args, gate=True)
+    rows = [table.at([p[a] for a in free]) for p in pts]
+    true_col = {i: 1 + len(got) + k for k, i in enumerate(exact)}
     diffs: list[Difference] = []
     max_abs = max_rel = 0.0
     compared = set()
-    f_val = _evaluator(fwd, args)
-    defined = [f_val([p[a] for a in free]) is not None for p in pts]  # once per point
-    got_cols = _columns(got, args, pts, free)
-    exact = [i for i, t in enumerate(true) if not t.has(Derivative)]
-    true_cols = _columns([true[i] for i in exact], args, pts, free)
-    true_at = dict(zip(exact, true_cols)) if true_cols is not None else {}
     for i, s in enumerate(syms):
-        k = free.index(s)
-        if got_cols is not None:
-            g_val = got_cols[i].__getitem__
-        else:
-            g_val = _at_points(_evaluator(got[i], args), pts, free)
-        if i in true_at:
-            t_val = true_at[i].__getitem__
-        else:
-            t_val = _at_points(_numeric_derivative(fwd, args, k) if true[i].has(Derivative)
-                               else _evaluator(true[i], args), pts, free)
+        if i in true_col:
+            c = true_col[i]
+            t_val = lambda j, c=c: rows[j][c]  # noqa: E731
+        else:  # SymPy left a Derivative: mpmath's, at each point
+            num = _numeric_derivative(fwd, args, free.index(s))
+            t_val = lambda j, num=num: num([pts[j][a] for a in free])  # noqa: E731
         bad: list[tuple[dict, complex, complex, float]] = []
         for j, p in enumerate(pts):
-            if not defined[j]:
+            if rows[j][0] is None:
                 continue  # outside the formula's domain
-            g, t = g_val(j), t_val(j)
-            if g is None or t is None:
+            g = rows[j][1 + i]
+            if g is None:
+                continue
+            t = t_val(j)
+            if t is None:
                 continue
             compared.add(j)
+            if g is t:  # one number (see Values.at): equal
+                continue
             ad = float(abs(g - t))
             rel = ad / float(abs(t)) if t else (0.0 if ad == 0 else float("inf"))
             max_abs, max_rel = max(max_abs, ad), max(max_rel, rel)
@@ -420,10 +394,10 @@ def _regions(s, bad, pts, free) -> list[Difference]:
     return [Difference(s, box, len(bad) / n, dict(p), _real_or_complex(g), _real_or_complex(t))]
 
 
-def _jvp_vjp(expr, syms, free, real, pts) -> tuple[bool, str]:
+def _jvp_vjp(expr, syms, free, real, pts, seed) -> tuple[bool, str]:
     """⟨u, J v⟩ against ⟨uᵀJ, v⟩ for unit-free u, v: proved, or sampled."""
     if count_ops([expr]) > _SIMPLIFY_OPS:  # too big to prove: sampled at numbers at once
-        return _jvp_vjp_sampled(expr, syms, free, real, pts)
+        return _jvp_vjp_sampled(expr, syms, free, real, pts, seed)
     u = Dummy("u", real=True)
     vs = [Dummy(f"v{i}", real=True) for i in range(len(syms))]
     try:
@@ -440,7 +414,7 @@ def _jvp_vjp(expr, syms, free, real, pts) -> tuple[bool, str]:
         vvals = {v: _V[(k + i) % len(_V)] for i, v in enumerate(vs)}
         d = defect.xreplace({u: uval, **vvals})
         lhs = (u * jv).xreplace(real).xreplace({u: uval, **vvals})
-        dv, lv = _evaluator(d, args), _evaluator(lhs, args)
+        dv, lv = evaluator(d, args), evaluator(lhs, args)
         for p in pts[:16]:
             vals = [p[a] for a in free]
             a, b = dv(vals), lv(vals)
@@ -456,36 +430,45 @@ def _jvp_vjp(expr, syms, free, real, pts) -> tuple[bool, str]:
     return True, "⟨u, J v⟩ = ⟨uᵀJ, v⟩ at every sample (not proved)"
 
 
-def _jvp_vjp_sampled(expr, syms, free, real, pts) -> tuple[bool, str]:
-    """⟨u, J v⟩ against ⟨uᵀJ, v⟩ with the numbers u, v put in before the
-    modes run (a formula too big for the proof: the symbolic defect of n
-    inputs, substituted and printed three times, took minutes at n = 300)."""
-    args = [real.get(s, s) for s in free]
-    sub = pts[:16]
-    for k, uval in enumerate(_U):
-        vvals = [_V[(k + i) % len(_V)] for i in range(len(syms))]
-        try:
-            jv = jvp(expr, syms, vvals)
-        except SymgradError as e:
-            return False, f"forward mode refuses the rule: {e}"
-        vj = [S.Zero if c is None else c for c in _as_tuple(vjp(expr, syms, uval))]
-        jv, *vj = (e.xreplace(real) for e in lower([jv, *vj]))
-        lv = _evaluator(uval * jv, args)
-        cols = _columns(vj, args, sub, free)
-        each = None if cols is not None else [_evaluator(c, args) for c in vj]
-        for j, p in enumerate(sub):
-            vals = [p[a] for a in free]
-            b = lv(vals)
-            parts = [c[j] for c in cols] if cols is not None else [ev(vals) for ev in each]
-            if b is None or any(q is None for q in parts):
+def _jvp_vjp_sampled(expr, syms, free, real, pts, seed) -> tuple[bool, str]:
+    """⟨u, J v⟩ against ⟨uᵀJ, v⟩ along random directions, as
+    ``torch.autograd.gradcheck``'s fast mode does: forward mode with
+    symbolic tangents v and reverse mode with a symbolic cotangent u are
+    derived once, and one program of both over their DAG
+    (:class:`.values.Values`) is run with u and v drawn afresh at each
+    (point, draw) (a formula too big for the proof: substituting numbers
+    and printing the defect took minutes at n = 300)."""
+    u = Dummy("u", real=True)
+    vs = [Dummy(f"v{i}", real=True) for i in range(len(syms))]
+    try:
+        jv = jvp(expr, syms, vs)
+    except SymgradError as e:
+        return False, f"forward mode refuses the rule: {e}"
+    vj = [S.Zero if c is None else c for c in _as_tuple(vjp(expr, syms, u))]
+    lowered = _renamed(lower([jv, *vj]), real)
+    table = Values(lowered, [real.get(s, s) for s in free] + [u, *vs])
+    rng = random.Random(f"check_gradient:directions:{seed}")
+
+    def draw() -> float:  # unit-free, of both signs, off 0 and 1 (clipping shows)
+        return rng.choice((-1, 1)) * rng.uniform(0.25, 4.0)
+
+    for p in pts[:16]:
+        for _ in range(_DRAWS):
+            uval, vvals = draw(), [draw() for _ in syms]
+            vals = table.at([*(p[a] for a in free), uval, *vvals])
+            if any(q is None for q in vals):
                 continue
-            r = mpmath.fsum(q * v for q, v in zip(parts, vvals))
-            a = b - r
-            if abs(a) > 1e-9 * (1 + abs(b)):
-                at = ", ".join(f"{s}={p[s]:.6g}" for s in free)
+            b = uval * vals[0]
+            r = mpmath.fsum(q * v for q, v in zip(vals[1:], vvals))
+            if abs(b - r) > 1e-9 * (1 + abs(b)):
+                at = ", ".join(f"{s}={p[s]:.6g}" for s in free[:8]) + (
+                    f" (and {len(free) - 8} more: the sample of seed {seed})" if len(free) > 8
+                    else "")
+                v_at = ", ".join(f"{v:.6g}" for v in vvals[:8]) + (", ..." if len(vvals) > 8
+                                                                   else "")
                 return False, (
-                    f"⟨u, J v⟩ ≠ ⟨uᵀJ, v⟩ at {at}, u={uval}, v=({', '.join(map(str, vvals))}): "
+                    f"⟨u, J v⟩ ≠ ⟨uᵀJ, v⟩ at {at}, u={uval:.6g}, v=({v_at}): "
                     f"forward mode gives {_fmt(complex(b))}, reverse mode {_fmt(complex(r))}; a "
                     "rule is not linear in its cotangent (or its tangents)"
                 )
-    return True, "⟨u, J v⟩ = ⟨uᵀJ, v⟩ at every sample (not proved)"
+    return True, "⟨u, J v⟩ = ⟨uᵀJ, v⟩ along random directions at every sample (not proved)"

@@ -177,3 +177,55 @@ def test_table_entry_is_proved_or_confirmed(spec):
     else:
         assert r.matches or r.confirmed, (spec.id, str(r))
         assert r.samples >= 6, spec.id  # compared where the formula is defined
+
+
+# ---- formulas of many inputs (the sampled forward/reverse comparison) -----------
+def _ring(n, inner=sp.sin):
+    xs = sp.symbols(f"x0:{n}", real=True)
+    return xs, sum(xs[i] * inner(xs[(i + 1) % n]) + sp.exp(xs[i] / 8) for i in range(n))
+
+
+def test_a_wrong_entry_among_sixty_inputs_is_named():
+    xs, f = _ring(60)  # too big for the adjoint proof: sampled along random directions
+    r = check_gradient(f + swapped_mul(xs[3], xs[7]), list(xs))
+    assert not r.matches and not r.confirmed
+    assert {d.wrt for d in r.differs_where} == {xs[3], xs[7]}  # the other 58 are right
+    assert r.jvp_vjp_consistent  # wrong, but linear and the same in both modes
+    r = check_gradient(f, list(xs))
+    assert r.matches and r.confirmed and r.samples == 64 and r.ok
+    assert "random directions" in r.jvp_vjp_detail
+
+
+def test_forward_and_reverse_disagreeing_among_sixty_inputs_are_found():
+    from symgrad.rules.forms import Rule
+
+    class Inconsistent(Rule):  # reverse mode: cos(x); forward mode: 2 cos(x)
+        def vjp(self, node, ct, needed, opts):
+            return (ct * sp.cos(node.args[0]),)
+
+        def jvp(self, node, tangents, opts):
+            return 2 * tangents[0] * sp.cos(node.args[0])
+
+    xs, f = _ring(60, sp.cos)
+    DEFAULT_TABLE.add("Inconsistent", Inconsistent())
+    try:
+        with gradient_override_map({"sin": "Inconsistent"}):
+            r = check_gradient(f + sp.sin(xs[4]), list(xs))
+    finally:
+        DEFAULT_TABLE.remove("Inconsistent")
+    assert r.matches and not r.jvp_vjp_consistent and not r.ok
+    assert "forward mode gives" in r.jvp_vjp_detail and "and 52 more" in r.jvp_vjp_detail
+
+
+def test_the_true_gradient_of_a_sum_is_sympys_term_by_term():
+    # terms of one shape are differentiated once, their symbols renamed back: the
+    # answer is still SymPy's derivative of each, with parameters and assumptions
+    from symgrad.stability.check_gradient import _true_gradient
+
+    xs = sp.symbols("x0:9", real=True)
+    a, p = sp.Symbol("a", real=True), sp.Symbol("p", positive=True)
+    f = sum(a * xs[i] * sp.sin(xs[i + 1]) + sp.log(p + xs[i] ** 2) for i in range(8)) \
+        + sp.Abs(xs[8]) * xs[0] + sp.sqrt(p) * xs[2] * xs[5]
+    wrt = [*xs, a, p]
+    got = _true_gradient(f, wrt)
+    assert all(sp.expand(g - sp.diff(f, s)) == 0 for g, s in zip(got, wrt))
