@@ -272,7 +272,7 @@ def lambdify(
             _imports(prog, runtime=True),
             kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
-                         prog.max_live),
+                         prog.max_live, prog.fresh),
         ]
     )
     return load(source, name, threads, prog.n_ops)

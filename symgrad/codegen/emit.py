@@ -42,6 +42,8 @@ from sympy import (
     S,
     Subs,
     Symbol,
+    im,
+    re,
 )
 from sympy.core.function import AppliedUndef
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
@@ -81,6 +83,10 @@ class Program:
     n_ops: int = 0  # operations (DAG nodes evaluated), for size reports
     complex: bool = False  # holds the imaginary unit: results are complex
     max_live: int = 0  # temporaries alive at once, at most (arrays of one block)
+    # every result is a distinct operation on the arguments that makes a new
+    # array (no argument, constant, view or helper's value): the entry point
+    # may return them as they are (see _fresh)
+    fresh: bool = False
 
     def body(self, indent: str = "    ") -> list[str]:
         lines: list[str] = []
@@ -232,6 +238,9 @@ def build_program(
     :mod:`symgrad.codegen.runtime`) the one that calls its helpers."""
     order, kids = postorder(roots, _kids)
     _check_nodes(order, kids, leaf_names)
+    negated = _negated_products(order)
+    if negated:
+        order, kids = postorder(roots, lambda n: negated.get(n) or _kids(n))
     uses, other_uses = _uses(order, kids)
     is_root = set(roots)
     loud = _loud(order, kids, is_root)
@@ -336,7 +345,58 @@ def build_program(
         temp_of[node] = name
     rename = _reuse_names(prog, {temp_of[r] for r in roots if r in temp_of})
     _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename)
+    prog.fresh = _fresh(order, kids, roots, leaf_names) \
+        and len(set(prog.results)) == len(prog.results)
     return prog
+
+
+# Modules whose functions print as a NumPy or scipy.special call that makes a
+# new array (a ufunc, or np.where over one); re and im are not among them
+# (np.real of a real array is the array itself, np.imag a read-only one).
+_NEW_ARRAY_MODULES = ("sympy.functions.", "sympy.codegen.cfunctions", "symgrad.functions",
+                      "symgrad.rewrites.")
+
+
+def _fresh(order: list, kids: dict, roots: list, leaf_names: dict) -> bool:
+    """Whether every root is an operation making a new array that depends on
+    an argument: a sum or product of two or more terms, a power, a
+    ``Piecewise``, ``Max``/``Min``, or a function printed as a NumPy or
+    scipy.special call (never an argument itself, a constant, ``re``/``im``,
+    or a helper's call, whose value may be a view of an argument)."""
+    depends = set(leaf_names)
+    for node in order:
+        if node not in depends and any(k in depends for k in kids[node]):
+            depends.add(node)
+    for r in roots:
+        if r not in depends or r in leaf_names:
+            return False
+        if r.is_Add or r.is_Mul:
+            if len(r.args) < 2:
+                return False
+        elif not (r.is_Pow or isinstance(r, (Piecewise, Max, Min))):
+            mod = type(r).__module__
+            if not mod.startswith(_NEW_ARRAY_MODULES) or isinstance(r, (re, im)):
+                return False
+    return True
+
+
+def _negated_products(order: list) -> dict[Basic, tuple]:
+    """The products ``-a*b*...`` of the DAG whose positive product ``a*b*...``
+    is a node of it too: node -> its operands as ``(-1, a*b*...)``, so that
+    the product is computed once and negated (exactly: ``(-a)*b`` and
+    ``-(a*b)`` are the same float), and, inside a sum, subtracted for free
+    (``p - a*b``, see ``KernelPrinter._print_Add``).  The gradient of
+    ``sqrt(x**2 + y**2)*tanh(x - y)`` holds ``(1 - t**2)*r`` in one entry
+    and its negation in the other."""
+    products = {n.args: n for n in order if n.is_Mul}
+    out: dict[Basic, tuple] = {}
+    for n in products.values():
+        a = n.args
+        if len(a) > 2 and a[0] is S.NegativeOne:
+            positive = products.get(a[1:])
+            if positive is not None:
+                out[n] = (S.NegativeOne, positive)
+    return out
 
 
 def _reuse_names(prog: Program, kept: set[str]) -> dict[str, str]:

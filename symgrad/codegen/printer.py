@@ -19,7 +19,7 @@ so it never recurses deeply however deep the formula is.
 
 from __future__ import annotations
 
-from sympy import Basic, Expr, S
+from sympy import Basic, Expr, Mul, S
 from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 
 from ..build import unevaluated
@@ -75,6 +75,20 @@ class NoNumpyFormError(SymgradError):
     ``Derivative``, a function neither NumPy nor ``scipy.special`` has)."""
 
 
+def _negated(term: Expr) -> Expr | None:
+    """``-term``, exactly and unevaluated, for a term that prints with a
+    leading minus: a negative number, or a product with a negative number
+    first; otherwise None."""
+    if term.is_Number:
+        return -term
+    if term.is_Mul and term.args[0].is_Number and term.args[0].is_negative:
+        c, rest = -term.args[0], list(term.args[1:])
+        if c != 1:
+            return unevaluated(term, [c, *rest])
+        return rest[0] if len(rest) == 1 else unevaluated(term, rest)
+    return None
+
+
 class KernelPrinter(SciPyPrinter):
     """``SciPyPrinter`` emitting ``np.``- and ``scipy.special.``-qualified code."""
 
@@ -109,12 +123,21 @@ class KernelPrinter(SciPyPrinter):
     # -- arithmetic -------------------------------------------------------
     def _print_Add(self, expr: Expr, order: str | None = None) -> str:
         # -a*b + c is (-a)*b + c in Python, a negation more than c - a*b, which
-        # is the same float (b + (-a) == b - a, and the terms after add to it
-        # in the same order): the first two terms are swapped
+        # is the same float (c + (-a) == c - a, and the terms after add to it
+        # in the same order): the first two terms are swapped.  Likewise
+        # -a - b + c (((-a) - b) + c) is c - (a + b): -a - b is -(a + b)
+        # exactly, so the same float, a negation fewer
         a = expr.args
-        if len(a) > 1 and a[0].could_extract_minus_sign() \
-                and not a[1].could_extract_minus_sign():
-            expr = unevaluated(expr, [a[1], a[0], *a[2:]])
+        if len(a) > 1 and a[0].could_extract_minus_sign():
+            j = next((i for i, t in enumerate(a) if not t.could_extract_minus_sign()), 0)
+            if j == 1:
+                expr = unevaluated(expr, [a[1], a[0], *a[2:]])
+            elif j > 1:
+                lead = [_negated(t) for t in a[:j]]
+                if all(t is not None for t in lead):
+                    inner = unevaluated(expr, lead)
+                    expr = unevaluated(expr, [a[j], Mul._from_args((S.NegativeOne, inner)),
+                                              *a[j + 1:]])
         return super()._print_Add(expr, order)
 
     def _print_Pow(self, expr: Expr, rational: bool = False) -> str:

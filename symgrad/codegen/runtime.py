@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-__all__ = ["_arg", "_batch", "_flat", "_cut", "_hypot", "_f32", "_f64", "_nd"]
+__all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -106,6 +106,22 @@ def _flat(a, lead, shape, n, dtype):
 def _cut(a, lead, s, e):
     """Elements ``s:e`` of a flattened argument (all of a single point)."""
     return a[..., s:e] if a.ndim > lead else a
+
+
+def _fresh(r, n, dtype):
+    """Whether the kernel's results ``r`` (new arrays, as the generated code
+    knows) can be the call's outputs as they are: arrays of ``n`` elements
+    of ``dtype`` (a result that depends on a single point only, or that a
+    function computed in another type, is copied into the outputs instead).
+
+    >>> a = np.zeros(3)
+    >>> _fresh((a, a + 1), 3, a.dtype), _fresh((a, np.float64(1)), 3, a.dtype)
+    (True, False)
+    """
+    for v in r:
+        if type(v) is not _nd or v.dtype is not dtype or v.shape != (n,):
+            return False
+    return True
 
 
 # Below this many elements np.hypot costs less than the test of _hypot (its

@@ -127,15 +127,16 @@ def kernel_source(
 # The line of the generated module that brings in its run-time helpers
 # (:mod:`symgrad.codegen.runtime`).
 RUNTIME_IMPORT = (
-    "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _flat, _hypot, _nd"
+    "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _flat, _fresh, _hypot, "
+    "_nd"
 )
 
 
 # Names the entry point and the module around it use; lambdify gives no
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
-    "_batch", "_flat", "_cut", "_arg", "_hypot", "_nd", "_ARGS", "_DTYPE", "_pool", "_f64",
-    "_f32", "_t",
+    "_batch", "_flat", "_cut", "_arg", "_hypot", "_nd", "_fresh", "_ARGS", "_DTYPE", "_pool",
+    "_f64", "_f32", "_t",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step",
 })
@@ -179,6 +180,7 @@ def entry_source(
     block: int | None,
     complex_: bool = False,
     live: int = 0,
+    fresh: bool = False,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -186,7 +188,9 @@ def entry_source(
     the arrays the kernel holds at once (``Program.max_live``), which
     bounds the block length (:func:`block_step`).  Arrays of one float type
     and one batch shape skip the conversions and checks, and a call of one
-    block calls the kernel directly."""
+    block calls the kernel directly; with ``fresh`` (``Program.fresh``: each
+    result a new array) it returns the kernel's arrays, where they have the
+    block's length and the output type, without copying them."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -239,18 +243,23 @@ def entry_source(
     lines.append(f"{pad}_n = int(np.prod(_shape))")
     for p in params:
         lines.append(f"{pad}{p.name} = _flat({p.name}, {p.lead!r}, _shape, _n, _dtype)")
-    lines.append(f"    _out = np.empty(({n_out}, _n), _odtype)")
     if block:
         lines.append(f"    _step = {block_step(block, live)}")
     else:
         lines.append("    _step = max(_n, 1)")
     whole = ", ".join(names)
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
+    out = f"    _out = np.empty(({n_out}, _n), _odtype)"
     lines.append("    if 0 < _n <= _step:  # one block: the kernel on the whole arrays")
     lines.append(f"        _r = {kernel}({whole})")
+    if fresh and n_out and layout.kind != "matrix":
+        lines.append("        if _fresh(_r, _n, _odtype):  # new arrays: returned as they are")
+        lines += ["        " + ln for ln in _fresh_return(layout, n_out)]
+    lines.append("    " + out)
     for k in range(n_out):
         lines.append(f"        _out[{k}] = _r[{k}]")
     lines.append("        return " + _array_return(layout, n_out)[0].strip()[len("return "):])
+    lines.append(out)
     lines.append("")
     lines.append("    def _run(_s):")
     lines.append("        _e = _s + _step")
@@ -300,9 +309,10 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
         f"        _shape = {batch(params[0])}",
         f"        _n = {lead.name}.size" + (f" // {len(lead.symbols)}" if lead.vector else ""),
     ]
+    out.append("        if len(_shape) != 1:  # (a view's making costs a third of a ufunc call)")
     for p in params:
         to = f"({len(p.symbols)}, _n)" if p.vector else "_n"
-        out.append(f"        {p.name} = {p.name}.reshape({to})")
+        out.append(f"            {p.name} = {p.name}.reshape({to})")
     return out
 
 
@@ -340,6 +350,22 @@ def _scalar_return(layout: Layout) -> list[str]:
         return [f"        return np.array(_r, _odtype).reshape({layout.shape!r})"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
     return [f"        return {wrap}(np.asarray(_v, _odtype)[()] for _v in _r)"]
+
+
+def _fresh_return(layout: Layout, n_out: int) -> list[str]:
+    """The kernel's results ``_r`` (a tuple of ``n_out`` arrays of ``_n``
+    elements) as the call's outputs, in the batch shape ``_shape``."""
+    one = "_r[0]" if layout.kind == "scalar" else ("_r" if layout.kind == "tuple" else "list(_r)")
+    if layout.kind == "scalar":
+        many = "_r[0].reshape(_shape)"
+    else:
+        items = ", ".join(f"_r[{k}].reshape(_shape)" for k in range(n_out))
+        many = f"({items},)" if layout.kind == "tuple" else f"[{items}]"
+    return [
+        "    if len(_shape) == 1:",
+        f"        return {one}",
+        f"    return {many}",
+    ]
 
 
 def _array_return(layout: Layout, n_out: int) -> list[str]:

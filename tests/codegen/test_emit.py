@@ -78,3 +78,20 @@ def test_a_quotient_only_branches_use_runs_quietly():
     with np.errstate(all="raise"):  # log(y) at y <= 0 is computed, never seen
         got = fn(np.array([1.0, 2.0]), np.array([-1.0, np.e]))
     np.testing.assert_allclose(got, [0.5, (2 + np.e) / 5], rtol=1e-15)
+
+
+def test_a_product_and_its_negation_are_multiplied_once():
+    # the gradient of sqrt(x**2 + y**2)*tanh(x - y) holds (1 - t**2)*r and its
+    # negation: one product, subtracted where negated, the same floats
+    p = sp.exp(x) * sp.sin(y) * (x - y)
+    exprs = [p + sp.cos(x), sp.Add(sp.Mul(-1, *p.args), sp.Mul(-1, y, x), sp.tan(y),
+                                   evaluate=False)]
+    src = numpy_code([x, y], exprs)
+    assert src.count("np.exp(x)") == 1 and src.count("*") == 3, src  # p (2), x*y
+    fn = lambdify([x, y], exprs)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((2, 500)) * 3
+    p_ = (a - b) * np.exp(a) * np.sin(b)  # (SymPy's order of the factors)
+    want = [p_ + np.cos(a), -((a - b) * np.exp(a)) * np.sin(b) - a * b + np.tan(b)]
+    for got, w in zip(fn(a, b), want):
+        np.testing.assert_array_equal(got, w)

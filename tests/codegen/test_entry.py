@@ -118,3 +118,33 @@ def test_byte_swapped_arrays_give_native_results_as_before():
     for got in (fn(a, a), fn(a, a.astype(">f8")), fn(a[None], a)):
         assert got.dtype == np.float64 and got.dtype.isnative
         np.testing.assert_array_equal(got.ravel(), [1, 2, 5])
+
+
+def test_one_block_returns_new_arrays_of_the_output_type():
+    # one block returns the kernel's own arrays where each is a new array of
+    # the block's length and the output type; otherwise copies, as before
+    a = np.linspace(0.5, 2.0, 7)
+    for dtype in (np.float64, np.float32):
+        u, v = a.astype(dtype), (a + 1).astype(dtype)
+        for exprs in ([x * y, sp.sin(x)], [x * y, x * y], [x * y, x], (x * y, 1 + 0 * x),
+                      [x * y, sp.expint(2, x)]):  # expint: scipy's expn is float64 only
+            fn = lambdify([x, y], exprs)
+            got = fn(u, v)
+            assert type(got) is type(exprs) and len(got) == 2
+            assert got[0] is not got[1] and not np.shares_memory(got[0], got[1])
+            for g in got:
+                assert g.dtype == dtype and g.shape == (7,) and not np.shares_memory(g, u)
+                assert g.flags.writeable and g.flags.c_contiguous
+            np.testing.assert_array_equal(got[0], u * v)
+        # an output of the single point only: the general path, broadcast
+        got = lambdify([x, y], [x * y, y**2 + 1])(u, dtype(2.0))
+        np.testing.assert_array_equal(got[1], np.full(7, 5, dtype))
+        # batch shapes of more than one axis
+        got = lambdify([x, y], [x * y, sp.cos(x)])(u.reshape(7, 1), v.reshape(7, 1))
+        assert got[1].shape == (7, 1) and got[1].dtype == dtype
+    assert "_fresh(_r" in lambdify([x, y], [x * y, sp.sin(x)]).source
+    assert "_fresh(_r" not in lambdify([x, y], [x * y, x]).source
+    z = sp.Symbol("z")  # re(z) is np.real(z): for a real array, the array itself
+    fn = lambdify([x, z], [x * z, sp.re(z)])
+    assert "_fresh(_r" not in fn.source
+    assert not np.shares_memory(fn(a, a + 1)[1], a)

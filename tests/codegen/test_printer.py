@@ -49,3 +49,23 @@ def test_a_sum_starting_negative_is_printed_without_a_negation():
     rng = np.random.default_rng(0)
     a, b, c = rng.standard_normal((3, 1000))
     np.testing.assert_array_equal(ns["f"](a, b, c), (-a) * b + c + np.sin(c))
+
+
+def test_a_sum_starting_with_several_negative_terms_has_no_negation():
+    # -a*b - c + d is ((-a)*b - c) + d: the same float as d - (a*b + c), a pass fewer
+    x, y, z = sp.symbols("x y z")
+    e = sp.Add(sp.Mul(-1, x, y), sp.Mul(-2, z), sp.Mul(-1, sp.exp(x)), sp.sin(z), y,
+               evaluate=False)
+    src = numpy_code([x, y, z], e)
+    assert "= np.sin(z) - (x*y + 2*z + np.exp(x)) + y" in src, src
+    ns: dict = {}
+    exec(src, ns)  # noqa: S102  our own generated source
+    rng = np.random.default_rng(0)
+    for scale in (1.0, 1e300, 1e-300):
+        a, b, c = rng.standard_normal((3, 1000)) * scale
+        with np.errstate(all="ignore"):
+            want = (-a) * b - 2 * c - np.exp(a) + np.sin(c) + b
+            np.testing.assert_array_equal(ns["f"](a, b, c), want)
+    # all terms negative: written as it is
+    assert "= -x*y - np.exp(x)" in numpy_code([x, y], sp.Add(sp.Mul(-1, x, y), -sp.exp(x),
+                                                              evaluate=False))
