@@ -246,8 +246,6 @@ def lambdify(
         from ..export.plain import plain_function  # the extras, imported only when asked
 
         return plain_function(backend, args, exprs, stabilize=stabilize, domain=domain)
-    if is_matrix_program(args, exprs):
-        return matrix_lambdify(args, exprs)
     if block is not None and (not isinstance(block, int) or block < 1):
         raise SymgradError(f"block={block!r}: give a positive number of elements, or None")
     if threads is not None and (not isinstance(threads, int) or threads < 1):
@@ -255,6 +253,11 @@ def lambdify(
     dt = None if dtype is None else np.dtype(dtype)
     if dt is not None and dt.kind not in "fc":
         raise SymgradError(f"dtype={dtype!r}: give a floating or complex type (float32, ...)")
+    if is_matrix_program(args, exprs):
+        if dt is not None and dt.kind != "f":
+            raise SymgradError(f"dtype={dtype!r}: matrix formulas are computed in a real "
+                               "floating type (float32, float64)")
+        return matrix_lambdify(args, exprs, dt, block)
     complex_ = dt is not None and dt.kind == "c"
     params, leaf, prog, layout, namer = _compile(
         args, exprs, ENTRY_NAMES, stabilize, domain, complex_, runtime=True

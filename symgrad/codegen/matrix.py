@@ -20,8 +20,10 @@ statement per distinct node:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+import numpy as np
 from sympy import (
     Basic,
     Determinant,
@@ -61,9 +63,11 @@ from ..matrices.nodes import (
 )
 from ..rewrites import accurate_forms
 from ..shapes import flatten_exprs
+from . import matrix_entry, matrix_helpers
 from .compiled import load
 from .names import Namer
 from .printer import KernelPrinter
+from .texts import module_text
 
 __all__ = ["is_matrix_program", "matrix_lambdify", "matrix_code"]
 
@@ -118,22 +122,92 @@ def _negated(term: Basic) -> Basic | None:
     return None
 
 
+def _computes(code: str) -> bool:
+    """Whether the scalar code ``code`` allocates its result: it is not a
+    name, nor a call that may give back its argument or a view of it."""
+    bare = code.strip("()")
+    return not (_NAME.fullmatch(bare) or bare.startswith(("np.asarray(", "np.real(",
+                                                           "np.imag(", "_cast(")))
+
+
+_OPS = {"+": "np.add", "-": "np.subtract", "*": "np.multiply", "/": "np.divide"}
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+class _Stmt:
+    """One statement: ``target = code``.  ``fresh``: the value is an array
+    the statement allocates (never a view of, or the same array as, another
+    name); ``chain``: the code is ``first op x op y ...`` (``(first, [(op,
+    name), ...])``), which may be computed into ``first`` once it is dead."""
+
+    __slots__ = ("target", "code", "fresh", "chain")
+
+    def __init__(self, target: str, code: str, fresh: bool, chain: tuple | None) -> None:
+        self.target, self.code, self.fresh, self.chain = target, code, fresh, chain
+
+
 class _Emitter:
-    def __init__(self, names: dict, namer: Namer) -> None:
+    def __init__(self, names: dict, namer: Namer, inplace: bool = False) -> None:
         self.names = dict(names)
         self.namer = namer
         self.temps = namer.temps()
-        self.lines: list[str] = []
+        self.stmts: list[_Stmt] = []
         self.printer = KernelPrinter(complex_=False)
         self.shifted: dict = {}
+        self.inplace = inplace
 
     def name(self, node: Basic) -> str:
         return self.names[node]
 
-    def emit(self, node: Basic, code: str) -> None:
+    def emit(self, node: Basic | None, code: str, fresh: bool = False,
+             chain: tuple | None = None) -> str:
         t = next(self.temps)
-        self.lines.append(f"{t} = {code}")
-        self.names[node] = t
+        self.stmts.append(_Stmt(t, code, fresh, chain))
+        if node is not None:
+            self.names[node] = t
+        return t
+
+    def emit_chain(self, node: Basic, first: str, ops: list) -> None:
+        """``first op₁ x₁ op₂ x₂ ...`` (left to right): a fresh array once
+        there is an operation.  Operands of ``+`` and ``*`` may change
+        places with ``first`` (a sum's or an entrywise product's order)."""
+        code = first + "".join(f" {op} {x}" if op in "+-" else f"{op}{x}" for op, x in ops)
+        self.emit(node, code, fresh=bool(ops), chain=(first, ops) if ops else None)
+
+    def lines(self, outputs: list[str]) -> list[str]:
+        """The statements; with ``inplace``, a chain whose first operand is a
+        fresh array no later statement or output reads (directly or through
+        a name that may share its memory) is computed into it."""
+        if not self.inplace:
+            return [f"{st.target} = {st.code}" for st in self.stmts]
+        fresh = {st.target for st in self.stmts if st.fresh}
+        uses = [set(_NAME.findall(st.code)) for st in self.stmts]
+        last = dict.fromkeys(outputs, len(self.stmts))  # name -> last statement reading it
+        for i in range(len(self.stmts) - 1, -1, -1):
+            st = self.stmts[i]
+            seen = last.get(st.target, -1)
+            for u in uses[i]:
+                # a statement that is not fresh may share its operands' memory
+                reach = i if st.fresh else max(i, seen)
+                last[u] = max(last.get(u, -1), reach)
+        out = []
+        for i, st in enumerate(self.stmts):
+            code = st.code
+            if st.chain is not None:
+                first, ops = st.chain
+                dead = [x for x in [first] + [x for op, x in ops if op in "+*"]
+                        if x in fresh and last.get(x, -1) <= i]
+                if dead:
+                    into = dead[0]
+                    if into != first:  # it changes places with the first operand
+                        k = next(k for k, (op, x) in enumerate(ops) if x == into)
+                        ops = [*ops[:k], (ops[k][0], first), *ops[k + 1:]]
+                    cur = into
+                    for op, x in ops:
+                        cur = f"_ip({_OPS[op]}, {cur}, {x})"
+                    code = cur
+            out.append(f"{st.target} = {code}")
+        return out
 
     def scalar_code(self, e: Expr, subs: dict) -> str:
         """A scalar formula over names (``subs``: node -> name)."""
@@ -150,21 +224,25 @@ class _Emitter:
         elif isinstance(n, MatAdd):
             pos = [nm(a) for a in n.args if _negated(a) is None]
             neg = [nm(_negated(a)) for a in n.args if _negated(a) is not None]
-            code = " + ".join(pos) if pos else "-" + neg.pop(0)
-            self.emit(n, code + "".join(f" - {b}" for b in neg))
+            if pos:
+                self.emit_chain(n, pos[0], [("+", a) for a in pos[1:]]
+                                + [("-", b) for b in neg])
+            else:
+                self.emit(n, "-" + neg[0] + "".join(f" - {b}" for b in neg[1:]), fresh=True)
         elif isinstance(n, MatPow):
             self.emit(n, f"np.linalg.matrix_power({nm(n.args[0])}, {int(n.args[1])})")
         elif isinstance(n, Transpose):
             self.emit(n, f"np.swapaxes({nm(n.arg)}, -1, -2)")
         elif isinstance(n, HadamardProduct):
-            self.emit(n, "*".join(nm(a) for a in n.args))
+            self.emit_chain(n, nm(n.args[0]), [("*", nm(a)) for a in n.args[1:]])
         elif isinstance(n, HadamardPower):
-            self.emit(n, f"{nm(n.args[0])}**{self.printer.doprint(n.args[1])}")
+            self.emit(n, f"{nm(n.args[0])}**{self.printer.doprint(n.args[1])}", fresh=True)
         elif isinstance(n, ElementwiseApplyFunction):
             lam: Lambda = n.args[0]
             subs = {k: nm(k) for k in _kids(n)[1:]}  # f's parameters
             subs[lam.variables[0]] = nm(n.args[1])
-            self.emit(n, self.scalar_code(lam.expr, subs))
+            code = self.scalar_code(lam.expr, subs)
+            self.emit(n, code, fresh=_computes(code))
         elif isinstance(n, Inverse):
             self.emit(n, f"np.linalg.inv({nm(n.arg)})")
         elif isinstance(n, Determinant):
@@ -185,10 +263,11 @@ class _Emitter:
             m, k = (int(d) for d in n.shape)
             make = {OneMatrix: f"np.ones(({m}, {k}))", ZeroMatrix: f"np.zeros(({m}, {k}))",
                     Identity: f"np.eye({m})"}[type(n)]
-            self.emit(n, make)
+            self.emit(n, f"_cast({make}, _dt)")
         elif isinstance(n, MatrixBase):
             rows = [[self.scalar_code(v, {}) for v in n.row(i)] for i in range(n.rows)]
-            self.emit(n, "_stack([" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "])")
+            self.emit(n, "_cast(_stack([" + ", ".join("[" + ", ".join(r) + "]" for r in rows)
+                      + "]), _dt)")
         elif isinstance(n, MatrixExpr):
             raise SymgradError(f"lambdify: no code for the matrix node {n} "
                                f"({type(n).__name__})")
@@ -205,7 +284,8 @@ class _Emitter:
             c = "*".join(self.name(a) if a in self.names else
                          f"({self.scalar_code(a, {})})" for a in scal)
             code = f"-{code}" if c == "(-1)" else f"{c}*{code}"
-        self.emit(n, code)
+        # a product or a sum allocates; a broadcast view or a name does not
+        self.emit(n, code, fresh=not (code.startswith("_spread(") or _NAME.fullmatch(code)))
 
     def _product(self, mats: list) -> str:
         """A chain of products; 𝟙 factors become sums and broadcasts."""
@@ -228,7 +308,9 @@ class _Emitter:
                 code = f"({code} @ {self.name(M)})"
             out = (code, (shape[0], M.shape[1]), M)
         code = out[0]
-        return code if code is not None else f"np.ones(({int(out[1][0])}, {int(out[1][1])}))"
+        if code is not None:
+            return code
+        return f"_cast(np.ones(({int(out[1][0])}, {int(out[1][1])})), _dt)"
 
     def _shifted(self, X: Basic, ax: str) -> tuple[str, str, str]:
         """m, exp(x - m) and its sum along ``ax``, computed once per
@@ -236,9 +318,10 @@ class _Emitter:
         key = (X, ax)
         if key not in self.shifted:
             a = self.name(X)
-            m, e, s = next(self.temps), next(self.temps), next(self.temps)
-            self.lines += [f"{m} = _finite_max({a}, {ax})", f"{e} = _exp_shift({a}, {m})",
-                           f"{s} = _along(np.add, {e}, {ax})"]
+            shift = "_exp_shift_into" if self.inplace else "_exp_shift"
+            m = self.emit(None, f"_finite_max({a}, {ax})", fresh=True)
+            e = self.emit(None, f"{shift}({a}, {m})", fresh=True)
+            s = self.emit(None, f"_along(np.add, {e}, {ax})", fresh=True)
             self.shifted[key] = (m, e, s)
         return self.shifted[key]
 
@@ -249,9 +332,7 @@ class _Emitter:
         if key not in self.shifted:
             a = self.name(X)
             m, e, _ = self._shifted(X, ax)
-            r = next(self.temps)
-            self.lines.append(f"{r} = _rest({a}, {m}, {e}, {ax})")
-            self.shifted[key] = r
+            self.shifted[key] = self.emit(None, f"_rest({a}, {m}, {e}, {ax})", fresh=True)
         return self.shifted[key]
 
     def _exp_family(self, n: Basic) -> None:
@@ -259,67 +340,15 @@ class _Emitter:
         ax = _ax(axis_of(n), n.args[0].shape)
         m, e, s = self._shifted(n.args[0], ax)
         if isinstance(n, Softmax):
-            self.emit(n, f"{e}/{s}")
+            self.emit_chain(n, e, [("/", s)])
         elif isinstance(n, LogSoftmax):
-            self.emit(n, f"({a} - {m}) - np.log1p({self._rest(n.args[0], ax)})")
+            self.emit(n, f"({a} - {m}) - np.log1p({self._rest(n.args[0], ax)})", fresh=True)
         else:
-            self.emit(n, f"{m} + np.log1p({self._rest(n.args[0], ax)})")
+            self.emit(n, f"{m} + np.log1p({self._rest(n.args[0], ax)})", fresh=True)
 
 
-_HELPERS = '''
-def _along(op, a, axis):
-    """op-reduction along one short axis (-1 or -2), kept: NumPy's own
-    reduction over a short inner axis is slow, a few whole-array ops are not."""
-    if isinstance(axis, tuple) or a.shape[axis] > 32:
-        return op.reduce(a, axis=axis, keepdims=True)
-    take = (lambda k: a[..., k:k + 1, :]) if axis == -2 else (lambda k: a[..., k:k + 1])
-    out = take(0).copy()
-    for k in range(1, a.shape[axis]):
-        op(out, take(k), out=out)
-    return out
-
-
-def _finite_max(a, axis):
-    """The maximum along axis, 0 where it is not finite (all -inf, or inf)."""
-    m = _along(np.maximum, a, axis)
-    return np.where(np.isfinite(m), m, 0.0)
-
-
-def _exp_shift(a, m):
-    """exp(a - m), the rounding of a - m undone: with d + lo = a - m exactly
-    (Knuth's TwoSum), exp(a - m) = exp(d)*(1 + lo) to within an ulp.  The
-    rounding of d alone (up to |d|/2 ulps of d, hundreds where logits are
-    hundreds apart) would be amplified by exp into as many ulps of the result."""
-    d = a - m
-    b = d - a
-    lo = (a - (d - b)) - (m + b)
-    return np.exp(d)*(1.0 + np.where(np.isfinite(lo), lo, 0.0))
-
-
-def _rest(a, m, e, axis):
-    """Σ exp(a - m) - 1 along axis, the terms at the maximum counted apart."""
-    top = a == m
-    return _along(np.add, np.where(top, 0.0, e), axis) + (_along(np.add, top * 1.0, axis) - 1)
-
-
-def _norm(a):
-    """sqrt(sum(a**2)) scaled by the largest magnitude: no overflow or underflow."""
-    s = np.max(np.abs(a), axis=(-2, -1), keepdims=True)
-    safe = np.where(s > 0, s, 1.0)
-    return np.where(s > 0, s*np.sqrt(np.sum((a/safe)**2, axis=(-2, -1), keepdims=True)), 0.0)
-
-
-def _spread(a, axis, n):
-    """a (of length 1 along axis) repeated n times along it: a view."""
-    shape = list(a.shape)
-    shape[axis] = n
-    return np.broadcast_to(a, tuple(shape))
-
-
-def _stack(rows):
-    return np.asarray(np.broadcast_arrays(*[v for r in rows for v in r])).reshape(
-        (len(rows), len(rows[0])) + np.broadcast(*[v for r in rows for v in r]).shape)
-'''
+_HELPERS = module_text(matrix_helpers)
+_ENTRY_HELPERS = module_text(matrix_entry)
 
 
 def _forward_formulas(roots: list) -> list:
@@ -335,10 +364,26 @@ def _forward_formulas(roots: list) -> list:
     raise SymgradError("lambdify: custom_gradient calls nested more than 32 deep")
 
 
-def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
+def _tuple(names: list[str]) -> str:
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+_RESERVED = frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg", "_along",
+                       "_rest", "_exp_shift", "_cast", "_dtype", "_blocked", "_dt", "_o",
+                       "_ip", "_exp_shift_into"})
+
+
+def _program(args: object, exprs: object, fname: str, entry: dict | None = None
+             ) -> tuple[str, int]:
+    """The module of a matrix formula: its kernel ``<fname>_block(*args, _dt)``
+    (one statement per node; the outputs as arrays with the two matrix axes)
+    and ``<fname>(*args)``, which converts the arguments and calls it.  With
+    ``entry`` (``{"dtype": ..., "block": ...}``: lambdify's) the arguments are
+    converted to their common float type and the kernel runs on blocks of the
+    first batch axis; without, as ``float`` in one call (the plain form the
+    export runs over ``jax.numpy`` and tensors)."""
     items = list(args) if isinstance(args, (list, tuple)) else [args]
-    namer = Namer(frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg",
-                             "_along", "_rest", "_exp_shift"}))
+    namer = Namer(_RESERVED)
     names: dict = {}
     params = []
     for i, a in enumerate(items):
@@ -349,11 +394,15 @@ def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
             raise SymgradError(f"args[{i}]: {a} appears twice in args")
         names[a] = namer.name(a.name)
         params.append(a)
+    kernel = namer.name(f"{fname}_block")
     flat, struct = flatten_exprs(exprs, "exprs")
     flat = _forward_formulas(flat)
-    em = _Emitter(names, namer)
+    em = _Emitter(names, namer, inplace=entry is not None)
     order, _ = postorder(flat, _kids)
+    cells = 1  # the most entries of one node (a batch element's)
     for n in order:
+        if getattr(n, "is_Matrix", False):
+            cells = max(cells, int(n.shape[0]) * int(n.shape[1]))
         if n in em.names:
             continue
         if not _kids(n) and not isinstance(n, (MatrixExpr, MatrixBase)):
@@ -366,40 +415,50 @@ def _program(args: object, exprs: object, fname: str) -> tuple[str, int]:
         if isinstance(n, MatrixSymbol):
             raise SymgradError(f"lambdify: the formula holds {n}, which is not in args")
         em.node(n)
-    head = [f"def {fname}({', '.join(names[p] for p in params)}):",
+    pnames = [names[p] for p in params]
+    raw = [em.names[e] for e in flat]
+    kern = [f"def {kernel}({', '.join([*pnames, '_dt'])}):",
+            *[f"    {line}" for line in em.lines(raw)],
+            f"    return ({', '.join(raw)},)"]
+    head = [f"def {fname}({', '.join(pnames)}):",
             '    """Generated by symgrad from a matrix formula."""']
+    dt = "float"
+    if entry is not None:
+        head.append(f"    _dt = _dtype({_tuple(pnames)}, {entry['dtype']!r})")
+        dt = "_dt"
     for p in params:
         v = names[p]
         if isinstance(p, MatrixSymbol):
             m, k = (int(d) for d in p.shape)
-            head.append(f"    {v} = _arg({v}, ({m}, {k}), {p.name!r})")
+            shape_dt = f"({m}, {k}), {p.name!r}" + (", _dt" if entry is not None else "")
+            head.append(f"    {v} = _arg({v}, {shape_dt})")
         else:
-            head.append(f"    {v} = np.asarray({v}, dtype=float)[..., None, None]")
-    body = [f"    {line}" for line in em.lines]
-    outs = []
-    for e in flat:
-        v = em.names[e]
-        outs.append(v if isinstance(e, MatrixExpr) else f"{v}[..., 0, 0]")
+            head.append(f"    {v} = np.asarray({v}, dtype={dt})[..., None, None]")
+    call = f"{kernel}({''.join(v + ', ' for v in pnames)}None)"
+    if entry is not None:
+        call = f"_blocked({kernel}, {_tuple(pnames)}, _dt, {cells}, {entry['block']!r})"
+    head.append(f"    _o = {call}")
+    outs = [f"_o[{i}]" if isinstance(e, MatrixExpr) else f"_o[{i}][..., 0, 0]"
+            for i, e in enumerate(flat)]
     ret = outs[0] if struct.kind == "scalar" else (
         "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
-    src = "\n".join(head + body + [f"    return {ret}"])
-    arg_helper = '''
-def _arg(a, shape, name):
-    a = np.asarray(a, dtype=float)
-    if a.shape[-2:] != shape:
-        raise ValueError(f"argument {name}: expected an array whose last two axes are "
-                         f"{shape} (leading axes are a batch), got shape {a.shape}")
-    return a
-'''
-    return "import numpy as np\n" + _HELPERS + arg_helper + "\n\n" + src + "\n", len(em.lines)
+    src = "\n".join(kern) + "\n\n\n" + "\n".join([*head, f"    return {ret}"])
+    helpers = _HELPERS if entry is None else _HELPERS + "\n\n" + _ENTRY_HELPERS
+    return "import numpy as np\n\n" + helpers + "\n\n" + src + "\n", len(em.stmts)
 
 
 def matrix_code(args: object, exprs: object, name: str = "f") -> str:
-    """The NumPy source for a matrix formula (see the module)."""
+    """The NumPy source for a matrix formula (see the module), in its plain
+    form: arguments as float arrays, no blocks."""
     return _program(args, exprs, name)[0]
 
 
-def matrix_lambdify(args: object, exprs: object) -> Callable:
-    """A NumPy function of matrix formulas (see the module)."""
-    source, n_ops = _program(args, exprs, "f")
+def matrix_lambdify(args: object, exprs: object, dtype: object = None,
+                    block: int | None = 1 << 14) -> Callable:
+    """A NumPy function of matrix formulas (see the module): results in
+    ``dtype`` (default: the arguments' common float type, so float32 stays
+    float32), computed ``block`` entries of the largest node at a time
+    along the first batch axis (``None``: in one call)."""
+    dt = None if dtype is None else np.dtype(dtype).name
+    source, n_ops = _program(args, exprs, "f", {"dtype": dt, "block": block})
     return load(source, "f", 1, n_ops)

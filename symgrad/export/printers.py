@@ -43,7 +43,7 @@ nan pi e inf eq ne conj round is_complex
 # NumPy names with a helper in torch_ops (a Python number among the arguments, or
 # no torch function of that name)
 _TORCH_OPS = frozenset(
-    "maximum minimum heaviside mod arctan2 hypot cbrt ldexp logaddexp logaddexp2".split())
+    "maximum minimum fmin heaviside mod arctan2 hypot cbrt ldexp logaddexp logaddexp2".split())
 # scipy.special names and their torch.special / torch_ops forms
 _TORCH_SPECIAL = {
     "erf": "torch.special.erf", "erfc": "torch.special.erfc", "erfinv": "torch.special.erfinv",

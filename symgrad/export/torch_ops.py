@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["maximum", "minimum", "heaviside", "mod", "arctan2", "hypot", "cbrt",
+__all__ = ["maximum", "minimum", "fmin", "heaviside", "mod", "arctan2", "hypot", "cbrt",
            "polygamma", "gamma", "loggamma", "zeta", "ldexp", "logaddexp", "logaddexp2"]
 
 
@@ -33,6 +33,10 @@ def maximum(a, b):
 
 def minimum(a, b):
     return torch.minimum(*_pair(a, b))
+
+
+def fmin(a, b):
+    return torch.fmin(*_pair(a, b))  # NaN ignored, as np.fmin
 
 
 def heaviside(x, h0):

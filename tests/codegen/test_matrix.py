@@ -139,3 +139,69 @@ def test_trace_element_and_scalar_arguments():
     val, g = f(Wv, 0.5)
     assert val == pytest.approx(0.5 * np.trace(Wv @ Wv.T) + np.exp(0.5), rel=1e-14)
     np.testing.assert_allclose(g, Wv, rtol=1e-14)  # c·2W at c = 1/2
+
+
+def test_float32_in_float32_out_without_promotion():
+    # constants (𝟙, I, explicit matrices), scalars and reductions stay in float32
+    n = 4
+    X, W = MatrixSymbol("X", n, 3), MatrixSymbol("W", 3, 2)
+    from sympy import Identity, Matrix, Symbol
+    c = Symbol("c")
+    H = symgrad.elementwise(tanh, X * W + OneMatrix(n, 1) * MatrixSymbol("b", 1, 2))
+    outs = [symgrad.softmax(H, axis=1), symgrad.logsumexp(H), c * (W.T * W + Identity(2)),
+            H + Matrix(n, 2, list(range(2 * n))), symgrad.norm(H)]
+    f = symgrad.lambdify([X, W, MatrixSymbol("b", 1, 2), c], outs)
+    vals = [rng.normal(size=(n, 3)), rng.normal(size=(3, 2)), rng.normal(size=(1, 2))]
+    got32 = f(*[v.astype(np.float32) for v in vals], 0.5)
+    got64 = f(*vals, 0.5)
+    for g32, g64 in zip(got32, got64):
+        assert g32.dtype == np.float32 and g64.dtype == np.float64
+        np.testing.assert_allclose(g32, g64, rtol=1e-5, atol=1e-6)
+    assert f(*vals, np.float32(0.5))[2].dtype == np.float64  # float64 arrays win
+    f64 = symgrad.lambdify([X, W, MatrixSymbol("b", 1, 2), c], outs, dtype=np.float64)
+    assert f64(*[v.astype(np.float32) for v in vals], 0.5)[0].dtype == np.float64
+
+
+def test_blocks_of_a_large_batch_give_the_one_call_answer():
+    # the batch runs in blocks; outputs with and without the batch, batch axes
+    # broadcast (n, 1) against (3,), an output that is a view in the kernel
+    W, v = MatrixSymbol("W", 5, 5), MatrixSymbol("v", 5, 1)
+    S = W + W.T
+    outs = [symgrad.softmax(S * v), hadamard_product(S, S).T, S.T * v,
+            symgrad.logsumexp(v), W * W, symgrad.grad(symgrad.logsumexp(S * v), W)]
+    blocked = symgrad.lambdify([W, v], outs, block=200)
+    whole = symgrad.lambdify([W, v], outs, block=None)
+    Wv, vv = rng.normal(size=(301, 1, 5, 5)), rng.normal(size=(3, 5, 1))
+    W0, v0 = Wv.copy(), vv.copy()
+    got, want = blocked(Wv, vv), whole(Wv, vv)
+    assert "_blocked" in blocked.source and "_ip(" in blocked.source
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-14, atol=1e-15)
+    Sv = Wv + np.swapaxes(Wv, -1, -2)
+    np.testing.assert_allclose(got[1], np.swapaxes(Sv * Sv, -1, -2), rtol=1e-15)
+    np.testing.assert_allclose(got[2], np.swapaxes(Sv, -1, -2) @ vv, rtol=1e-13, atol=1e-14)
+    assert np.array_equal(Wv, W0) and np.array_equal(vv, v0)  # arguments never written
+
+
+def test_computed_in_place_only_where_nothing_reads_the_array_later():
+    # S's memory is read later through its transpose (a view): the entrywise
+    # product with S must not be written into S, though S is not named again
+    A, C = MatrixSymbol("A", 3, 3), MatrixSymbol("C", 3, 3)
+    S = symgrad.softmax(A, axis=1)
+    outs = [S.T * C, hadamard_product(S, C), hadamard_product(S.T, C) + C]
+    f = symgrad.lambdify([A, C], outs)
+    Av, Cv = rng.normal(size=(3, 3)), rng.normal(size=(3, 3))
+    Sv = np.exp(Av) / np.exp(Av).sum(1, keepdims=True)
+    got = f(Av, Cv)
+    np.testing.assert_allclose(got[1], Sv * Cv, rtol=1e-14)
+    np.testing.assert_allclose(got[0], Sv.T @ Cv, rtol=1e-13)
+    np.testing.assert_allclose(got[2], Sv.T * Cv + Cv, rtol=1e-14)
+
+
+def test_infinite_logits():
+    f = symgrad.lambdify([z], [symgrad.logsumexp(z), symgrad.softmax(z)])
+    lse, s = f(np.array([np.inf, 0.0, 1.0, -np.inf, 2.0]).reshape(5, 1))
+    assert lse == np.inf  # as JAX and PyTorch
+    lse, s = f(np.array([-np.inf, 0.0, 1.0, -np.inf, 2.0]).reshape(5, 1))
+    assert s[0, 0] == 0 and s[3, 0] == 0 and abs(s.sum() - 1) < 1e-15
