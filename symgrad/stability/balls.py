@@ -524,8 +524,12 @@ class Undecided(float):
 
 def _decide(b, fmt: Format):
     """The float of ``fmt`` that every point of the ball ``b`` rounds to;
-    where its ends round apart (or to zeros of two signs), an
-    :class:`Undecided` holding its relative accuracy (None: not finite)."""
+    where its ends round apart, an :class:`Undecided` holding its relative
+    accuracy (None: not finite).  A ball whose every point rounds to a
+    zero has the sign of its lower end, as the mpmath tier decides it
+    (-0 and +0 are one ordinal: no figure depends on it; a ball around 0
+    that the balls cannot narrow, log(tanh(exp(exp(20)))), took every
+    precision of both tiers to say -0.0)."""
     if type(b) is not arb or not b.is_finite():
         return None
     acc = b.rel_accuracy_bits()
@@ -534,6 +538,6 @@ def _decide(b, fmt: Format):
         if math.ldexp(1.0, fmt.emin) < m < fmt.max / 2:
             return Undecided(acc)
     lo, hi = round_mpf(_mpf(b.lower()), fmt), round_mpf(_mpf(b.upper()), fmt)
-    if lo != hi or math.copysign(1.0, lo) != math.copysign(1.0, hi):
+    if lo != hi:  # (-0.0 == 0.0)
         return Undecided(acc)
     return lo
