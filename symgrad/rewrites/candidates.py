@@ -51,10 +51,11 @@ from sympy import (
 )
 
 from ..graph import count_ops, postorder
-from .exact_exponents import exact_exponents
+from .exact_exponents import exact_exponents, split_subnormal_products
 from .exponents import merge_exponentials, settle
 from .expsums import (
     EXP32,
+    EXP_LO,
     after,
     exp_sums,
     hyperbolic_as_exp,
@@ -189,8 +190,12 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     # each with its exponentials of rounded arguments computed from the exact
     # argument (pairs of floats): exp(b - a) in the normalized gradient of
     # log-sum-exp loses log2|b - a| bits to the rounding of b - a
+    # and with each product c·exp(e) whose exp may be subnormal, while c may be
+    # large, as (c·exp(e/2))·exp(e/2) there (x·exp(x) at x = -744)
+    lo = EXP32[0] if dtype == "float32" else EXP_LO
     for c in list(out):
-        add(exact_exponents([c.expr], facts)[0], f"{c.how}, exponents exact")
+        e = split_subnormal_products(exact_exponents([c.expr], facts), facts, lo)[0]
+        add(e, f"{c.how}, exponents exact")
     return out
 
 

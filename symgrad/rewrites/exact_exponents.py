@@ -23,15 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sympy import Abs, Basic, Symbol, exp
+from sympy import Abs, Basic, Mul, Piecewise, Symbol, exp
 from sympy.codegen.cfunctions import expm1
 
-from ..build import replaced
+from ..build import piecewise, replaced, unevaluated
 from ..compensated import compensated
+from ..graph import postorder
 from .facts import Facts
 from .forms import Sigmoid, Softplus
 
-__all__ = ["SMALL", "exact_exponents", "rounded_exponent"]
+__all__ = ["SMALL", "exact_exponents", "rounded_exponent", "split_subnormal_products"]
 
 SMALL = 4.0  # |u| up to this: exp(fl(u)) is off by 2 ulps at most: not worth pairs
 _EXP_LIKE = (exp, expm1, Sigmoid, Softplus)
@@ -92,3 +93,102 @@ def exact_exponents(exprs: Iterable[Basic], facts: Facts | None = None) -> list[
         return compensated(n) if rounded_exponent(n, facts) else None
 
     return [replaced(e, swap) if isinstance(e, Basic) else e for e in exprs]
+
+
+# ---- products of an exponential that is subnormal ---------------------------
+
+
+_MUL = Mul(Symbol("a"), Symbol("b"))  # the class unevaluated() builds
+
+
+def _exp_arg(f: Basic) -> tuple[Basic, bool] | None:
+    """(e, compensated?) where ``f`` is ``exp(e)`` or ``compensated(exp(e))``."""
+    if isinstance(f, compensated) and isinstance(f.args[0], exp):
+        return f.args[0].args[0], True
+    if isinstance(f, exp):
+        return f.args[0], False
+    return None
+
+
+def _half(e: Basic, pairs: bool) -> Basic:
+    h = exp(e / 2)
+    return compensated(h) if pairs or rounded_exponent(h) else h
+
+
+def _split(node: Mul, facts: Facts, lo: float) -> Basic:
+    """``c·exp(e)`` (``c`` any other factors, not a number below 1) where
+    ``exp(e)`` may be subnormal: ``Piecewise((c·exp(e), e >= lo),
+    ((c·exp(e/2))·exp(e/2), True))``; a ``Piecewise`` factor one of whose
+    values is such an exponential gets the other factors into its branches
+    first.  Unchanged where there is nothing to split."""
+    factors = list(node.args)
+    for i, f in enumerate(factors):
+        rest = factors[:i] + factors[i + 1:]
+        if isinstance(f, Piecewise) and any(_exp_arg(v) is not None for v, _ in f.args):
+            pairs = [(_split_one(rest, v, facts, lo), c) for v, c in f.args]
+            if any(isinstance(v, Piecewise) for v, _ in pairs):
+                return piecewise(pairs, evaluate=False)
+        if _exp_arg(f) is None:
+            continue
+        out = _split_one(rest, f, facts, lo)
+        if isinstance(out, Piecewise):
+            return out
+    return node
+
+
+def _split_one(rest: list, f: Basic, facts: Facts, lo: float) -> Basic:
+    """``Π rest · f`` split as in :func:`_split` where ``f`` is an
+    exponential that may be subnormal and a factor of ``rest`` may be large
+    (a ``Piecewise``); the product as written where not."""
+    got = _exp_arg(f)
+    whole = _product([*rest, f])
+    if got is None or not rest:
+        return whole
+    e, pairs = got
+    small = [r for r in rest if r.is_Number]
+    if len(small) == len(rest) and all(abs(r) <= 1 for r in small):
+        return whole  # a number at most 1 times a subnormal: nothing to gain
+    b = facts.bound(e)
+    if b is not None and b[0] >= lo:
+        return whole  # exp(e) is never subnormal on the domain
+    h = _half(e, pairs)
+    far = unevaluated(_MUL, [_product([*rest, h]), h])
+    return piecewise([(whole, e >= lo), (far, True)], evaluate=False)
+
+
+def _product(factors: list) -> Basic:
+    """The product of ``factors`` as written (a factor 1 dropped)."""
+    factors = [f for f in factors if f != 1] or [factors[0]]
+    return factors[0] if len(factors) == 1 else unevaluated(_MUL, factors)
+
+
+def split_subnormal_products(exprs: Iterable[Basic], facts: Facts | None = None,
+                             lo: float = -708.3964185322641) -> list[Basic]:
+    """``exprs`` with each product ``c·exp(e)`` whose exponential may be
+    subnormal (``e < lo``, log of the smallest normal float: float64's
+    by default) beside a factor that may be large, as ``(c·exp(e/2))·exp(e/2)``
+    there: ``exp(e)`` rounded to the subnormal grid first loses up to all its
+    bits of a product that is much larger (the derivative of ``x·σ(x)`` at
+    x = -744 is ``x·exp(x)`` ≈ -5.7079e-321, and ``exp(-744)`` rounds to
+    1e-323, two units of the grid); the halves are normal, and only the product rounds
+    to the grid.  One bottom-up pass over the DAG; built unevaluated.
+
+    >>> from sympy import symbols, exp
+    >>> from symgrad import lambdify
+    >>> x = symbols("x", real=True)
+    >>> f = split_subnormal_products([x * exp(x)])[0]
+    >>> float(lambdify([x], x * exp(x))(-744.0)), float(lambdify([x], f)(-744.0))
+    (-7.35e-321, -5.706e-321)
+    """
+    exprs = list(exprs)
+    facts = facts or Facts()
+    order, kids = postorder(exprs, lambda n: () if isinstance(n, compensated) else n.args)
+    if not any(_exp_arg(n) is not None for n in order):
+        return exprs
+    new: dict[Basic, Basic] = {}
+    for node in order:
+        args = kids[node]
+        low = tuple(new.get(a, a) for a in args)
+        cur = unevaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
+        new[node] = _split(cur, facts, lo) if isinstance(cur, Mul) else cur
+    return [new.get(r, r) for r in exprs]

@@ -35,6 +35,7 @@ from sympy import (
     sqrt,
     symbols,
     tan,
+    tanh,
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
@@ -272,6 +273,26 @@ LIBRARY: tuple[Rewrite, ...] = (
         "exp(u) overflows for u > 709: inf/inf is NaN",
         Example(exp(x) / (exp(x) - 1), {x: (710, 1e4)}, {x: (0.5, 700)}, {x: EXP}),
         family="sigmoid", needs=("expm1",)),
+    # ---- tanh near ±1: tanh(u) = 2σ(2u) - 1, so 1 ± tanh(u) are sigmoids -----
+    # (GELU's tanh form: its derivative holds (tanh(u) + 1)/2 and 1 - tanh(u)²,
+    # 0 from u = -19 where the values are ≈ exp(2u) and 4·exp(-2|u|))
+    _rw("tanh-plus-one",   tanh(u) + 1,         2 * Sigmoid(2 * u), "safe",
+        "tanh(u) rounds to -1 below u = -19: 0 instead of ≈ 2exp(2u)",
+        Example(tanh(x) + 1, {x: (-300, -20)}, {x: (-10, 300)}, {x: EXP}),
+        real(u), "u real", "sigmoid", needs=("sigmoid-reciprocal",)),
+    _rw("one-minus-tanh",  1 - tanh(u),         2 * Sigmoid(-2 * u), "safe",
+        "tanh(u) rounds to 1 above u = 19: 0 instead of ≈ 2exp(-2u)",
+        Example(1 - tanh(x), {x: (20, 300)}, {x: (-300, 10)}, {x: EXP}),
+        real(u), "u real", "sigmoid", needs=("sigmoid-reciprocal",)),
+    _rw("tanh-minus-one",  tanh(u) - 1,         -2 * Sigmoid(-2 * u), "safe",
+        "tanh(u) rounds to 1 above u = 19: 0 instead of ≈ -2exp(-2u)",
+        Example(tanh(x) - 1, {x: (20, 300)}, {x: (-300, 10)}, {x: EXP}),
+        real(u), "u real", "sigmoid", needs=("sigmoid-reciprocal",)),
+    # 1 - tanh² = sech² = (1 - tanh)(1 + tanh): no cosh(u)² to overflow from u = 355
+    _rw("one-minus-tanh-squared", 1 - tanh(u)**2, 4 * Sigmoid(2 * u) * Sigmoid(-2 * u), "safe",
+        "tanh(u)² rounds to 1 beyond |u| = 19: 0 instead of ≈ 4exp(-2|u|)",
+        Example(1 - tanh(x)**2, {x: (20, 300)}, {x: (-10, 10)}, {x: EXP}),
+        real(u), "u real", "sigmoid", needs=("sigmoid-reciprocal",)),
     # ---- differences of nearby values: conjugate and identity forms -----------
     _rw("sqrt-difference", sqrt(a) - sqrt(b),   (a - b) / (sqrt(a) + sqrt(b)), "safe",
         "sqrt(a) - sqrt(b) cancels where a ≈ b",

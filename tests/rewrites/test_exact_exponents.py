@@ -12,7 +12,11 @@ import sympy as sp
 from symgrad import grad, lambdify, stabilize
 from symgrad.compensated import compensated
 from symgrad.rewrites import accurate_forms
-from symgrad.rewrites.exact_exponents import exact_exponents, rounded_exponent
+from symgrad.rewrites.exact_exponents import (
+    exact_exponents,
+    rounded_exponent,
+    split_subnormal_products,
+)
 from symgrad.rewrites.facts import Facts
 from symgrad.stability.bits import bits_error, float_format
 from symgrad.stability.truth import RESOLVED, GroundTruth
@@ -80,3 +84,44 @@ def test_stabilize_fixes_the_log_sum_exp_gradient_without_widening():
     pts = np.array([[-710.10672131, -36.27317096], [800.0, 0.0], [181.087, 716.244],
                     [-3.5, 2.25]])
     assert bits(g, s.result, [a, b], pts, "float64").max() <= 2
+
+
+# products c·exp(e) where exp(e) is subnormal and c is large (the silu's
+# derivative at x = -744, the soft margin's at x·y = 716), float64 and float32
+SUBNORMAL = [
+    (x * E(x), [x], {"float64": [(-745, -700)], "float32": [(-103, -85)]}),
+    (-x * E(-x * y) / (1 + E(-x * y)), [x, y], {"float64": [(700, 1000), (0.74, 1)],
+                                              "float32": [(90, 200), (0.5, 1)]}),
+    (x**3 * E(x) / (1 + E(x)) ** 2, [x], {"float64": [(-745, -690)],
+                                         "float32": [(-110, -80)]}),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("src, syms, box", SUBNORMAL, ids=lambda v: str(v)[:24])
+def test_subnormal_exponentials_times_large_factors_are_split(src, syms, box, dtype):
+    from symgrad.rewrites import safe_forms
+    from symgrad.rewrites.expsums import EXP32, EXP_LO
+
+    lo = EXP_LO if dtype == "float64" else EXP32[0]
+    (runs,) = safe_forms([src])  # the sigmoid's shape as a Piecewise factor, too
+    (form,) = split_subnormal_products(exact_exponents([runs]), lo=lo)
+    assert form != runs
+    rng = np.random.default_rng(12)
+    pts = np.stack([rng.uniform(a, b, 300) for a, b in box[dtype]], axis=1)
+    before = bits(src, runs, syms, pts, dtype)
+    after = bits(src, form, syms, pts, dtype)
+    assert before.max() > 5  # the subnormal's rounding times a large factor
+    assert after.max() <= 3
+
+
+def test_the_gelu_tanh_gradient_within_3_bits():
+    # 1 - tanh(u)**2 and tanh(u) + 1 as sigmoids, the cubic exponent in pairs,
+    # x·exp(...) split where the exp is subnormal; a float form (widen=False).
+    # As derived: 0 at x = -7.31414 where the value is -6.03582e-16
+    gc = sp.sqrt(2 / sp.pi)
+    g = grad(x / 2 * (1 + sp.tanh(gc * (x + sp.Float("0.044715", 30) * x**3))), x)
+    s = stabilize(g, {x: (-1000, 1000)}, samples=64, widen=False)
+    pts = np.array([[-7.31414], [-7.5149], [-21.7], [-23.2], [-60.0], [3.0], [-0.7]])
+    assert bits(g, g, [x], pts, "float64").max() > 60
+    assert bits(g, s, [x], pts, "float64").max() <= 3
