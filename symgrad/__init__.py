@@ -27,7 +27,7 @@ from .export import to_jax, to_torch
 from .fpcore import FPCoreError, read_fpcore
 from .functions import maximum, minimum, relu, rint, sigmoid, softplus
 from .lowering import expand
-from .matrices import elementwise, log_softmax, logsumexp, mean, norm, softmax
+from .matrices import elementwise, log_softmax, logsumexp, matrix_notation, mean, norm, softmax
 from .matrices import sum as sum  # noqa: A004  jax.numpy's name, kept out of __all__
 from .nodes import identity, stop_gradient, straight_through
 from .overrides import gradient_override_map, override, register_gradient, unregister_gradient
@@ -88,6 +88,7 @@ __all__ = [
     "read_fpcore",
     "FPCoreError",
     "program",
+    "matrix_notation",
     "widen",
     "elementwise",
     "mean",

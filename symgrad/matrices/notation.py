@@ -1,29 +1,36 @@
-r"""Matrix formulas printed as the Matrix Cookbook writes them, in every
-printer: ``A ⊙ B`` for an entrywise product, ``𝟙`` for the ones matrix,
-``A∘²`` for an entrywise power, and a function applied entry by entry as
-the function (``tanh(X)``; a formula as ``(w ↦ 1 - w**2)(H)``).
+r"""Matrix formulas printed as the Matrix Cookbook writes them: ``A ⊙ B``
+for an entrywise product, ``𝟙`` for the ones matrix, ``A∘²`` for an
+entrywise power, and a function applied entry by entry as the function
+(``tanh(X)``; a formula as ``(w ↦ 1 - w**2)(H)``).
 
 SymPy prints these nodes as its internals (``HadamardProduct(A, B)``,
 ``Lambda(_x, tanh(_x)).(X)``, and ``1`` for the ones matrix, which reads as
-the number).  The nodes are SymPy's own classes (``hadamard_product``,
-``X.applyfunc`` and ``OneMatrix`` build them too), so :func:`install`
-teaches SymPy's text, Unicode and LaTeX printers these methods; it runs
-when :mod:`symgrad.matrices` is imported (with ``import symgrad``) and
-changes the printing of these matrix nodes only.  The program printer
-(:func:`symgrad.program`) uses the same methods.
+the number).  They are SymPy's own classes (``hadamard_product``,
+``X.applyfunc`` and ``OneMatrix`` build them too), so printing them
+otherwise means changing SymPy's printers, which belong to the user:
+``import symgrad`` does not (as importing a library should not change how
+another prints; seaborn stopped restyling matplotlib on import for the same
+reason).  :func:`matrix_notation` does, when asked: for the rest of the
+session, or inside a ``with`` block.  symgrad's own printers
+(:func:`symgrad.program`, the command line) always use this notation.
 
 >>> from sympy import MatrixSymbol, OneMatrix, hadamard_product, latex, pretty, tanh
 >>> from symgrad import elementwise
 >>> X, b = MatrixSymbol("X", 3, 2), MatrixSymbol("b", 1, 2)
 >>> H = elementwise(tanh, X + OneMatrix(3, 1) * b)
 >>> print(hadamard_product(H, X))
+HadamardProduct(Lambda(_x, tanh(_x)).(X + 1*b), X)
+>>> with matrix_notation():
+...     print(hadamard_product(H, X))
+...     print(pretty(hadamard_product(H, X), use_unicode=True))
+...     print(latex(hadamard_product(H, X)))
+...     print(X.applyfunc(lambda t: 1 - t**2))
 tanh(X + 𝟙*b) ⊙ X
->>> print(pretty(hadamard_product(H, X), use_unicode=True))
 tanh(𝟙⋅b + X) ⊙ X
->>> print(latex(hadamard_product(H, X)))
 \tanh\left(X + \mathbb{1} b\right) \odot X
->>> print(X.applyfunc(lambda t: 1 - t**2))
 (_d ↦ 1 - _d**2)(X)
+>>> print(OneMatrix(3, 1) * b)  # as SymPy prints it again
+1*b
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.stringpict import prettyForm
 from sympy.printing.str import StrPrinter
 
-__all__ = ["install", "STR", "PRETTY", "LATEX"]
+__all__ = ["matrix_notation", "STR", "PRETTY", "LATEX"]
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -132,8 +139,51 @@ LATEX = {"HadamardProduct": _latex_hadamard, "OneMatrix": _latex_ones,
          "ElementwiseApplyFunction": _latex_elementwise}
 
 
-def install() -> None:
-    """Give SymPy's printers the methods above (idempotent)."""
-    for cls, table in ((StrPrinter, STR), (PrettyPrinter, PRETTY), (LatexPrinter, LATEX)):
-        for name, fn in table.items():
-            setattr(cls, f"_print_{name}", fn)
+_PRINTERS = ((StrPrinter, STR), (PrettyPrinter, PRETTY), (LatexPrinter, LATEX))
+_MISSING = object()
+# SymPy's own methods (PrettyPrinter and LatexPrinter have some), given back
+# by matrix_notation(False)
+_SYMPY = {(cls, name): cls.__dict__.get(f"_print_{name}", _MISSING)
+          for cls, table in _PRINTERS for name in table}
+
+
+def _put(cls: type, name: str, fn: object) -> None:
+    if fn is _MISSING:
+        if f"_print_{name}" in cls.__dict__:
+            delattr(cls, f"_print_{name}")
+    else:
+        setattr(cls, f"_print_{name}", fn)
+
+
+class matrix_notation:  # noqa: N801 - a function to the user, as np.printoptions
+    """Print matrix formulas in the Matrix Cookbook's notation with SymPy's
+    own printers (``print``, ``str``, ``pretty``, ``latex``, notebooks):
+    from the call on, or, used as a context manager, inside the ``with``
+    block only.  ``matrix_notation(False)`` gives SymPy's printing back.
+
+    >>> from sympy import MatrixSymbol, OneMatrix
+    >>> b = MatrixSymbol("b", 1, 2)
+    >>> with matrix_notation():
+    ...     print(OneMatrix(3, 1) * b)
+    𝟙*b
+    >>> print(OneMatrix(3, 1) * b)
+    1*b
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.enable = bool(enable)
+        self._saved = [(cls, name, cls.__dict__.get(f"_print_{name}", _MISSING))
+                       for cls, table in _PRINTERS for name in table]
+        for cls, table in _PRINTERS:
+            for name, fn in table.items():
+                _put(cls, name, fn if enable else _SYMPY[cls, name])
+
+    def __repr__(self) -> str:
+        return f"matrix_notation(enable={self.enable})"
+
+    def __enter__(self) -> matrix_notation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for cls, name, old in self._saved:
+            _put(cls, name, old)

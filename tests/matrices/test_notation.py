@@ -1,13 +1,28 @@
-"""Matrix formulas print as matrix formulas in str, pretty and latex: ⊙, 𝟙,
-Aᵀ, softmax(z), a function applied entry by entry as the function; never
-SymPy's internals (HadamardProduct(...), Lambda(...), 1 for 𝟙)."""
+"""Under symgrad.matrix_notation, matrix formulas print as matrix formulas
+in str, pretty and latex: ⊙, 𝟙, Aᵀ, softmax(z), a function applied entry
+by entry as the function; never SymPy's internals (HadamardProduct(...),
+Lambda(...), 1 for 𝟙).  Without it, SymPy prints them as it does: importing
+symgrad changes no printer of SymPy's."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from sympy import MatrixSymbol, OneMatrix, hadamard_product, latex, pretty, tanh
 
 import symgrad
+
+
+@pytest.fixture(autouse=True)
+def notation(request):
+    if "plain" in request.node.name:
+        yield
+        return
+    with symgrad.matrix_notation():
+        yield
 
 n = 4
 X, Y = MatrixSymbol("X", n, 3), MatrixSymbol("Y", n, 2)
@@ -51,3 +66,26 @@ def test_least_squares_and_softmax_gradients():
     assert str(g) == "-y + softmax(z)" and r"\operatorname{softmax}\left(z\right)" in latex(g)
     assert str(symgrad.elementwise(symgrad.sigmoid, X)) == "sigmoid(X)"
     assert latex(symgrad.elementwise(symgrad.sigmoid, X)) == r"\operatorname{sigmoid}\left(X\right)"
+
+
+def test_plain_sympy_printing_after_import_and_after_the_block():
+    code = ("from sympy import MatrixSymbol, OneMatrix, hadamard_product, latex, pretty\n"
+            "b = MatrixSymbol('b', 1, 2)\n"
+            "e = hadamard_product(OneMatrix(3, 1) * b, MatrixSymbol('c', 3, 2))\n"
+            "before = (str(e), pretty(e), latex(e))\n"
+            "import symgrad\n"
+            "assert (str(e), pretty(e), latex(e)) == before, before\n"
+            "with symgrad.matrix_notation():\n"
+            "    assert str(e) == '(𝟙*b) ⊙ c', str(e)\n"
+            "assert (str(e), pretty(e), latex(e)) == before\n"
+            "symgrad.matrix_notation()\n"
+            "assert str(e) == '(𝟙*b) ⊙ c'\n"
+            "symgrad.matrix_notation(False)\n"
+            "assert (str(e), pretty(e), latex(e)) == before\n")
+    root = Path(symgrad.__file__).resolve().parent.parent  # this checkout's symgrad
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+
+
+def test_plain_program_uses_the_notation_without_it():
+    text = str(symgrad.program(_mlp_grads()))
+    assert "⊙" in text and "𝟙" in text and "Lambda" not in text
