@@ -17,6 +17,16 @@ by where it came from:
   (:mod:`.edges`: exp overflows at log(max), tanh saturates, a log meets 1),
   each found on grids uniform over the floats and in value and bracketed by
   bisection to the two floats beside it;
+* where a sum of two of a sum's terms carries into a higher binade than
+  either term (``-1 - |x|`` for ``511 < |x| < 512``): a sum of exact terms
+  rounds only there, and a cancellation downstream amplifies that
+  rounding (softsign's derivative ``-(x*sign(x) - |x| - 1)/(|x| + 1)**2``
+  loses 9 bits there and nowhere else); the carries where the outputs'
+  first-order error bound (:func:`amplification`) is largest, with the
+  float beside each inside the band (one of two neighbours drops a bit);
+* from the carries where that bound is largest, the zeros of the sums
+  along each other variable (where a carry's rounding meets a
+  cancellation: ``-1 - x - y`` near ``y = -(1 + x)`` for ``1 < x < 2``);
 * the grid points where a sum's condition number ``sum |a_i| / |sum a_i|``
   is largest;
 * points where several sums cancel at once (Himmelblau's
@@ -61,6 +71,8 @@ SOURCES = (
     "subnormals",
     "thresholds",
     "zeros of subtractions",
+    "carries of sums",
+    "cancellations at carries",
     "other zeros",
     "overflow, underflow and domain edges",
     "regime boundaries",
@@ -73,6 +85,11 @@ GRID = 512  # grid points per variable and per kind (over the floats, in value)
 BASES = 4  # values of the other variables per variable searched (several variables)
 SPLIT = 32  # bisection: pieces per round
 PER_TRACK = 3  # transitions bracketed per node, variable and base row
+PAIRS = 6  # sums: the pairs of terms watched for a carry, at most ...
+CARRY_TRACKS = 24  # ... and over the formula (the first sums in evaluation order)
+CARRY_BASES = 4  # carries from which the zeros along the other variables are found ...
+NEAR_BASES = 2  # ... among those beside this many points where the sums cancel
+COARSE = 32  # a coarse grid along a variable: does a sum change sign there?
 EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
 NEAR_ENDS = 8  # points near each end of a variable's range
 JOINT_STARTS = 8  # the amplification's ascent: starting points ...
@@ -128,6 +145,7 @@ def _budget(samples: int) -> dict[str, int]:
         "subnormals": 8,
         "structure": min(192, max(48, samples // 16)),  # thresholds, zeros, edges, conditions
         "joint cancellations": 8,
+        "cancellations at carries": 16,
         "ascent": min(96, max(32, samples // 32)),
     }
 
@@ -286,6 +304,7 @@ class PointSearch:
             for base in bases:
                 found += [(lab, rows, (j, t)) for lab, rows, t in tracks.along(base, j,
                                                                               self.ranges[j])]
+        everything = found
         found = _cap(_distinct(found), self.budget["structure"], self.rng)
         rows = [r for _, rs, _ in found for r in rs]
         labs = [lab for lab, rs, _ in found for _ in rs]
@@ -293,6 +312,9 @@ class PointSearch:
         joint = self._joint(tracks, start)
         rows += list(joint)
         labs += [_label("joint cancellations")] * len(joint)
+        meet = self._zeros_at_carries(tracks, everything, joint)
+        rows += list(meet)
+        labs += [_label("cancellations at carries")] * len(meet)
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)
@@ -302,6 +324,65 @@ class PointSearch:
         first = np.sort(first)
         return rows[first], labs[first]
 
+
+    def _zeros_at_carries(self, tracks: _Tracks, found: list, joint: np.ndarray) -> np.ndarray:
+        """Where a carry's rounding meets a cancellation: ``-1 - x - y``
+        loses every bit next to ``y = -(1 + x)`` for ``1 < x < 2`` (where
+        ``-1 - x`` rounds), and nothing elsewhere on that line.  From the
+        points where the sums cancel (their zeros along one variable, the
+        joint climb), the carries beside them along each variable (ranked
+        by the outputs' first-order bound, :func:`amplification`, largest
+        next to the zero), and from the ``CARRY_BASES`` best of those and
+        of the carries found at random rows, the zeros of the sums along
+        each other variable."""
+        k, fmt = len(self.symbols), self.fmt
+        n = self.budget["cancellations at carries"]
+        none = np.zeros((0, k), dtype=fmt.dtype)
+        if k < 2 or not tracks.pairs or n <= 0:
+            return none
+        carry, zero = _label("carries of sums"), _label("zeros of subtractions")
+        amp = lambda rows: amplification(tracks.nodes, self.forms, rows, fmt)  # noqa: E731
+        cands = [c for it in found if it[0] == carry for c in _banded(it[1], it[2][0])]
+        near = [it[1][0] for it in found if it[0] == zero] + list(joint)
+        if near:
+            near = np.array(near, dtype=fmt.dtype)
+            for i in np.argsort(-amp(near), kind="stable")[:NEAR_BASES]:
+                for j in range(k):
+                    cands += [c for lb, rs, _ in tracks.along(near[i], j, self.ranges[j])
+                              if lb == carry for c in _banded(rs, j)]
+        # (carry, other variable) where a sum changes sign along the other
+        # variable (a coarse grid: a zero there is within reach)
+        pairs = [(r, j2) for r, j in cands for j2 in range(k)
+                 if j2 != j and self._crosses(tracks, r, j2)]
+        if not pairs:
+            return none
+        a = amp(np.array([r for r, _ in pairs], dtype=fmt.dtype))
+        out: list = []
+        for i in np.argsort(-a, kind="stable")[:CARRY_BASES]:
+            row, j2 = pairs[i]
+            out += [rs for lb, rs, _ in tracks.along(row, j2, self.ranges[j2]) if lb == zero]
+        rows = [r for rs in out for r in rs][:n]
+        return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
+
+    def _crosses(self, tracks: _Tracks, row: np.ndarray, j: int) -> bool:
+        """Whether a sum changes sign along variable ``j`` from ``row``, on
+        a coarse grid (uniform over the floats and in value)."""
+        lo, hi = self.ranges[j]
+        olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), self.fmt))
+        u = np.linspace(0.0, 1.0, COARSE + 1)
+        grid = np.concatenate([from_ordinal(np.array([olo + (ohi - olo) * i // COARSE
+                                                      for i in range(COARSE + 1)]), self.fmt),
+                               np.asarray(lo * (1 - u) + hi * u, dtype=self.fmt.dtype)])
+        rows = np.repeat(row[None, :], len(grid), axis=0)
+        rows[:, j] = np.sort(grid)
+        vals = tracks.nodes.values([rows[:, i] for i in range(rows.shape[1])])
+        with np.errstate(all="ignore"):
+            for node in tracks.adds:
+                v = np.sign(np.broadcast_to(np.asarray(vals[node], dtype=float), (len(rows),)))
+                v = v[np.isfinite(v) & (v != 0)]
+                if len(v) and (v.min() < 0 < v.max()):
+                    return True
+        return False
 
     def _joint(self, tracks: _Tracks, start: np.ndarray) -> np.ndarray:
         """Points where the outputs' amplification is largest, climbed over
@@ -489,6 +570,27 @@ def _kind(ca: int, cb: int, node: Basic, numeric: bool) -> str:
     return "zeros of subtractions" if isinstance(node, Add) else "other zeros"  # to/from 0
 
 
+def _banded(rows: list, j: int) -> list:
+    """(row, j) for the two floats of a carry's bracket inside its band:
+    the end beside the float added inside it, and that float (one of two
+    neighbours drops the bit a carry drops)."""
+    if len(rows) < 3:
+        return [(r, j) for r in rows]
+    a, b, inner = rows[:3]
+    return [(b if inner[j] > b[j] else a, j), (inner, j)]
+
+
+def _carry(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """1 where the float sum ``a + b`` is in a higher binade than both
+    terms (a carry: the sum drops the lowest bit of the larger), 0 where
+    not, -1 where a value is 0, NaN or inf."""
+    a, b = np.broadcast_to(a, (n,)), np.broadcast_to(b, (n,))
+    s = a + b  # in the format's type, as the code adds them
+    ok = np.isfinite(s) & np.isfinite(a) & np.isfinite(b) & (a != 0) & (b != 0) & (s != 0)
+    ea, eb, es = np.frexp(a)[1], np.frexp(b)[1], np.frexp(s)[1]
+    return np.where(ok, (es > np.maximum(ea, eb)).astype(np.int64), -1)
+
+
 class _Tracks:
     """Every node of the formulas and every argument threshold, as classes
     of float values that change only at a transition."""
@@ -508,6 +610,16 @@ class _Tracks:
                         and type(n).__name__ not in ("ExprCondPair", "Piecewise")]
         self.adds = [n for n in self.watched if isinstance(n, Add)]
         self.normal = math.ldexp(1.0, fmt.emin)
+        self.forms = forms
+        # pairs of a sum's terms, watched for a carry (not two numbers)
+        self.pairs: list[tuple[Basic, Basic]] = []
+        for node in self.adds:
+            ks = self.nodes.kids[node]
+            got = [(a, b) for i, a in enumerate(ks) for b in ks[i + 1:]
+                   if not (a.is_number and b.is_number)]
+            self.pairs += got[:PAIRS]
+        self.pairs = self.pairs[:CARRY_TRACKS]
+        self.first_carry = len(self.watched) + len(self.edges)
 
     def classes(self, rows: np.ndarray) -> np.ndarray:
         """(tracks, n): node classes, then the sign of u - c per threshold."""
@@ -526,9 +638,13 @@ class _Tracks:
             for u, c in self.edges:
                 d = np.asarray(vals[u], dtype=float) - c
                 out.append(np.where(np.isnan(d), 0, np.sign(d) + 2))
+            for a, b in self.pairs:
+                out.append(_carry(np.asarray(vals[a]), np.asarray(vals[b]), len(rows)))
         return np.stack(out).astype(np.int64) if out else np.zeros((0, len(rows)), np.int64)
 
     def _label(self, t: int, ca: int, cb: int) -> int:
+        if t >= self.first_carry:
+            return _label("carries of sums")
         if t >= len(self.watched):
             return _label("thresholds")
         node = self.watched[t]
@@ -550,16 +666,29 @@ class _Tracks:
         cls = self.classes(rows)
         out: list = []
         brackets = []  # (track, a, b, class at a)
+        amp = None  # the first-order bound at the grid points, for the carries
         for t in range(len(cls)):
             flips = np.flatnonzero(cls[t, :-1] != cls[t, 1:])
-            if len(flips) > PER_TRACK:
+            if t >= self.first_carry:  # into or out of a carry (a zero is a zero's track)
+                flips = flips[(cls[t, flips] >= 0) & (cls[t, flips + 1] >= 0)]
+            if len(flips) > PER_TRACK and t >= self.first_carry:
+                if amp is None:
+                    amp = amplification(self.nodes, self.forms, rows, fmt)
+                at = np.maximum(amp[flips], amp[flips + 1])
+                flips = np.sort(flips[np.argsort(-at, kind="stable")[:PER_TRACK]])
+            elif len(flips) > PER_TRACK:
                 flips = flips[np.linspace(0, len(flips) - 1, PER_TRACK).astype(int)]
             for k in flips:
                 brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[t, k]),
                                  int(cls[t, k + 1])))
         for t, a, b, ca, cb in self._bisect(base, j, brackets):
-            pair = np.repeat(base[None, :], 2, axis=0)
-            pair[:, j] = from_ordinal(np.array([a, b]), fmt)
+            ends = [a, b]
+            if t >= self.first_carry:  # the next float inside the carry's band too
+                inner = b + 1 if cb == 1 else a - 1
+                if olo <= inner <= ohi:
+                    ends.append(inner)
+            pair = np.repeat(base[None, :], len(ends), axis=0)
+            pair[:, j] = from_ordinal(np.array(ends), fmt)
             out.append((self._label(t, ca, cb), list(pair), t))
         out += self._conditions(rows)
         return out
