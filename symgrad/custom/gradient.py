@@ -140,7 +140,10 @@ class CustomGradient:
                 f"custom_gradient function {self.name!r} must return (outputs, grad_fn), "
                 f"got {got!r}"
             )
-        return got[0], got[1], None, state_key(got[1])
+        ys, grad_fn = got
+        # grad_fn(*dys), one cotangent per output of a tuple, as with scalars
+        vjp = (lambda g: grad_fn(*g)) if isinstance(ys, tuple) else grad_fn
+        return ys, vjp, None, state_key(grad_fn)
 
     def _template(self, dummies, structs, outs, out_struct, grad_fn) -> Template:
         captured = sorted(free_symbols(outs) - set(dummies), key=natural_key)

@@ -63,13 +63,10 @@ class _Custom:
 
     def __call__(self, *args: object) -> object:
         self._check_defined()
-        if has_matrix_argument(args):  # whole matrices: one node, a matrix-level rule
-            if self.nondiff_argnums:
-                raise SymgradError(f"{self.kind} {self.name!r}: nondiff_argnums are not "
-                                   "supported over matrix formulas; close over the value")
-            return matrix_call(self.name, self._matrix_traces, args, self._matrix_trace,
-                               self.kind)
         nondiff, diff = self._split(args)
+        if has_matrix_argument(diff):  # whole matrices: one node, a matrix-level rule
+            return matrix_call(self.name, self._matrix_traces, diff,
+                               functools.partial(self._matrix_trace, nondiff), self.kind)
         flat, structs = flatten_args(diff, self.name)
         shape_key, dummies, shaped = self.traces.inputs(structs)
         outs, out_struct = flatten_exprs(
@@ -237,18 +234,35 @@ class custom_jvp(_Custom):  # noqa: N801  (JAX's name)
     def _rule(self, t, nondiff, structs, shaped):
         return _JVPRule(t, self, nondiff, structs, shaped)
 
-    def _matrix_trace(self, dummies: list) -> tuple:
+    def _matrix_trace(self, nondiff: tuple, dummies: list) -> tuple:
         rule, jvps = self.jvp_rule, self._jvps
 
         def jvp(tans: list):
-            if jvps is None:
-                return rule(tuple(dummies), tuple(tans))[1]
+            if jvps is None:  # nondiff arguments first, as in JAX
+                return rule(*nondiff, tuple(dummies), tuple(tans))[1]
             ans = self.fun(*dummies)
-            from ..matrices.rules import madd
+            return _sum_tangents([j(g, ans, *dummies) for j, g in zip(jvps, tans)
+                                  if j is not None], ans, self.name)
+        return (self.fun(*self._merge(nondiff, dummies)), None, jvp,
+                state_key((rule, jvps, nondiff)))
 
-            parts = [j(g, ans, *dummies) for j, g in zip(jvps, tans) if j is not None]
-            return madd(*parts) if parts and _sympify(parts[0]).is_Matrix else sum(parts)
-        return self.fun(*dummies), None, jvp, state_key((rule, jvps))
+
+def _sum_tangents(parts: list, ans: object, name: str) -> object:
+    """The sum of defjvps' per-argument tangents (each of the output's
+    structure: a matrix formula, a scalar, or a pytree of them)."""
+    from ..matrices.rules import madd
+    from .matrix import _zero_like
+
+    flat, st = flatten_exprs(ans, f"output of {name!r}")
+    total = [[] for _ in flat]
+    for p in parts:
+        items = check_output(p, st, f"the defjvps rule of custom_jvp {name!r} returned a "
+                             "tangent", "the function's output")
+        for acc, v in zip(total, items):
+            acc.append(v)
+    sums = [(madd(*vs) if _sympify(vs[0]).is_Matrix else sum(vs[1:], vs[0])) if vs
+            else _zero_like(o) for vs, o in zip(total, flat)]
+    return st.build(sums)
 
 
 def _sum_of_jvps(owner: custom_jvp, jvps: tuple, primals: tuple, tangents: tuple) -> tuple:
@@ -390,11 +404,12 @@ class custom_vjp(_Custom):  # noqa: N801  (JAX's name)
     def _rule(self, t, nondiff, structs, shaped):
         return _VJPRule(t, self, nondiff, structs, shaped)
 
-    def _matrix_trace(self, dummies: list) -> tuple:
+    def _matrix_trace(self, nondiff: tuple, dummies: list) -> tuple:
         fwd, bwd = self.fwd, self.bwd
+        args = self._merge(nondiff, dummies)
 
-        def vjp(g):
-            return bwd(fwd(*dummies)[1], g)
-        return self.fun(*dummies), vjp, None, state_key((fwd, bwd))
+        def vjp(g):  # nondiff arguments first in bwd, as in JAX
+            return bwd(*nondiff, fwd(*args)[1], g)
+        return self.fun(*args), vjp, None, state_key((fwd, bwd, nondiff))
 
 

@@ -391,10 +391,16 @@ def matrix_call(name: str, cache: dict, args: Sequence[object], trace: Callable,
 
         def jvp(tans):  # noqa: F811 - tangents given in the arguments' structures
             return user_jvp(_shaped(tans, structs))
-    if isinstance(out, (tuple, list, dict)):
-        raise SymgradError(f"{who} {name!r}: over matrix formulas it returns one matrix "
-                           "formula or one scalar; return a tuple of outputs only for "
-                           "explicit Matrices of symbols")
+    if isinstance(out, (tuple, list, dict)) or dataclasses.is_dataclass(out):
+        return _several(name, cache, args, dummies, (shapes, tuple(structs), state),
+                        out, vjp, jvp, who)
+    return _template(name, cache, dummies, (shapes, tuple(structs)), out, state, vjp, jvp,
+                     who).cls(*args)
+
+
+def _template(name: str, cache: dict, dummies: list, key: tuple, out: object, state: object,
+              vjp: Callable | None, jvp: Callable | None, who: str) -> MatrixTemplate:
+    """The trace of one output (cached by what its rule depends on)."""
     out = _sympify(out)
     if isinstance(out, MatrixBase):
         out = ImmutableMatrix(out)
@@ -405,8 +411,45 @@ def matrix_call(name: str, cache: dict, args: Sequence[object], trace: Callable,
             "arguments; pass every symbol and matrix symbol it depends on as an argument "
             "(its rule then gives a cotangent for it)"
         )
-    key = (shapes, tuple(structs), out, state)
+    key = (*key, out, state)
     t = cache.get(key)
     if t is None:
         t = cache[key] = MatrixTemplate(name, dummies, out, vjp, jvp, who)
-    return t.cls(*args)
+    return t
+
+
+def _several(name: str, cache: dict, args: list, dummies: list, key: tuple, out: object,
+             vjp: Callable | None, jvp: Callable | None, who: str) -> object:
+    """A call with several outputs (a tuple, list, dict or dataclass of
+    matrix formulas and scalars): one node per output, ``name_k``, whose
+    rule is the function's rule with the other outputs' cotangents zero (a
+    VJP rule is linear in them, so the walker's sum over the outputs is the
+    rule's answer at all the cotangents), or the k-th of its tangents."""
+    outs, st = flatten_exprs(out, f"the output of {who} {name!r}")
+    zeros = [_zero_like(o) for o in outs]
+
+    def one(k: int) -> tuple:
+        vjp_k = None if vjp is None else (
+            lambda ct: vjp(st.build([ct if j == k else z for j, z in enumerate(zeros)])))
+        jvp_k = None if jvp is None else (
+            lambda tans: _output(jvp(tans), st, k, f"the JVP rule of {who} {name!r}"))
+        return vjp_k, jvp_k
+
+    nodes = []
+    for k, o in enumerate(outs):
+        vjp_k, jvp_k = one(k)
+        t = _template(f"{name}_{k}", cache, dummies, (*key, st, k), o, None, vjp_k, jvp_k,
+                      who)
+        nodes.append(t.cls(*args))
+    return st.build(nodes)
+
+
+def _output(tangents: object, st: object, k: int, who: str) -> Basic:
+    """The k-th output's tangent of a JVP rule's answer (the outputs'
+    structure), or a clear error."""
+    flat, got = flatten_exprs(tangents, f"the tangent {who} returned")
+    try:
+        check_same(st, got, "tangent", "output")
+    except ShapeError as exc:
+        raise RuleError(f"{who}: {exc}") from None
+    return flat[k]

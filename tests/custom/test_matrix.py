@@ -6,7 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sympy import Determinant, Identity, MatrixSymbol, Symbol, floor, hadamard_product, log, tanh
+from sympy import (
+    Determinant,
+    Identity,
+    MatrixSymbol,
+    OneMatrix,
+    Symbol,
+    ZeroMatrix,
+    floor,
+    hadamard_product,
+    log,
+    tanh,
+)
 
 import symgrad
 from symgrad import grad
@@ -167,3 +178,97 @@ def test_pytree_arguments_holding_matrices():
     loss = symgrad.sum(symgrad.elementwise(tanh, h((W, x))))
     gW, gx = grad(loss, [W, x])
     check_grad(loss, gW, W, [W, x], seed=9)
+
+
+# ---- nondiff_argnums and several outputs over matrices ----------------------------
+
+def test_custom_vjp_nondiff_argnums_over_matrices():
+    def kmatvec(k, W, x):  # k: a Python int, not differentiated
+        return k * W * x
+
+    f = symgrad.custom_vjp(kmatvec, nondiff_argnums=(0,))
+    f.defvjp(lambda k, W, x: (f(k, W, x), (W, x)),
+             lambda k, res, g: (k * g * res[1].T, k * res[0].T * g))
+    for k in (2, 3):  # one trace per nondiff value
+        loss = symgrad.sum(symgrad.elementwise(tanh, f(k, W, x)))
+        gW, gx = grad(loss, [W, x])
+        check_grad(loss, gW, W, [W, x], seed=10 + k)
+        check_grad(loss, gx, x, [W, x], seed=20 + k)
+    T = MatrixSymbol("T", 3, 2)
+    assert symgrad.jvp(f(3, W, x), W, T) == 3 * T * x  # forward mode from bwd
+
+
+def test_custom_jvp_nondiff_argnums_over_matrices():
+    def scaled_logdet(c, M):
+        return c * log(Determinant(M))
+
+    f = symgrad.custom_jvp(scaled_logdet, nondiff_argnums=(0,))
+
+    @f.defjvp
+    def _(c, primals, tangents):  # nondiff arguments first, as in JAX
+        (M,), (T,) = primals, tangents
+        return f(c, M), c * symgrad.sum(hadamard_product(M.I.T, T))
+
+    B = A + 3 * Identity(2)
+    loss = f(5, B)
+    g = grad(loss, A)
+    check_grad(loss, g, A, [A], seed=30)
+    assert grad(f(5, A), A) == 5 * A.I.T
+
+
+@symgrad.custom_vjp
+def split(W, x):  # two outputs: a matrix and a scalar
+    return W * x, symgrad.sum(W)
+
+
+split.defvjp(lambda W, x: (split(W, x), (W, x)),
+             lambda res, g: (g[0] * res[1].T + g[1] * OneMatrix(3, 2), res[0].T * g[0]))
+
+
+def test_several_outputs_custom_vjp_both_modes():
+    y, s = split(W, x)
+    assert y.shape == (3, 1) and not getattr(s, "is_Matrix", False)
+    loss = symgrad.sum(symgrad.elementwise(tanh, y)) + s**2
+    gW, gx = grad(loss, [W, x])
+    check_grad(loss, gW, W, [W, x], seed=31)
+    check_grad(loss, gx, x, [W, x], seed=32)
+    T = MatrixSymbol("T", 3, 2)
+    ty, ts = symgrad.jvp(list(split(W, x)), W, T)
+    assert ty == T * x and ts == symgrad.sum(T)
+
+
+def test_several_outputs_custom_gradient_and_jvp_and_code():
+    @symgrad.custom_gradient
+    def both(W, x):  # grad_fn(*dys): one cotangent per output, as TensorFlow
+        return (W * x, W.T), lambda gy, gt: (gy * x.T + gt.T, W.T * gy)
+
+    @symgrad.custom_jvp
+    def jboth(W, x):
+        return {"y": W * x, "t": W.T}
+    jboth.defjvps(lambda g, ans, W, x: {"y": g * x, "t": g.T},
+                  lambda g, ans, W, x: {"y": W * g, "t": ZeroMatrix(2, 3)})
+
+    for f in (both, jboth):
+        out = f(W, x)
+        y, t = (out["y"], out["t"]) if isinstance(out, dict) else out
+        loss = symgrad.sum(symgrad.elementwise(tanh, y)) + symgrad.norm(t * y) ** 2
+        gW, gx = grad(loss, [W, x])
+        check_grad(loss, gW, W, [W, x], seed=33)
+        check_grad(loss, gx, x, [W, x], seed=34)
+        fn = symgrad.lambdify([W, x], [y, t * y, gW])
+        rng = np.random.default_rng(0)  # code: the forward formulas
+        Wv, xv = rng.normal(size=(3, 2)), rng.normal(size=(2, 1))
+        yv, tyv, _ = fn(Wv, xv)
+        np.testing.assert_allclose(yv, Wv @ xv, rtol=1e-14)
+        np.testing.assert_allclose(tyv, Wv.T @ Wv @ xv, rtol=1e-13)
+    assert symgrad.vjp(list(both(W, x)), x, [MatrixSymbol("g", 3, 1), ZeroMatrix(2, 3)]) \
+        == W.T * MatrixSymbol("g", 3, 1)
+
+
+def test_several_outputs_rule_of_the_wrong_structure_is_named():
+    @symgrad.custom_jvp
+    def two(W):
+        return W, 2 * W
+    two.defjvps(lambda g, ans, W: g)  # one tangent for two outputs
+    with pytest.raises(RuleError, match="defjvps"):
+        grad(symgrad.sum(two(W)[1]), W)
