@@ -1,17 +1,19 @@
 """The matrix-formula route of ``to_jax`` / ``to_torch`` (``MatrixSymbol``
-arguments), shared by both: the checks, and the value's and symgrad's
-matrix-level gradient's code (:mod:`symgrad.codegen.matrix`) handed to the
-framework's wrapper (:mod:`.matrix_jax`, :mod:`.matrix_torch`)."""
+arguments), shared by both: the checks, and the formulas' derivative
+levels (:mod:`.matrix_levels`: symgrad's matrix gradient, Jacobian-vector
+and vector-Jacobian products, as matrix code) handed to the framework's
+wrapper (:mod:`.matrix_jax`, :mod:`.matrix_torch`).  An output is a scalar
+(a loss) or a matrix formula, or a list or tuple of them."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from sympy import MatrixSymbol, Symbol
+from sympy import Basic, MatrixBase, MatrixSymbol, NDimArray, Symbol
 
-from ..autodiff import grad
 from ..errors import SymgradError
 from .args import export_context
+from .matrix_levels import MatrixLevel
 
 __all__ = ["matrix_export"]
 
@@ -35,15 +37,23 @@ def matrix_export(backend: str, expr: object, args: object, stabilize: bool,
         if not isinstance(a, (Symbol, MatrixSymbol)):
             raise SymgradError(f"args[{i}] is {a!r}; with matrix formulas, arguments are "
                                "Symbols and MatrixSymbols")
-    if getattr(expr, "is_Matrix", False) or not getattr(expr, "is_scalar", True):
-        raise SymgradError(f"{name} exports a matrix formula only when it is a scalar (a "
-                           "loss); a matrix-valued one is not exported yet")
-    ctx = export_context()
-    grads = list(ctx.run(grad, expr, items))
+    outs = list(expr) if isinstance(expr, (list, tuple)) else [expr]
+    for k, e in enumerate(outs):
+        if not isinstance(e, Basic) or isinstance(e, (MatrixBase, NDimArray)):
+            raise SymgradError(f"{name}: output {k} is {type(e).__name__}; with matrix "
+                               "formulas, each output is a scalar or a matrix expression")
+    level = MatrixLevel(items, outs, export_context())
     if backend == "jax":
         from .matrix_jax import matrix_to_jax as wrap
     else:
         from .matrix_torch import matrix_to_torch as wrap
-    second = (f"second derivatives of matrix formulas are not exported yet: {name} of a "
-              "MatrixSymbol formula gives symgrad's gradient only")
-    return wrap(expr, grads, items, second)
+    f = wrap(level, not isinstance(expr, (list, tuple)))
+    if not isinstance(expr, (list, tuple)):
+        return f
+    inner, kind = f, type(expr)
+
+    def call(*xs):
+        return kind(inner(*xs))  # the user's list or tuple back
+
+    call.__dict__.update(inner.__dict__)  # source, Function
+    return call

@@ -1,42 +1,103 @@
-"""``to_torch`` of a scalar matrix formula (:mod:`.matrix_front`): the value
-and symgrad's matrix-level gradient, from symgrad's matrix code run over
-PyTorch tensors (:mod:`symgrad.export.torch_numpy` stands for NumPy there).
-The gradient's own derivative is not exported yet: double backward is an
-error, never PyTorch's derivative of the emitted code."""
+"""``to_torch`` of a matrix formula (:mod:`.matrix_front`): each derivative
+level (:class:`~symgrad.export.matrix_levels.MatrixLevel`) is a
+``torch.autograd.Function`` running symgrad's matrix code over PyTorch
+tensors (:mod:`symgrad.export.torch_numpy` stands for NumPy there).
+
+A scalar formula (a loss) multiplies the cotangent by symgrad's matrix
+gradient, a level of the arguments alone; any other level's backward is
+the next level, symgrad's vector-Jacobian product for the inputs that need
+a gradient with the cotangents PyTorch passes (a Function of the inputs and
+the cotangents).  Double backward (``create_graph=True``) differentiates
+that Function by its own backward, the level after: symgrad's formulas at
+every order, never PyTorch's derivative of emitted code."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import SymgradError
-from .source import compile_matrix
+from .matrix_levels import MatrixLevel, shape_of
 
 __all__ = ["matrix_to_torch"]
 
 
-def matrix_to_torch(expr, grads: list, args: list, second: str) -> Callable:
+def _zero(torch, expr, level: MatrixLevel, xs: tuple):
+    """Zeros of ``expr``'s shape, after the inputs' leading (batch) axes."""
+    batch = torch.broadcast_shapes(*(tuple(x.shape)[:x.ndim - len(shape_of(s))]
+                                     for x, s in zip(xs, level.inputs)))
+    return torch.zeros(tuple(batch) + shape_of(expr), dtype=xs[0].dtype, device=xs[0].device)
+
+
+def _floats(torch, values) -> list:
+    ts = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in values]
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        dt = torch.promote_types(dt, t.dtype)
+    if not dt.is_floating_point:
+        dt = torch.get_default_dtype()
+    return [t if t.dtype == dt else t.to(dt) for t in ts]
+
+
+class _TorchLevel:
+    """One level as a ``torch.autograd.Function`` returning a tuple of tensors."""
+
+    def __init__(self, level: MatrixLevel) -> None:
+        import torch
+
+        self.level = level
+        self._next: dict[tuple, _TorchLevel] = {}
+        kernel = level.kernel("torch")
+        me = self
+
+        class Level(torch.autograd.Function):
+            @staticmethod
+            def forward(*xs):
+                got = dict(zip(level.live, kernel(*xs))) if level.live else {}
+                outs = []
+                for k, e in enumerate(level.exprs):
+                    o = got[k] if k in got else _zero(torch, e, level, xs)
+                    o = torch.as_tensor(o, dtype=xs[0].dtype, device=xs[0].device)
+                    outs.append(o.clone() if any(o is x for x in xs) else o)
+                return tuple(outs)
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(*inputs)
+                ctx.set_materialize_grads(False)
+
+            @staticmethod
+            def backward(ctx, *cts):
+                xs = ctx.saved_tensors
+                res: list = [None] * len(xs)
+                mask = tuple(j for j in range(len(xs)) if ctx.needs_input_grad[j])
+                outs = tuple(i for i, c in enumerate(cts) if c is not None)
+                if mask and outs:
+                    nxt = me.next(("vjp", mask, outs))
+                    got = nxt.fn.apply(*xs, *(cts[i] for i in outs))
+                    for j, g in zip(mask, got):
+                        res[j] = g.sum_to_size(xs[j].shape) if g.shape != xs[j].shape else g
+                return tuple(res)
+
+        Level.__name__ = f"SymgradMatrixLevel{level.order}"
+        self.fn = Level
+
+    def next(self, key: tuple) -> _TorchLevel:
+        if key not in self._next:
+            self._next[key] = _TorchLevel(self.level.vjp(key[1], key[2]))
+        return self._next[key]
+
+
+def _loss(level: MatrixLevel):
+    """A scalar formula: its value, and the backward ct·G, G from the
+    gradient's level."""
     import torch
 
-    value = compile_matrix("torch", args, [expr])
-    gfn = compile_matrix("torch", args, grads)
-
-    class Gradient(torch.autograd.Function):
-        @staticmethod
-        def forward(*xs):
-            return tuple(torch.as_tensor(g, dtype=xs[0].dtype) for g in gfn(*xs))
-
-        @staticmethod
-        def setup_context(ctx, inputs, output):
-            pass
-
-        @staticmethod
-        def backward(ctx, *cts):
-            raise SymgradError(second)
+    value = level.kernel("torch")
+    gradient = _TorchLevel(level.gradient())
 
     class Loss(torch.autograd.Function):
         @staticmethod
         def forward(*xs):
-            return torch.as_tensor(value(*xs)[0])
+            return torch.as_tensor(value(*xs)[0], dtype=xs[0].dtype, device=xs[0].device)
 
         @staticmethod
         def setup_context(ctx, inputs, output):
@@ -44,12 +105,30 @@ def matrix_to_torch(expr, grads: list, args: list, second: str) -> Callable:
 
         @staticmethod
         def backward(ctx, ct):
-            return tuple(ct * g for g in Gradient.apply(*ctx.saved_tensors))
+            gs = gradient.fn.apply(*ctx.saved_tensors)
+            return tuple(ct * g if need else None for g, need in zip(gs, ctx.needs_input_grad))
 
-    def call(*values):
-        tensors = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in values]
-        return Loss.apply(*tensors)
+    Loss.gradient = gradient
+    return Loss
 
-    call.Function = Loss
-    call.source = value.source
+
+def matrix_to_torch(level: MatrixLevel, single: bool) -> Callable:
+    """The exported function of ``level`` (its formulas of the arguments):
+    one tensor if ``single`` (the one formula), else a tuple of them."""
+    import torch
+
+    if single and not shape_of(level.exprs[0]):
+        fn = _loss(level)
+
+        def call(*values):
+            return fn.apply(*_floats(torch, values))
+    else:
+        fn = _TorchLevel(level).fn
+
+        def call(*values):
+            outs = fn.apply(*_floats(torch, values))
+            return outs[0] if single else outs
+
+    call.Function = fn
+    call.source = level.kernel("torch").source
     return call

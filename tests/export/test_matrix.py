@@ -1,0 +1,93 @@
+"""Matrix formulas (MatrixSymbol arguments) exported beyond a loss's
+gradient: matrix-valued outputs and their Jacobians, second derivatives,
+several outputs.  Every order is symgrad's (a straight-through floor keeps
+its identity derivative at the second order, where the framework's own
+derivative of the emitted code would be 0), and equals the framework's own
+autodiff of the same formula written by hand."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symgrad
+
+jax = pytest.importorskip("jax")
+torch = pytest.importorskip("torch")
+jnp = jax.numpy
+
+N = 5
+X = sp.MatrixSymbol("X", N, 3)
+W1, b1 = sp.MatrixSymbol("W1", 3, 4), sp.MatrixSymbol("b1", 1, 4)
+W2 = sp.MatrixSymbol("W2", 4, 2)
+Z = symgrad.elementwise(sp.tanh, X * W1 + sp.OneMatrix(N, 1) * b1) * W2
+ARGS = [W1, b1, W2, X]
+RNG = np.random.default_rng(0)
+VALS = [RNG.normal(size=(3, 4)), RNG.normal(size=(1, 4)), RNG.normal(size=(4, 2)),
+        RNG.normal(size=(N, 3))]
+
+
+def _z(lib, w1, b, w2, x):
+    return lib.tanh(x @ w1 + b) @ w2
+
+
+def test_matrix_valued_output_jax_jacobians_are_symgrads():
+    f = symgrad.to_jax(Z, ARGS)
+    with jax.enable_x64():
+        np.testing.assert_allclose(np.asarray(f(*VALS)), symgrad.lambdify(ARGS, Z)(*VALS),
+                                   rtol=1e-14)
+        own = jax.jacrev(lambda w: _z(jnp, w, *VALS[1:]))(VALS[0])
+        for jac in (jax.jacrev, jax.jacfwd):
+            got = jac(f, 0)(*VALS)
+            assert got.shape == (N, 2, 3, 4)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(own), rtol=1e-12, atol=1e-14)
+        # second order of a matrix-valued output (the JVP's JVP)
+        h = jax.jacfwd(jax.jacrev(lambda w2: f(*VALS[:2], w2, VALS[3])[0, 1]))(VALS[2])
+        h_own = jax.jacfwd(jax.jacrev(lambda w2: _z(jnp, VALS[0], VALS[1], w2, VALS[3])[0, 1]))(
+            VALS[2])
+        np.testing.assert_allclose(np.asarray(h), np.asarray(h_own), atol=1e-14)
+
+
+def test_matrix_valued_output_torch_backward_and_double_backward_are_symgrads():
+    f = symgrad.to_torch(Z, ARGS)
+    ts = [torch.tensor(v, requires_grad=k < 3) for k, v in enumerate(VALS)]
+    ct = torch.tensor(RNG.normal(size=(N, 2)))
+    (g,) = torch.autograd.grad(f(*ts), ts[0], ct, create_graph=True)
+    (g_own,) = torch.autograd.grad(_z(torch, *ts), ts[0], ct, create_graph=True)
+    torch.testing.assert_close(g, g_own, rtol=1e-12, atol=1e-14)
+    for k in (0, 1, 2):  # the VJP's own derivatives, by the next level
+        (h,) = torch.autograd.grad((g**3).sum(), ts[k], retain_graph=True)
+        (h_own,) = torch.autograd.grad((g_own**3).sum(), ts[k], retain_graph=True)
+        torch.testing.assert_close(h, h_own, rtol=1e-11, atol=1e-13)
+    assert ts[3].grad is None  # data needs no gradient: none computed
+
+
+def test_straight_through_floor_is_kept_at_the_second_order():
+    W = sp.MatrixSymbol("W", 2, 3)
+    F = symgrad.elementwise(sp.floor, W)
+    w = np.array([[0.5, 1.5, -2.5], [3.2, 0.1, -0.7]])
+    with symgrad.gradient_override_map({"Floor": "Identity"}):
+        fj = symgrad.to_jax(symgrad.sum(sp.hadamard_product(F, F)), [W])
+        ft = symgrad.to_torch(symgrad.sum(sp.hadamard_product(F, F)), [W])
+        fv = symgrad.to_jax(3 * F, [W])
+    with jax.enable_x64():
+        np.testing.assert_array_equal(np.asarray(jax.grad(fj)(w)), 2 * np.floor(w))
+        # d/dW 2*floor(W) straight through: 2 (JAX's derivative of the code: 0)
+        np.testing.assert_array_equal(np.asarray(jax.hessian(fj)(w)).reshape(6, 6),
+                                      2 * np.eye(6))
+        np.testing.assert_array_equal(np.asarray(jax.jacrev(fv)(w)).reshape(6, 6), 3 * np.eye(6))
+    wt = torch.tensor(w, requires_grad=True)
+    (g,) = torch.autograd.grad(ft(wt), wt, create_graph=True)
+    np.testing.assert_array_equal(torch.autograd.grad(g.sum(), wt)[0].numpy(), np.full((2, 3), 2.0))
+
+
+@pytest.mark.parametrize("export", ["to_jax", "to_torch"])
+def test_several_outputs_come_back_in_the_users_structure(export):
+    f = getattr(symgrad, export)([Z, symgrad.sum(Z), Z.T], ARGS)
+    with jax.enable_x64():
+        out = f(*VALS)
+    assert isinstance(out, list) and len(out) == 3
+    z = symgrad.lambdify(ARGS, Z)(*VALS)
+    for got, want in zip(out, (z, z.sum(), z.T)):
+        got = got.detach().numpy() if export == "to_torch" else np.asarray(got)
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+    assert isinstance(getattr(symgrad, export)((Z, Z), ARGS)(*VALS), tuple)
