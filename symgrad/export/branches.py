@@ -16,17 +16,22 @@ sign of one real symbol ``s``:
   ``tanh'`` or ``sech**2``), become ``A(-|s|)``: one branch, computed once.
   ``B(s) = -A(-s)`` (odd) selects between ``A(-|s|)`` and its negation.
 
-The mirror image is checked on the formulas (SymPy's canonical form of
-``A(-s)`` equal to ``B``), so the folded formula is the same function; it is
-computed by ``A``'s operations at ``-|s|``, which equals ``s`` on ``A``'s side
-and ``-s`` on ``B``'s, and IEEE arithmetic is symmetric under negation, so
-each point gets ``A``'s (or ``B``'s) rounding up to the order of a sum's terms.
+The mirror image is checked on the formulas (SymPy's canonical forms of
+``A(-s)`` and ``B`` equal), so the folded formula is the same function.  It
+is computed by ``A``'s float operations as written (nothing re-evaluated:
+stabilize's forms are written for their rounding) at ``-|s|``, which is
+``s`` on ``A``'s side and ``-s`` on ``B``'s: at points of ``A``'s side, as
+accurate as ``A`` is there.  So the fold is made only where the domain of
+``s`` holds the mirror image of ``B``'s side within ``A``'s (a symmetric
+domain, or all floats).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import sympy
-from sympy import Abs, Basic, Interval, S, Symbol, oo
+from sympy import Abs, Basic, Interval, Mul, S, Symbol, oo
 
 from ..build import piecewise, replaced
 from ..graph import postorder
@@ -37,9 +42,10 @@ _NEGATIVE = Interval(-oo, 0)
 _POSITIVE = Interval(0, oo)
 
 
-def shared_branches(forms: list) -> list:
+def shared_branches(forms: list, domain: Mapping | None = None) -> list:
     """``forms`` with each Piecewise on the sign of one symbol folded
-    (dead branches dropped, mirror-image branches computed once).
+    (dead branches dropped, mirror-image branches computed once), over
+    ``domain`` (symbol -> (lo, hi); all floats for a symbol it does not name).
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -48,6 +54,8 @@ def shared_branches(forms: list) -> list:
     ...                  (sp.exp(-x) / (1 + sp.exp(-x)) ** 2, True))
     >>> shared_branches([p])
     [exp(-Abs(x))/(1 + exp(-Abs(x)))**2]
+    >>> shared_branches([p], {x: (-1, 745)})  # x > 1 has no mirror image in it: dead branch only
+    [Piecewise((exp(x)/(exp(x) + 1)**2, x <= 0), (exp(-x)/(1 + exp(-x))**2, True))]
     >>> shared_branches([sp.Piecewise((x**3, x < 0), (x**2, True))])  # not mirrored: kept
     [Piecewise((x**3, x < 0), (x**2, True))]
     """
@@ -55,7 +63,7 @@ def shared_branches(forms: list) -> list:
     swaps = {}
     for n in order:
         if isinstance(n, sympy.Piecewise):
-            new = _folded(n)
+            new = _folded(n, domain or {})
             if new is not None:
                 swaps[n] = new
     if not swaps:
@@ -63,7 +71,7 @@ def shared_branches(forms: list) -> list:
     return [replaced(f, swaps.get) for f in forms]
 
 
-def _folded(p: Basic) -> Basic | None:
+def _folded(p: Basic, domain: Mapping) -> Basic | None:
     """``p`` folded, or None if it is not a Piecewise on one symbol's sign
     that folding changes."""
     sym = _sign_symbol(p)
@@ -81,7 +89,7 @@ def _folded(p: Basic) -> Basic | None:
         return None
     pairs = [p.args[k] for k in live]
     if len(pairs) == 2:
-        mirrored = _mirror_fold(sym, pairs, [sets[k] for k in live])
+        mirrored = _mirror_fold(sym, pairs, [sets[k] for k in live], domain.get(sym))
         if mirrored is not None:
             return mirrored
     if len(pairs) == len(p.args):
@@ -109,40 +117,52 @@ def _sign_symbol(p: Basic) -> Symbol | None:
     return sym if sym.is_real else None
 
 
-def _mirror_fold(sym: Symbol, pairs: list, sets: list) -> Basic | None:
+def _mirrors_within(bounds, negative_first: bool) -> bool:
+    """Whether the domain ``bounds`` (lo, hi) of the symbol holds the mirror
+    image of its positive part within its negative part (or the reverse)."""
+    if bounds is None:
+        return True
+    lo, hi = (sympy.sympify(b) for b in bounds)
+    return bool(lo <= -hi) if negative_first else bool(hi >= -lo)
+
+
+def _mirror_fold(sym: Symbol, pairs: list, sets: list, bounds) -> Basic | None:
     """The two branches ``pairs`` (on ``sets``, which cover the reals) as one
-    computed at ``-|sym|`` (or ``|sym|``), if one is the other's mirror image."""
+    computed at ``-|sym|`` (or ``|sym|``), if one is the other's mirror image
+    and the domain (``bounds``) holds the points that branch is then computed at."""
     if sets[0] | sets[1] != S.Reals:
         return None
     for a, b in ((0, 1), (1, 0)):
         if sets[a].is_subset(_NEGATIVE) and sets[b].is_subset(_POSITIVE):
-            at = -Abs(sym)  # s on a's side, -s on b's
+            at, negative = -Abs(sym), True  # s on a's side, -s on b's
         elif sets[a].is_subset(_POSITIVE) and sets[b].is_subset(_NEGATIVE):
-            at = Abs(sym)
+            at, negative = Abs(sym), False
         else:
             continue  # not split at 0
-        first, second = pairs[a].expr, pairs[b].expr
-        image = _substituted(first, sym, -sym)
+        if not _mirrors_within(bounds, negative):
+            return None
+        first, second = pairs[a].expr, _canonical(pairs[b].expr)
+        image = _canonical(replaced(first, {sym: -sym}.get))
         if image == second:
-            return _substituted(first, sym, at)
-        if image == -second:
-            folded = _substituted(first, sym, at)
-            return piecewise([(folded, pairs[a].cond), (-folded, True)] if a == 0
-                             else [(-folded, pairs[b].cond), (folded, True)])
+            return replaced(first, {sym: at}.get)
+        if image == _canonical(-pairs[b].expr):
+            t = replaced(first, {sym: at}.get)
+            minus = Mul(S.NegativeOne, t, evaluate=False)  # as written: -t is exact
+            return piecewise([(t, pairs[a].cond), (minus, True)] if a == 0
+                             else [(minus, pairs[b].cond), (t, True)])
     return None
 
 
-def _substituted(e: Basic, sym: Symbol, value: Basic) -> Basic:
-    """``e`` with ``sym`` replaced by ``value``, every node above rebuilt with
-    SymPy's evaluation (its canonical form), each distinct node once."""
+def _canonical(e: Basic) -> Basic:
+    """``e`` with every node rebuilt with SymPy's evaluation (one canonical
+    form, to compare two formulas: ``-x >= -c`` and ``x <= c`` alike), each
+    distinct node once."""
     order, kids = postorder([e], lambda n: n.args)
     new: dict = {}
     for n in order:
-        if n == sym:
-            new[n] = value
-        elif not kids[n]:
+        if not kids[n]:
             new[n] = n
-        else:
-            args = tuple(new[c] for c in kids[n])
-            new[n] = n if all(a is c for a, c in zip(args, kids[n])) else n.func(*args)
+            continue
+        args = tuple(new[c] for c in kids[n])
+        new[n] = sympy.Piecewise(*args) if isinstance(n, sympy.Piecewise) else n.func(*args)
     return new[e]

@@ -149,7 +149,8 @@ class Order:
         if dtype not in self._forms:
             live = [self.exprs[k] for k in self.live]
             self._forms[dtype] = shared_branches(chosen_forms(
-                live, self.symbols, self.domain, f"order {self.order}, live ", dtype)) \
+                live, self.symbols, self.domain, f"order {self.order}, live ", dtype),
+                self.domain) \
                 if self.stabilize and live else live
         return self._forms[dtype]
 
@@ -158,7 +159,9 @@ class Order:
         for arrays of ``dtype``; its ``source`` is the code."""
         dtype = dtype if self.stabilize else "float64"
         if (backend, dtype) not in self._kernels:
-            src = generate(backend, self.symbols, self.forms_for(dtype) or [S.Zero])
+            # the domain the forms were chosen over: where their branches may be shared
+            src = generate(backend, self.symbols, self.forms_for(dtype) or [S.Zero],
+                           domain=self.domain if self.stabilize else None)
             self._kernels[backend, dtype] = compile_source(src)
         return self._kernels[backend, dtype]
 

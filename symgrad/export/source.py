@@ -89,7 +89,7 @@ def generate(
         leaf[s] = namer.name(s.name)
     fname = namer.name(name)
     roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
-    roots = shared_branches(roots)  # traced code computes every branch: fewer, shared
+    roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared
     # scaled(u): u on its inputs scaled by a power of two per point (ldexp)
     roots = scaling(unmark(roots))
     prog: Program = build_program(roots, leaf, namer.temps(), False, printer_for(backend))

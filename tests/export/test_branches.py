@@ -92,3 +92,28 @@ def test_inside_a_larger_formula_and_shared():
     assert _pieces(out) == 0
     order, _ = postorder([out], lambda n: n.args)
     assert [n for n in order if n.func is sp.exp] == [sp.exp(-sp.Abs(x))]  # one exp, shared
+
+
+def test_folded_only_where_the_domain_holds_the_mirror_image():
+    form, _ = EVEN[0]
+    # x in (0, 745) has no mirror image in (-1, 745): the x <= 0 branch was not
+    # measured at -x there; only the dead branch goes
+    (kept,) = shared_branches([form], {x: (-1, 745)})
+    assert isinstance(kept, sp.Piecewise) and len(kept.args) == 2
+    assert _pieces(shared_branches([form], {x: (-745, 1)})[0]) == 0  # (-1, 0) mirrors (0, 1)
+    assert _pieces(shared_branches([form], {y: (0, 1)})[0]) == 0  # x: all floats
+
+
+def test_the_folded_branch_is_computed_as_written():
+    # stabilize writes exp(x/2)*exp(x/2) where exp(x) would be subnormal: SymPy's
+    # evaluation would merge it back into exp(x)
+    def branch(u):
+        half = sp.Mul(sp.exp(u / 2), sp.exp(u / 2), evaluate=False)
+        return sp.Mul(half, sp.Pow(1 + sp.exp(u), -1), evaluate=False)
+
+    p = sp.Piecewise((branch(x), x <= 0), (branch(-x), True))
+    (out,) = shared_branches([p])
+    assert _pieces(out) == 0
+    order, _ = postorder([out], lambda n: n.args)
+    exps = {n for n in order if n.func is sp.exp}
+    assert len(exps) == 2 and sp.exp(-sp.Abs(x)) in exps  # exp(-|x|/2), as written: kept
