@@ -273,6 +273,18 @@ LIBRARY: tuple[Rewrite, ...] = (
         "exp(u) overflows for u > 709: inf/inf is NaN",
         Example(exp(x) / (exp(x) - 1), {x: (710, 1e4)}, {x: (0.5, 700)}, {x: EXP}),
         family="sigmoid", needs=("expm1",)),
+    # log1p(-σ(±u)) as the exp-normalized forms write log(1 - σ): -softplus (a
+    # focal loss's gradient holds log(1 - p) for p = σ(x))
+    _rw("log1p-minus-sigmoid", log1p(-1 / (1 + exp(u))), -Softplus(-u), "safe",
+        "1/(1 + exp(u)) rounds to 1 below u = -37: log1p(-1) is -inf where the value is "
+        "u - softplus(u)",
+        Example(log1p(-1 / (1 + exp(x))), {x: (-700, -40)}, {x: (-30, 700)}, {x: EXP}),
+        real(u), "u real", "exp-log"),
+    _rw("log1p-minus-sigmoid-exp", log1p(-exp(u) / (exp(u) + 1)), -Softplus(u), "safe",
+        "exp(u)/(exp(u) + 1) rounds to 1 above u = 37 (and is NaN past 709): log1p(-1) is "
+        "-inf where the value is -softplus(u)",
+        Example(log1p(-exp(x) / (exp(x) + 1)), {x: (40, 700)}, {x: (-700, 30)}, {x: EXP}),
+        real(u), "u real", "exp-log"),
     # ---- tanh near ±1: tanh(u) = 2σ(2u) - 1, so 1 ± tanh(u) are sigmoids -----
     # (GELU's tanh form: its derivative holds (tanh(u) + 1)/2 and 1 - tanh(u)²,
     # 0 from u = -19 where the values are ≈ exp(2u) and 4·exp(-2|u|))

@@ -185,6 +185,26 @@ def test_ml_losses_gradients_have_an_accurate_normalized_candidate(loss):
     assert best <= 3.0, (loss, best)
 
 
+def test_the_focal_loss_gradient_has_a_finite_normalized_candidate(dtype="float32"):
+    # the normalized sums left log1p(-1/(1 + exp(-x))) = log(1 - σ(x)): -inf from
+    # x = 17 in float32 (NaN where JAX and PyTorch are finite); the library's
+    # log1p-minus-sigmoid rewrites make it -softplus(x)
+    p = SIG
+    f = -(t * (1 - p) ** 2 * sp.log(p) + (1 - t) * p**2 * sp.log(1 - p))
+    g = symgrad.grad(f, x)
+    forms = [c for c in candidates(g, {x: (-1000, 1000), t: (0, 1)}, dtype)
+             if "exp-normalized" in c.how]
+    xs = np.array([-646.0, -90.0, -30.0, -0.3, 2.5, 20.0, 40.0, 90.0, 646.0], dtype=dtype)
+    ts = np.full_like(xs, 0.25)
+    want_f = sp.lambdify([x, t], g, "mpmath")
+    with mpmath.workdps(1000):
+        want = np.array([float(want_f(mpmath.mpf(float(a)), mpmath.mpf(float(b))))
+                         for a, b in zip(xs, ts)])
+    best = min(bits_error(generated([x, t], [c.expr], np.dtype(dtype))(xs, ts)[0], want,
+                          float_format(dtype)).max() for c in forms)
+    assert best <= 3.0
+
+
 @st.composite
 def exp_sums(draw):
     """A small rational function or log of a sum of c·exp(p·x + q)."""
