@@ -120,7 +120,11 @@ def test_safe_forms_lose_nothing_the_source_keeps(name, src, syms, dom):
     if safe == runs:
         return  # nothing applied: nothing to lose
     (old, new), _ = measure(src, [runs, safe], syms, "float64", dom=dom, seed=6)
-    bad = (old <= 1.0) & (new > old + 1.0)
+    # as tests/rewrites/test_safety.py counts a safe rewrite's loss: more than a
+    # bit over max(old, 1) (two ulps are rounding: the sech's normal form
+    # 2exp(-x)/(1 + exp(-2x)) is 2 ulps off at x = ±ln 2, where the search's
+    # carries of sums look, and the source happens to round exactly)
+    bad = (old <= 1.0) & (new > np.maximum(old, 1.0) + 1.0)
     assert not bad.any(), (name, new[bad].max())
 
 
