@@ -103,7 +103,7 @@ def _compile(
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots)  # compensated(u): u computed in pairs of floats
     roots = widened(roots)  # widen(u): u computed in the next wider type
-    prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime)
+    prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime, point=runtime)
     if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
         # I only in branches, but under Abs, re, im or arg there: a real value
         # computed through complex ones, which NaN for I would lose
@@ -270,12 +270,17 @@ def lambdify(
     dt = None if dt is None else dt.str
     name, kernel = namer.name("f"), namer.name("f_block")
     n_out = len(prog.results)
+    point_prog = prog.point_program() if dt is None else None
+    point = namer.name("f_point") if point_prog is not None else None
     source = "\n\n".join(
         [
             _imports(prog, runtime=True),
             kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
+            *([kernel_source(point, params, leaf, point_prog, None,
+                             _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
+              if point else []),
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
-                         prog.max_live, prog.fresh),
+                         prog.max_live, prog.fresh, point),
         ]
     )
     return load(source, name, threads, prog.n_ops)

@@ -50,7 +50,7 @@ from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
 from ..build import piecewise, unevaluated
 from ..graph import postorder
-from .printer import KernelPrinter, NoNumpyFormError, RuntimePrinter
+from .printer import KernelPrinter, NoNumpyFormError, NoPointForm, PointPrinter, RuntimePrinter
 
 __all__ = ["Program", "build_program", "describe"]
 
@@ -61,6 +61,9 @@ INLINE_DEPTH = 3
 MAX_OPERANDS = 100
 # Programs longer than this reuse the names (and so the arrays) of dead values.
 REUSE_AFTER = 32
+# Programs up to this long get a one-point kernel (printer.PointPrinter): a
+# call's cost there is its operations', and a second printing pass is cheap.
+POINT_STATEMENTS = 1000
 
 
 @dataclass
@@ -83,6 +86,10 @@ class Program:
     n_ops: int = 0  # operations (DAG nodes evaluated), for size reports
     complex: bool = False  # holds the imaginary unit: results are complex
     max_live: int = 0  # temporaries alive at once, at most (arrays of one block)
+    # the one-point kernel (printer.PointPrinter): each statement's code and
+    # the results' (None: there is none)
+    point: list[str] | None = None
+    point_results: list[str] | None = None
     # every result is a distinct operation on the arguments that makes a new
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
@@ -98,6 +105,15 @@ class Program:
             pad = indent * 2 if quiet else indent
             lines.append(f"{pad}{st.name} = {st.code}")
         return lines
+
+    def point_program(self) -> Program | None:
+        """The one-point kernel's program (the same statements, printed by
+        ``PointPrinter``), or None."""
+        if self.point is None:
+            return None
+        sts = [Statement(st.name, code, st.quiet) for st, code in zip(self.statements,
+                                                                      self.point)]
+        return Program(sts, list(self.point_results), self.n_ops)
 
 
 _UNEVALUATED = (Derivative, Integral, Subs)
@@ -225,7 +241,7 @@ def _loud(order: list, kids: dict, roots: set) -> set:
 
 def build_program(
     roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False,
-    printer: KernelPrinter | None = None, runtime: bool = False,
+    printer: KernelPrinter | None = None, runtime: bool = False, point: bool = False,
 ) -> Program:
     """Statements computing ``roots``; ``leaf_names`` names the argument
     symbols; ``temps`` yields fresh temporary names.  The program is complex
@@ -235,7 +251,9 @@ def build_program(
     ``printer`` (a :class:`KernelPrinter` subclass for another array library,
     as :mod:`symgrad.export` uses) prints each line; by default NumPy's, and
     with ``runtime`` (code run by ``lambdify``'s entry point, which imports
-    :mod:`symgrad.codegen.runtime`) the one that calls its helpers."""
+    :mod:`symgrad.codegen.runtime`) the one that calls its helpers; with
+    ``point`` also the one-point kernel's code (``Program.point``), where
+    the program is real and has no quiet lines."""
     order, kids = postorder(roots, _kids)
     _check_nodes(order, kids, leaf_names)
     negated = _negated_products(order)
@@ -344,7 +362,11 @@ def build_program(
         placeholder[node] = Symbol(name)
         temp_of[node] = name
     rename = _reuse_names(prog, {temp_of[r] for r in roots if r in temp_of})
-    _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename)
+    point_printer = PointPrinter(complex_=False) if point and not prog.complex \
+        and len(prog.statements) <= POINT_STATEMENTS \
+        and not any(st.quiet for st in prog.statements) else None
+    _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename,
+                   point_printer)
     prog.fresh = _fresh(order, kids, roots, leaf_names) \
         and len(set(prog.results)) == len(prog.results)
     return prog
@@ -436,14 +458,30 @@ def _reuse_names(prog: Program, kept: set[str]) -> dict[str, str]:
 
 
 def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
-                   roots: list[Basic], rename: dict[str, str]) -> None:
+                   roots: list[Basic], rename: dict[str, str],
+                   point_printer: KernelPrinter | None = None) -> None:
     """The printing pass: each statement's tree, and each result, as code,
-    over the temporaries' final names."""
+    over the temporaries' final names (and by ``point_printer`` too, if
+    given, into ``prog.point``)."""
     symbols = {Symbol(a): Symbol(b) for a, b in rename.items()}
+    point: list[str] = []
     for st in prog.statements:
-        st.code = _print(printer, _renamed(st.tree, symbols), st.node)
+        tree = _renamed(st.tree, symbols)
+        st.code = _print(printer, tree, st.node)
+        if point_printer is not None:
+            try:
+                point.append(point_printer._print(tree))
+            except (NoPointForm, NoNumpyFormError, PrintMethodNotImplementedError):
+                point_printer = None  # (the kernel's own printing names what fails)
         st.tree = st.node = None
-    prog.results = [_print(printer, _renamed(t, symbols), r) for t, r in zip(results, roots)]
+    trees = [_renamed(t, symbols) for t in results]
+    prog.results = [_print(printer, t, r) for t, r in zip(trees, roots)]
+    if point_printer is not None:
+        try:
+            codes = [point_printer._print(t) for t in trees]
+        except NoPointForm:
+            return
+        prog.point, prog.point_results = point, codes
 
 
 def _renamed(tree: Basic, symbols: dict[Basic, Basic]) -> Basic:

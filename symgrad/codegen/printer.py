@@ -25,7 +25,7 @@ from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 from ..build import unevaluated
 from ..errors import SymgradError
 
-__all__ = ["NoNumpyFormError", "KernelPrinter"]
+__all__ = ["NoNumpyFormError", "KernelPrinter", "RuntimePrinter", "PointPrinter"]
 
 # Reciprocal and inverse-reciprocal functions: f(x) -> template over NumPy.
 # Every template is parenthesized as a whole, and ``1/{}`` gets an atomic
@@ -286,3 +286,88 @@ class RuntimePrinter(KernelPrinter):
         if len(expr.args) != 2:
             return super()._print_hypot(expr)
         return f"_hypot({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+
+# NumPy functions the one-point kernel calls on Python floats, with the test
+# of their argument ``_v`` under which NumPy neither warns nor gives inf or
+# NaN from a finite argument (None: it never does, for any argument); where
+# the test fails the kernel raises, and the entry point runs the NumPy
+# kernel, so NumPy's warnings come once.  The bounds are within the exact
+# ones (exp overflows past 709.7827).
+_POINT_CALLS = {
+    "exp": "_v < 709.78", "expm1": "_v < 709.78", "log": "_v > 0", "log2": "_v > 0",
+    "log10": "_v > 0", "log1p": "_v > -1", "sinh": "-710 < _v < 710",
+    "cosh": "-710 < _v < 710", "arcsin": "-1 <= _v <= 1", "arccos": "-1 <= _v <= 1",
+    "arctanh": "-1 < _v < 1", "arccosh": "_v >= 1", "tan": "_v - _v == 0",
+    "tanh": None, "arctan": None, "arcsinh": None, "floor": None, "ceil": None,
+    "sign": None, "rint": None, "maximum": None, "minimum": None, "arctan2": None,
+    "heaviside": None, "where": None, "logical_and": None, "logical_or": None,
+    "logical_not": None, "logaddexp": None,
+}
+
+
+class NoPointForm(Exception):
+    """A node the one-point kernel does not compute (then there is none)."""
+
+
+class PointPrinter(RuntimePrinter):
+    """The printer of the one-point kernel ``lambdify`` adds for Python
+    floats: the same code where Python's float arithmetic and :mod:`math`
+    give the very floats NumPy's arrays give (``+ - * /``, ``sin``, ``cos``,
+    ``sqrt``, ``abs``, a square as ``v*v``), at a tenth of a NumPy call's
+    cost on a scalar; the NumPy functions of ``_POINT_CALLS`` on the floats,
+    their result back as a float; anything else raises :class:`NoPointForm`.
+    Where Python raises instead of giving inf or NaN (``1/0.0``,
+    ``math.sqrt(-1.0)``), or an argument fails its test, the entry point
+    runs the NumPy kernel instead."""
+
+    def _print(self, expr: Basic, **kwargs) -> str:
+        if hasattr(expr, "_symgrad_numpycode") or hasattr(expr, "_numpycode"):
+            raise NoPointForm(type(expr).__name__)  # a helper's call (widen, compensated, ...)
+        out = super()._print(expr, **kwargs)
+        if out.startswith("np.") and not expr.is_Atom:
+            name = out[3:out.index("(")] if "(" in out else ""
+            if name not in _POINT_CALLS:
+                raise NoPointForm(out)
+            test = _POINT_CALLS[name]
+            if test is None:
+                return f"float({out})"
+            if len(expr.args) != 1:
+                raise NoPointForm(out)
+            arg = self._print(expr.args[0])
+            return f"(float(np.{name}(_v)) if ({test.replace('_v', f'(_v := {arg})', 1)}) " \
+                "else _bad())"
+        if out.startswith(("scipy.", "(lambda")):
+            raise NoPointForm(out)
+        return out
+
+    def _print_sin(self, expr: Expr) -> str:
+        return f"_msin({self._print(expr.args[0])})"
+
+    def _print_cos(self, expr: Expr) -> str:
+        return f"_mcos({self._print(expr.args[0])})"
+
+    def _print_Abs(self, expr: Expr) -> str:
+        return f"abs({self._print(expr.args[0])})"
+
+    def _print_hypot(self, expr: Expr) -> str:
+        if len(expr.args) != 2:
+            raise NoPointForm("hypot")
+        return f"_mhypot({self._print(expr.args[0])}, {self._print(expr.args[1])})"
+
+    def _print_Pow(self, expr: Expr, rational: bool = False) -> str:
+        base, e = expr.args
+        if e is S.Half:
+            return f"_msqrt({self._print(base)})"
+        if e == -S.Half:
+            return f"(1/_msqrt({self._print(base)}))"
+        if e.is_Integer and abs(e) <= 2:
+            # x**2 is np.square(x) on arrays, x*x: not pow(x, 2), 1 ulp off at times
+            power = self._print(base) if abs(e) == 1 else f"_sq({self._print(base)})"
+            return power if e > 0 else f"(1/{power})"
+        if e == S(1) / 3:
+            raise NoPointForm("cbrt")
+        # NumPy's power (Python's (-1.0)**1.5 is complex), where math.pow
+        # neither raises nor overflows
+        power = f"_pow({self._print(base)}, {self._print(abs(e) if e.is_Integer else e)})"
+        return f"(1/{power})" if e.is_Integer and e < 0 else power

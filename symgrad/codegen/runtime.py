@@ -17,11 +17,40 @@ import math
 
 import numpy as np
 
-__all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd"]
+__all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
+           "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad"]
 
 _f32 = np.float32
 _f64 = np.float64
 _nd = np.ndarray
+
+# The one-point kernel's functions (see printer.PointPrinter): math's sin,
+# cos and sqrt give the floats NumPy's give (tested), at a tenth of the cost
+_msin = math.sin
+_mcos = math.cos
+_msqrt = math.sqrt
+_mhypot = math.hypot
+_finite = math.isfinite
+
+
+def _sq(v):
+    """``v*v``: the square NumPy's ``x**2`` computes (Python's ``v**2`` is
+    ``pow``, an ulp off at times)."""
+    return v * v
+
+
+def _pow(b, e):
+    """``b**e`` in NumPy float64 scalars (as the kernel on one point computes
+    it) as a float, where ``math.pow`` neither raises (a negative base, zero
+    to a negative power) nor overflows."""
+    math.pow(b, e)
+    return float(_f64(b) ** e)
+
+
+def _bad():
+    """Raised by the one-point kernel where NumPy would warn: the entry
+    point then runs the NumPy kernel."""
+    raise ArithmeticError
 
 
 def _arg(a, i, labels):

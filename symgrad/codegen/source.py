@@ -127,8 +127,8 @@ def kernel_source(
 # The line of the generated module that brings in its run-time helpers
 # (:mod:`symgrad.codegen.runtime`).
 RUNTIME_IMPORT = (
-    "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _flat, _fresh, _hypot, "
-    "_nd"
+    "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
+    "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad"
 )
 
 
@@ -136,7 +136,8 @@ RUNTIME_IMPORT = (
 # argument one of these, so an argument never shadows them.
 ENTRY_NAMES = frozenset({
     "_batch", "_flat", "_cut", "_arg", "_hypot", "_nd", "_fresh", "_ARGS", "_DTYPE", "_pool",
-    "_f64", "_f32", "_t",
+    "_f64", "_f32", "_t", "_finite", "_mcos", "_mhypot", "_msin", "_msqrt", "_sq",
+    "_pow", "_bad",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step",
 })
@@ -181,6 +182,7 @@ def entry_source(
     complex_: bool = False,
     live: int = 0,
     fresh: bool = False,
+    point: str | None = None,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -190,7 +192,9 @@ def entry_source(
     and one batch shape skip the conversions and checks, and a call of one
     block calls the kernel directly; with ``fresh`` (``Program.fresh``: each
     result a new array) it returns the kernel's arrays, where they have the
-    block's length and the output type, without copying them."""
+    block's length and the output type, without copying them.  ``point``
+    names the one-point kernel (``printer.PointPrinter``'s), which one point
+    of Python floats or float64 scalars runs first."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -208,7 +212,7 @@ def entry_source(
         f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
     ]
     if not dtype and not complex_ and params and not any(p.vector for p in params):
-        lines += _python_floats(kernel, names, layout, n_out)
+        lines += _python_floats(kernel, names, layout, n_out, point)
     pad = "    "
     if params and not complex_ and all(p.symbols for p in params):
         lines += _same_arrays(params, dtype)
@@ -316,17 +320,44 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
     return out
 
 
-def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int) -> list[str]:
+def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
+                   point: str | None = None) -> list[str]:
     """One point given as Python floats, or as NumPy float32 or float64
     scalars of one type: the kernel on scalars of that type (float64 for
     Python floats) at once, without the arrays, checks and broadcasting of
-    the general path (the same values: that path makes the same scalars)."""
+    the general path (the same values: that path makes the same scalars).
+    With a one-point kernel ``point``, Python floats and float64 scalars run
+    it first, and the kernel only where Python raises (``1/0.0``) or a
+    result is not finite (so NumPy's inf, NaN and warnings are the same)."""
     test = " and ".join(f"type({n}) is float" for n in names)
     same = " and ".join(f"type({n}) is _t" for n in names[1:])
-    lines = [f"    if {test}:", *_point(kernel, names, layout, n_out, "_f64")]
+    lines = [f"    if {test}:"]
+    if point:
+        lines += _try_point(point, names, layout, n_out, names)
+    lines += _point(kernel, names, layout, n_out, "_f64")
     lines.append(f"    _t = type({names[0]})")
+    if point:
+        lines.append(f"    if _t is _f64{' and ' + same if same else ''}:")
+        lines += _try_point(point, names, layout, n_out, [f"float({n})" for n in names])
+        lines += _point(kernel, names, layout, n_out, "_t")
     lines.append(f"    if (_t is _f64 or _t is _f32){' and ' + same if same else ''}:")
     return lines + _point(kernel, names, layout, n_out, "_t")
+
+
+def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
+               args: list[str]) -> list[str]:
+    """The one-point kernel on ``args``, returned where it neither raised
+    nor gave a result that is not finite."""
+    finite = " and ".join(f"_finite(_r[{k}])" for k in range(n_out)) if n_out <= 4 \
+        else "all(map(_finite, _r))"
+    return [
+        "        try:",
+        f"            _r = {point}({', '.join(args)})",
+        f"            if {finite}:",
+        *["        " + ln for ln in _point_return(layout, n_out, "_f64")],
+        "        except (ArithmeticError, ValueError, TypeError):  # 1/0.0, math.sqrt(-1.0)",
+        "            pass",
+    ]
 
 
 def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str) -> list[str]:
@@ -334,13 +365,21 @@ def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str)
     call = f"{kernel}({', '.join(f'{kind}({n})' if kind == '_f64' else n for n in names)})"
     if layout.kind == "scalar":
         return [f"        return {kind}({call}[0])"]
-    lines = [f"        _r = {call}"]
+    return [f"        _r = {call}", *_point_return(layout, n_out, kind)]
+
+
+def _point_return(layout: Layout, n_out: int, kind: str) -> list[str]:
+    """The results ``_r`` of one point as scalars of ``kind``."""
+    if layout.kind == "scalar":
+        return [f"        return {kind}(_r[0])"]
     if layout.kind == "matrix":
-        return lines + [f"        return np.array(_r, {kind}).reshape({layout.shape!r})"]
+        return [f"        return np.array(_r, {kind}).reshape({layout.shape!r})"]
     items = [f"{kind}(_r[{k}])" for k in range(n_out)]
+    if kind == "_t":  # (NumPy's arithmetic on scalars of type _t gives that type)
+        items = [f"_r[{k}] if type(_r[{k}]) is _t else _t(_r[{k}])" for k in range(n_out)]
     if layout.kind == "tuple":
-        return lines + [f"        return ({', '.join(items)}{',' if n_out == 1 else ''})"]
-    return lines + [f"        return [{', '.join(items)}]"]
+        return [f"        return ({', '.join(items)}{',' if n_out == 1 else ''})"]
+    return [f"        return [{', '.join(items)}]"]
 
 
 def _scalar_return(layout: Layout) -> list[str]:

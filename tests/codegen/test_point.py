@@ -1,0 +1,79 @@
+"""The one-point kernel (issue 20 §6: a call of one point of Python floats
+cost 1.6x SymPy's): Python floats and math where they give NumPy's very
+floats, NumPy's functions on floats where their argument passes a test, and
+the NumPy kernel wherever Python raises or a result is not finite, so the
+values and warnings are those of an array of one point."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import compensated, lambdify, widen
+
+x, y = sp.symbols("x y", real=True)
+
+FORMULAS = [
+    x * y - x / y + 3, sp.sin(x) * sp.cos(y), sp.sqrt(x) + 1 / sp.sqrt(y), abs(x) - x**2,
+    1 / x**2 + x**-1, x**5 - y**-3, x**sp.Rational(3, 2), x**y, sp.exp(x) - sp.exp(y) + 1,
+    sp.log(x) + sp.log(1 + y) * sp.log(y, 2), sp.sinh(x) * sp.cosh(y), sp.tanh(x * y),
+    sp.asin(x) + sp.acos(y) + sp.atan(x), sp.atanh(x) + sp.acosh(y) + sp.asinh(x),
+    sp.tan(x) + sp.floor(y), sp.Max(x, y) - sp.Min(x, 1), sp.atan2(x, y), sp.sign(x) * y,
+]
+ARRAY_EXACT = [e for e in FORMULAS if not any(
+    isinstance(p, sp.Pow) and not (p.exp.is_Integer and abs(p.exp) <= 2 or abs(p.exp) == sp.S.Half)
+    for p in sp.preorder_traversal(e))]
+POINTS = [0.3, -0.7, 0.0, -0.0, 1.0, -1.0, 2.5, 1e-310, 700.0, 720.0, -750.0, 1e200,
+          np.inf, -np.inf, np.nan]
+
+
+def _run(fn, *args):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = fn(*args)
+    return out, sorted(str(m.message) for m in w)
+
+
+@pytest.mark.parametrize("expr", FORMULAS, ids=str)
+def test_one_point_gives_the_floats_and_warnings_of_an_array(expr):
+    fn = lambdify([x, y], expr)
+    assert "def f_point" in fn.source
+    kernel = fn.__wrapped__.__globals__["f_block"]
+    rng = np.random.default_rng(0)
+    pairs = [(a, b) for a in POINTS for b in POINTS[::4]] + list(rng.standard_normal((8, 2)))
+    for a, b in pairs:
+        a, b = float(a), float(b)
+        got, warned = _run(fn, a, b)
+        # the NumPy kernel on float64 scalars (the path before; the values of
+        # an array but for powers, whose scalar and array loops differ)
+        (want,), want_warned = _run(kernel, np.float64(a), np.float64(b))
+        assert type(got) is np.float64
+        np.testing.assert_array_equal(got, want, err_msg=f"{expr} at {a}, {b}")
+        if expr in ARRAY_EXACT:
+            (whole,), _ = _run(fn, np.array([a]), np.array([b]))
+            np.testing.assert_array_equal(got, whole)
+        # (Python's float arithmetic may overflow silently on the way to a
+        # finite result, where NumPy warns: documented)
+        assert warned == want_warned or np.isfinite(got) and set(warned) <= set(want_warned), \
+            (expr, a, b)
+        got64, _ = _run(fn, np.float64(a), np.float64(b))
+        np.testing.assert_array_equal(got64, got)
+
+
+def test_formulas_beyond_it_keep_the_numpy_kernel():
+    for expr in (sp.erf(x) * y, sp.Piecewise((sp.log(x), x > 0), (y, True)),
+                 sp.cbrt(x) * y, sp.I * x * y, compensated(x * y - 1), widen(x * y - 1)):
+        assert "def f_point" not in lambdify([x, y], expr).source, expr
+    assert "def f_point" not in lambdify([x, y], x * y, dtype=np.float32).source
+
+
+def test_one_point_returns_each_layout_as_before():
+    for exprs in ([x * y, sp.sin(x)], (x * y,), x / y, sp.Matrix([[x, 1], [y, x / y]])):
+        fn = lambdify([x, y], exprs)
+        got, general = fn(0.5, -2.0), fn(np.array(0.5), np.array(-2.0))
+        assert type(got) is type(general)
+        for u, v in zip(np.ravel(got), np.ravel(general)):
+            assert type(u) is type(v) is np.float64 and u == v
