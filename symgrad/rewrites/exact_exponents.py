@@ -145,9 +145,11 @@ def _split_one(rest: list, f: Basic, facts: Facts, lo: float) -> Basic:
     if got is None or not rest:
         return whole
     e, pairs = got
-    small = [r for r in rest if r.is_Number]
-    if len(small) == len(rest) and all(abs(r) <= 1 for r in small):
-        return whole  # a number at most 1 times a subnormal: nothing to gain
+    c = facts.bound(_product(rest))
+    if c is not None and max(abs(c[0]), abs(c[1])) <= 2:
+        # at most 2 times a subnormal (1/(1 + exp(x))**2 beside the sigmoid's
+        # exp(x)): off by 1.5 units of the grid at most, nothing to gain
+        return whole
     b = facts.bound(e)
     if b is not None and b[0] >= lo:
         return whole  # exp(e) is never subnormal on the domain
