@@ -65,6 +65,7 @@ __all__ = ["stabilize", "Stabilization", "Choice"]
 
 TOLERANCE = 2.0  # bits of error any form may have where the running code has fewer
 _VERIFIED = 4  # forms tried on fresh samples, best first
+_FALLBACKS = 4  # ... then, where all lose bits there, their compensated or widened forms
 # the fresh samples verifying a choice, per sample choosing it: at the default 512,
 # check_stability's 4096 (a choice verified on 512 reported 1.6 bits for -2/(x + 1)**2
 # over +-1e300, where check_stability of the same form finds 51: a band of 2**-10
@@ -330,42 +331,89 @@ class _Search:
         on: ``fresh = (samples, seed)`` drawn anew, and the search of
         :class:`.search.PointSearch` run on the form itself (its thresholds,
         zeros, edges, then an ascent of its error), against one ground
-        truth; the source itself if none.  Where it is NaN or inf at a point
-        whose value is finite, the next ones are tried too, and the one with
-        the fewest such points kept.  The figures are those points'."""
+        truth.  Where it is NaN or inf at a point whose value is finite, the
+        next ones are tried too, and the one with the fewest such points
+        kept.  Where every ranked form loses bits there and the source
+        loses more than ``TOLERANCE`` bits on those points too, the ranked
+        forms computed in compensated arithmetic and in a wider type
+        (:meth:`_fallbacks`) are verified the same way; the source itself
+        if none passes.  The figures are those points'."""
         source = choice.source
         truth = _TruthCache(GroundTruth([source], self.symbols, self.fmt.name))
-        last = best = None
-        for c, _ in choice.ranked[:_VERIFIED]:
-            points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
-            last = (points, labels, old)
-            if _no_loss(new, old, self.fmt.width):
-                if c.expr == source:
-                    break
-                bad = (_nonfinite(old, self.fmt), _nonfinite(new, self.fmt))
-                if best is None or bad[1] < best.nonfinite[1]:
-                    best = Choice(source, c.expr, c.how, _figures(old, labels),
-                                  _figures(new, labels), choice.candidates,
-                                  basis=Basis.of(labels), worst=self._worst(points, new),
-                                  nonfinite=bad, losing=self._losing(points, new))
-                if bad[1] == 0:
-                    break
-                # NaN or inf where the value is finite on the fresh points (a regime
-                # whose branch overflows where the choice had no point): the next
-                # ranked forms are tried, the one with the fewest such points kept
+        tried: list = []
+        best, kept = self._first_passing([c for c, _ in choice.ranked[:_VERIFIED]], source,
+                                         truth, fresh, choice, tried)
+        if best is None and not kept and tried and \
+                _figures(tried[-1][2], tried[-1][1])[0] > TOLERANCE:
+            best, _ = self._first_passing(self._fallbacks(choice), source, truth, fresh, choice,
+                                          tried)
         if best is not None:
             return best
-        if last is None:  # nothing ranked: the source, on fresh points
+        if not tried:  # nothing ranked: the source, on fresh points
             points, labels, old, _ = self._fresh(source, source, truth, fresh)
-            last = (points, labels, old)
-        _, labels, old = last
+            tried.append((points, labels, old))
+        points, labels, old = tried[-1]
         how = "nothing" if choice.chosen == source else \
             "nothing (the forms chosen lost bits on fresh samples)"
         before = _figures(old, labels)
         bad = _nonfinite(old, self.fmt)
         return Choice(source, source, how, before, before, choice.candidates,
-                      basis=Basis.of(labels), worst=self._worst(last[0], old),
-                      nonfinite=(bad, bad), losing=self._losing(last[0], old))
+                      basis=Basis.of(labels), worst=self._worst(points, old),
+                      nonfinite=(bad, bad), losing=self._losing(points, old))
+
+    def _first_passing(self, forms: Sequence[Candidate], source: Expr, truth: _TruthCache,
+                       fresh: tuple[int, int], choice: Choice,
+                       tried: list) -> tuple[Choice | None, bool]:
+        """The first of ``forms`` that loses nothing against ``source`` on
+        its fresh points (of those NaN or inf at fewest points where the
+        value is finite, where one is), and whether the source itself came
+        first; each one's points, labels and the source's bits there
+        appended to ``tried``."""
+        best = None
+        for c in forms:
+            points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
+            tried.append((points, labels, old))
+            if not _no_loss(new, old, self.fmt.width):
+                continue
+            if c.expr == source:
+                return best, best is None
+            bad = (_nonfinite(old, self.fmt), _nonfinite(new, self.fmt))
+            if best is None or bad[1] < best.nonfinite[1]:
+                best = Choice(source, c.expr, c.how, _figures(old, labels),
+                              _figures(new, labels), choice.candidates,
+                              basis=Basis.of(labels), worst=self._worst(points, new),
+                              nonfinite=bad, losing=self._losing(points, new))
+            if bad[1] == 0:
+                break
+            # NaN or inf where the value is finite on the fresh points (a regime
+            # whose branch overflows where the choice had no point): the next
+            # forms are tried, the one with the fewest such points kept
+        return best, False
+
+    def _fallbacks(self, choice: Choice) -> list[Candidate]:
+        """The ranked plain forms that lost bits on fresh points, computed in
+        pairs of floats (:func:`symgrad.compensated`) and, where allowed, in
+        a wider type: a form the screening found accurate and the fresh
+        points found losing (in a band the screening did not see) is most
+        often fixed by computing it more exactly, as the source is not.
+        In float32 the wider type first (float64 costs 1.5-6x plain float32,
+        pairs 30-100x), in float64 the pairs first (the 80-bit long double
+        is not on every platform); at most ``_FALLBACKS``."""
+        plain = [c for c, _ in choice.ranked[:_VERIFIED] if not isinstance(c.expr, FloatMarker)]
+        markers = [(compensated, "compensated")]
+        if self.widen:
+            wide = (widened, "widened")
+            markers = [wide, *markers] if np.dtype(self.fmt.dtype).itemsize < 8 else \
+                [*markers, wide]
+        out, seen = [], {c.expr for c, _ in choice.ranked}
+        for marker, label in markers:
+            for c in plain:
+                e = marker(c.expr)
+                if e != c.expr and e not in seen:
+                    seen.add(e)
+                    out.append(Candidate(e, f"{c.how}, {label} (the plain form lost bits on "
+                                            "fresh points)"))
+        return out[:_FALLBACKS]
 
     def _worst(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
         """The point (symbol -> value) of the largest error measured."""

@@ -206,3 +206,46 @@ def test_verification_keeps_unresolved_points_by_their_bounds():
     vals, ok, lo, hi = cache.at(np.array([[2.0**-53], [0.25]]))
     assert not ok[0] and (lo[0], hi[0]) == (1.0, 1.0 + 2.0**-52)
     assert ok[1] and vals[1] == 1.25 and np.isnan(lo[1])
+
+
+# ---- verification: the ranked forms computed more exactly before the source ----------
+
+
+def _fallback_case():
+    """A source that loses bits for x < -600 (``1 + 1/x**2 - 1`` cancels) and
+    is exact elsewhere, and a form exact for x < -600 whose other branch,
+    ``((x + 1) - x)/(x + 1)``, loses 9 bits where ``x + 1`` carries
+    (511 < x < 512, 255 < x < 256, ...): a band the screening may not see."""
+    from sympy import Add, Mul, Piecewise, Pow
+    r = sp.Symbol("r", real=True)
+    inv = Pow(Add(r, 1, evaluate=False), -1, evaluate=False)
+    lossy = Mul(Add(Add(1, Pow(r, -2), evaluate=False), -1, evaluate=False), Pow(r, 2), inv,
+                evaluate=False)
+    carries = Mul(Add(Add(r, 1, evaluate=False), -r, evaluate=False), inv, evaluate=False)
+    source = Piecewise((lossy, r < -600), (inv, True))
+    form = Piecewise((inv, r < -600), (carries, True))
+    return r, source, form
+
+
+@pytest.mark.parametrize("dtype, widen, marker", [("float64", False, "compensated"),
+                                                  ("float32", True, "widen")])
+def test_verification_falls_back_to_the_ranked_forms_computed_more_exactly(dtype, widen, marker):
+    """A ranked form that loses bits on the fresh points, where the source
+    loses bits too: its compensated (or widened) version is verified before
+    the source is kept (forms3's log_softmax(3) float32 case, as a class)."""
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import Choice, _Search
+
+    r, source, form = _fallback_case()
+    fmt = float_format(dtype)
+    dom = parse_domain({r: (-1000, 1000)}, [r], fmt)
+    search = _Search([r], dom, np.zeros((0, 1)), fmt, {r: (-1000, 1000)}, widen=widen)
+    screened = Choice(source, form, "screened", (0.0, 0.0), (0.0, 0.0), 1,
+                      ranked=[(Candidate(form, "screened"), None)])
+    got = search.verify(screened, (256, 1))
+    # in float64 pairs of floats first, in float32 float64 (1.5-6x, pairs 30-100x)
+    assert type(got.chosen).__name__ == marker and got.chosen.args[0] == form, got.chosen
+    assert "lost bits on fresh points" in got.how and got.after[0] <= 2, got
+    assert got.before[0] > 10  # the source's own loss, on the same points
