@@ -33,6 +33,7 @@ from .complex_values import realizes_i, refuse_complex_arguments
 from .emit import Program, build_program
 from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
+from .printer import CALL_NAMES
 from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
 from .source import ENTRY_NAMES, RUNTIME_IMPORT, Layout, Param, entry_source, kernel_source
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
@@ -130,7 +131,8 @@ def _imports(prog: Program, runtime: bool = False) -> str:
     code = itertools.chain((s.code for s in prog.statements), prog.results)
     uses_scipy = any(_SCIPY_USE.search(c) for c in code)
     head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "") \
-        + (RUNTIME_IMPORT + "\n" if runtime else "")
+        + (RUNTIME_IMPORT + "\n" if runtime else "") \
+        + "".join(f"_np_{u} = np.{u}\n" for u in sorted(prog.ufuncs))
     wide = any(uses_widen(s.code) for s in prog.statements) \
         or any(uses_widen(r) for r in prog.results)
     pairs = any(uses_compensated(s.code) for s in prog.statements) \
@@ -260,7 +262,7 @@ def lambdify(
         return matrix_lambdify(args, exprs, dt, block)
     complex_ = dt is not None and dt.kind == "c"
     params, leaf, prog, layout, namer = _compile(
-        args, exprs, ENTRY_NAMES, stabilize, domain, complex_, runtime=True
+        args, exprs, ENTRY_NAMES | CALL_NAMES, stabilize, domain, complex_, runtime=True
     )
     if dt is not None and not complex_ and prog.complex:
         raise SymgradError(

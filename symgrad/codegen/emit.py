@@ -50,7 +50,14 @@ from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
 from ..build import piecewise, unevaluated
 from ..graph import postorder
-from .printer import KernelPrinter, NoNumpyFormError, NoPointForm, PointPrinter, RuntimePrinter
+from .printer import (
+    KernelPrinter,
+    NoNumpyFormError,
+    NoPointForm,
+    PointPrinter,
+    RuntimePrinter,
+    as_calls,
+)
 
 __all__ = ["Program", "build_program", "describe"]
 
@@ -90,6 +97,8 @@ class Program:
     # the results' (None: there is none)
     point: list[str] | None = None
     point_results: list[str] | None = None
+    # the NumPy ufuncs the code calls by module-level names (printer.as_calls)
+    ufuncs: set[str] = field(default_factory=set)
     # every result is a distinct operation on the arguments that makes a new
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
@@ -476,12 +485,23 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
         st.tree = st.node = None
     trees = [_renamed(t, symbols) for t in results]
     prog.results = [_print(printer, t, r) for t, r in zip(trees, roots)]
+    if type(printer) is RuntimePrinter and len(prog.statements) <= POINT_STATEMENTS:
+        # operators as the ufunc calls they make (lambdify's kernel)
+        for st in prog.statements:
+            st.code = _calls(st.code, prog.ufuncs)
+        prog.results = [_calls(c, prog.ufuncs) for c in prog.results]
     if point_printer is not None:
         try:
             codes = [point_printer._print(t) for t in trees]
         except NoPointForm:
             return
         prog.point, prog.point_results = point, codes
+
+
+def _calls(code: str, ufuncs: set[str]) -> str:
+    out, used = as_calls(code)
+    ufuncs |= used
+    return out
 
 
 def _renamed(tree: Basic, symbols: dict[Basic, Basic]) -> Basic:

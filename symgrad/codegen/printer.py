@@ -19,13 +19,17 @@ so it never recurses deeply however deep the formula is.
 
 from __future__ import annotations
 
+import ast
+
+import numpy as np
 from sympy import Basic, Expr, Mul, S
 from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 
 from ..build import unevaluated
 from ..errors import SymgradError
 
-__all__ = ["NoNumpyFormError", "KernelPrinter", "RuntimePrinter", "PointPrinter"]
+__all__ = ["NoNumpyFormError", "KernelPrinter", "RuntimePrinter", "PointPrinter", "as_calls",
+           "CALL_NAMES"]
 
 # Reciprocal and inverse-reciprocal functions: f(x) -> template over NumPy.
 # Every template is parenthesized as a whole, and ``1/{}`` gets an atomic
@@ -371,3 +375,76 @@ class PointPrinter(RuntimePrinter):
         # neither raises nor overflows
         power = f"_pow({self._print(base)}, {self._print(abs(e) if e.is_Integer else e)})"
         return f"(1/{power})" if e.is_Integer and e < 0 else power
+
+
+# Python's operators on arrays as the ufunc calls they make, by names the
+# runtime module gives them (``_add = np.add``, ...)
+_BINARY = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.Div: "_div"}
+# NumPy's ufuncs, called by a module-level name each (``_np_sin = np.sin``)
+_UFUNCS = frozenset(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
+CALL_NAMES = frozenset({*_BINARY.values(), "_neg", "_square", *(f"_np_{n}" for n in _UFUNCS)})
+
+
+def _constant(node: ast.AST) -> bool:
+    """Whether ``node`` is Python numbers only (``1/2``, ``-3``, ``np.pi/180``):
+    left to Python, which gives a Python float (NumPy's weak scalar: float32
+    stays float32), where a ufunc would give a float64 scalar."""
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Name, ast.Call)) and not _np_number(n):
+            if not (isinstance(n, ast.Name) and n.id == "np"):
+                return False
+        elif isinstance(n, ast.Attribute) and not _np_number(n):
+            return False
+    return True
+
+
+def _np_number(n: ast.AST) -> bool:
+    """``np.pi``, ``np.e``, ``np.inf``, ``np.nan``: Python floats."""
+    return isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+        and n.value.id == "np" and isinstance(getattr(np, n.attr, None), float)
+
+
+class _Calls(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.ufuncs: set[str] = set()
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if _constant(node):
+            return node
+        name = _BINARY.get(type(node.op))
+        if name is not None:
+            return ast.Call(ast.Name(name, ast.Load()), [node.left, node.right], [])
+        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
+                and type(node.right.value) is int and node.right.value == 2:
+            return ast.Call(ast.Name("_square", ast.Load()), [node.left], [])  # NumPy's x**2
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.USub) and not _constant(node):
+            return ast.Call(ast.Name("_neg", ast.Load()), [node.operand], [])
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == "np" and node.attr in _UFUNCS:
+            self.ufuncs.add(node.attr)
+            return ast.Name(f"_np_{node.attr}", ast.Load())
+        return node
+
+
+def as_calls(code: str) -> tuple[str, set[str]]:
+    """``code`` (an expression the NumPy printer wrote) with its operators on
+    arrays written as the ufunc calls Python makes for them (``_mul(x, y)``
+    for ``x*y``: the same call, the same floats, without the operator's
+    dispatch, 5% of a small array's call) and NumPy's ufuncs by module-level
+    names; and the ufuncs it calls.
+
+    >>> as_calls("-x*y + np.sin(x)**2 - 1/2")
+    ('_sub(_add(_mul(_neg(x), y), _square(_np_sin(x))), 1 / 2)', {'sin'})
+    >>> as_calls("(1/180)*np.pi*x")[0]  # (a Python float times x: float32 stays float32)
+    '_mul(1 / 180 * np.pi, x)'
+    """
+    t = _Calls()
+    tree = t.visit(ast.parse(code, mode="eval"))
+    return ast.unparse(ast.fix_missing_locations(tree)), t.ufuncs

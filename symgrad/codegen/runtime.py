@@ -18,11 +18,20 @@ import math
 import numpy as np
 
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
-           "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad"]
+           "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
+           "_add", "_sub", "_mul", "_div", "_neg", "_square"]
 
 _f32 = np.float32
 _f64 = np.float64
 _nd = np.ndarray
+
+# The kernel's operators as the ufunc calls they make (printer.as_calls)
+_add = np.add
+_sub = np.subtract
+_mul = np.multiply
+_div = np.divide
+_neg = np.negative
+_square = np.square
 
 # The one-point kernel's functions (see printer.PointPrinter): math's sin,
 # cos and sqrt give the floats NumPy's give (tested), at a tenth of the cost

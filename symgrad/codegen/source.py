@@ -128,7 +128,8 @@ def kernel_source(
 # (:mod:`symgrad.codegen.runtime`).
 RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
-    "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad"
+    "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
+    "_neg, _square"
 )
 
 
