@@ -398,6 +398,12 @@ class BallProgram:
             node = program.order[i]
             op = type(node).__name__
             args = [] if op == "Piecewise" else [name[k] for k in step[2]]
+            special = getattr(step[1], "ball", None)  # a step of its own (truth's complements)
+            if special is not None:
+                env[f"f{i}"] = special
+                lines.append(f"    {v} = f{i}(prec, {', '.join(args)})")
+                name[i] = v
+                continue
             if op in ("widen", "compensated", "scaled"):  # the identity (FloatMarker)
                 name[i] = args[0]
                 continue

@@ -20,8 +20,8 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from mpmath.libmp import finf, fninf, from_float
-from sympy import Basic, Symbol
+from mpmath.libmp import finf, fninf, from_float, mpf_neg
+from sympy import Basic, Integer, Symbol, erf
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from ..brief import brief
@@ -30,13 +30,16 @@ from ..graph import postorder
 from ..lowering import lower
 from ..progress import tick
 from ..widen import FloatMarker
+from .balls import OPS as BALL_OPS
 from .balls import BallProgram
+from .balls import _const as ball_const
 from .bits import Format, float_format, ordinal, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
 
 __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
 
 RESOLVED, UNDEFINED, UNRESOLVED = 0, 1, 2
+_ONE = Integer(1)
 MAX_PREC = 8192
 
 
@@ -121,11 +124,63 @@ def _same(prec, v):
     return v
 
 
+def _complement(node: Basic) -> tuple | None:
+    """For a sum ``c + k*erf(u) + rest`` with ``c = k`` or ``c = -k``:
+    ``(K, negate, u, rest)`` such that the sum is ``K*erfc(-u) + rest``
+    (negate: ``c = k``) or ``K*erfc(u) + rest`` (``c = -k``, ``K = c``);
+    None for any other node."""
+    if not node.is_Add:
+        return None
+    numbers = [a for a in node.args if a.is_Number]
+    for t in node.args:
+        if isinstance(t, erf):
+            k, u = _ONE, t.args[0]
+        elif t.is_Mul and len(t.args) == 2 and t.args[0].is_Number and isinstance(t.args[1], erf):
+            k, u = t.args[0], t.args[1].args[0]
+        else:
+            continue
+        for c in numbers:
+            if c == k or c == -k:
+                rest = [a for a in node.args if a is not t and a is not c]
+                return (k, True, u, rest) if c == k else (c, False, u, rest)
+    return None
+
+
+def _complement_op(k: Basic, negate: bool) -> Callable:
+    """The interval (and, as ``.ball``, the ball) of ``k*erfc(-u) + rest``
+    (``negate``) or ``k*erfc(u) + rest`` from ``u`` and ``rest``."""
+    erfc_i, erfc_b, add, mul = OPS["erfc"], BALL_OPS["erfc"], OPS["Add"], OPS["Mul"]
+
+    def interval(prec, u, *rest):
+        e = erfc_i(prec, (mpf_neg(u[1]), mpf_neg(u[0])) if negate else u)
+        v = mul(prec, const(k, prec), e)
+        return add(prec, v, *rest) if rest else v
+
+    def ball(prec, u, *rest):
+        c = ball_const(k, prec)
+        v = c * erfc_b(prec, -u if negate else u)
+        for r in rest:
+            v = v + r
+        return v
+
+    interval.ball = ball
+    return interval
+
+
 class Program:
     """A formula compiled for interval evaluation: one step per distinct
-    node, children first.  Shared by the ground truth and the proofs."""
+    node, children first.  Shared by the ground truth and the proofs.
 
-    def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol]) -> None:
+    With ``complements`` (the ground truth's, never the proofs': a proof
+    bounds what the float code computes node by node), a sum
+    ``c ± c*erf(u) + ...`` is evaluated as ``c*erfc(∓u) + ...``, the same
+    value: ``erf(u)/2 + 1/2`` at u = -500 is about e**-250000, which the
+    sum as written resolves only past 360,000 bits (an mpmath erf at
+    8192 bits costs 37 ms, and the point then stays unresolved); erfc
+    resolves it at the first precision."""
+
+    def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol],
+                 complements: bool = False) -> None:
         self.exprs = list(exprs)
         order, kids = postorder(self.exprs, lambda n: n.args)
         self.order = order
@@ -151,6 +206,10 @@ class Program:
             elif node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
                 fn = rational_pow(int(node.exp.p), int(node.exp.q))
                 self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), False))
+            elif complements and (comp := _complement(node)) is not None:
+                k, negate, u, rest = comp
+                self.steps.append(("op", _complement_op(k, negate),
+                                   (index[u], *(index[r] for r in rest)), False))
             else:
                 name = type(node).__name__
                 fn = OPS.get(name) or LOGIC.get(name)
@@ -228,7 +287,7 @@ class GroundTruth:
     ) -> None:
         self.fmt: Format = float_format(dtype)
         self.symbols = list(symbols)
-        self.program = Program(lower(list(exprs)), self.symbols)
+        self.program = Program(lower(list(exprs)), self.symbols, complements=True)
         self.max_prec = max_prec
         self.start_prec = self.fmt.prec + 24
         self.balls = BallProgram.of(self.program)  # the fast tier (None: mpmath only)

@@ -19,6 +19,7 @@ from sympy import (
     atan2,
     cos,
     cosh,
+    erf,
     erfc,
     exp,
     gamma,
@@ -310,3 +311,33 @@ def test_asymptotic_bounds_past_2_4096_hold_the_value(name, sign):
         assert mpmath.mpf(lo) <= exact <= mpmath.mpf(hi)
         if 1e-300 < abs(exact) < 1e300:  # tight where a float can hold it
             assert (mpmath.mpf(hi) - mpmath.mpf(lo)) / abs(exact) < mpmath.mpf(2) ** -70
+
+
+# ---- complements: c ± c*erf(u) as c*erfc(∓u) ----------------------------------------
+
+_R = symbols("r", real=True)
+_MP = mpmath.mp
+
+
+@pytest.mark.parametrize("f, v, want", [
+    # log_ndtr's gradient: a Gaussian over the normal CDF
+    (sqrt(2) * exp(-_R**2 / 2) / (2 * sqrt(pi) * (erf(sqrt(2) * _R / 2) / 2 + Rational(1, 2))),
+     -500.0, lambda r: _MP.sqrt(2) * _MP.exp(-r**2 / 2)
+     / (_MP.sqrt(_MP.pi) * _MP.erfc(-r / _MP.sqrt(2)))),
+    (exp(-_R**2) / (1 - erf(_R)), 300.0, lambda r: _MP.exp(-r**2) / _MP.erfc(r)),
+    (3 * exp(-_R**2) / (3 - 3 * erf(_R)), 200.0, lambda r: _MP.exp(-r**2) / _MP.erfc(r)),
+    ((1 + erf(_R) + exp(-_R**2)) * exp(_R**2), -100.0,  # another term beside
+     lambda r: (_MP.erfc(-r) + _MP.exp(-r**2)) * _MP.exp(r**2)),
+    (2 + 2 * erf(_R), -27.0, lambda r: 2 * _MP.erfc(-r)),  # its value subnormal
+], ids=["ndtr-gradient", "1-erf", "3-3erf", "rest", "subnormal"])
+def test_a_complement_of_erf_is_resolved(f, v, want):
+    """Written as 1 ± erf(u), the value is about e**-(u**2) below 1: the sum as
+    written needs u**2 * 1.44 bits (360,000 at u = -500: the point was
+    unresolved past 8192 bits, and check_stability of log_ndtr's gradient
+    took minutes); through erfc, the first precision resolves it."""
+    with mpmath.workprec(300):
+        w = float(want(mpmath.mpf(v)))
+    t0 = time.perf_counter()
+    got, status = GroundTruth([f], [_R]).at([v])
+    assert time.perf_counter() - t0 < 0.5
+    assert status == [RESOLVED] and abs(got[0] - w) <= abs(w) * 2.0**-52 + 5e-324, (got, w)
