@@ -109,12 +109,22 @@ def _root(b, q):
     return b.root(q) if not b.is_zero() else b
 
 
+def _sign(b):
+    if b > 0:
+        return arb(1)
+    if b < 0:
+        return arb(-1)
+    if b.is_zero():
+        return arb(0)
+    raise Unresolved  # a ball holding 0 and more
+
+
 UNARY = {
     "exp": lambda b: b.exp(), "log": _log, "sqrt": _sqrt, "tanh": lambda b: b.tanh(),
     "erf": lambda b: b.erf(), "erfc": lambda b: b.erfc(), "sin": lambda b: b.sin(),
     "cos": lambda b: b.cos(), "tan": lambda b: b.tan(), "atan": lambda b: b.atan(),
     "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
-    "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(),
+    "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(), "sign": _sign,
 }
 
 
