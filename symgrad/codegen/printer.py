@@ -367,7 +367,8 @@ class PointPrinter(RuntimePrinter):
             return f"(1/_msqrt({self._print(base)}))"
         if e.is_Integer and abs(e) <= 2:
             # x**2 is np.square(x) on arrays, x*x: not pow(x, 2), 1 ulp off at times
-            power = self._print(base) if abs(e) == 1 else f"_sq({self._print(base)})"
+            power = self.parenthesize(base, 60) if abs(e) == 1 \
+                else f"_sq({self._print(base)})"  # (1/(a + b), not 1/a + b)
             return power if e > 0 else f"(1/{power})"
         if e == S(1) / 3:
             raise NoPointForm("cbrt")
