@@ -109,6 +109,7 @@ class NodeEvaluator:
         used = {k for ks in self.kids.values() for k in ks} | set(exprs)
         self.order = [n for n in order if n in used]
         self._ops: dict = {}  # node -> its operation, looked up once (the key asks SymPy)
+        self._steps: list | None = None  # see _plan
 
     def op(self, node: Basic) -> Callable:
         """The float operation of ``node``, applied to its operands' values."""
@@ -139,24 +140,73 @@ class NodeEvaluator:
             self._cache[key] = fn
         return fn
 
-    def values(self, xs: Sequence[np.ndarray]) -> dict[Basic, np.ndarray]:
-        """Each node's float value at the points ``xs`` (one array per symbol)."""
+    def _plan(self) -> list[tuple]:
+        """Per node, once: (node, kind, what): a symbol (0, its position),
+        a constant (1, its array's value and dtype) or an operation (2,
+        its operands); SymPy's is_number walks a node's whole tree."""
+        if self._steps is None:
+            where = {s: j for j, s in enumerate(self.symbols)}
+            steps = []
+            for node in self.order:
+                if node in where:
+                    steps.append((node, 0, where[node]))
+                elif node.is_Boolean and not node.args:
+                    steps.append((node, 1, (bool(node), None)))
+                elif node.is_number:
+                    v = float(node) if not node.args else float(node.evalf(30))
+                    steps.append((node, 1, (v, self.dtype)))
+                else:
+                    steps.append((node, 2, self.kids[node]))
+            self._steps = steps
+        return self._steps
+
+    def values_at(self, xs: Sequence[np.ndarray],
+                  rows_of: Callable[[Basic], np.ndarray | None] | None = None
+                  ) -> dict[Basic, object]:
+        """Like :meth:`values`, each node computed only at the rows
+        ``rows_of(node)`` (indices into ``xs``, one 1-D array per symbol;
+        None: all of them; empty: the node is not computed).  A node's rows
+        must hold those of every node above it that is computed; its array
+        is as long as ``xs``, and its entries at other rows are not set."""
         shape = np.shape(xs[0])
-        pos = {s: np.asarray(x, dtype=self.dtype) for s, x in zip(self.symbols, xs)}
+        pos = [np.asarray(x, dtype=self.dtype) for x in xs]
         out: dict[Basic, object] = {}
         with np.errstate(all="ignore"):
-            for node in self.order:
-                if node in pos:
-                    out[node] = pos[node]
-                elif node.is_Boolean and not node.args:
-                    out[node] = np.full(shape, bool(node))
-                elif node.is_number and not node.args:
-                    out[node] = np.full(shape, float(node), dtype=self.dtype)
-                elif node.is_number:
-                    out[node] = np.full(shape, float(node.evalf(30)), dtype=self.dtype)
+            for node, kind, what in self._plan():
+                idx = None if rows_of is None else rows_of(node)
+                if idx is not None and not len(idx):
+                    continue
+                if kind == 0:
+                    out[node] = pos[what]
+                elif kind == 1:
+                    out[node] = np.full(shape, what[0], dtype=what[1])
                 else:
                     fn = self._ops.get(node)
                     if fn is None:
                         fn = self._ops[node] = self.op(node)
-                    out[node] = fn(*(out[k] for k in self.kids[node]))
+                    if idx is None:
+                        out[node] = fn(*(out[k] for k in what))
+                    else:
+                        r = fn(*(_take(out[k], idx) for k in what))
+                        out[node] = _put(r, idx, shape[0])
         return out
+
+    def values(self, xs: Sequence[np.ndarray]) -> dict[Basic, np.ndarray]:
+        """Each node's float value at the points ``xs`` (one array per symbol)."""
+        return self.values_at(xs)
+
+def _take(v: object, idx: np.ndarray) -> object:
+    """``v`` (an array over all rows, or a tuple of them) at the rows ``idx``."""
+    if type(v) is tuple:
+        return tuple(_take(a, idx) for a in v)
+    return np.asarray(v)[idx]
+
+
+def _put(r: object, idx: np.ndarray, n: int) -> object:
+    """``r`` (values at the rows ``idx``) as an array over ``n`` rows."""
+    if type(r) is tuple:
+        return tuple(_put(a, idx, n) for a in r)
+    a = np.asarray(r)
+    full = np.empty(n, dtype=a.dtype)
+    full[idx] = a
+    return full

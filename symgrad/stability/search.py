@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 from sympy import Add, Basic, Mul, Pow, Symbol
 
+from ..graph import postorder
 from .bits import Format, ordinal
 from .edges import edges
 from .floats import NodeEvaluator
@@ -90,6 +91,7 @@ CARRY_TRACKS = 24  # ... and over the formula (the first sums in evaluation orde
 CARRY_BASES = 4  # carries from which the zeros along the other variables are found ...
 NEAR_BASES = 2  # ... among those beside this many points where the sums cancel
 COARSE = 32  # a coarse grid along a variable: does a sum change sign there?
+_CROSS_ROWS = 1 << 14  # rows evaluated at once for those questions
 EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
 NEAR_ENDS = 8  # points near each end of a variable's range
 JOINT_STARTS = 8  # the amplification's ascent: starting points ...
@@ -352,8 +354,8 @@ class PointSearch:
                               if lb == carry for c in _banded(rs, j)]
         # (carry, other variable) where a sum changes sign along the other
         # variable (a coarse grid: a zero there is within reach)
-        pairs = [(r, j2) for r, j in cands for j2 in range(k)
-                 if j2 != j and self._crosses(tracks, r, j2)]
+        asked = [(r, j2) for r, j in cands for j2 in range(k) if j2 != j]
+        pairs = [rj for rj, yes in zip(asked, self._crosses(tracks, asked)) if yes]
         if not pairs:
             return none
         a = amp(np.array([r for r, _ in pairs], dtype=fmt.dtype))
@@ -364,25 +366,45 @@ class PointSearch:
         rows = [r for rs in out for r in rs][:n]
         return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
 
-    def _crosses(self, tracks: _Tracks, row: np.ndarray, j: int) -> bool:
-        """Whether a sum changes sign along variable ``j`` from ``row``, on
-        a coarse grid (uniform over the floats and in value)."""
-        lo, hi = self.ranges[j]
-        olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), self.fmt))
-        u = np.linspace(0.0, 1.0, COARSE + 1)
-        grid = np.concatenate([from_ordinal(np.array([olo + (ohi - olo) * i // COARSE
-                                                      for i in range(COARSE + 1)]), self.fmt),
-                               np.asarray(lo * (1 - u) + hi * u, dtype=self.fmt.dtype)])
-        rows = np.repeat(row[None, :], len(grid), axis=0)
-        rows[:, j] = np.sort(grid)
-        vals = tracks.nodes.values([rows[:, i] for i in range(rows.shape[1])])
-        with np.errstate(all="ignore"):
-            for node in tracks.adds:
-                v = np.sign(np.broadcast_to(np.asarray(vals[node], dtype=float), (len(rows),)))
-                v = v[np.isfinite(v) & (v != 0)]
-                if len(v) and (v.min() < 0 < v.max()):
-                    return True
-        return False
+    def _crosses(self, tracks: _Tracks, asked: list) -> list[bool]:
+        """For each (row, j) of ``asked``: whether a sum changes sign along
+        variable ``j`` from ``row``, on a coarse grid (uniform over the
+        floats and in value).  All at once, in blocks, computing only what
+        the sums are computed from (one evaluation of every node per
+        question cost most of the search on a 10-output gradient)."""
+        if not asked or not tracks.adds:
+            return [False] * len(asked)
+        grids: dict = {}
+        for _, j in asked:
+            if j not in grids:
+                lo, hi = self.ranges[j]
+                olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), self.fmt))
+                u = np.linspace(0.0, 1.0, COARSE + 1)
+                grids[j] = np.sort(np.concatenate([
+                    from_ordinal(np.array([olo + (ohi - olo) * i // COARSE
+                                           for i in range(COARSE + 1)]), self.fmt),
+                    np.asarray(lo * (1 - u) + hi * u, dtype=self.fmt.dtype)]))
+        below = set(postorder(list(tracks.adds), lambda n: tracks.nodes.kids.get(n, ()))[0])
+        empty = np.zeros(0, dtype=np.int64)
+        g = 2 * (COARSE + 1)
+        per = max(1, _CROSS_ROWS // g)  # questions per block
+        out: list[bool] = []
+        for start in range(0, len(asked), per):
+            block = asked[start:start + per]
+            rows = np.repeat(np.array([r for r, _ in block], dtype=self.fmt.dtype), g, axis=0)
+            for q, (_, j) in enumerate(block):
+                rows[q * g:(q + 1) * g, j] = grids[j]
+            vals = tracks.nodes.values_at([rows[:, i] for i in range(rows.shape[1])],
+                                          lambda n: None if n in below else empty)
+            yes = np.zeros(len(block), dtype=bool)
+            with np.errstate(all="ignore"):
+                for node in tracks.adds:
+                    v = np.sign(np.broadcast_to(np.asarray(vals[node], dtype=float),
+                                                (len(rows),))).reshape(len(block), g)
+                    ok = np.isfinite(v) & (v != 0)
+                    yes |= (ok & (v < 0)).any(axis=1) & (ok & (v > 0)).any(axis=1)
+            out += yes.tolist()
+        return out
 
     def _joint(self, tracks: _Tracks, start: np.ndarray) -> np.ndarray:
         """Points where the outputs' amplification is largest, climbed over
@@ -546,6 +568,19 @@ def _cap(found: list, cap: int, rng: np.random.Generator) -> list:
 # ---- tracks: what is watched along a variable ------------------------------------------
 
 
+_STEPS = np.arange(1, SPLIT, dtype=np.int64)
+
+
+def _splits(a: int, b: int) -> np.ndarray:
+    """The distinct ordinals ``a + (b - a) * i // SPLIT``, 0 < i < SPLIT."""
+    w = b - a
+    if w < SPLIT:
+        return np.unique(np.array([a + w * i // SPLIT for i in range(1, SPLIT)], dtype=np.int64))
+    if w < 1 << 58:  # (no overflow in int64: exact, and already distinct)
+        return a + (w * _STEPS) // SPLIT
+    return np.array([a + w * i // SPLIT for i in range(1, SPLIT)], dtype=np.int64)
+
+
 def _cls(v: np.ndarray, normal: float) -> np.ndarray:
     """The class of each float: NaN, -inf, -normal, -subnormal, 0,
     +subnormal, +normal, +inf (0..7)."""
@@ -578,6 +613,12 @@ def _banded(rows: list, j: int) -> list:
         return [(r, j) for r in rows]
     a, b, inner = rows[:3]
     return [(b if inner[j] > b[j] else a, j), (inner, j)]
+
+
+def _rows(v: object, at: slice) -> np.ndarray:
+    """A node's values at the rows ``at`` (a 0-d value is every row's)."""
+    v = np.asarray(v)
+    return v if v.ndim == 0 else v[at]
 
 
 def _carry(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
@@ -620,27 +661,84 @@ class _Tracks:
             self.pairs += got[:PAIRS]
         self.pairs = self.pairs[:CARRY_TRACKS]
         self.first_carry = len(self.watched) + len(self.edges)
+        self._below: list | None = None  # per track, the nodes it is computed from
 
     def classes(self, rows: np.ndarray) -> np.ndarray:
         """(tracks, n): node classes, then the sign of u - c per threshold."""
         vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
-        out = []
-        for node in self.watched:
-            v = np.asarray(vals[node])
-            if v.dtype == bool:
-                out.append(v.astype(int) + 10)
-            elif type(node).__name__ in ("Max", "Min"):
-                hit = [np.asarray(vals[k]) == v for k in self.nodes.kids[node]]
-                out.append(np.argmax(np.stack(hit), axis=0) + 20)
-            else:
-                out.append(_cls(v.astype(float), self.normal))
-        with np.errstate(all="ignore"):
-            for u, c in self.edges:
-                d = np.asarray(vals[u], dtype=float) - c
-                out.append(np.where(np.isnan(d), 0, np.sign(d) + 2))
-            for a, b in self.pairs:
-                out.append(_carry(np.asarray(vals[a]), np.asarray(vals[b]), len(rows)))
+        out = [self._track(t, vals, slice(None), len(rows)) for t in range(self.count)]
         return np.stack(out).astype(np.int64) if out else np.zeros((0, len(rows)), np.int64)
+
+    @property
+    def count(self) -> int:
+        """How many tracks: nodes, thresholds, then carries."""
+        return self.first_carry + len(self.pairs)
+
+    def _heads(self, t: int) -> tuple:
+        """The nodes track ``t`` reads."""
+        if t >= self.first_carry:
+            return self.pairs[t - self.first_carry]
+        if t >= len(self.watched):
+            return (self.edges[t - len(self.watched)][0],)
+        return (self.watched[t],)
+
+    def _track(self, t: int, vals: dict, at: slice, n: int) -> np.ndarray:
+        """Track ``t``'s classes at the rows ``at`` (``n`` of them) of the
+        node values ``vals``."""
+        if t >= self.first_carry:
+            a, b = self.pairs[t - self.first_carry]
+            with np.errstate(all="ignore"):
+                return _carry(_rows(vals[a], at), _rows(vals[b], at), n)
+        if t >= len(self.watched):
+            u, c = self.edges[t - len(self.watched)]
+            with np.errstate(all="ignore"):
+                d = np.asarray(_rows(vals[u], at), dtype=float) - c
+            return np.where(np.isnan(d), 0, np.sign(d) + 2)
+        node = self.watched[t]
+        v = np.asarray(_rows(vals[node], at))
+        if v.dtype == bool:
+            return v.astype(int) + 10
+        if type(node).__name__ in ("Max", "Min"):
+            hit = [_rows(vals[k], at) == v for k in self.nodes.kids[node]]
+            return np.argmax(np.stack(hit), axis=0) + 20
+        return _cls(v.astype(float), self.normal)
+
+    def own_classes(self, rows: np.ndarray, spans: list[tuple[int, int, int]]) -> np.ndarray:
+        """At each row, the class of the one track that watches it: ``spans``
+        lists (track, start, end), the rows ``start:end`` being that
+        track's.  Each node is computed only at the rows of the tracks
+        above it (bisecting every track over every track's rows cost
+        tracks x rows: quadratic in the formula's size)."""
+        if self._below is None:
+            kids = self.nodes.kids
+            self._below = [postorder(list(self._heads(t)), lambda n: kids.get(n, ()))[0]
+                           for t in range(self.count)]
+        parts: dict = {}
+        for k, (t, _, _) in enumerate(spans):
+            for node in self._below[t]:
+                parts.setdefault(node, []).append(k)
+        n = len(rows)
+        empty = np.zeros(0, dtype=np.int64)
+        ranges = [np.arange(a, b) for _, a, b in spans]
+        made: dict = {}  # the same tracks above: the same rows (the leaves: all of them)
+
+        def rows_of(node: Basic) -> np.ndarray | None:
+            ks = parts.get(node)
+            if ks is None:
+                return empty
+            if len(ks) == len(spans):
+                return None  # every track's rows: all of them
+            key = tuple(ks)
+            idx = made.get(key)
+            if idx is None:
+                idx = made[key] = np.concatenate([ranges[k] for k in ks])
+            return idx
+
+        vals = self.nodes.values_at([rows[:, j] for j in range(len(self.symbols))], rows_of)
+        out = np.zeros(n, dtype=np.int64)
+        for t, a, b in spans:
+            out[a:b] = self._track(t, vals, slice(a, b), b - a)
+        return out
 
     def _label(self, t: int, ca: int, cb: int) -> int:
         if t >= self.first_carry:
@@ -700,15 +798,23 @@ class _Tracks:
             todo = [b for b in live if b[2] - b[1] > 1]
             if not todo:
                 return [tuple(b) for b in live]
-            cands = [np.unique(np.array([a + (bb - a) * i // SPLIT for i in range(1, SPLIT)],
-                                        dtype=np.int64)) for _, a, bb, _, _ in todo]
+            todo.sort(key=lambda b: b[0])  # (each track's rows together)
+            cands = [_splits(a, bb) for _, a, bb, _, _ in todo]
             allo = np.concatenate(cands)
             rows = np.repeat(base[None, :], len(allo), axis=0)
             rows[:, j] = from_ordinal(allo, self.fmt)
-            cls = self.classes(rows)
+            spans: list = []
             at = 0
             for br, cand in zip(todo, cands):
-                c = cls[br[0], at:at + len(cand)]
+                if spans and spans[-1][0] == br[0]:
+                    spans[-1][2] = at + len(cand)
+                else:
+                    spans.append([br[0], at, at + len(cand)])
+                at += len(cand)
+            cls = self.own_classes(rows, spans)
+            at = 0
+            for br, cand in zip(todo, cands):
+                c = cls[at:at + len(cand)]
                 at += len(cand)
                 changed = np.flatnonzero(c != br[3])
                 if len(changed) == 0:

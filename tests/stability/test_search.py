@@ -298,3 +298,28 @@ HELD_OUT = [
 def test_no_reported_max_is_below_an_independent_measurement(f, dom):
     r = check_stability(f, dom, samples=48, seed=3)
     assert r.max_bits_error >= independent(f, f, dom, 480) - 1
+
+
+def test_bisection_computes_each_node_only_for_the_tracks_above_it():
+    # own_classes: each row's class of its own track, every node computed only at the
+    # rows of the tracks above it, equal to computing every track at every row
+    import sympy as sp
+
+    from symgrad.stability.search import _Tracks
+
+    x, y = symbols("x y", real=True)
+    forms = [log(1 + exp(x)) - x * y, sp.Max(x, y) * sqrt(sp.Abs(y) + 1),
+             x * exp(sp.Piecewise((exp(-x), x > 0), (sp.cos(y), True)))]  # (pairs: tuples)
+    tr = _Tracks(forms, [x, y], FORMATS["float64"])
+    rng = np.random.default_rng(3)
+    rows = rng.uniform(-30, 30, size=(120, 2))
+    n_tracks = tr.count  # nodes, thresholds, carries
+    spans, at = [], 0
+    for t in sorted(rng.choice(n_tracks, size=min(9, n_tracks), replace=False)):
+        spans.append((int(t), at, at + 12))
+        at += 12
+    rows = rows[:at]
+    whole = tr.classes(rows)
+    own = tr.own_classes(rows, spans)
+    for t, a, b in spans:
+        assert (own[a:b] == whole[t, a:b]).all(), t
