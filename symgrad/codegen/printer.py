@@ -336,9 +336,9 @@ class PointPrinter(RuntimePrinter):
             test = _POINT_CALLS[name]
             if test is None:
                 return f"float({out})"
-            if len(expr.args) != 1:
+            arg = self._print(expr.args[0]) if len(expr.args) == 1 else None
+            if out != f"np.{name}({arg})":  # (asec(x) is np.arccos(1/x): not arccos of x)
                 raise NoPointForm(out)
-            arg = self._print(expr.args[0])
             return f"(float(np.{name}(_v)) if ({test.replace('_v', f'(_v := {arg})', 1)}) " \
                 "else _bad())"
         if out.startswith(("scipy.", "(lambda")):
