@@ -6,6 +6,7 @@ values and warnings are those of an array of one point."""
 
 from __future__ import annotations
 
+import random
 import warnings
 
 import numpy as np
@@ -13,6 +14,9 @@ import pytest
 import sympy as sp
 
 from symgrad import compensated, lambdify, widen
+from symgrad.codegen.printer import NoNumpyFormError
+
+from ..test_differential_fuzz import BLOCKS, X, _apply
 
 x, y = sp.symbols("x y", real=True)
 
@@ -109,3 +113,42 @@ def test_functions_printed_over_a_template(f):
         with np.errstate(all="ignore"):
             got, (want,) = fn(a, 0.5), kernel(np.float64(a), np.float64(0.5))
         np.testing.assert_array_equal(got, want, err_msg=f"{f} at {a}")
+
+
+def _random_tree(rng: random.Random, depth: int) -> sp.Expr:
+    if depth == 0 or rng.random() < 0.2:
+        return rng.choice([*X, *X, sp.Integer(2), sp.Rational(-3, 2)])
+    spec = rng.choice(BLOCKS)
+    args = [_random_tree(rng, depth - 1) for _ in spec.domain]
+    try:
+        return _apply(spec, args, rng.random() < 0.8)
+    except (ValueError, TypeError, AttributeError, ZeroDivisionError):
+        return args[0]
+
+
+def test_random_trees_give_what_the_numpy_kernel_gives():
+    # random trees over every entry of the rule table (the differential fuzz's
+    # building blocks), depth 3: where the point kernel runs (does not
+    # raise), its floats are the NumPy kernel's on float64 scalars
+    rng = random.Random(20)
+    ran = 0
+    for _ in range(60):
+        e = _random_tree(rng, 3)
+        try:
+            fn = lambdify(list(X), e)
+        except NoNumpyFormError:
+            continue
+        names = fn.__wrapped__.__globals__
+        if "f_point" not in names:
+            continue
+        for _ in range(4):
+            a = [rng.uniform(-2.0, 2.0) for _ in X]
+            with np.errstate(all="ignore"):
+                (want,) = names["f_block"](*map(np.float64, a))
+                try:
+                    (got,) = names["f_point"](*a)
+                except (ArithmeticError, ValueError, TypeError):
+                    continue
+            np.testing.assert_array_equal(got, want, err_msg=f"{e} at {a}")
+            ran += 1
+    assert ran > 100  # (the point kernel ran, and was compared, that often)
