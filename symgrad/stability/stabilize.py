@@ -53,7 +53,7 @@ from ..widen import widen as widened
 from .bits import bits_error, bits_error_bounds, float_format, ordinal
 from .check import check_stability, refuse_non_real
 from .floats import evaluated_form, generated
-from .matrix_form import holds_matrix_formula, keep_matrix_form
+from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_lose
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask
@@ -208,17 +208,28 @@ def stabilize(
     """
     refuse_string(expr, "stabilize", "expr")
     start = time.perf_counter()
+    matrix = None  # (the source, the kept matrix formula, its report) if not kept yet
     if isinstance(expr, Basic) and holds_matrix_formula(expr):  # kept a matrix formula
         kept, report, boxes = keep_matrix_form(
             expr, domain,
             lambda b, d: stabilize(b, d, dtype=dtype, samples=samples, seed=seed, widen=widen),
             lambda e, d: check_stability(e, d, dtype=dtype, samples=samples, seed=seed + 1))
-        if report.ok:
+        lose = None if report.ok else products_alone_lose(
+            kept, boxes, lambda e, d: check_stability(e, d, dtype=dtype, samples=samples,
+                                                      seed=seed + 1))
+        if report.ok or lose:
+            if lose:  # the products' sums cancel, as BLAS computes them: kept, said
+                _warn([f"symgrad keeps the matrix formula: it loses up to "
+                       f"{report.max_bits_error:.1f} bits only where the sums of "
+                       f"{', '.join(lose)} cancel, which its code computes as BLAS does; "
+                       "stabilize the formula's explicit entries (.as_explicit()) to "
+                       "compute those sums in compensated arithmetic too"])
             if not explain:
                 return kept
             before = check_stability(expr, boxes, dtype=dtype, samples=samples,
                                      seed=seed + 1)
             return Stabilization(expr, kept, [], before, report, time.perf_counter() - start)
+        matrix = (expr, kept, report, boxes)
     expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, struct = flatten_exprs(expr, "expr")
     forms = lower(flat)
@@ -240,6 +251,15 @@ def stabilize(
         choices.append(search.verify(search.run(e), fresh))
     chosen = [c.chosen for c in choices]
     result = struct.build(chosen)
+    if matrix is not None and max(c.after[0] for c in choices) > UNFIXED_ABOVE:
+        # the explicit entries do not fix it either: the matrix formula stays, said
+        source, kept, report, boxes = matrix
+        _warn([cannot_fix(k, c.after, c.how, c.worst, None, box=c.losing)
+               for k, c in enumerate(choices)])
+        if not explain:
+            return kept
+        before = check_stability(source, boxes, dtype=dtype, samples=samples, seed=seed + 1)
+        return Stabilization(source, kept, [], before, report, time.perf_counter() - start)
     if not explain:
         _warn([cannot_fix(k, c.after, c.how, c.worst, None, box=c.losing)
                for k, c in enumerate(choices)])

@@ -41,3 +41,27 @@ def test_stabilize_keeps_a_matrix_formula_where_it_verifies():
     assert got != softplus and isinstance(got, MatrixExpr)
     r = symgrad.check_stability(got, {z: (-800, 800)}, samples=24)
     assert r.ok and r.max_bits_error < 3
+
+
+def test_stabilize_keeps_a_matrix_formula_whose_only_loss_is_a_products_sums():
+    # tanh(W*x) loses where the sums of W*x cancel; the matrix code computes
+    # them as BLAS does, so the matrix form stays (it used to come back as
+    # explicit entries in compensated arithmetic), and a warning says why
+    from sympy import tanh
+
+    W, x = MatrixSymbol("W", 2, 2), MatrixSymbol("x", 2, 1)
+    f = symgrad.elementwise(tanh, W * x)
+    with pytest.warns(symgrad.StabilityWarning, match=r"sums of W\*x cancel.*BLAS"):
+        got = symgrad.stabilize(f, {W: (-3, 3), x: (-3, 3)}, samples=16)
+    assert got == f
+
+
+def test_stabilize_keeps_a_loss_over_matrices_a_formula_over_matrices():
+    # a scalar computed from matrix formulas (a loss) is kept one too: its
+    # elementwise parts stabilized, no explicit entries
+    from sympy import exp
+
+    loss = symgrad.sum(symgrad.elementwise(lambda t: log(1 + exp(t)), z))
+    got = symgrad.stabilize(loss, {z: (-800, 800)}, samples=16)
+    assert isinstance(got, symgrad.matrices.SumAll) and got != loss
+    assert symgrad.check_stability(got, {z: (-800, 800)}, samples=16).ok
