@@ -662,6 +662,7 @@ class _Tracks:
         self.pairs = self.pairs[:CARRY_TRACKS]
         self.first_carry = len(self.watched) + len(self.edges)
         self._below: list | None = None  # per track, the nodes it is computed from
+        self._parts: dict = {}  # tracks bisected together -> node -> their positions
 
     def classes(self, rows: np.ndarray) -> np.ndarray:
         """(tracks, n): node classes, then the sign of u - c per threshold."""
@@ -713,10 +714,17 @@ class _Tracks:
             kids = self.nodes.kids
             self._below = [postorder(list(self._heads(t)), lambda n: kids.get(n, ()))[0]
                            for t in range(self.count)]
-        parts: dict = {}
-        for k, (t, _, _) in enumerate(spans):
-            for node in self._below[t]:
-                parts.setdefault(node, []).append(k)
+        live = tuple(t for t, _, _ in spans)
+        parts = self._parts.get(live)
+        if parts is None:  # (the same tracks from round to round and base to base)
+            parts = {}
+            for k, t in enumerate(live):
+                for node in self._below[t]:
+                    parts.setdefault(node, []).append(k)
+            parts = {node: tuple(ks) for node, ks in parts.items()}
+            if len(self._parts) > 64:
+                self._parts.clear()
+            self._parts[live] = parts
         n = len(rows)
         empty = np.zeros(0, dtype=np.int64)
         ranges = [np.arange(a, b) for _, a, b in spans]
@@ -728,10 +736,9 @@ class _Tracks:
                 return empty
             if len(ks) == len(spans):
                 return None  # every track's rows: all of them
-            key = tuple(ks)
-            idx = made.get(key)
+            idx = made.get(ks)
             if idx is None:
-                idx = made[key] = np.concatenate([ranges[k] for k in ks])
+                idx = made[ks] = np.concatenate([ranges[k] for k in ks])
             return idx
 
         vals = self.nodes.values_at([rows[:, j] for j in range(len(self.symbols))], rows_of)
