@@ -44,6 +44,7 @@ SPECS: dict[str, tuple[tuple, tuple[str, ...]]] = {
     "numpy_code": (([x], x), ("other", "expr")),
     "parse": (("x",), ("other",)),  # takes text by design: parsed safely
     "read_fpcore": (("(FPCore (x) x)",), ("other",)),  # FPCore text, read safely
+    "matrix_notation": ((True,), ("other",)),  # a flag (a string is refused)
 }
 
 

@@ -171,7 +171,9 @@ class matrix_notation:  # noqa: N801 - a function to the user, as np.printoption
     """
 
     def __init__(self, enable: bool = True) -> None:
-        self.enable = bool(enable)
+        if not isinstance(enable, bool):
+            raise TypeError(f"symgrad.matrix_notation: enable is {enable!r}; give True or False")
+        self.enable = enable
         self._saved = [(cls, name, cls.__dict__.get(f"_print_{name}", _MISSING))
                        for cls, table in _PRINTERS for name in table]
         for cls, table in _PRINTERS:
