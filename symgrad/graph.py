@@ -30,28 +30,26 @@ def postorder(
     >>> sum(1 for n in order if n == x + y)
     1
     """
+    # ``kids`` marks a node seen (its children asked); a node goes into
+    # ``order`` when its children's iterator runs out: one hash per edge and
+    # one per node (a DAG has no cycle, so a seen node is done or on the path)
     kids: dict = {}
-    done: set = set()
     order: list = []
     for root in roots:
-        if root in done:
+        if root in kids:
             continue
-        stack = [root]
+        ks = kids[root] = tuple(children(root))
+        stack = [(root, iter(ks))]
         while stack:
-            node = stack[-1]
-            if node in done:
+            node, it = stack[-1]
+            for k in it:
+                if k not in kids:
+                    kk = kids[k] = tuple(children(k))
+                    stack.append((k, iter(kk)))
+                    break
+            else:
                 stack.pop()
-                continue
-            ks = kids.get(node)
-            if ks is None:
-                ks = kids[node] = tuple(children(node))
-                pending = [k for k in ks if k not in done]
-                if pending:
-                    stack.extend(reversed(pending))
-                    continue
-            stack.pop()
-            done.add(node)
-            order.append(node)
+                order.append(node)
     return order, kids
 
 

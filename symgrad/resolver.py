@@ -7,6 +7,7 @@ rule (custom-gradient nodes), and finally SymPy's own ``fdiff``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 
 from sympy import Basic, Function
@@ -15,7 +16,7 @@ from .matrices.rules import matrix_rule
 from .rules import DEFAULT_TABLE, NONSMOOTH, Opts, Rule, RuleTable
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
 
-__all__ = ["node_name", "resolve", "ACTIVE_MAPS", "note_differentiation"]
+__all__ = ["node_name", "resolve", "resolver", "ACTIVE_MAPS", "note_differentiation"]
 
 # Stack of active override maps (node name -> rule name), innermost last.
 # A ContextVar makes it local to each thread and each asyncio task.
@@ -70,3 +71,38 @@ def resolve(node: Basic, opts: Opts, table: RuleTable = DEFAULT_TABLE) -> Rule:
     if isinstance(node, Function):
         return FdiffRule(name)
     return SympyLeafRule(name)
+
+
+def resolver(opts: Opts, table: RuleTable = DEFAULT_TABLE) -> Callable[[Basic], Rule]:
+    """:func:`resolve` for one walk: the rule of a node whose rule depends on
+    its class alone (no custom function's own rule, not a matrix) is looked
+    up once per class.  Valid while the table and the override maps do not
+    change (one walk).
+
+    >>> from sympy import sin, Symbol
+    >>> x = Symbol("x")
+    >>> rule_of = resolver(Opts())
+    >>> rule_of(sin(x)) is rule_of(sin(x + 1)) is resolve(sin(x), Opts())
+    True
+    """
+    known: dict[type, Rule] = {}
+
+    def rule_of(node: Basic) -> Rule:
+        cls = type(node)
+        rule = known.get(cls)
+        if rule is None:
+            rule = resolve(node, opts, table)
+            if _by_class(cls):
+                known[cls] = rule
+        return rule
+
+    return rule_of
+
+
+def _by_class(cls: type) -> bool:
+    """Whether :func:`resolve` answers for ``cls``'s nodes from the class
+    alone: no per-node rule (custom functions) and a plain ``is_Matrix``."""
+    return (
+        not hasattr(cls, "_symgrad_rule") and not hasattr(cls, "_symgrad_matrix_rule")
+        and getattr(cls, "is_Matrix", False) is False
+    )

@@ -43,7 +43,7 @@ from sympy.functions.elementary.complexes import (
 from .errors import ComplexValueError, RuleError, describe
 from .graph import postorder
 from .matrices.rules import madd
-from .resolver import node_name, resolve
+from .resolver import node_name, resolver
 from .rules import NONSMOOTH, Opts, Rule
 from .rules.forms import WalkState, piecewise, total
 from .rules.realness import is_real, real_part
@@ -88,31 +88,32 @@ class Walk:
         self.opts = opts
         self.wrt = wrt
         self.rules: dict[Basic, Rule] = {}
+        rules, rule_of = self.rules, resolver(opts)
 
         def children(node: Basic) -> tuple:
             if not node.args or not isinstance(node, Expr):
                 return ()
-            rule = self.rules[node] = resolve(node, opts)
+            rule = rules[node] = rule_of(node)
             return rule.inputs(node)
 
         self.order, self.inputs = postorder(roots, children)
         self.depends: dict[Basic, bool] = {}
-        cplx: dict[Basic, bool] = {}
-        # Constant (numeric) nodes, whose own assumptions say whether they are
-        # complex: asin(2), log(-2), LambertW(-1) hold no I.
-        numeric: dict[Basic, bool] = {}
         # Longest path down to a leaf: a rule over a taller argument runs on
         # a stencil (:func:`symgrad.rules.forms.stencil`); rules read it in
         # ``opts.walk``.
         self.heights: dict[Basic, int] = {}
-        depends, rules, inputs, heights = self.depends, self.rules, self.inputs, self.heights
+        depends, inputs, heights = self.depends, self.inputs, self.heights
+        # Per node: (depends on wrt, complex, numeric, height); a numeric
+        # (constant) node's own assumptions say whether it is complex:
+        # asin(2), log(-2), LambertW(-1) hold no I.
+        seen: dict[Basic, tuple] = {}
         for node in self.order:
             kids = inputs[node]
             if not kids:
+                d = node in wrt
+                seen[node] = (d, node is I or _is_complex_symbol(node), node.is_number, 0)
                 heights[node] = 0
-                depends[node] = node in wrt
-                cplx[node] = node is I or _is_complex_symbol(node)
-                numeric[node] = node.is_number
+                depends[node] = d
                 if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
                     raise RuleError(
                         f"{describe(node)} ({type(node).__name__}) is not an expression, so no "
@@ -125,20 +126,21 @@ class Walk:
             n = True
             h = 0
             for k in kids:
-                d = d or depends[k]
-                c = c or cplx[k]
-                n = n and numeric[k]
-                h = max(h, heights[k])
-            heights[node] = h + 1
+                kd, kc, kn, kh = seen[k]
+                d = d or kd
+                c = c or kc
+                n = n and kn
+                if kh > h:
+                    h = kh
             # SymPy asks it of every factor and term it builds, recursively
             # when not yet known: ask it children first, one level each.
             node.is_commutative  # noqa: B018
             if n:
                 real = node.is_extended_real
                 c = real is False or (c and real is not True)
+            seen[node] = (d, c, n, h + 1)
+            heights[node] = h + 1
             depends[node] = d
-            cplx[node] = c
-            numeric[node] = n
             if d:
                 if isinstance(node, _COMPLEX_PARTS):
                     raise ComplexValueError(_complex_part_message(node))
