@@ -33,11 +33,12 @@ Piecewise takes exponential time, or fails (an ``AssertionError`` in
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cmp_to_key
 
 import sympy
 from sympy import Add, Basic, Expr, Function, Mul, S, Tuple
 from sympy.calculus.accumulationbounds import AccumBounds
-from sympy.core.basic import _args_sortkey
+from sympy.core.basic import _cmp_name
 from sympy.core.function import AppliedUndef
 from sympy.core.operations import LatticeOp
 from sympy.functions.elementary.exponential import ExpBase
@@ -206,12 +207,17 @@ def times(a: Basic, b: Basic) -> Basic | None:
     ((-400, x, y, x + y), True)
     """
     ca, fa = _factors_of(a)
+    if not fa:
+        return None
     cb, fb = _factors_of(b)
-    if fa is None or fb is None or not fa or not fb:
+    if not fb:
         return None
-    c = ca * cb
-    if c.is_zero or not c.is_finite:
-        return None
+    if ca is S.One or cb is S.One:
+        c = cb if ca is S.One else ca
+    else:
+        c = ca * cb
+        if c.is_zero or not c.is_finite:
+            return None
     seen: set = set()
     for f in (*fa, *fb):
         base = f.as_base_exp()[0] if (f.is_Pow or isinstance(f, ExpBase)) else f
@@ -219,7 +225,7 @@ def times(a: Basic, b: Basic) -> Basic | None:
             return None
         seen.add(base)
     try:  # two sorted runs: a merge
-        fs = sorted((*fa, *fb), key=_args_sortkey)
+        fs = sorted((*fa, *fb), key=_sort_key)
     except RecursionError:  # alike to a great depth: SymPy's own sort recurses too
         return None
     if c is S.One:
@@ -238,9 +244,29 @@ def _factors_of(e: Basic) -> tuple:
         c, rest = (args[0], args[1:]) if args[0].is_Number else (S.One, args)
     else:
         c, rest = S.One, (e,)
-    if not all(_plain(f) for f in rest):
-        return None, None
+    for f in rest:
+        if not _plain(f):
+            return None, None
     return c, rest
+
+
+def _compare(a: Basic, b: Basic) -> int:
+    """:meth:`Basic.compare`, SymPy's canonical order, with the order of two
+    classes (a lookup in SymPy's list of class names) kept once known."""
+    if a is b:
+        return 0
+    ta, tb = type(a), type(b)
+    if ta is not tb:
+        c = _CLASS_ORDER.get((ta, tb))
+        if c is None:
+            c = _CLASS_ORDER[(ta, tb)] = _cmp_name(ta, tb)
+        if c:
+            return c
+    return a.compare(b)
+
+
+_CLASS_ORDER: dict = {}
+_sort_key = cmp_to_key(_compare)
 
 
 def plus(terms: Sequence[Basic]) -> Basic | None:
@@ -293,7 +319,7 @@ def plus(terms: Sequence[Basic]) -> Basic | None:
     if len(rest) + (number is not None) < 2:
         return None
     try:
-        rest.sort(key=_args_sortkey)
+        rest.sort(key=_sort_key)
     except RecursionError:
         return None
     return Add._from_args((number, *rest) if number is not None else rest, True)

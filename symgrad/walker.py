@@ -107,6 +107,9 @@ class Walk:
         # (constant) node's own assumptions say whether it is complex:
         # asin(2), log(-2), LambertW(-1) hold no I.
         seen: dict[Basic, tuple] = {}
+        # Per node with arguments: (rule, inputs, which inputs depend, depends).
+        self.steps: dict[Basic, tuple] = {}
+        steps = self.steps
         for node in self.order:
             kids = inputs[node]
             if not kids:
@@ -125,13 +128,16 @@ class Walk:
             c = False
             n = True
             h = 0
+            needed = []
             for k in kids:
                 kd, kc, kn, kh = seen[k]
+                needed.append(kd)
                 d = d or kd
                 c = c or kc
                 n = n and kn
                 if kh > h:
                     h = kh
+            steps[node] = (rules[node], kids, tuple(needed), d)
             # SymPy asks it of every factor and term it builds, recursively
             # when not yet known: ask it children first, one level each.
             node.is_commutative  # noqa: B018
@@ -252,12 +258,13 @@ def _accumulate(
             if c is not S.Zero and c != 0:
                 acc.setdefault(out, []).append(c)
         result: dict[Symbol, Expr] = {}
-        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+        depends, inputs, rules, steps = walk.depends, walk.inputs, walk.rules, walk.steps
         key_of, groups = _groups(walk)
         gathered: dict[Hashable, dict[Basic, Expr]] = {}
+        inner_wrt = [s for s in wrtset if s in steps]  # symbols with arguments (x[i])
         for node in reversed(walk.order):
             terms = acc.pop(node, None)
-            key = key_of.get(node)
+            key = key_of.get(node) if key_of else None
             if key is not None:  # a member of a group: gather, answer at the last
                 got = gathered.setdefault(key, {})
                 if terms:
@@ -273,16 +280,22 @@ def _accumulate(
                 cts = rules[node].group_vjp(
                     members, [got.get(m, S.Zero) for m in members], needed, opts
                 )
-            elif not terms or not depends[node]:
+            elif not terms:
                 continue
             else:
+                step = steps.get(node)
+                if step is None:  # a leaf: a symbol differentiated, or a constant
+                    if node in wrtset:
+                        result[node] = _sum(terms)
+                    continue
+                rule, kids, needed, d = step
+                if not d:
+                    continue
                 g = _sum(terms)
-                if node in wrtset:
+                if inner_wrt and node in wrtset:
                     result[node] = g
                     continue
-                kids = inputs[node]
-                needed = [depends[k] for k in kids]
-                cts = rules[node].vjp(node, g, needed, opts)
+                cts = rule.vjp(node, g, list(needed), opts)
             if len(cts) != len(kids):
                 raise RuleError(
                     f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "

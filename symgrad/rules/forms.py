@@ -103,6 +103,9 @@ def product(a: Expr, b: Expr) -> Expr:
     """
     if _long(a, Mul) or _long(b, Mul):
         return Mul(a, b, evaluate=False)
+    done = times(a, b)  # factors over different bases: no SymPy evaluation
+    if done is not None:
+        return done
     if a.is_Number or b.is_Number:  # a number times a non-sum: no SymPy evaluation
         done = scaled(a, b) if a.is_Number else scaled(b, a)
         if done is not None:
@@ -110,9 +113,6 @@ def product(a: Expr, b: Expr) -> Expr:
     scaled_sum = _scaled_sum(a, b)
     if scaled_sum is not None:
         return scaled_sum
-    done = times(a, b)
-    if done is not None:
-        return done
     try:
         return Mul(a, b)
     except RecursionError:  # factors alike down to a great depth (see ``total``)
@@ -420,13 +420,16 @@ class PartialsRule(Rule):
         # back in it, serve every node of the same key
         walk = opts.walk
         key = (self, st.key, tuple(needed))
-        planned = walk.memo.get(key)
-        if planned is None:
+        got = walk.memo.get(key)
+        if got is None:
             ps = self._partials(node, st.node, st.args, needed)
-            planned = walk.memo[key] = tuple(
-                None if p is None else (p, plan(p, st.back)) for p in ps
-            )
-        return tuple(None if e is None else put_back(e[0], st.back, e[1], walk) for e in planned)
+            back = st.back()
+            got = walk.memo[key] = (st.node, tuple(
+                None if p is None else (p, plan(p, back)) for p in ps
+            ))
+        at, planned = got
+        back = st.back(at)
+        return tuple(None if e is None else put_back(e[0], back, e[1], walk) for e in planned)
 
     def _partials(self, node: Basic, at: Basic, at_args: tuple, needed: Sequence[bool]) -> tuple:
         args = at_args

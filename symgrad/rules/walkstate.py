@@ -45,13 +45,36 @@ _TALL = 32
 
 class Stencil:
     """``node`` with each tall argument replaced by a placeholder: ``node``
-    and ``args`` to run a rule on, ``back`` to put the arguments back, and
-    ``key``, the same for every node that differs only in tall arguments."""
+    and ``args`` to run a rule on (built when first asked), ``back(node)``
+    to put the arguments back, and ``key``, the same for every node that
+    differs only in tall arguments (whose stencils are equal)."""
 
-    __slots__ = ("node", "args", "back", "key")
+    __slots__ = ("original", "inputs", "places", "key", "_node")
 
-    def __init__(self, node: Basic, args: tuple, back: dict, key: tuple) -> None:
-        self.node, self.args, self.back, self.key = node, args, back, key
+    def __init__(self, original: Basic, inputs: tuple, places: dict, key: tuple) -> None:
+        self.original, self.inputs, self.places, self.key = original, inputs, places, key
+        self._node = None
+
+    @property
+    def args(self) -> tuple:
+        return tuple(_PLACES[i] if i in self.places else a for i, a in enumerate(self.inputs))
+
+    @property
+    def node(self) -> Basic:
+        if self._node is None:
+            if len(self.inputs) == len(self.original.args):
+                # placeholders: nothing to simplify
+                self._node = unevaluated(self.original, self.args)
+            else:  # inputs are not the node's arguments (Piecewise): keep the node
+                self._node = self.original
+        return self._node
+
+    def back(self, node: Basic | None = None) -> dict:
+        """What to put back: each placeholder's argument, and the original
+        for the stencil's node (``node``, this one's or an equal one's)."""
+        out = {_PLACES[i]: a for i, a in self.places.items()}
+        out[self.node if node is None else node] = self.original
+        return out
 
 
 # One placeholder per argument position, shared by all stencils.
@@ -68,33 +91,20 @@ def stencil(node: Basic, args: Sequence[Basic], walk: WalkState | None) -> Stenc
     >>> for _ in range(40):
     ...     e = sin(e, evaluate=False)
     >>> st = stencil(e, e.args, WalkState({e.args[0]: 39}))
-    >>> st.node == sin(st.args[0]), st.back[st.args[0]] is e.args[0]
+    >>> st.node == sin(st.args[0]), st.back()[st.args[0]] is e.args[0]
     (True, True)
     """
     heights = walk.heights if walk is not None else None
     if not heights:
         return None
-    tall = [heights.get(a, 0) > _TALL for a in args]
-    if not any(tall):
+    places = {i: a for i, a in enumerate(args) if heights.get(a, 0) > _TALL}
+    if not places:
         return None
     while len(_PLACES) < len(args):
         _PLACES.append(Dummy(f"arg{len(_PLACES)}"))
-    back: dict = {}
-    small = []
-    for i, (a, t) in enumerate(zip(args, tall)):
-        if t:
-            back[_PLACES[i]] = a
-            small.append(_PLACES[i])
-        else:
-            small.append(a)
-    key = (node.func, tuple(None if t else a for a, t in zip(args, tall)))
-    if len(args) == len(node.args):
-        small_node = unevaluated(node, small)  # placeholders: nothing to simplify
-        back[small_node] = node
-    else:  # inputs are not the node's arguments (Piecewise): keep the node
-        small_node = node
-        key = (node, key[1])
-    return Stencil(small_node, tuple(small), back, key)
+    small = tuple(None if i in places else a for i, a in enumerate(args))
+    key = (node.func, small) if len(args) == len(node.args) else (node, small)
+    return Stencil(node, tuple(args), places, key)
 
 
 def plan(expr: Expr, back: dict) -> tuple:
