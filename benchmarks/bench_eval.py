@@ -14,7 +14,11 @@ round, each round the mean of enough calls to take about 20 ms), and each
 figure is the fastest round: on a shared machine a round is slowed by
 other jobs' bursts, never sped up, so the fastest is the closest to the
 cost itself (``--median`` gives medians).  The load average is printed with
-the table.
+the table.  That is with ``--rounds``; by default (since 2026-11-27 04:30)
+every call is timed on its own, the three called in turn, and each figure is
+the 10th percentile of its calls (0.4 s of calls a size, 2 s from 10^6
+points): at load 5-10 the rounds' figures still moved by 20-40% between runs
+below 10^4 points, the single calls' by a few percent.
 """
 
 from __future__ import annotations
@@ -80,12 +84,42 @@ def interleaved(fns: dict, args: dict, repeat: int, pick=min) -> dict:
     return {k: pick(v) for k, v in times.items()}
 
 
+def p10(v: list) -> float:
+    return sorted(v)[len(v) // 10]
+
+
+def call_by_call(fns: dict, args: dict, budget: float = 0.4) -> dict:
+    """Seconds per call of each function, every call timed on its own and the
+    functions called in turn, call by call: the 10th percentile of each
+    one's calls.  On a shared machine a burst of other jobs slows the calls
+    it hits, whichever function they belong to; a round of many calls (what
+    ``interleaved`` times) is slowed by any burst within it, so at the small
+    sizes its fastest round still moved by 20-40% between runs."""
+    pc = time.perf_counter
+    one = 0.0  # the slowest function's time for one call
+    for k, f in fns.items():
+        t = pc()
+        f(*args[k])
+        one = max(one, pc() - t)
+    n = max(5, min(20000, int(budget / max(one, 1e-6) / len(fns))))
+    times: dict = {k: [] for k in fns}
+    for _ in range(n):
+        for k, f in fns.items():
+            a = args[k]
+            t = pc()
+            f(*a)
+            times[k].append(pc() - t)
+    return {k: p10(v) for k, v in times.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max", type=float, default=1e7, help="largest number of points")
     ap.add_argument("--repeat", type=int, default=7, help="rounds per size")
     ap.add_argument("--no-jax", action="store_true", help="leave JAX out")
     ap.add_argument("--median", action="store_true", help="medians of the rounds, not minima")
+    ap.add_argument("--rounds", action="store_true",
+                    help="time rounds of calls (fastest round) instead of single calls (p10)")
     ap.add_argument("--ops", action="store_true",
                     help="only the per-operation table: NumPy beside JAX's jit at 1e6 points")
     opt = ap.parse_args()
@@ -134,8 +168,11 @@ def main() -> None:
             want = sp_fn(*a)
             err = max(float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))))
                       for g, w in zip(got, want))
-            t = interleaved(peers, args, opt.repeat if n < 10**7 else max(3, opt.repeat // 2),
-                            statistics.median if opt.median else min)
+            if opt.rounds:
+                t = interleaved(peers, args, opt.repeat if n < 10**7 else max(3, opt.repeat // 2),
+                                statistics.median if opt.median else min)
+            else:
+                t = call_by_call(peers, args, 2.0 if n >= 10**6 else 0.4)
             rows.append((dtype, n, t, err))
             jx = f"{t['jax']:.3g}" if "jax" in t else "-"
             print(f"# {dtype} n={n}: symgrad {t['symgrad']:.3g} s, sympy {t['sympy']:.3g} s, "
@@ -143,8 +180,9 @@ def main() -> None:
     print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  "
           f"Python {sys.version.split()[0]}  numpy {np.__version__}  sympy {sp.__version__}"
           + (f"  jax {jax.__version__}" if jax is not None else "")
-          + f"  one thread  {'median' if opt.median else 'fastest'} of {opt.repeat} rounds"
-          f"  load average {load0} before, {loadavg()} after")
+          + (f"  one thread  {'median' if opt.median else 'fastest'} of {opt.repeat} rounds"
+             if opt.rounds else "  one thread  10th percentile of single calls, interleaved")
+          + f"  load average {load0} before, {loadavg()} after")
     head = "| dtype | points | symgrad | sympy cse | symgrad/sympy |"
     line = "|---|---|---|---|---|"
     if jax is not None:

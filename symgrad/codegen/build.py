@@ -274,15 +274,20 @@ def lambdify(
     n_out = len(prog.results)
     point_prog = prog.point_program() if dt is None else None
     point = namer.name("f_point") if point_prog is not None else None
+    scalar_prog = prog.scalar_program()
+    scalar = namer.name("f_scalar") if scalar_prog is not None else None
     source = "\n\n".join(
         [
             _imports(prog, runtime=True),
             kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
+            *([kernel_source(scalar, params, leaf, scalar_prog, None,
+                             _doc(prog, n_out)[:-1] + ", on NumPy scalars.")]
+              if scalar else []),
             *([kernel_source(point, params, leaf, point_prog, None,
                              _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
               if point else []),
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
-                         prog.max_live, prog.fresh, point),
+                         prog.max_live, prog.fresh, point, scalar),
         ]
     )
     return load(source, name, threads, prog.n_ops)

@@ -82,6 +82,9 @@ class Statement:
     tree: Basic | None = None  # what it computes, over the names of temporaries
     # and arguments (until printed)
     node: Basic | None = None  # the DAG node it computes (for error messages)
+    # the code in operators, where ``code`` calls the ufuncs (printer.as_calls):
+    # NumPy scalars' operators cost a fifth of a ufunc call on a scalar
+    scalar_code: str | None = None
 
 
 @dataclass
@@ -99,6 +102,7 @@ class Program:
     point_results: list[str] | None = None
     # the NumPy ufuncs the code calls by module-level names (printer.as_calls)
     ufuncs: set[str] = field(default_factory=set)
+    scalar_results: list[str] | None = None  # the results in operators (as_calls)
     # every result is a distinct operation on the arguments that makes a new
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
@@ -114,6 +118,14 @@ class Program:
             pad = indent * 2 if quiet else indent
             lines.append(f"{pad}{st.name} = {st.code}")
         return lines
+
+    def scalar_program(self) -> Program | None:
+        """The program in operators, for NumPy scalars (where the statements
+        call the ufuncs: ``printer.as_calls``), or None."""
+        if self.scalar_results is None:
+            return None
+        sts = [Statement(st.name, st.scalar_code, st.quiet) for st in self.statements]
+        return Program(sts, list(self.scalar_results), self.n_ops)
 
     def point_program(self) -> Program | None:
         """The one-point kernel's program (the same statements, printed by
@@ -488,7 +500,9 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
     if type(printer) is RuntimePrinter and len(prog.statements) <= POINT_STATEMENTS:
         # operators as the ufunc calls they make (lambdify's kernel)
         for st in prog.statements:
+            st.scalar_code = as_calls(st.code, squares_only=True)[0]
             st.code = _calls(st.code, prog.ufuncs)
+        prog.scalar_results = [as_calls(c, squares_only=True)[0] for c in prog.results]
         prog.results = [_calls(c, prog.ufuncs) for c in prog.results]
     if point_printer is not None:
         try:

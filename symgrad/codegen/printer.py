@@ -406,35 +406,39 @@ def _np_number(n: ast.AST) -> bool:
 
 
 class _Calls(ast.NodeTransformer):
-    def __init__(self) -> None:
+    def __init__(self, squares_only: bool = False) -> None:
         self.ufuncs: set[str] = set()
+        self.squares_only = squares_only
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
         if _constant(node):
             return node
         name = _BINARY.get(type(node.op))
-        if name is not None:
+        if name is not None and not self.squares_only:
             return ast.Call(ast.Name(name, ast.Load()), [node.left, node.right], [])
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
                 and type(node.right.value) is int and node.right.value == 2:
-            return ast.Call(ast.Name("_square", ast.Load()), [node.left], [])  # NumPy's x**2
+            # NumPy's x**2 on arrays: x*x (a NumPy scalar's is pow, an ulp off at times)
+            sq = "_sq" if self.squares_only else "_square"
+            return ast.Call(ast.Name(sq, ast.Load()), [node.left], [])
         return node
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.op, ast.USub) and not _constant(node):
+        if isinstance(node.op, ast.USub) and not _constant(node) and not self.squares_only:
             return ast.Call(ast.Name("_neg", ast.Load()), [node.operand], [])
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if isinstance(node.value, ast.Name) and node.value.id == "np" and node.attr in _UFUNCS:
+        if isinstance(node.value, ast.Name) and node.value.id == "np" \
+                and node.attr in _UFUNCS and not self.squares_only:
             self.ufuncs.add(node.attr)
             return ast.Name(f"_np_{node.attr}", ast.Load())
         return node
 
 
-def as_calls(code: str) -> tuple[str, set[str]]:
+def as_calls(code: str, squares_only: bool = False) -> tuple[str, set[str]]:
     """``code`` (an expression the NumPy printer wrote) with its operators on
     arrays written as the ufunc calls Python makes for them (``_mul(x, y)``
     for ``x*y``: the same call, the same floats, without the operator's
@@ -445,7 +449,11 @@ def as_calls(code: str) -> tuple[str, set[str]]:
     ('_sub(_add(_mul(_neg(x), y), _square(_np_sin(x))), 1 / 2)', {'sin'})
     >>> as_calls("(1/180)*np.pi*x")[0]  # (a Python float times x: float32 stays float32)
     '_mul(1 / 180 * np.pi, x)'
+
+    With ``squares_only`` (code for NumPy scalars, whose operators cost a
+    fifth of a ufunc call), only ``x**2`` is rewritten, as ``_sq(x)``
+    (``x*x``, what an array's ``x**2`` computes).
     """
-    t = _Calls()
+    t = _Calls(squares_only)
     tree = t.visit(ast.parse(code, mode="eval"))
     return ast.unparse(ast.fix_missing_locations(tree)), t.ufuncs

@@ -184,6 +184,7 @@ def entry_source(
     live: int = 0,
     fresh: bool = False,
     point: str | None = None,
+    scalar: str | None = None,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -195,7 +196,8 @@ def entry_source(
     result a new array) it returns the kernel's arrays, where they have the
     block's length and the output type, without copying them.  ``point``
     names the one-point kernel (``printer.PointPrinter``'s), which one point
-    of Python floats or float64 scalars runs first."""
+    of Python floats or float64 scalars runs first; ``scalar`` the kernel
+    for NumPy scalars (``kernel`` itself by default)."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -213,7 +215,7 @@ def entry_source(
         f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
     ]
     if not dtype and not complex_ and params and not any(p.vector for p in params):
-        lines += _python_floats(kernel, names, layout, n_out, point)
+        lines += _python_floats(scalar or kernel, names, layout, n_out, point)
     pad = "    "
     if params and not complex_ and all(p.symbols for p in params):
         lines += _same_arrays(params, dtype)
@@ -243,7 +245,7 @@ def entry_source(
         f"{p.name}.astype(_dtype)" if p.vector else f"{p.name}.astype(_dtype)[()]"
         for p in params
     ]
-    lines.append(f"{pad}    _r = {kernel}({', '.join(scal)})")
+    lines.append(f"{pad}    _r = {scalar or kernel}({', '.join(scal)})")
     lines += [pad + ln[4:] for ln in _scalar_return(layout)]
     lines.append(f"{pad}_n = int(np.prod(_shape))")
     for p in params:
