@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from mpmath.libmp import finf, fninf, from_float, mpf_neg
-from sympy import Basic, Integer, Symbol, erf
+from sympy import Basic, Integer, Symbol, erf, tanh
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from ..brief import brief
@@ -39,7 +39,8 @@ from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
 __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
 
 RESOLVED, UNDEFINED, UNRESOLVED = 0, 1, 2
-_ONE = Integer(1)
+_ONE, _MINUS_TWO = Integer(1), Integer(-2)
+_SATURATING = (erf, tanh)
 MAX_PREC = 8192
 
 
@@ -125,40 +126,62 @@ def _same(prec, v):
 
 
 def _complement(node: Basic) -> tuple | None:
-    """For a sum ``c + k*erf(u) + rest`` with ``c = k`` or ``c = -k``:
-    ``(K, negate, u, rest)`` such that the sum is ``K*erfc(-u) + rest``
-    (negate: ``c = k``) or ``K*erfc(u) + rest`` (``c = -k``, ``K = c``);
-    None for any other node."""
+    """For a sum ``c + k*f(u) + rest``, ``f`` erf or tanh (functions that
+    saturate at ±1) and ``c = k`` or ``c = -k``: ``(f, K, negate, u,
+    rest)``, the sum being ``K*(1 + f(u)) + rest`` (``negate``: ``c = k =
+    K``) or ``K*(1 - f(u)) + rest`` (``c = -k = K``); None for any other
+    node."""
     if not node.is_Add:
         return None
     numbers = [a for a in node.args if a.is_Number]
+    if not numbers:
+        return None
     for t in node.args:
-        if isinstance(t, erf):
-            k, u = _ONE, t.args[0]
-        elif t.is_Mul and len(t.args) == 2 and t.args[0].is_Number and isinstance(t.args[1], erf):
-            k, u = t.args[0], t.args[1].args[0]
+        if isinstance(t, _SATURATING):
+            f, k, u = t, _ONE, t.args[0]
+        elif t.is_Mul and len(t.args) == 2 and t.args[0].is_Number \
+                and isinstance(t.args[1], _SATURATING):
+            f, k, u = t.args[1], t.args[0], t.args[1].args[0]
         else:
             continue
         for c in numbers:
             if c == k or c == -k:
                 rest = [a for a in node.args if a is not t and a is not c]
-                return (k, True, u, rest) if c == k else (c, False, u, rest)
+                return type(f).__name__, c, c == k, u, rest
     return None
 
 
-def _complement_op(k: Basic, negate: bool) -> Callable:
-    """The interval (and, as ``.ball``, the ball) of ``k*erfc(-u) + rest``
-    (``negate``) or ``k*erfc(u) + rest`` from ``u`` and ``rest``."""
-    erfc_i, erfc_b, add, mul = OPS["erfc"], BALL_OPS["erfc"], OPS["Add"], OPS["Mul"]
+def _interval_one_plus(name: str, prec: int, u: tuple) -> tuple | str:
+    """1 + f(u): erfc(-u), or 2/(1 + exp(-2u)) for tanh."""
+    if name == "erf":
+        return OPS["erfc"](prec, (mpf_neg(u[1]), mpf_neg(u[0])))
+    e = OPS["exp"](prec, OPS["Mul"](prec, const(_MINUS_TWO, prec), u))
+    if isinstance(e, str):
+        return e
+    d = OPS["Pow"](prec, OPS["Add"](prec, const(_ONE, prec), e), const(-_ONE, prec))
+    return d if isinstance(d, str) else OPS["Mul"](prec, const(2 * _ONE, prec), d)
+
+
+def _complement_op(name: str, k: Basic, plus: bool) -> Callable:
+    """The interval (and, as ``.ball``, the ball) of ``k*(1 + f(u)) + rest``
+    (``plus``) or ``k*(1 - f(u)) + rest``, from ``u`` and ``rest``: 1 - f(u)
+    is 1 + f(-u) (erf and tanh are odd)."""
+    add, mul = OPS["Add"], OPS["Mul"]
 
     def interval(prec, u, *rest):
-        e = erfc_i(prec, (mpf_neg(u[1]), mpf_neg(u[0])) if negate else u)
+        e = _interval_one_plus(name, prec, u if plus else (mpf_neg(u[1]), mpf_neg(u[0])))
+        if isinstance(e, str):
+            return e
         v = mul(prec, const(k, prec), e)
         return add(prec, v, *rest) if rest else v
 
     def ball(prec, u, *rest):
-        c = ball_const(k, prec)
-        v = c * erfc_b(prec, -u if negate else u)
+        w = u if plus else -u
+        if name == "erf":
+            e = BALL_OPS["erfc"](prec, -w)
+        else:
+            e = 2 / (1 + BALL_OPS["exp"](prec, -2 * w))
+        v = ball_const(k, prec) * e
         for r in rest:
             v = v + r
         return v
@@ -173,7 +196,8 @@ class Program:
 
     With ``complements`` (the ground truth's, never the proofs': a proof
     bounds what the float code computes node by node), a sum
-    ``c ± c*erf(u) + ...`` is evaluated as ``c*erfc(∓u) + ...``, the same
+    ``c ± c*erf(u) + ...`` is evaluated as ``c*erfc(∓u) + ...``, and
+    ``c ± c*tanh(u) + ...`` as ``2c/(1 + exp(∓2u)) + ...``, the same
     value: ``erf(u)/2 + 1/2`` at u = -500 is about e**-250000, which the
     sum as written resolves only past 360,000 bits (an mpmath erf at
     8192 bits costs 37 ms, and the point then stays unresolved); erfc
@@ -207,8 +231,8 @@ class Program:
                 fn = rational_pow(int(node.exp.p), int(node.exp.q))
                 self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), False))
             elif complements and (comp := _complement(node)) is not None:
-                k, negate, u, rest = comp
-                self.steps.append(("op", _complement_op(k, negate),
+                name, k, plus, u, rest = comp
+                self.steps.append(("op", _complement_op(name, k, plus),
                                    (index[u], *(index[r] for r in rest)), False))
             else:
                 name = type(node).__name__

@@ -329,8 +329,11 @@ _MP = mpmath.mp
     ((1 + erf(_R) + exp(-_R**2)) * exp(_R**2), -100.0,  # another term beside
      lambda r: (_MP.erfc(-r) + _MP.exp(-r**2)) * _MP.exp(r**2)),
     (2 + 2 * erf(_R), -27.0, lambda r: 2 * _MP.erfc(-r)),  # its value subnormal
-], ids=["ndtr-gradient", "1-erf", "3-3erf", "rest", "subnormal"])
-def test_a_complement_of_erf_is_resolved(f, v, want):
+    # tanh saturates too: 1 - tanh(u) = 2/(1 + exp(2u))
+    (exp(-2 * _R) / (1 - tanh(_R)), 3000.0, lambda r: (_MP.exp(-2 * r) + 1) / 2),
+    ((1 + tanh(_R / 2)) / 2 * exp(-_R), -7000.0, lambda r: 1 / (1 + _MP.exp(r))),
+], ids=["ndtr-gradient", "1-erf", "3-3erf", "rest", "subnormal", "1-tanh", "logistic-tanh"])
+def test_a_complement_of_erf_or_tanh_is_resolved(f, v, want):
     """Written as 1 ± erf(u), the value is about e**-(u**2) below 1: the sum as
     written needs u**2 * 1.44 bits (360,000 at u = -500: the point was
     unresolved past 8192 bits, and check_stability of log_ndtr's gradient
