@@ -169,7 +169,7 @@ def scaled(c: Basic, e: Basic) -> Basic | None:
     >>> scaled(S(2), x + y) is None
     True
     """
-    if not c.is_Number or c is S.Zero or not c.is_finite:
+    if not c.is_Number or c.is_zero or not c.is_finite:  # 0.0 absorbs as 0 does
         return None
     if e.is_Number:
         return c * e
@@ -184,6 +184,8 @@ def scaled(c: Basic, e: Basic) -> Basic | None:
     k = c * k
     if k is S.One:
         return rest[0] if len(rest) == 1 else Mul._from_args(rest, True)
+    if k.is_zero or not k.is_finite:
+        return None
     return Mul._from_args((k, *rest), True)
 
 
@@ -212,12 +214,9 @@ def times(a: Basic, b: Basic) -> Basic | None:
     cb, fb = _factors_of(b)
     if not fb:
         return None
-    if ca is S.One or cb is S.One:
-        c = cb if ca is S.One else ca
-    else:
-        c = ca * cb
-        if c.is_zero or not c.is_finite:
-            return None
+    c = cb if ca is S.One else ca if cb is S.One else ca * cb
+    if c is not S.One and (c.is_zero or not c.is_finite):  # 0.0 absorbs as 0 does
+        return None
     seen: set = set()
     for f in (*fa, *fb):
         base = f.as_base_exp()[0] if (f.is_Pow or isinstance(f, ExpBase)) else f
@@ -300,7 +299,7 @@ def plus(terms: Sequence[Basic]) -> Basic | None:
         if t.is_Mul:
             args = t.args
             if args[0].is_Number:
-                if not args[0].is_finite:
+                if args[0].is_zero or not args[0].is_finite:
                     return None
                 key = args[1] if len(args) == 2 else args[1:]
             else:

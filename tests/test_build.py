@@ -81,14 +81,14 @@ def test_scaled_times_and_plus_build_what_sympys_product_and_sum_build():
     z = sp.Symbol("z", positive=True)
     nc = sp.Symbol("A", commutative=False)
     atoms = [x, y, nc, sp.pi, sp.I, sp.E, sp.Integer(3), sp.Rational(1, 2), sp.Float(1.5),
-             sp.Integer(-1), sp.Integer(0), sp.oo, sp.zoo, sp.nan]
+             sp.Integer(-1), sp.Integer(0), sp.Float(0.0), sp.oo, sp.zoo, sp.nan]
     kinds = [x + 1, x + y, x**2, 1 / x, sp.sqrt(x), sp.sqrt(2), sp.exp(x), sp.exp(y), sp.sin(x),
              sp.cos(x), sp.Abs(x), sp.Piecewise((x, x > 0), (0, True)), sp.log(x), (x + 1)**2,
              sp.Max(x, y), x**sp.pi, sp.pi**x, sp.Function("f")(x), 2**x, sp.O(x),
              sp.Pow(2, 3, evaluate=False), sp.exp(1 / x)]
     products = [2 * x, x * y, 3 * x * sp.cos(y), x * sp.sin(x) * (x + 1), -sp.cos(x) * sp.exp(y),
                 sp.pi * x, sp.sqrt(2) * x, x / (x + 1), nc * x, -200 * (x - y**2), 2 * y,
-                -sp.sin(y), x * sp.exp(x)]
+                -sp.sin(y), x * sp.exp(x), sp.Mul(sp.Float(0.0), x, evaluate=False)]
     pool = atoms + kinds + products
     answered = dict.fromkeys((scaled, times, plus), 0)
 
