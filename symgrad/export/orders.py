@@ -12,11 +12,11 @@ With ``stabilize=True`` those forms are :func:`symgrad.stabilize`'s
 measured choice over the domain for each order's formulas (value,
 gradient, Hessian ... each chosen for itself), kept to float forms
 (``widen=False``: neither framework has a type wider than float64 on every
-device).  A ``scaled(u)`` is emitted (``ldexp`` in both frameworks); a
-``compensated(u)`` that stabilize may still choose (its code branches on the
-data, which ``jax.jit`` cannot trace) is emitted as ``u``, the plain float
-form, with a :class:`ExportWarning` naming the order and the output;
-symgrad's NumPy code of the same formula computes the pairs.
+device).  A ``scaled(u)`` is emitted (``ldexp`` in both frameworks), and a
+``compensated(u)`` in pairs of floats (:mod:`symgrad.export.source`: NumPy's
+helpers without their one branch on the data, which ``jax.jit`` cannot
+trace); a backend without the pair helpers gets ``u``, the plain float
+form, with a :class:`ExportWarning` naming the order and the output.
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ _CHOSEN: dict[tuple, list] = {}
 
 class ExportWarning(UserWarning):
     """An exported formula is emitted in a less accurate form than symgrad's
-    NumPy code of it would compute (a ``compensated`` form the export does
-    not translate), or in the safe forms because ``stabilize`` failed on it."""
+    NumPy code of it would compute (a ``widen`` or ``compensated`` form the
+    export does not translate for that backend), or in the safe forms because
+    ``stabilize`` failed on it."""
 
 
 def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
@@ -80,8 +81,10 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
                 f"{err}); they are emitted in symgrad's safe forms over the domain instead "
                 f"(as lambdify(..., stabilize=True))", ExportWarning, stacklevel=3)
             _CHOSEN[key] = safe_forms(lower([exprs[k] for k in todo]), dom)
-    for k, form in zip(todo, _CHOSEN[key]):
-        out[k] = float_form(form, f"{where}output {k}")
+    from ..widen import widen
+
+    for k, form in zip(todo, _CHOSEN[key]):  # compensated: emitted where the backend can
+        out[k] = float_form(form, f"{where}output {k}", (widen,))
     return out
 
 
@@ -97,9 +100,9 @@ def dtype_name(dtype: object) -> str:
     return "float32" if size <= 4 else "float64"
 
 
-def float_form(form, where: str = "a formula"):
-    """``form`` without ``widen``/``compensated`` markers (``scaled`` is
-    translated, ldexp), with an
+def float_form(form, where: str = "a formula", kinds: tuple | None = None):
+    """``form`` without markers of ``kinds`` (default ``widen`` and
+    ``compensated``; ``scaled`` is translated, ldexp), with an
     :class:`ExportWarning` naming ``where`` if it had one.
 
     >>> import sympy as sp, symgrad, warnings
@@ -113,14 +116,15 @@ def float_form(form, where: str = "a formula"):
     from ..widen import widen
     from .source import unmark
 
+    kinds = kinds or (widen, compensated)
     order, _ = postorder([form], lambda n: n.args)
-    if not any(isinstance(n, (widen, compensated)) for n in order):
+    if not any(isinstance(n, kinds) for n in order):
         return form  # scaled(u) is emitted (ldexp in both frameworks)
     warnings.warn(
         f"{where}: stabilize chose a form computed in pairs of floats or a wider type "
         f"(compensated/widen), which the export does not translate; its plain float "
         f"form is emitted: {form}", ExportWarning, stacklevel=4)
-    return unmark([form], (widen, compensated))[0]
+    return unmark([form], kinds)[0]
 
 
 class Order:
@@ -157,10 +161,16 @@ class Order:
     def kernel(self, backend: str, dtype: str = "float64") -> Callable:
         """The compiled code of the live outputs (one zero output if none is)
         for arrays of ``dtype``; its ``source`` is the code."""
+        from .source import PAIRS
+
         dtype = dtype if self.stabilize else "float64"
         if (backend, dtype) not in self._kernels:
+            forms = self.forms_for(dtype)
+            if backend not in PAIRS:  # compensated(u): its plain float form, with a warning
+                forms = [float_form(f, f"order {self.order}, live output {k} ({backend})")
+                         for k, f in enumerate(forms)]
             # the domain the forms were chosen over: where their branches may be shared
-            src = generate(backend, self.symbols, self.forms_for(dtype) or [S.Zero],
+            src = generate(backend, self.symbols, forms or [S.Zero],
                            domain=self.domain if self.stabilize else None)
             self._kernels[backend, dtype] = compile_source(src)
         return self._kernels[backend, dtype]

@@ -121,3 +121,31 @@ def test_float32_arrays_get_forms_chosen_in_float32():
     normal = (np.abs(truth) >= np.finfo(np.float32).tiny) | (truth == 0)  # XLA: FTZ
     assert np.nanmax(ref) <= 3
     assert np.nanmax(bits_error(gj, truth, f32)[normal]) <= np.nanmax(ref[normal]) + 1
+
+
+def test_a_compensated_choice_is_computed_in_pairs_in_both_frameworks():
+    # stabilize's choice for the gradient of (x*y - 1)**2/2 near x*y = 1 (where
+    # x*y - 1 cancels: 62 bits lost as derived) is compensated(...): pairs of
+    # floats, emitted without a Python branch on the data (jax.jit traces it)
+    import warnings
+
+    e, dom = (x * y - 1) ** 2 / 2, {x: (1, 2), y: (0.5, 1)}
+    rng = np.random.default_rng(1)
+    xs = rng.uniform(1, 2, 300)
+    ys = (1 / xs) * (1 + rng.integers(-3, 4, 300) * 2.0**-52)
+    derived = list(symgrad.grad(e, [x, y]))
+    truth = GroundTruth(derived, [x, y]).batch(np.stack([xs, ys], 1))[0]
+    raw = symgrad.lambdify([x, y], derived)(xs, ys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ExportWarning: nothing falls back
+        fj = symgrad.to_jax(e, [x, y], stabilize=True, domain=dom)
+        with jax.enable_x64():
+            gj = jax.jit(jax.vmap(jax.grad(fj, (0, 1))))(xs, ys)
+        ft = symgrad.to_torch(e, [x, y], stabilize=True, domain=dom)
+        ts = [torch.tensor(c, requires_grad=True) for c in (xs, ys)]
+        ft(*ts).sum().backward()
+    assert all(isinstance(f, symgrad.compensated) for f in fj.order(1).forms)
+    for k in range(2):
+        assert np.nanmax(bits_error(raw[k], truth[k], FMT)) > 50
+        for got in (np.asarray(gj[k]), ts[k].grad.numpy()):
+            assert np.nanmax(bits_error(got, truth[k], FMT)) <= 1
