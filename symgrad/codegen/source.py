@@ -219,6 +219,10 @@ def entry_source(
     pad = "    "
     if params and not complex_ and all(p.symbols for p in params):
         lines += _same_arrays(params, dtype)
+        step = block_step(block, live) if block else None
+        if fresh and n_out and layout.kind != "matrix" and not any(p.vector for p in params) \
+                and step is not None and step.isdigit():
+            lines += _same_arrays_one_block(kernel, names, layout, n_out, step)
         pad = "        "
         lines.append("    else:")
     # Python numbers stay weakly typed, as in NumPy's own arithmetic
@@ -321,6 +325,23 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
         to = f"({len(p.symbols)}, _n)" if p.vector else "_n"
         out.append(f"            {p.name} = {p.name}.reshape({to})")
     return out
+
+
+def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out: int,
+                           step: str) -> list[str]:
+    """Arrays of one float type and shape, in one block, of a program whose
+    results are new arrays (``Program.fresh``): those arrays are the outputs,
+    with no test but their type's (where a function computed in another
+    type, as scipy's expn in float64 for float32, a converted copy)."""
+    same = " and ".join(f"_r[{k}].dtype is _dtype" for k in range(n_out)) if n_out <= 4 \
+        else "all(_v.dtype is _dtype for _v in _r)"
+    return [
+        f"        if 0 < _n <= {step}:  # one block of new arrays: the outputs",
+        f"            _r = {kernel}({', '.join(names)})",
+        f"            if not ({same}):",
+        "                _r = tuple(_v.astype(_dtype) for _v in _r)",
+        *["        " + ln for ln in _fresh_return(layout, n_out)],
+    ]
 
 
 def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
