@@ -64,6 +64,7 @@ from ..matrices.nodes import (
 from ..rewrites import accurate_forms
 from ..shapes import flatten_exprs
 from . import matrix_entry, matrix_helpers
+from .compensating import COMPENSATED_HELPERS
 from .compiled import load
 from .names import Namer
 from .printer import KernelPrinter
@@ -155,6 +156,7 @@ class _Emitter:
         self.printer = KernelPrinter(complex_=False)
         self.shifted: dict = {}
         self.inplace = inplace
+        self.uses_pairs = False  # the code calls compensated arithmetic's pair helpers
 
     def name(self, node: Basic) -> str:
         return self.names[node]
@@ -344,7 +346,11 @@ class _Emitter:
         elif isinstance(n, LogSoftmax):
             self.emit(n, f"({a} - {m}) - np.log1p({self._rest(n.args[0], ax)})", fresh=True)
         else:
-            self.emit(n, f"{m} + np.log1p({self._rest(n.args[0], ax)})", fresh=True)
+            lse = self.emit(None if self.inplace else n,
+                            f"{m} + np.log1p({self._rest(n.args[0], ax)})", fresh=True)
+            if self.inplace:  # accurate near its zero too (lambdify's NumPy code only)
+                self.uses_pairs = True
+                self.emit(n, f"_lse_near_zero({a}, {m}, {lse}, {ax})", fresh=True)
 
 
 _HELPERS = module_text(matrix_helpers)
@@ -370,7 +376,7 @@ def _tuple(names: list[str]) -> str:
 
 _RESERVED = frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg", "_along",
                        "_rest", "_exp_shift", "_cast", "_dtype", "_blocked", "_dt", "_o",
-                       "_ip", "_exp_shift_into"})
+                       "_ip", "_exp_shift_into", "_lse_near_zero", "_exp_pair", "_pair_sum"})
 
 
 def _program(args: object, exprs: object, fname: str, entry: dict | None = None
@@ -444,6 +450,8 @@ def _program(args: object, exprs: object, fname: str, entry: dict | None = None
         "(" + ", ".join(outs) + ("," if len(outs) == 1 else "") + ")")
     src = "\n".join(kern) + "\n\n\n" + "\n".join([*head, f"    return {ret}"])
     helpers = _HELPERS if entry is None else _HELPERS + "\n\n" + _ENTRY_HELPERS
+    if em.uses_pairs:
+        helpers += "\n\n" + COMPENSATED_HELPERS
     return "import numpy as np\n\n" + helpers + "\n\n" + src + "\n", len(em.stmts)
 
 

@@ -13,6 +13,9 @@ then stay in the cache.
 
 import numpy as np
 
+from .compensated_helpers import _dd_add, _dd_div, _dd_hi, _dd_mul, _dd_neg, _dd_two_sum, _ddc
+from .matrix_helpers import _along
+
 
 def _ip(op, a, b):
     """op(a, b), written into ``a`` (an array the kernel allocated and no
@@ -92,3 +95,67 @@ def _blocked(kernel, args, dt, cells, block):
             if f is not None:
                 f[s:s + rows] = o
     return tuple(o if f is None else f for f, o in zip(full, first))
+
+
+# ---- logsumexp near its zero: the cancellation of m + log1p(r) -----------------
+# Where logsumexp is near 0, m and log1p(r) cancel: their rounding errors, an
+# ulp of m, are then many ulps of the result.  There (where more than 4 bits
+# cancel) it is recomputed from pairs of floats (the _dd_ helpers of
+# compensated code): each exp(a - m) and the log1p of their sum to about twice
+# the working precision, so that the cancellation leaves a full float.
+
+def _exp_pair(xh, xl, minus_one=False):
+    """exp(xh + xl) (or expm1 with ``minus_one``) as a pair (hi, lo), for
+    x <= 709: x = k ln2 + r, the Taylor series of expm1(r / 2**8) to degree
+    9, squared back 8 times; expm1 of a small x is that series' value itself
+    (1 + it as a pair would keep only its bits above 2**-106)."""
+    t = np.result_type(xh, 1.0)
+    xh = np.maximum(xh, -1100.0)  # exp is 0 in every float type below
+    k = np.rint(xh * (1 / 0.6931471805599453))
+    ln2 = _ddc(0.6931471805599453, 2.3190468138462996e-17, xh)
+    r = _dd_add((xh, xl), _dd_neg(_dd_mul(k, ln2)))
+    r = (r[0] * t.type(2.0**-8), r[1] * t.type(2.0**-8))
+    p = 1.0
+    for j in range(9, 1, -1):  # p = 1 + r/2 (1 + r/3 (1 + ...)): expm1(r) = r p
+        p = _dd_add(1.0, _dd_div(_dd_mul(r, p), float(j)))
+    e = _dd_mul(r, p)
+    for _ in range(8):  # expm1(2y) = expm1(y) (2 + expm1(y))
+        e = _dd_mul(e, _dd_add(e, 2.0))
+    ki = k.astype(np.int64)
+    h, lo = _dd_add(e, 1.0)
+    h, lo = np.ldexp(h, ki).astype(t), np.ldexp(lo, ki).astype(t)
+    if not minus_one:
+        return h, lo
+    h, lo = _dd_add((h, lo), -1.0)
+    return np.where(k == 0, e[0], h), np.where(k == 0, e[1], lo)
+
+
+def _pair_sum(h, lo, axis):
+    """The sum of the pairs along one axis (-1 or -2) or all entries, kept."""
+    if isinstance(axis, tuple):
+        h, lo = (np.reshape(v, v.shape[:-2] + (-1, 1)) for v in (h, lo))
+        axis = -2
+    take = (lambda v, k: v[..., k:k + 1, :]) if axis == -2 else (lambda v, k: v[..., k:k + 1])
+    s = (take(h, 0), take(lo, 0))
+    for k in range(1, h.shape[axis]):
+        s = _dd_add(s, (take(h, k), take(lo, k)))
+    return s
+
+
+def _lse_near_zero(a, m, lse, axis):
+    """``lse`` (= m + log1p(r)), recomputed from pairs of floats where m and
+    log1p(r) cancel more than 4 bits."""
+    with np.errstate(all="ignore"):
+        near = np.abs(lse) < np.abs(m) * 0.0625
+        if not np.any(near):
+            return lse
+        d = _dd_two_sum(a, -m)  # a - m exactly
+        top = a == m  # exp(a - m) = 1 there: counted apart, so that r keeps its bits
+        e = [np.where(top, 0.0, v) for v in _exp_pair(*d)]
+        count = _along(np.add, np.where(top, 1.0, 0.0).astype(e[0].dtype), axis)
+        r = _dd_add(_pair_sum(*e, axis), count - 1)  # Σ exp(a - m) - 1
+        y0 = np.log1p(r[0])
+        g = _exp_pair(y0, np.zeros_like(y0), minus_one=True)
+        c = _dd_hi(_dd_add(r, _dd_neg(g))) / (1 + r[0])  # Newton: log1p(r) = y0 + c
+        s = _dd_add(_dd_two_sum(y0, c), m)
+        return np.where(near, s[0] + s[1], lse)
