@@ -73,7 +73,8 @@ NONSMOOTH = ("floor", "ceiling", "rint", "sign", "Heaviside", "Abs", "frac", "Mo
 def _pow_base(o, b, e):
     """∂bᵉ/∂b = e·bᵉ⁻¹, and 0 at b = e = 0 (not 0·0⁻¹ = nan; b⁰ ≡ 1).  The
     select is on both, so that ∂/∂e of this partial stays b⁻¹ at e = 0."""
-    p = product(e, b ** (e - 1))  # 2*(x - y) kept so, not distributed
+    k = e - 1
+    p = product(e, b if k is S.One else b**k)  # 2*(x - y) kept so, not distributed
     if e.is_zero is False or b.is_zero is False:
         return p
     return piecewise([(S.Zero, Eq(b, 0) & Eq(e, 0)), (p, True)])
