@@ -20,16 +20,14 @@ from sympy import (
 from sympy.core.operations import AssocOp
 from sympy.core.sorting import default_sort_key
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
-from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
 from sympy.printing.pretty.stringpict import prettyForm
-from sympy.printing.str import StrPrinter
 
 from .build import unevaluated
 from .errors import SymgradError
 from .graph import postorder
-from .matrices.notation import LATEX, PRETTY, STR
+from .matrices.notation import MatrixLatexPrinter, MatrixPrettyPrinter, MatrixStrPrinter
 from .notation import latex_call, latex_name, pretty_call
 from .shapes import flatten_exprs
 
@@ -73,24 +71,7 @@ def _temp(name: str, rhs: Basic) -> Basic:
 
 # ---- matrix formulas as the Matrix Cookbook writes them ---------------------------
 
-class MatrixStrPrinter(StrPrinter):
-    """Text with ⊙ for entrywise products, 𝟙 for the ones matrix, and an
-    elementwise function written as the function (``tanh(X)``): the methods
-    :mod:`symgrad.matrices.notation` gives every printer."""
-
-
-class MatrixPrettyPrinter(PrettyPrinter):
-    """Unicode with ⊙, 𝟙 and elementwise functions written as functions."""
-
-
-class MatrixLatexPrinter(LatexPrinter):
-    r"""LaTeX with \odot, \mathbb{1} and elementwise functions as functions."""
-
-
-for _cls, _table in ((MatrixStrPrinter, STR), (MatrixPrettyPrinter, PRETTY),
-                     (MatrixLatexPrinter, LATEX)):
-    for _name, _fn in _table.items():
-        setattr(_cls, f"_print_{_name}", _fn)
+# the printer classes live beside their methods (matrices/notation.py)
 
 
 def _rebuild(node: Basic, args: tuple) -> Basic:

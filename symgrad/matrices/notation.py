@@ -42,7 +42,8 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.stringpict import prettyForm
 from sympy.printing.str import StrPrinter
 
-__all__ = ["matrix_notation", "STR", "PRETTY", "LATEX"]
+__all__ = ["matrix_notation", "STR", "PRETTY", "LATEX", "MatrixStrPrinter",
+           "MatrixPrettyPrinter", "MatrixLatexPrinter", "matrix_text"]
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
@@ -137,6 +138,42 @@ def _latex_elementwise(self: LatexPrinter, expr: Basic) -> str:
 
 LATEX = {"HadamardProduct": _latex_hadamard, "OneMatrix": _latex_ones,
          "ElementwiseApplyFunction": _latex_elementwise}
+
+
+class MatrixStrPrinter(StrPrinter):
+    """Text with ⊙ for entrywise products, 𝟙 for the ones matrix, and an
+    elementwise function written as the function (``tanh(X)``), whatever
+    SymPy's own printers do: symgrad's printers (``program``, messages)."""
+
+
+class MatrixPrettyPrinter(PrettyPrinter):
+    """Unicode with ⊙, 𝟙 and elementwise functions written as functions."""
+
+
+class MatrixLatexPrinter(LatexPrinter):
+    r"""LaTeX with \odot, \mathbb{1} and elementwise functions as functions."""
+
+
+for _cls, _table in ((MatrixStrPrinter, STR), (MatrixPrettyPrinter, PRETTY),
+                     (MatrixLatexPrinter, LATEX)):
+    for _name, _fn in _table.items():
+        setattr(_cls, f"_print_{_name}", _fn)
+
+
+def matrix_text(e: Basic, limit: int | None = None) -> str:
+    """``e`` as text in the Cookbook's notation, its middle elided past
+    ``limit`` characters.
+
+    >>> from sympy import MatrixSymbol, hadamard_product
+    >>> A, B = MatrixSymbol("A", 2, 2), MatrixSymbol("B", 2, 2)
+    >>> matrix_text(hadamard_product(A, B) * A, limit=8)
+    '(A ⊙…)*A'
+    """
+    text = MatrixStrPrinter({"order": "none"}).doprint(e)
+    if limit is None or len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return text[:half + (limit - 1) % 2] + "…" + text[len(text) - half:]
 
 
 _PRINTERS = ((StrPrinter, STR), (PrettyPrinter, PRETTY), (LatexPrinter, LATEX))

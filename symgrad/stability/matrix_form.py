@@ -94,4 +94,6 @@ def products_alone_lose(kept: Basic, boxes: Mapping, check: Callable) -> list[st
     used = [p for p, m in stand.items() if m in set(order)]
     if not used or not check(rest, {k: v for k, v in free.items() if k in set(order)}).ok:
         return None
-    return [str(p) for p in used]
+    from ..matrices.notation import matrix_text
+
+    return [matrix_text(p, 60) for p in used]
