@@ -61,10 +61,10 @@ def _dtype(args, dt):
 def _blocked(kernel, args, dt, cells, block):
     """``kernel(*args, dt)`` computed ``rows`` of the first batch axis at a
     time into preallocated outputs, so that its temporaries (``cells``
-    entries a batch element at the most, ``block`` entries in all) stay in
-    the cache; in one call when there is no batch axis or few rows.  Every
-    node of a matrix program maps batch elements to batch elements, so the
-    blocks are independent."""
+    entries a batch element at the most; ``block`` entries of float64 in
+    all, as many bytes of another type) stay in the cache; in one call
+    when there is no batch axis or few rows.  Every node of a matrix program
+    maps batch elements to batch elements, so the blocks are independent."""
     lead = len(np.broadcast_shapes(*[a.shape[:-2] for a in args]))
     if block is None or lead == 0:
         return kernel(*args, dt)
@@ -73,7 +73,7 @@ def _blocked(kernel, args, dt, cells, block):
     for a in args:
         if a.ndim - 2 == lead:
             inner = max(inner, int(np.prod(a.shape[1:-2], dtype=np.int64)))
-    rows = max(2, block // (cells * inner))
+    rows = max(2, block * 8 // (np.dtype(dt).itemsize * cells * inner))  # as many bytes
     if n < 2 * rows:
         return kernel(*args, dt)
 
