@@ -40,9 +40,11 @@ from .report import Proof
 from .sampling import float_range, from_ordinal
 from .truth import Program
 
-__all__ = ["prove", "node_bounds", "PIECES"]
+__all__ = ["prove", "node_bounds", "PIECES", "BOXES"]
 
-PIECES = {1: 96, 2: 16, 3: 6}  # pieces per variable, by number of variables
+PIECES = {1: 96, 2: 16, 3: 6}  # pieces per variable, by number of variables (else 2) ...
+BOXES = 256  # ... and at most this many boxes: past 8 variables, the first 8 are halved
+# (14 matrix entries made 2**14 boxes: 177 s of a 199 s check_stability)
 SLACK = 10  # bits of the significand a libm result may get wrong, and then some
 _DOMAIN_FUNCS = ("log", "asin", "acos", "acosh", "atanh", "acoth", "asec", "acsc", "asech",
                  "loggamma", "gamma", "polygamma", "LambertW", "log1p", "erfinv", "cot", "coth",
@@ -84,7 +86,8 @@ def node_bounds(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
     ``(lo, hi)`` as floats, or UNDEF/UNKNOWN where some box has no bound."""
     prog = Program(list(form), list(symbols))
     k = PIECES.get(len(symbols), 2)
-    axes = [_pieces(*domain[s], k, fmt) for s in symbols]
+    split = len(symbols) if k ** len(symbols) <= BOXES else int(math.log(BOXES, k))
+    axes = [_pieces(*domain[s], k if j < split else 1, fmt) for j, s in enumerate(symbols)]
     widen = _rounding(fmt)
     hull: list = [None] * len(prog.order)
     for box in itertools.product(*axes):

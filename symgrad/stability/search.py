@@ -90,6 +90,7 @@ PAIRS = 6  # sums: the pairs of terms watched for a carry, at most ...
 CARRY_TRACKS = 24  # ... and over the formula (the first sums in evaluation order)
 CARRY_BASES = 4  # carries from which the zeros along the other variables are found ...
 NEAR_BASES = 2  # ... among those beside this many points where the sums cancel
+CARRY_CANDIDATES = 16  # carries asked whether a sum crosses zero along another variable
 COARSE = 32  # a coarse grid along a variable: does a sum change sign there?
 _CROSS_ROWS = 1 << 14  # rows evaluated at once for those questions
 EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
@@ -352,6 +353,11 @@ class PointSearch:
                 for j in range(k):
                     cands += [c for lb, rs, _ in tracks.along(near[i], j, self.ranges[j])
                               if lb == carry for c in _banded(rs, j)]
+        if not cands:
+            return none
+        if len(cands) > CARRY_CANDIDATES:  # the best by the bound (14 matrix entries: 8,000)
+            a = amp(np.array([r for r, _ in cands], dtype=fmt.dtype))
+            cands = [cands[i] for i in np.argsort(-a, kind="stable")[:CARRY_CANDIDATES]]
         # (carry, other variable) where a sum changes sign along the other
         # variable (a coarse grid: a zero there is within reach)
         asked = [(r, j2) for r, j in cands for j2 in range(k) if j2 != j]
