@@ -334,7 +334,8 @@ class _Emitter:
         if key not in self.shifted:
             a = self.name(X)
             m, e, _ = self._shifted(X, ax)
-            self.shifted[key] = self.emit(None, f"_rest({a}, {m}, {e}, {ax})", fresh=True)
+            rest = "_rest_into" if self.inplace else "_rest"
+            self.shifted[key] = self.emit(None, f"{rest}({a}, {m}, {e}, {ax})", fresh=True)
         return self.shifted[key]
 
     def _exp_family(self, n: Basic) -> None:
@@ -376,7 +377,8 @@ def _tuple(names: list[str]) -> str:
 
 _RESERVED = frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg", "_along",
                        "_rest", "_exp_shift", "_cast", "_dtype", "_blocked", "_dt", "_o",
-                       "_ip", "_exp_shift_into", "_lse_near_zero", "_exp_pair", "_pair_sum"})
+                       "_ip", "_exp_shift_into", "_rest_into", "_lse_near_zero", "_exp_pair",
+                       "_pair_sum"})
 
 
 def _program(args: object, exprs: object, fname: str, entry: dict | None = None

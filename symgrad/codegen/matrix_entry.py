@@ -28,8 +28,22 @@ def _ip(op, a, b):
     return op(a, b)
 
 
+# where exp(a) and exp(-m) are normal floats, exp(a - m) = exp(a) * exp(-m)
+# to two roundings, with no rounding of a - m to undo (float type -> bounds)
+_EXP_NORMAL = {np.dtype(np.float64): (-708.0, 709.0), np.dtype(np.float32): (-87.0, 88.0)}
+
+
 def _exp_shift_into(a, m):
-    """_exp_shift(a, m) (see there) with three arrays allocated, not nine."""
+    """_exp_shift(a, m) (see there), in fewer operations: where every a and
+    m of the block are within the bounds above, as exp(a) * exp(-m) (the
+    cost of the plain exp(a - m), exact where that loses up to |a - m|/2
+    ulps); else the pair d + lo = a - m with three arrays allocated, not
+    nine."""
+    lim = _EXP_NORMAL.get(a.dtype)
+    if lim is not None and a.size and a.min() >= lim[0] and m.max() <= lim[1]:
+        e = np.exp(a)
+        e *= np.exp(-m)
+        return e
     d = a - m
     b = d - a
     t = d - b
@@ -41,6 +55,14 @@ def _exp_shift_into(a, m):
     np.exp(d, out=d)
     d *= t
     return d
+
+
+def _rest_into(a, m, e, axis):
+    """_rest(a, m, e, axis) with the maxima counted from ``a == m`` (e is
+    not exactly 1 there when computed as exp(a) * exp(-m))."""
+    top = a == m
+    return _along(np.add, np.where(top, 0.0, e), axis) + (
+        _along(np.add, top.astype(e.dtype), axis) - 1)
 
 
 def _dtype(args, dt):
