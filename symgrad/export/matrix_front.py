@@ -30,8 +30,12 @@ def matrix_export(backend: str, expr: object, args: object, stabilize: bool,
     if not is_matrix_program(args, expr):
         return None
     if stabilize:
-        raise SymgradError(f"{name}(stabilize=True) of a MatrixSymbol formula is not "
-                           "supported yet; its matrix code uses the accurate forms only")
+        raise SymgradError(
+            f"{name}(stabilize=True) of a MatrixSymbol formula is not supported: symgrad."
+            "stabilize of a matrix formula gives the explicit matrix of its entries where "
+            "the matrix form does not verify, which matrix code cannot run; export it "
+            "without stabilize (its matrix code uses the accurate forms), or over a Matrix "
+            "of Symbols (the entries are stabilized one by one)")
     items = list(args) if isinstance(args, (list, tuple)) else [args]
     for i, a in enumerate(items):
         if not isinstance(a, (Symbol, MatrixSymbol)):
