@@ -3,8 +3,9 @@
 Every ``MatrixSymbol`` argument is an array whose last two axes are the
 symbol's shape; leading axes are a batch, broadcast as ``np.matmul`` does.
 A scalar is carried as an array of shape ``batch + (1, 1)`` (so it
-broadcasts against matrices) and returned without those two axes.  One
-statement per distinct node:
+broadcasts against matrices) and returned without those two axes.  The
+module has a kernel, ``f_block(*args, _dt)``, one statement per distinct
+node:
 
 * products are ``@`` (BLAS); a product with a ones matrix 𝟙 is a sum
   along an axis (or a broadcast view), never a multiplication by ones;
@@ -13,9 +14,20 @@ statement per distinct node:
   powers are NumPy's; an elementwise function is its scalar formula over
   the whole array (lowered, in its accurate form);
 * reductions are in their stable forms: the maximum is taken out of every
-  exponential (logsumexp, softmax, log_softmax), with the rounding of
-  ``x - max`` undone (TwoSum) so that ``exp`` does not amplify it; the norm
-  is scaled by the largest magnitude.
+  exponential (logsumexp, softmax, log_softmax) without keeping the
+  rounding of ``x - max``, which ``exp`` would amplify; the norm is scaled
+  by the largest magnitude;
+
+and an entry, ``f(*args)``.  ``lambdify``'s entry (:mod:`.matrix_entry`)
+converts the arguments to their common float type (float32 stays float32;
+constants are cast) and runs the kernel on blocks of the first batch axis
+that stay in the cache; its kernel writes a sum or product into an array
+it allocated and no longer reads, computes ``exp(x - max)`` as
+``exp(x)*exp(-max)`` where both are normal floats (else from the exact
+pair ``x - max``), and recomputes ``logsumexp`` from pairs of floats where
+it is near 0.  ``matrix_code``'s plain entry (what ``numpy_code`` shows
+and the export runs over ``jax.numpy`` and tensors) converts to float and
+calls the plain kernel once (:mod:`.matrix_helpers` only).
 """
 
 from __future__ import annotations
