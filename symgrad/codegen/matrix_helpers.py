@@ -15,14 +15,18 @@ import numpy as np
 def _along(op, a, axis):
     """op-reduction along one short axis (-1 or -2), kept: NumPy's own
     reduction over a short inner axis is slow, a few whole-array ops are not;
-    a sum of the entries of vectors is a product with ones (BLAS's gemv, one
-    call: 4x faster than the whole-array additions at 10 entries)."""
+    over the entries of vectors, a sum is a product with ones (BLAS's gemv,
+    one call: 4x faster than the additions at 10 entries), and another
+    reduction runs over the transposed entries (one call, 1.5x faster)."""
     if isinstance(axis, tuple) or a.shape[axis] > 32:
         return op.reduce(a, axis=axis, keepdims=True)
     n = a.shape[axis]
-    if op is np.add and a.shape[-3 - axis] == 1 and a.dtype.kind == "f" \
-            and a.flags.c_contiguous:  # vectors: (..., n, 1) along -2, (..., 1, n) along -1
-        return (a.reshape(-1, n) @ np.ones(n, a.dtype)).reshape(a.shape[:-2] + (1, 1))
+    if a.shape[-3 - axis] == 1 and a.flags.c_contiguous:  # vectors: (.., n, 1), (.., 1, n)
+        flat, keep = a.reshape(-1, n), a.shape[:-2] + (1, 1)
+        if op is np.add and a.dtype.kind == "f":
+            return (flat @ np.ones(n, a.dtype)).reshape(keep)
+        # entries i of all the vectors made contiguous: one reduction over rows
+        return op.reduce(np.ascontiguousarray(flat.T), axis=0).reshape(keep)
     take = (lambda k: a[..., k:k + 1, :]) if axis == -2 else (lambda k: a[..., k:k + 1])
     out = take(0).copy()
     for k in range(1, n):
