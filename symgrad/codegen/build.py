@@ -132,7 +132,9 @@ def _imports(prog: Program, runtime: bool = False) -> str:
     uses_scipy = any(_SCIPY_USE.search(c) for c in code)
     head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "") \
         + (RUNTIME_IMPORT + "\n" if runtime else "") \
-        + "".join(f"_np_{u} = np.{u}\n" for u in sorted(prog.ufuncs))
+        + "".join(f"_np_{u} = np.{u}\n" for u in sorted(prog.ufuncs)) \
+        + (f"_KV = ({', '.join(prog.constants)},)  # the kernel's constants\n_K = {{}}\n"
+           if prog.constants else "")
     wide = any(uses_widen(s.code) for s in prog.statements) \
         or any(uses_widen(r) for r in prog.results)
     pairs = any(uses_compensated(s.code) for s in prog.statements) \

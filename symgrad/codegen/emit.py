@@ -103,6 +103,9 @@ class Program:
     # the NumPy ufuncs the code calls by module-level names (printer.as_calls)
     ufuncs: set[str] = field(default_factory=set)
     scalar_results: list[str] | None = None  # the results in operators (as_calls)
+    # the texts of the real constants the code's ufunc calls take as _k[i]
+    # (0-d arrays of the arguments' type, made once per type: as_calls)
+    constants: list[str] = field(default_factory=list)
     # every result is a distinct operation on the arguments that makes a new
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
@@ -386,9 +389,10 @@ def build_program(
     point_printer = PointPrinter(complex_=False) if point and not prog.complex \
         and len(prog.statements) <= POINT_STATEMENTS \
         and not any(st.quiet for st in prog.statements) else None
+    depends = _depending(order, kids, leaf_names)
     _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename,
-                   point_printer)
-    prog.fresh = _fresh(order, kids, roots, leaf_names) \
+                   point_printer, all(_keeps_type(n, depends) for n in order))
+    prog.fresh = _fresh(depends, roots, leaf_names) \
         and len(set(prog.results)) == len(prog.results)
     return prog
 
@@ -400,16 +404,21 @@ _NEW_ARRAY_MODULES = ("sympy.functions.", "sympy.codegen.cfunctions", "symgrad.f
                       "symgrad.rewrites.")
 
 
-def _fresh(order: list, kids: dict, roots: list, leaf_names: dict) -> bool:
+def _depending(order: list, kids: dict, leaf_names: dict) -> set:
+    """The nodes that depend on an argument."""
+    depends = set(leaf_names)
+    for node in order:
+        if node not in depends and any(k in depends for k in kids[node]):
+            depends.add(node)
+    return depends
+
+
+def _fresh(depends: set, roots: list, leaf_names: dict) -> bool:
     """Whether every root is an operation making a new array that depends on
     an argument: a sum or product of two or more terms, a power, a
     ``Piecewise``, ``Max``/``Min``, or a function printed as a NumPy or
     scipy.special call (never an argument itself, a constant, ``re``/``im``,
     or a helper's call, whose value may be a view of an argument)."""
-    depends = set(leaf_names)
-    for node in order:
-        if node not in depends and any(k in depends for k in kids[node]):
-            depends.add(node)
     for r in roots:
         if r not in depends or r in leaf_names:
             return False
@@ -421,6 +430,32 @@ def _fresh(order: list, kids: dict, roots: list, leaf_names: dict) -> bool:
             if not mod.startswith(_NEW_ARRAY_MODULES) or isinstance(r, (re, im)):
                 return False
     return True
+
+
+# Functions whose NumPy code gives, on arrays of one float type and Python
+# numbers, an array of that type (scipy.special's may compute float32 in
+# float64; np.where of two Python numbers is an integer or float64 array;
+# helpers compute on integers too)
+_SAME_TYPE_FUNCTIONS = frozenset({
+    "sin", "cos", "tan", "exp", "log", "tanh", "sinh", "cosh", "asin", "acos", "atan",
+    "asinh", "acosh", "atanh", "Abs", "sign", "floor", "ceiling", "log1p", "expm1", "hypot",
+    "exp2", "log2", "log10", "atan2", "Max", "Min", "logaddexp", "rint",
+})
+
+
+def _keeps_type(node: Basic, depends: set) -> bool:
+    """Whether ``node``'s code keeps the arguments' float type, so that a
+    constant beside it can be an array of that type (printer.as_calls); an
+    operation on numbers only may be a float64 NumPy scalar (np.sqrt(2))."""
+    if not node.args:
+        return True
+    if node not in depends:
+        return False
+    if node.is_Add or node.is_Mul:
+        return True
+    if node.is_Pow:
+        return node.args[1].is_Number or node.args[1].is_Symbol
+    return type(node).__name__ in _SAME_TYPE_FUNCTIONS
 
 
 def _negated_products(order: list) -> dict[Basic, tuple]:
@@ -480,7 +515,8 @@ def _reuse_names(prog: Program, kept: set[str]) -> dict[str, str]:
 
 def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
                    roots: list[Basic], rename: dict[str, str],
-                   point_printer: KernelPrinter | None = None) -> None:
+                   point_printer: KernelPrinter | None = None,
+                   constants: bool = True) -> None:
     """The printing pass: each statement's tree, and each result, as code,
     over the temporaries' final names (and by ``point_printer`` too, if
     given, into ``prog.point``)."""
@@ -499,11 +535,13 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
     prog.results = [_print(printer, t, r) for t, r in zip(trees, roots)]
     if type(printer) is RuntimePrinter and len(prog.statements) <= POINT_STATEMENTS:
         # operators as the ufunc calls they make (lambdify's kernel)
+        kept: dict[str, int] | None = {} if constants else None
         for st in prog.statements:
             st.scalar_code = as_calls(st.code, squares_only=True)[0]
-            st.code = _calls(st.code, prog.ufuncs)
+            st.code = _calls(st.code, prog.ufuncs, kept)
         prog.scalar_results = [as_calls(c, squares_only=True)[0] for c in prog.results]
-        prog.results = [_calls(c, prog.ufuncs) for c in prog.results]
+        prog.results = [_calls(c, prog.ufuncs, kept) for c in prog.results]
+        prog.constants = list(kept or ())
     if point_printer is not None:
         try:
             codes = [point_printer._print(t) for t in trees]
@@ -512,8 +550,8 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
         prog.point, prog.point_results = point, codes
 
 
-def _calls(code: str, ufuncs: set[str]) -> str:
-    out, used = as_calls(code)
+def _calls(code: str, ufuncs: set[str], constants: dict[str, int] | None) -> str:
+    out, used = as_calls(code, constants=constants)
     ufuncs |= used
     return out
 

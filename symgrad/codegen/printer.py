@@ -383,7 +383,8 @@ class PointPrinter(RuntimePrinter):
 _BINARY = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.Div: "_div"}
 # NumPy's ufuncs, called by a module-level name each (``_np_sin = np.sin``)
 _UFUNCS = frozenset(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
-CALL_NAMES = frozenset({*_BINARY.values(), "_neg", "_square", *(f"_np_{n}" for n in _UFUNCS)})
+CALL_NAMES = frozenset({*_BINARY.values(), "_neg", "_square", "_k", "_K", "_KV", "_consts",
+                        *(f"_np_{n}" for n in _UFUNCS)})
 
 
 def _constant(node: ast.AST) -> bool:
@@ -406,9 +407,22 @@ def _np_number(n: ast.AST) -> bool:
 
 
 class _Calls(ast.NodeTransformer):
-    def __init__(self, squares_only: bool = False) -> None:
+    def __init__(self, squares_only: bool = False, constants: dict | None = None) -> None:
         self.ufuncs: set[str] = set()
         self.squares_only = squares_only
+        self.constants = constants
+
+    def _operand(self, node: ast.AST) -> ast.AST:
+        """A real constant operand of a ufunc call as ``_k[i]`` (the kernel's
+        constants, 0-d arrays of its arguments' type: a Python number costs
+        a ufunc call 0.3-0.6 us of conversion), where ``constants`` is kept."""
+        if self.constants is None or not _constant(node) or any(
+                isinstance(n, ast.Constant) and type(n.value) not in (int, float)
+                or isinstance(n, ast.Constant) and type(n.value) is int and abs(n.value) > 2**53
+                for n in ast.walk(node)):
+            return node
+        i = self.constants.setdefault(ast.unparse(node), len(self.constants))
+        return ast.Subscript(ast.Name("_k", ast.Load()), ast.Constant(i), ast.Load())
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
@@ -416,7 +430,8 @@ class _Calls(ast.NodeTransformer):
             return node
         name = _BINARY.get(type(node.op))
         if name is not None and not self.squares_only:
-            return ast.Call(ast.Name(name, ast.Load()), [node.left, node.right], [])
+            return ast.Call(ast.Name(name, ast.Load()),
+                            [self._operand(node.left), self._operand(node.right)], [])
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
                 and type(node.right.value) is int and node.right.value == 2:
             # NumPy's x**2 on arrays: x*x (a NumPy scalar's is pow, an ulp off at times)
@@ -438,7 +453,8 @@ class _Calls(ast.NodeTransformer):
         return node
 
 
-def as_calls(code: str, squares_only: bool = False) -> tuple[str, set[str]]:
+def as_calls(code: str, squares_only: bool = False,
+             constants: dict | None = None) -> tuple[str, set[str]]:
     """``code`` (an expression the NumPy printer wrote) with its operators on
     arrays written as the ufunc calls Python makes for them (``_mul(x, y)``
     for ``x*y``: the same call, the same floats, without the operator's
@@ -452,8 +468,14 @@ def as_calls(code: str, squares_only: bool = False) -> tuple[str, set[str]]:
 
     With ``squares_only`` (code for NumPy scalars, whose operators cost a
     fifth of a ufunc call), only ``x**2`` is rewritten, as ``_sq(x)``
-    (``x*x``, what an array's ``x**2`` computes).
+    (``x*x``, what an array's ``x**2`` computes).  With ``constants`` (a dict
+    of constants' texts to their indices, shared by a kernel's lines) the
+    real constants a binary ufunc call takes are ``_k[i]``:
+
+    >>> k = {}
+    >>> as_calls("1 - x**2 + x/3", constants=k)[0], k
+    ('_add(_sub(_k[0], _square(x)), _div(x, _k[1]))', {'1': 0, '3': 1})
     """
-    t = _Calls(squares_only)
+    t = _Calls(squares_only, constants)
     tree = t.visit(ast.parse(code, mode="eval"))
     return ast.unparse(ast.fix_missing_locations(tree)), t.ufuncs

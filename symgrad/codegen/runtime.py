@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
-           "_add", "_sub", "_mul", "_div", "_neg", "_square"]
+           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -46,6 +46,15 @@ def _sq(v):
     """``v*v``: the square NumPy's ``x**2`` computes (Python's ``v**2`` is
     ``pow``, an ulp off at times)."""
     return v * v
+
+
+def _consts(cache, values, dtype):
+    """The kernel's constants ``values`` as 0-d arrays of ``dtype`` (what
+    NumPy makes of a Python number beside an array of that type, without
+    making it at every call), kept in ``cache`` by the type's code."""
+    k = tuple(np.array(v, dtype) for v in values)
+    cache[dtype.char] = k
+    return k
 
 
 def _pow(b, e):

@@ -111,6 +111,9 @@ def kernel_source(
     """
     lines = [f"def {name}({', '.join(p.name for p in params)}):", f'    """{doc}"""']
     lines += _renames(params, leaf_names)
+    if prog.constants and params:  # the constants in the arguments' type (printer.as_calls)
+        first = params[0].name
+        lines.append(f"    _k = _K.get({first}.dtype.char) or _consts(_K, _KV, {first}.dtype)")
     lines += _unpack(params, leaf_names)
     lines += prog.body()
     if layout is None:
@@ -129,7 +132,7 @@ def kernel_source(
 RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
-    "_neg, _square"
+    "_neg, _square, _consts"
 )
 
 

@@ -135,7 +135,9 @@ def _random_tree(rng: random.Random, depth: int) -> sp.Expr:
 def test_random_trees_give_what_the_numpy_kernel_gives():
     # random trees over every entry of the rule table (the differential fuzz's
     # building blocks), depth 3: where the point kernel runs (does not
-    # raise), its floats are the NumPy kernel's on float64 scalars
+    # raise), its floats are the NumPy kernel's on float64 scalars; and the
+    # array kernel (ufunc calls, constants as 0-d arrays) gives on arrays of
+    # both types the floats of the same lines in operators
     rng = random.Random(20)
     ran = 0
     for _ in range(60):
@@ -145,6 +147,13 @@ def test_random_trees_give_what_the_numpy_kernel_gives():
         except NoNumpyFormError:
             continue
         names = fn.__wrapped__.__globals__
+        if "f_scalar" in names:  # the array kernel's ufunc calls: the operators' floats
+            for dtype in (np.float64, np.float32):
+                pts = np.array([[rng.uniform(-2.0, 2.0) for _ in X] for _ in range(6)], dtype)
+                with np.errstate(all="ignore"):
+                    (calls,), (ops,) = names["f_block"](*pts.T), names["f_scalar"](*pts.T)
+                assert np.asarray(calls).dtype == np.asarray(ops).dtype
+                np.testing.assert_array_equal(calls, ops, err_msg=f"{e} in {dtype}")
         if "f_point" not in names:
             continue
         for _ in range(4):
