@@ -256,6 +256,8 @@ class _Emitter:
             subs = {k: nm(k) for k in _kids(n)[1:]}  # f's parameters
             subs[lam.variables[0]] = nm(n.args[1])
             code = self.scalar_code(lam.expr, subs)
+            if lam.variables[0] not in lam.expr.free_symbols:  # a constant: of X's shape
+                code = f"np.zeros_like({nm(n.args[1])}) + ({code})"
             self.emit(n, code, fresh=_computes(code))
         elif isinstance(n, Inverse):
             self.emit(n, f"np.linalg.inv({nm(n.arg)})")

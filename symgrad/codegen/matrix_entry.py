@@ -20,7 +20,7 @@ from .matrix_helpers import _along
 def _ip(op, a, b):
     """op(a, b), written into ``a`` (an array the kernel allocated and no
     longer reads) when it has the result's shape and type."""
-    if a.flags.owndata and a.flags.writeable:
+    if isinstance(a, np.ndarray) and a.flags.owndata and a.flags.writeable:
         try:
             return op(a, b, out=a, casting="no")
         except (ValueError, TypeError):  # broadcast to a larger shape, or another type

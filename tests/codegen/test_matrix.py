@@ -239,3 +239,18 @@ def test_logsumexp_keeps_its_bits_near_its_zero():
     # the fast code alone: what the pairs of floats fix
     fast = symgrad.lambdify([zz], symgrad.logsumexp(zz)).__call__.__globals__
     assert "_lse_near_zero" in fast
+
+
+def test_an_elementwise_constant_is_a_matrix_of_its_argument_shape():
+    # f(x) = 3 for every entry: an array of X's shape (it was the number 3,
+    # and a sum or product into it crashed)
+    from sympy import Integer
+
+    X, B = MatrixSymbol("X", 2, 2), MatrixSymbol("B", 2, 2)
+    C = symgrad.elementwise(lambda t: Integer(3), X)
+    f = symgrad.lambdify([X, B], [C, C + B, hadamard_product(C, B)])
+    Bv = rng.normal(size=(4, 2, 2))
+    c, s, p = f(np.ones((2, 2), np.float32), Bv.astype(np.float32))
+    assert c.shape == (2, 2) and c.dtype == np.float32 and np.all(c == 3)
+    np.testing.assert_allclose(s, 3 + Bv, rtol=1e-6)
+    np.testing.assert_allclose(p, 3 * Bv, rtol=1e-6)
