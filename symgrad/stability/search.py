@@ -302,11 +302,12 @@ class PointSearch:
         for f in self.forms:
             ok &= np.isfinite(np.broadcast_to(np.asarray(vals[f], dtype=float), ok.shape))
         pool = np.flatnonzero(ok) if ok.any() else np.arange(len(drawn))
+        asks = []
         for j in range(len(self.symbols)):
             bases = drawn[self.rng.choice(pool, size=min(nb, len(pool)), replace=False)]
-            for base in bases:
-                found += [(lab, rows, (j, t)) for lab, rows, t in tracks.along(base, j,
-                                                                              self.ranges[j])]
+            asks += [(base, j, self.ranges[j]) for base in bases]
+        for (_, j, _), got in zip(asks, tracks.along_many(asks)):
+            found += [(lab, rows, (j, t)) for lab, rows, t in got]
         everything = found
         found = _cap(_distinct(found), self.budget["structure"], self.rng)
         rows = [r for _, rs, _ in found for r in rs]
@@ -349,10 +350,10 @@ class PointSearch:
         near = [it[1][0] for it in found if it[0] == zero] + list(joint)
         if near:
             near = np.array(near, dtype=fmt.dtype)
-            for i in np.argsort(-amp(near), kind="stable")[:NEAR_BASES]:
-                for j in range(k):
-                    cands += [c for lb, rs, _ in tracks.along(near[i], j, self.ranges[j])
-                              if lb == carry for c in _banded(rs, j)]
+            asks = [(near[i], j, self.ranges[j])
+                    for i in np.argsort(-amp(near), kind="stable")[:NEAR_BASES] for j in range(k)]
+            for (_, j, _), got in zip(asks, tracks.along_many(asks)):
+                cands += [c for lb, rs, _ in got if lb == carry for c in _banded(rs, j)]
         if not cands:
             return none
         if len(cands) > CARRY_CANDIDATES:  # the best by the bound (14 matrix entries: 8,000)
@@ -366,9 +367,10 @@ class PointSearch:
             return none
         a = amp(np.array([r for r, _ in pairs], dtype=fmt.dtype))
         out: list = []
-        for i in np.argsort(-a, kind="stable")[:CARRY_BASES]:
-            row, j2 = pairs[i]
-            out += [rs for lb, rs, _ in tracks.along(row, j2, self.ranges[j2]) if lb == zero]
+        asks = [(pairs[i][0], pairs[i][1], self.ranges[pairs[i][1]])
+                for i in np.argsort(-a, kind="stable")[:CARRY_BASES]]
+        for got in tracks.along_many(asks):
+            out += [rs for lb, rs, _ in got if lb == zero]
         rows = [r for rs in out for r in rs][:n]
         return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
 
@@ -587,6 +589,24 @@ def _splits(a: int, b: int) -> np.ndarray:
     return np.array([a + w * i // SPLIT for i in range(1, SPLIT)], dtype=np.int64)
 
 
+def _all_splits(a: list[int], b: list[int]) -> np.ndarray:
+    """:func:`_splits` of each bracket ``a[i] < b[i]``, one row each, a
+    shorter row padded with its last ordinal (a repeated candidate changes
+    nothing: the first candidate of another class is the same)."""
+    w = [bb - aa for aa, bb in zip(a, b)]
+    out = np.empty((len(a), SPLIT - 1), dtype=np.int64)
+    plain = np.array([SPLIT <= v < 1 << 58 for v in w], dtype=bool)
+    if plain.any():
+        aa = np.array(a, dtype=object)[plain].astype(np.int64)
+        ww = np.array(w, dtype=object)[plain].astype(np.int64)
+        out[plain] = aa[:, None] + (ww[:, None] * _STEPS[None, :]) // SPLIT
+    for r in np.flatnonzero(~plain):
+        c = _splits(a[r], b[r])
+        out[r, :len(c)] = c
+        out[r, len(c):] = c[-1]
+    return out
+
+
 def _cls(v: np.ndarray, normal: float) -> np.ndarray:
     """The class of each float: NaN, -inf, -normal, -subnormal, 0,
     +subnormal, +normal, +inf (0..7)."""
@@ -765,95 +785,136 @@ class _Tracks:
         """(label, rows) for each transition of each track along variable j
         (the floats on both sides), and the grid points of largest
         condition number of each sum."""
+        return self.along_many([(base, j, rng)])[0]
+
+    def along_many(self, asks: Sequence[tuple[np.ndarray, int, tuple[float, float]]]) -> list:
+        """:meth:`along` for each ``(base, j, rng)`` of ``asks``, evaluated
+        and bisected together (one pass over the nodes per round for all of
+        them: called one by one, the passes' own cost was most of it)."""
         fmt = self.fmt
-        lo, hi = rng
-        olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
-        g1 = np.array([olo + (ohi - olo) * i // GRID for i in range(GRID + 1)], dtype=np.int64)
-        u = np.linspace(0.0, 1.0, GRID + 1)
-        vals = np.asarray(lo * (1 - u) + hi * u, dtype=fmt.dtype)
-        ords = np.unique(np.concatenate([g1, ordinal(vals, fmt)]))
-        rows = np.repeat(base[None, :], len(ords), axis=0)
-        rows[:, j] = from_ordinal(ords, fmt)
-        cls = self.classes(rows)
-        out: list = []
-        brackets = []  # (track, a, b, class at a)
-        amp = None  # the first-order bound at the grid points, for the carries
-        for t in range(len(cls)):
-            flips = np.flatnonzero(cls[t, :-1] != cls[t, 1:])
-            if t >= self.first_carry:  # into or out of a carry (a zero is a zero's track)
-                flips = flips[(cls[t, flips] >= 0) & (cls[t, flips + 1] >= 0)]
-            if len(flips) > PER_TRACK and t >= self.first_carry:
-                if amp is None:
-                    amp = amplification(self.nodes, self.forms, rows, fmt)
-                at = np.maximum(amp[flips], amp[flips + 1])
-                flips = np.sort(flips[np.argsort(-at, kind="stable")[:PER_TRACK]])
-            elif len(flips) > PER_TRACK:
-                flips = flips[np.linspace(0, len(flips) - 1, PER_TRACK).astype(int)]
-            for k in flips:
-                brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[t, k]),
-                                 int(cls[t, k + 1])))
-        for t, a, b, ca, cb in self._bisect(base, j, brackets):
-            ends = [a, b]
+        grids, ends = [], []
+        for base, j, (lo, hi) in asks:
+            olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
+            g1 = np.array([olo + (ohi - olo) * i // GRID for i in range(GRID + 1)],
+                          dtype=np.int64)
+            u = np.linspace(0.0, 1.0, GRID + 1)
+            vals = np.asarray(lo * (1 - u) + hi * u, dtype=fmt.dtype)
+            ords = np.unique(np.concatenate([g1, ordinal(vals, fmt)]))
+            rows = np.repeat(base[None, :], len(ords), axis=0)
+            rows[:, j] = from_ordinal(ords, fmt)
+            grids.append((ords, rows))
+            ends.append((olo, ohi))
+        if not asks:
+            return []
+        every = np.concatenate([rows for _, rows in grids])
+        cls_all = self.classes(every)
+        conds = self._condition_numbers(every)
+        brackets = []  # (track, a, b, class at a, class at b, ask)
+        at = 0
+        for q, (ords, rows) in enumerate(grids):
+            cls = cls_all[:, at:at + len(rows)]
+            at += len(rows)
+            amp = None  # the first-order bound at the grid points, for the carries
+            for t in range(len(cls)):
+                flips = np.flatnonzero(cls[t, :-1] != cls[t, 1:])
+                if t >= self.first_carry:  # into or out of a carry (a zero is a zero's track)
+                    flips = flips[(cls[t, flips] >= 0) & (cls[t, flips + 1] >= 0)]
+                if len(flips) > PER_TRACK and t >= self.first_carry:
+                    if amp is None:
+                        amp = amplification(self.nodes, self.forms, rows, fmt)
+                    hi_amp = np.maximum(amp[flips], amp[flips + 1])
+                    flips = np.sort(flips[np.argsort(-hi_amp, kind="stable")[:PER_TRACK]])
+                elif len(flips) > PER_TRACK:
+                    flips = flips[np.linspace(0, len(flips) - 1, PER_TRACK).astype(int)]
+                for k in flips:
+                    brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[t, k]),
+                                     int(cls[t, k + 1]), q))
+        outs: list = [[] for _ in asks]
+        for t, a, b, ca, cb, q in self._bisect(asks, brackets):
+            base, j, _ = asks[q]
+            olo, ohi = ends[q]
+            pts = [a, b]
             if t >= self.first_carry:  # the next float inside the carry's band too
                 inner = b + 1 if cb == 1 else a - 1
                 if olo <= inner <= ohi:
-                    ends.append(inner)
-            pair = np.repeat(base[None, :], len(ends), axis=0)
-            pair[:, j] = from_ordinal(np.array(ends), fmt)
-            out.append((self._label(t, ca, cb), list(pair), t))
-        out += self._conditions(rows)
-        return out
+                    pts.append(inner)
+            pair = np.repeat(base[None, :], len(pts), axis=0)
+            pair[:, j] = from_ordinal(np.array(pts), fmt)
+            outs[q].append((self._label(t, ca, cb), list(pair), t))
+        at = 0
+        for q, (_, rows) in enumerate(grids):
+            outs[q] += self._conditions(rows, None if conds is None else
+                                        conds[:, at:at + len(rows)])
+            at += len(rows)
+        return outs
 
-    def _bisect(self, base: np.ndarray, j: int, brackets: list) -> list:
-        """Each bracket narrowed to two adjacent floats, all at once."""
+    def _bisect(self, asks: Sequence, brackets: list) -> list:
+        """Each bracket (of the ask its last entry names) narrowed to two
+        adjacent floats, all at once."""
         live = [list(b) for b in brackets]
+        bases = np.array([base for base, _, _ in asks], dtype=self.fmt.dtype)
+        js = np.array([j for _, j, _ in asks], dtype=np.int64)
         while True:
             todo = [b for b in live if b[2] - b[1] > 1]
             if not todo:
                 return [tuple(b) for b in live]
             todo.sort(key=lambda b: b[0])  # (each track's rows together)
-            cands = [_splits(a, bb) for _, a, bb, _, _ in todo]
-            allo = np.concatenate(cands)
-            rows = np.repeat(base[None, :], len(allo), axis=0)
-            rows[:, j] = from_ordinal(allo, self.fmt)
-            spans: list = []
-            at = 0
-            for br, cand in zip(todo, cands):
-                if spans and spans[-1][0] == br[0]:
-                    spans[-1][2] = at + len(cand)
-                else:
-                    spans.append([br[0], at, at + len(cand)])
-                at += len(cand)
-            cls = self.own_classes(rows, spans)
-            at = 0
-            for br, cand in zip(todo, cands):
-                c = cls[at:at + len(cand)]
-                at += len(cand)
-                changed = np.flatnonzero(c != br[3])
-                if len(changed) == 0:
-                    br[1] = int(cand[-1])
-                else:
-                    k = changed[0]
-                    br[2], br[4] = int(cand[k]), int(c[k])
-                    if k > 0:
-                        br[1] = int(cand[k - 1])
+            n = len(todo)
+            cands = _all_splits([b[1] for b in todo], [b[2] for b in todo])  # (n, SPLIT - 1)
+            per = cands.shape[1]
+            owner = np.repeat(np.array([b[5] for b in todo], dtype=np.int64), per)
+            rows = bases[owner]
+            rows[np.arange(len(rows)), js[owner]] = from_ordinal(cands.ravel(), self.fmt)
+            tr = np.array([b[0] for b in todo], dtype=np.int64)
+            cut = np.flatnonzero(np.diff(tr)) + 1
+            starts = np.concatenate([[0], cut]) * per
+            stops = np.concatenate([cut, [n]]) * per
+            spans = [[int(tr[a // per]), int(a), int(z)] for a, z in zip(starts, stops)]
+            cls = self.own_classes(rows, spans).reshape(n, per)
+            changed = cls != np.array([b[3] for b in todo], dtype=np.int64)[:, None]
+            has = changed.any(axis=1)
+            k = changed.argmax(axis=1)
+            i = np.arange(n)
+            new_a = np.where(has, np.where(k > 0, cands[i, np.maximum(k - 1, 0)],
+                                           np.array([b[1] for b in todo], dtype=np.int64)),
+                             cands[:, -1])
+            new_b, new_cb = cands[i, k], cls[i, k]
+            for br, h, na, nb, ncb in zip(todo, has.tolist(), new_a.tolist(), new_b.tolist(),
+                                          new_cb.tolist()):
+                br[1] = na
+                if h:
+                    br[2], br[4] = nb, ncb
 
-    def _conditions(self, rows: np.ndarray) -> list:
-        """For each sum, the two grid points where its float condition
-        number is largest (at least 2**8)."""
+    def _condition_numbers(self, rows: np.ndarray) -> np.ndarray | None:
+        """(sums, rows): each sum's float condition number at each row
+        (0 where its terms are not finite)."""
         if not self.adds:
-            return []
+            return None
         vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
-        out = []
-        lab = _label("largest condition numbers")
+        out = np.zeros((len(self.adds), len(rows)))
         with np.errstate(all="ignore"):
             for a, node in enumerate(self.adds):
                 terms = sum(np.abs(np.asarray(vals[k], dtype=float)) for k in self.nodes.kids[node])
                 cond = terms / np.abs(np.asarray(vals[node], dtype=float))
-                cond = np.where(np.isfinite(terms), np.nan_to_num(cond, nan=0.0, posinf=1e308), 0)
-                for k in np.argsort(-cond)[:2]:
-                    if cond[k] >= 256:
-                        out.append((lab, [rows[k].copy()], -1 - a))
+                out[a] = np.where(np.isfinite(terms),
+                                  np.nan_to_num(cond, nan=0.0, posinf=1e308), 0)
+        return out
+
+    def _conditions(self, rows: np.ndarray, conds: np.ndarray | None = None) -> list:
+        """For each sum, the two grid points where its float condition
+        number is largest (at least 2**8); ``conds``: those numbers at
+        ``rows`` if known (:meth:`_condition_numbers`)."""
+        if not self.adds:
+            return []
+        if conds is None:
+            conds = self._condition_numbers(rows)
+        out = []
+        lab = _label("largest condition numbers")
+        for a in range(len(self.adds)):
+            cond = conds[a]
+            for k in np.argsort(-cond)[:2]:
+                if cond[k] >= 256:
+                    out.append((lab, [rows[k].copy()], -1 - a))
         return out
 
 
