@@ -254,3 +254,40 @@ def test_an_elementwise_constant_is_a_matrix_of_its_argument_shape():
     assert c.shape == (2, 2) and c.dtype == np.float32 and np.all(c == 3)
     np.testing.assert_allclose(s, 3 + Bv, rtol=1e-6)
     np.testing.assert_allclose(p, 3 * Bv, rtol=1e-6)
+
+
+def test_blocks_and_in_place_code_agree_with_the_plain_code_on_random_formulas():
+    # the in-place chains and blocks against the plain kernel (no block, no
+    # writes into arrays): random formulas over shared parts, outputs that
+    # are views (transposes), parts read again after a sum over them
+    import random
+
+    from sympy import exp
+
+    from symgrad.codegen.matrix import matrix_code
+
+    A, B, v = MatrixSymbol("A", 3, 3), MatrixSymbol("B", 3, 3), MatrixSymbol("v", 3, 1)
+    pick = random.Random(5)
+
+    def square(parts):
+        a, b = pick.choice(parts), pick.choice(parts)
+        return pick.choice([
+            lambda: a + b, lambda: a - b, lambda: hadamard_product(a, b), lambda: a * b,
+            lambda: a.T, lambda: symgrad.elementwise(tanh, a), lambda: 2 * a - b.T,
+            lambda: symgrad.softmax(a, axis=1), lambda: symgrad.elementwise(exp, a) + a,
+        ])()
+
+    for _ in range(12):
+        parts = [A, B]
+        for _ in range(6):
+            parts.append(square(parts))
+        outs = [parts[-1], parts[-2] * v, parts[-3].T, symgrad.logsumexp(parts[-4] * v)]
+        fast = symgrad.lambdify([A, B, v], outs, block=20)  # blocks of 2 of the 7
+        ns: dict = {}
+        exec(matrix_code([A, B, v], outs), ns)  # noqa: S102 - symgrad's own code
+        vals = [rng.normal(size=(7, 3, 3)) * 0.5, rng.normal(size=(7, 3, 3)) * 0.5,
+                rng.normal(size=(3, 1))]
+        before = [x.copy() for x in vals]
+        for g, w in zip(fast(*vals), ns["f"](*vals)):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+        assert all(np.array_equal(x, y) for x, y in zip(vals, before))
