@@ -305,22 +305,27 @@ def _symbols(forms: Sequence[Basic], domain: Mapping | None) -> list[Symbol]:
     return first + sorted(free - set(first), key=str)
 
 
-def _limit(old: np.ndarray, width: int = 64) -> np.ndarray:
+def _limit(old: np.ndarray, width: int = 64, prec: int = 53) -> np.ndarray:
     """The most bits of error a form may have where what runs now has
     ``old``: ``SLACK`` more, or ``TOLERANCE + 1``; where ``old`` kept fewer
-    than 8 correct bits (nothing left to lose) anything but NaN or inf
-    where ``old`` is a number (the truth being finite: a NaN where the
-    running code gave a wrong number is no fix)."""
+    than 8 correct bits (nothing left to lose: off by ``2**(prec - 8)``
+    units in the last place or more, of a ``prec``-bit significand)
+    anything but NaN or inf where ``old`` is a number (the truth being
+    finite: a NaN where the running code gave a wrong number is no fix).
+    (Until 2026-11-27 the test was ``width - 8``, 56 bits in float64: a
+    source off by 2**51.7 units, no bit right, at a zero of the binary
+    cross-entropy's gradient vetoed every form that removed its NaN past
+    exp's overflow.)"""
     lim = np.maximum(old + SLACK, TOLERANCE + 1)
     # where what runs now gives a number (however wrong), never NaN or inf:
     # bits_error gives those exactly the width
-    return np.where(old >= width - 8, np.where(old < width, width - 2.0**-20, np.inf), lim)
+    return np.where(old >= prec - 8, np.where(old < width, width - 2.0**-20, np.inf), lim)
 
 
-def _no_loss(new: np.ndarray, old: np.ndarray, width: int) -> bool:
+def _no_loss(new: np.ndarray, old: np.ndarray, width: int, prec: int = 53) -> bool:
     """At every sample measured in both, ``new`` is within :func:`_limit`."""
     ok = np.isfinite(new) & np.isfinite(old)
-    return bool(np.all(new[ok] <= _limit(old[ok], width)))
+    return bool(np.all(new[ok] <= _limit(old[ok], width, prec)))
 
 
 class _Search:
@@ -393,7 +398,7 @@ class _Search:
         for c in forms:
             points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
             tried.append((points, labels, old))
-            if not _no_loss(new, old, self.fmt.width):
+            if not _no_loss(new, old, self.fmt.width, self.fmt.prec):
                 continue
             if c.expr == source:
                 return best, best is None
@@ -501,7 +506,7 @@ class _Search:
         runs_now = self._bits(e)
         cands = candidates(e, self.user_domain, self.fmt.name)
         errs = [self._bits(c.expr) for c in cands]
-        ref = _limit(runs_now, self.fmt.width)
+        ref = _limit(runs_now, self.fmt.width, self.fmt.prec)
         ranked = self._ranked(cands, errs, ref)
         if not ranked or errs[ranked[0]].max(initial=0) > TOLERANCE:
             best = ranked[0] if ranked else 0
