@@ -223,15 +223,24 @@ def times(a: Basic, b: Basic) -> Basic | None:
         if base in seen:
             return None
         seen.add(base)
-    try:  # two sorted runs: a merge
-        fs = sorted((*fa, *fb), key=_sort_key)
+    try:
+        fs = _merged(fa, fb)
     except RecursionError:  # alike to a great depth: SymPy's own sort recurses too
         return None
-    if c is S.One:
-        return Mul._from_args(fs, True)
-    if len(fs) == 1 and fs[0].is_Add:
-        return None
-    return Mul._from_args((c, *fs), True)
+    return Mul._from_args(fs if c is S.One else (c, *fs), True)
+
+
+def _merged(fa: tuple, fb: tuple) -> tuple:
+    """Two runs of factors in canonical order, merged into one."""
+    if len(fb) > len(fa):
+        fa, fb = fb, fa
+    if len(fb) == 1:  # one factor put in its place
+        g = fb[0]
+        at, n = 0, len(fa)
+        while at < n and _compare(fa[at], g) < 0:
+            at += 1
+        return (*fa[:at], g, *fa[at:])
+    return tuple(sorted((*fa, *fb), key=_sort_key))
 
 
 def _factors_of(e: Basic) -> tuple:
@@ -326,11 +335,18 @@ def plus(terms: Sequence[Basic]) -> Basic | None:
 
 def _plain(f: Basic) -> bool:
     """A factor SymPy's product keeps as it is beside one of another kind."""
-    return (
-        isinstance(f, Expr) and f.is_commutative and not f.is_Number and not f.is_Mul
-        and not _numeric_atom(f) and not (f.is_Pow and _numeric_atom(f.args[0]))
-        and not f.is_Order and not isinstance(f, AccumBounds)
-    )
+    cls = type(f)
+    kind = _PLAIN_KIND.get(cls)
+    if kind is None:  # what the class alone says (SymPy's is_* flags are class-level)
+        kind = _PLAIN_KIND[cls] = (
+            issubclass(cls, Expr) and not cls.is_Number and not cls.is_Mul
+            and not (cls.is_Atom and not cls.is_Symbol) and not cls.is_Order
+            and not issubclass(cls, AccumBounds)
+        )
+    return kind and f.is_commutative and not (f.is_Pow and _numeric_atom(f.args[0]))
+
+
+_PLAIN_KIND: dict = {}
 
 
 def _numeric_atom(f: Basic) -> bool:
