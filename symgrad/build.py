@@ -51,7 +51,7 @@ from .graph import postorder
 
 __all__ = [
     "unevaluated", "replaced", "factors", "scaled", "times", "plus", "piecewise", "Piecewise",
-    "connective",
+    "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT", "SMALL_CONDITION",
 ]
 
 
@@ -354,10 +354,32 @@ def _numeric_atom(f: Basic) -> bool:
     return f.is_Atom and not f.is_Symbol
 
 
-# SymPy evaluates a Piecewise (canonical relations, repeated conditions
-# dropped, equal neighbours merged) only over conditions of at most this
-# many nodes counted as a tree: its evaluation walks them as trees.
-_SMALL_CONDITION = 64
+# ---- growth limits: where symgrad stops asking for SymPy's evaluation ------
+# SymPy's evaluation walks arguments as trees, compares them pairwise and
+# copies a flattened argument into every node built over it; past these
+# sizes symgrad builds as written (every stage takes them from here).
+
+#: Factors (terms, branches) past which a product (sum) is kept nested, one
+#: shared factor (term), when multiplied (added): a canonical product copies
+#: a product factor's factors into itself, so a cotangent carried down a chain
+#: (c·cos(y₁)·cos(y₂)···) would be copied at every level, quadratic; and
+#: past which a Piecewise is built as written (SymPy's evaluation compares
+#: every pair of branches, O(n³) over the n cotangents of n branches).
+WIDE = 8
+#: Factors needing a partial past which a product's partials are built from
+#: shared prefix and suffix products: 3n multiplications, not n².
+DIRECT_FACTORS = 6
+#: Height (longest path to a leaf) past which a rule runs on a stencil, a
+#: placeholder for the argument: SymPy's evaluation of the rule's formula
+#: asks the argument's assumptions, recursively to its bottom.
+TALL = 32
+#: Height past which a sum of tangents keeps the order it was built in:
+#: SymPy's canonical order compares tall alike terms node by node.
+SORTED_HEIGHT = 64
+#: Nodes, counted as a tree, of a condition past which SymPy does not
+#: evaluate the Piecewise or connective holding it (canonical relations,
+#: repeats dropped: its evaluation walks conditions as trees).
+SMALL_CONDITION = 64
 
 
 def piecewise(pairs: Sequence[tuple], *, evaluate: bool = True) -> Basic:
@@ -476,7 +498,7 @@ def _same(a: Basic, b: Basic) -> bool:
 
 
 def _small(node: Basic) -> bool:
-    """Whether ``node`` has at most ``_SMALL_CONDITION`` nodes as a tree
+    """Whether ``node`` has at most ``SMALL_CONDITION`` nodes as a tree
     and no Piecewise (counted with an early stop: the cost is bounded by
     the limit)."""
     stack = [node]
@@ -484,7 +506,7 @@ def _small(node: Basic) -> bool:
     while stack:
         count += 1
         n = stack.pop()
-        if count > _SMALL_CONDITION or isinstance(n, sympy.Piecewise):
+        if count > SMALL_CONDITION or isinstance(n, sympy.Piecewise):
             return False
         stack.extend(n.args)
     return True

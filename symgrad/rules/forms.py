@@ -23,7 +23,7 @@ from sympy.core.function import ArgumentIndexError, Derivative
 from sympy.core.sympify import SympifyError
 from sympy.logic.boolalg import Boolean
 
-from ..build import connective, factors, plus, scaled, times
+from ..build import WIDE, connective, factors, plus, scaled, times
 from ..build import piecewise as _piecewise
 from ..errors import RuleError, describe
 from ..graph import postorder
@@ -78,18 +78,11 @@ class Opts:
             )
 
 
-# A canonical Mul copies the factors of a Mul factor into itself, so a
-# cotangent carried down a chain of unary nodes (c·cos(y₁)·cos(y₂)···) would
-# be copied at every level: quadratic.  Past this many factors the product
-# is kept nested (unevaluated), one new node per level.
-_FLAT_FACTORS = 8
-
-
 def _long(e: Expr, cls: type) -> bool:
     """A sum (product) whose terms (factors) SymPy would copy into any sum
     (product) it is part of: long, or holding one kept nested before."""
     return isinstance(e, cls) and (
-        len(e.args) >= _FLAT_FACTORS or any(isinstance(f, cls) for f in e.args)
+        len(e.args) >= WIDE or any(isinstance(f, cls) for f in e.args)
     )
 
 
@@ -225,7 +218,7 @@ def piecewise(pairs: Sequence[tuple]) -> Expr:
     >>> piecewise([(x, x > 0), (x, True)])
     x
     """
-    cheap = len(pairs) <= _FLAT_FACTORS and not any(
+    cheap = len(pairs) <= WIDE and not any(
         isinstance(c, (And, Or)) and any(isinstance(a, (And, Or)) for a in c.args)
         for _, c in pairs
     )

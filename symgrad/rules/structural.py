@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sympy import Add, Eq, Expr, Heaviside, Mul, Piecewise, S
 
-from ..build import factors, piecewise
+from ..build import DIRECT_FACTORS, SORTED_HEIGHT, WIDE, factors, piecewise
 from ..errors import RuleError, describe
 from .forms import Rule, WalkState, product, scale, total
 from .realness import is_real, real_part
@@ -32,10 +32,6 @@ def _misapplied(rule: str, node, serves: str) -> RuleError:
     )
 
 
-# Past this height a sum of tangents is left in the order it was built.
-_SORTED_HEIGHT = 64
-
-
 class AddRule(Rule):
     """∂(a₁+…+aₙ)/∂aᵢ = 1."""
 
@@ -51,7 +47,7 @@ class AddRule(Rule):
         if len(ts) == 1:
             return ts[0]
         walk = opts.walk
-        if walk is not None and walk.heights.get(node, 0) > _SORTED_HEIGHT:
+        if walk is not None and walk.heights.get(node, 0) > SORTED_HEIGHT:
             # tangents of a tall sum are as tall: SymPy's canonical order
             # compares them node by node until they differ, and those of a
             # weight shared by every level of a recurrence are alike to the
@@ -70,7 +66,7 @@ class MulRule(Rule):
 
     def partials(self, node, needed, opts):
         args = node.args
-        if sum(needed) > _DIRECT_FACTORS:
+        if sum(needed) > DIRECT_FACTORS:
             return _prefix_suffix(args, needed)
         out = []
         for i, k in enumerate(needed):
@@ -81,11 +77,6 @@ class MulRule(Rule):
             # A sub-tuple of a canonical Mul's factors is canonical already.
             out.append(factors(rest, node.is_commutative))
         return tuple(out)
-
-
-# Past this many factors that need a partial, the partials are built from
-# shared prefix and suffix products: 3n multiplications, not n².
-_DIRECT_FACTORS = 6
 
 
 def _prefix_suffix(args: tuple, needed) -> tuple:
@@ -159,10 +150,8 @@ class ExtremumRule(Rule):
         return tuple(p / count if k else None for p, k in zip(ind, needed))
 
 
-# Past this many branches, Piecewise cotangents are built unevaluated (n of
-# them, of n branches each, and SymPy's evaluation of each compared its
-# branches: O(n³)); the walker merges them into one Piecewise again.
-_DIRECT_BRANCHES = 8
+# Past build.WIDE branches, Piecewise cotangents are built unevaluated (n of
+# them, of n branches each); the walker merges them into one Piecewise again.
 
 
 class PiecewiseRule(Rule):
@@ -175,7 +164,7 @@ class PiecewiseRule(Rule):
             raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
         conds = [pair.cond for pair in node.args]
         # SymPy's evaluation of a Piecewise compares every pair of branches
-        evaluate = len(conds) <= _DIRECT_BRANCHES
+        evaluate = len(conds) <= WIDE
         out = []
         for i, k in enumerate(needed):
             if not k:
@@ -192,7 +181,7 @@ class PiecewiseRule(Rule):
             return None
         pairs = [(S.Zero if t is None else t, pair.cond) for t, pair in zip(tangents, node.args)]
         # SymPy's evaluation of a Piecewise compares every pair of branches
-        return piecewise(pairs, evaluate=len(pairs) <= _DIRECT_BRANCHES)
+        return piecewise(pairs, evaluate=len(pairs) <= WIDE)
 
     def partials(self, node, needed, opts):
         return self.vjp(node, S.One, needed, opts)

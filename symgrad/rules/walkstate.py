@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from sympy import Basic, Dummy, Expr
 
-from ..build import replaced, unevaluated
+from ..build import TALL, replaced, unevaluated
 from ..graph import postorder
 
 __all__ = ["WalkState", "Stencil", "stencil", "plan", "put_back"]
@@ -38,9 +38,6 @@ class WalkState:
         # the walk's own nodes, each its own key: a node a rule rebuilds
         # equal to one of them is that one (its assumptions already asked)
         self.nodes = nodes if nodes is not None else {}
-
-
-_TALL = 32
 
 
 class Stencil:
@@ -97,7 +94,7 @@ def stencil(node: Basic, args: Sequence[Basic], walk: WalkState | None) -> Stenc
     heights = walk.heights if walk is not None else None
     if not heights:
         return None
-    places = {i: a for i, a in enumerate(args) if heights.get(a, 0) > _TALL}
+    places = {i: a for i, a in enumerate(args) if heights.get(a, 0) > TALL}
     if not places:
         return None
     while len(_PLACES) < len(args):
