@@ -6,10 +6,6 @@ symgrad changes no printer of SymPy's."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from sympy import MatrixSymbol, OneMatrix, hadamard_product, latex, pretty, tanh
 
@@ -69,21 +65,28 @@ def test_least_squares_and_softmax_gradients():
 
 
 def test_plain_sympy_printing_after_import_and_after_the_block():
-    code = ("from sympy import MatrixSymbol, OneMatrix, hadamard_product, latex, pretty\n"
-            "b = MatrixSymbol('b', 1, 2)\n"
-            "e = hadamard_product(OneMatrix(3, 1) * b, MatrixSymbol('c', 3, 2))\n"
-            "before = (str(e), pretty(e), latex(e))\n"
-            "import symgrad\n"
-            "assert (str(e), pretty(e), latex(e)) == before, before\n"
-            "with symgrad.matrix_notation():\n"
-            "    assert str(e) == '(𝟙*b) ⊙ c', str(e)\n"
-            "assert (str(e), pretty(e), latex(e)) == before\n"
-            "symgrad.matrix_notation()\n"
-            "assert str(e) == '(𝟙*b) ⊙ c'\n"
-            "symgrad.matrix_notation(False)\n"
-            "assert (str(e), pretty(e), latex(e)) == before\n")
-    root = Path(symgrad.__file__).resolve().parent.parent  # this checkout's symgrad
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+    # symgrad is imported: SymPy's printers hold SymPy's own methods (no test
+    # leaves the notation on), inside the block the Cookbook's, after it
+    # SymPy's again; matrix_notation() and matrix_notation(False) likewise
+    from symgrad.matrices import notation
+
+    def plain():
+        return all(cls.__dict__.get(f"_print_{name}", notation._MISSING) is own
+                   for (cls, name), own in notation._SYMPY.items())
+
+    e = hadamard_product(OneMatrix(3, 1) * b1, MatrixSymbol("c", 3, 5))
+    assert plain()
+    before = (str(e), pretty(e), latex(e))
+    assert "⊙" not in before[0]
+    with symgrad.matrix_notation():
+        assert str(e) == "(𝟙*b1) ⊙ c" and not plain()
+    assert plain() and (str(e), pretty(e), latex(e)) == before
+    try:
+        symgrad.matrix_notation()
+        assert str(e) == "(𝟙*b1) ⊙ c"
+    finally:
+        symgrad.matrix_notation(False)
+    assert plain() and (str(e), pretty(e), latex(e)) == before
 
 
 def test_plain_program_uses_the_notation_without_it():
