@@ -261,7 +261,7 @@ def lambdify(
         if dt is not None and dt.kind != "f":
             raise SymgradError(f"dtype={dtype!r}: matrix formulas are computed in a real "
                                "floating type (float32, float64)")
-        return matrix_lambdify(args, exprs, dt, block)
+        return matrix_lambdify(args, exprs, dt, block, stabilize)
     complex_ = dt is not None and dt.kind == "c"
     params, leaf, prog, layout, namer = _compile(
         args, exprs, ENTRY_NAMES | CALL_NAMES, stabilize, domain, complex_, runtime=True

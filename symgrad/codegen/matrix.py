@@ -73,7 +73,7 @@ from ..matrices.nodes import (
     SumAxis,
     axis_of,
 )
-from ..rewrites import accurate_forms
+from ..rewrites import accurate_forms, safe_forms
 from ..shapes import flatten_exprs
 from . import matrix_entry, matrix_helpers
 from .compensating import COMPENSATED_HELPERS
@@ -160,7 +160,8 @@ class _Stmt:
 
 
 class _Emitter:
-    def __init__(self, names: dict, namer: Namer, inplace: bool = False) -> None:
+    def __init__(self, names: dict, namer: Namer, inplace: bool = False,
+                 safe: bool = False) -> None:
         self.names = dict(names)
         self.namer = namer
         self.temps = namer.temps()
@@ -168,6 +169,7 @@ class _Emitter:
         self.printer = KernelPrinter(complex_=False)
         self.shifted: dict = {}
         self.inplace = inplace
+        self.safe = safe  # lambdify(stabilize=True): the safe rewrites too
         self.uses_pairs = False  # the code calls compensated arithmetic's pair helpers
 
     def name(self, node: Basic) -> str:
@@ -227,7 +229,8 @@ class _Emitter:
         """A scalar formula over names (``subs``: node -> name)."""
         placeholders = {k: Symbol(v) for k, v in subs.items()}
         e = e.xreplace(placeholders) if placeholders else e
-        e = accurate_forms(lower([e]))[0]
+        # an entry of a matrix ranges over all floats (no box bounds W*x)
+        e = (safe_forms if self.safe else accurate_forms)(lower([e]))[0]
         return self.printer.doprint(e)
 
     # -- one node ---------------------------------------------------------
@@ -419,7 +422,8 @@ def _program(args: object, exprs: object, fname: str, entry: dict | None = None
     kernel = namer.name(f"{fname}_block")
     flat, struct = flatten_exprs(exprs, "exprs")
     flat = _forward_formulas(flat)
-    em = _Emitter(names, namer, inplace=entry is not None)
+    em = _Emitter(names, namer, inplace=entry is not None,
+                  safe=entry is not None and entry.get("stabilize", False))
     order, _ = postorder(flat, _kids)
     cells = 1  # the most entries of one node (a batch element's)
     for n in order:
@@ -478,11 +482,14 @@ def matrix_code(args: object, exprs: object, name: str = "f") -> str:
 
 
 def matrix_lambdify(args: object, exprs: object, dtype: object = None,
-                    block: int | None = 1 << 14) -> Callable:
+                    block: int | None = 1 << 14, stabilize: bool = False) -> Callable:
     """A NumPy function of matrix formulas (see the module): results in
     ``dtype`` (default: the arguments' common float type, so float32 stays
     float32), computed ``block`` entries of the largest node at a time
-    along the first batch axis (``None``: in one call)."""
+    along the first batch axis (``None``: in one call); ``stabilize``: the
+    scalar parts (elementwise formulas, explicit entries) in their safe
+    forms over all floats, as ``lambdify(stabilize=True)``."""
     dt = None if dtype is None else np.dtype(dtype).name
-    source, n_ops = _program(args, exprs, "f", {"dtype": dt, "block": block})
+    source, n_ops = _program(args, exprs, "f", {"dtype": dt, "block": block,
+                                                "stabilize": stabilize})
     return load(source, "f", 1, n_ops)

@@ -295,3 +295,17 @@ def test_blocks_and_in_place_code_agree_with_the_plain_code_on_random_formulas()
         for g, w in zip(fast(*[x.astype(np.float32) for x in vals]), want):  # float32 stays
             assert g.dtype == np.float32
             np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4)
+
+
+def test_stabilize_true_gives_the_scalar_parts_their_safe_forms():
+    # lambdify(stabilize=True) of a matrix formula was the accurate forms only:
+    # the logistic function of W*x overflowed to NaN at -1000
+    from sympy import exp
+
+    W, x = MatrixSymbol("W", 2, 2), MatrixSymbol("x", 2, 1)
+    sig = symgrad.elementwise(lambda t: exp(t) / (1 + exp(t)), W * x)
+    Wv, xv = np.array([[1000.0, 0.0], [-1000.0, 0.0]]), np.array([[1.0], [0.0]])
+    with np.errstate(all="ignore"):
+        plain = symgrad.lambdify([W, x], sig)(Wv, xv)
+    safe = symgrad.lambdify([W, x], sig, stabilize=True)(Wv, xv)
+    assert np.isnan(plain[0, 0]) and safe.tolist() == [[1.0], [0.0]]
