@@ -40,18 +40,15 @@ _EXP_LIKE = (exp, expm1, Sigmoid, Softplus)
 
 def _exact(u: Basic) -> bool:
     """Whether ``u`` is computed without rounding from the inputs: a
-    symbol, a number, ``|s|``, or a power of two times one of these."""
+    number, or a power of two times a symbol or its absolute value."""
     coeff, rest = u.as_coeff_Mul()
     if rest.is_Number or rest == 1:
         return True
-    if coeff.is_Rational:
-        p, q = abs(coeff.p), coeff.q
-        if p == 0 or p & (p - 1) or q & (q - 1):
-            return False
-    elif not coeff.is_Number:
-        return False
-    else:
-        return False
+    if not coeff.is_Rational or coeff == 0:
+        return False  # a float or irrational factor rounds
+    p, q = abs(coeff.p), coeff.q
+    if p & (p - 1) or q & (q - 1):
+        return False  # 3*x, x/3 round
     return isinstance(rest, Symbol) or (isinstance(rest, Abs) and isinstance(rest.args[0], Symbol))
 
 
