@@ -50,8 +50,9 @@ from . import graph
 from .graph import postorder
 
 __all__ = [
-    "unevaluated", "replaced", "factors", "scaled", "times", "plus", "piecewise", "Piecewise",
-    "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT", "SMALL_CONDITION",
+    "unevaluated", "cancelling", "evaluated", "replaced", "factors", "scaled", "times", "plus",
+    "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
+    "SMALL_CONDITION",
 ]
 
 
@@ -92,6 +93,82 @@ def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
         return node.func(*args)
+
+
+def cancelling(node: Basic, args: Sequence[Basic]) -> Basic:
+    """``node`` over new arguments, as written (lowering's and code
+    generation's rebuild): nothing is re-evaluated,
+    except that a sum drops terms that cancel exactly (``x - x``), and a
+    product with an exact zero factor is zero, as SymPy has them (so
+    ``x - stop_gradient(x)`` lowers to 0).  Neither looks deeper than the
+    node's own arguments.
+
+    >>> from sympy import symbols, S
+    >>> x, y = symbols("x y")
+    >>> cancelling(2 * x, (S(2), y + 1)).args  # SymPy would distribute 2*(y + 1)
+    (2, y + 1)
+    >>> cancelling(x + y, (x, -x)), cancelling(x * y, (x, S.Zero))
+    (0, 0)
+    """
+    if node.is_Add:
+        return _cancelled_sum(args)
+    if node.is_Mul and any(a is S.Zero for a in args) and all(a.is_finite is not False
+                                                           for a in args if a.is_Number):
+        return S.Zero
+    if isinstance(node, sympy.Piecewise):
+        return piecewise([a.args for a in args], evaluate=False)
+    # past SymPy's cache: a lookup there compares a new deep node with an
+    # equal one built before by SymPy's recursive ==
+    return unevaluated(node, args)
+
+
+def _cancelled_sum(args: Sequence[Basic]) -> Basic:
+    """``Add(*args)`` without evaluation, terms ``c*t`` with equal ``t``
+    collected when they cancel (numbers are added)."""
+    coeff: dict[Basic, Basic] = {}
+    number = S.Zero
+    for a in args:
+        if a.is_Number:
+            number += a
+            continue
+        c, t = _coeff_term(a)
+        coeff[t] = coeff.get(t, S.Zero) + c
+    if all(c != 0 for c in coeff.values()) and len(coeff) + (number != 0) == len(args):
+        return Add._from_args(args)  # nothing cancels: as written
+    terms = [a for a in args if not a.is_Number and coeff[_coeff_term(a)[1]] != 0]
+    if number != 0:
+        terms.insert(0, number)
+    if not terms:
+        return S.Zero
+    return terms[0] if len(terms) == 1 else Add._from_args(terms)
+
+
+def _coeff_term(a: Basic) -> tuple[Basic, Basic]:
+    """``a`` as (number, term): ``2*x*y`` is (2, x*y)."""
+    if not (a.is_Mul and a.args[0].is_Number):
+        return S.One, a
+    rest = a.args[1:]
+    return a.args[0], rest[0] if len(rest) == 1 else Mul._from_args(rest)
+
+
+def evaluated(node: Basic, args: Sequence[Basic]) -> Basic:
+    """``node``'s class over new arguments with SymPy's evaluation (the
+    rewrites' rebuild: a rewritten argument may simplify its parent), except
+    a Piecewise and its pairs, built as written: SymPy folds a condition
+    holding a Piecewise into ITE form (set algebra over trees: a 6-deep cond
+    chain never finished).
+
+    >>> from sympy import S, exp, log, symbols
+    >>> x, y = symbols("x y")
+    >>> evaluated(exp(x), (log(y),)), evaluated(2 * x, (S(2), y + 1))
+    (y, 2*y + 2)
+    """
+    args = tuple(args)
+    if isinstance(node, ExprCondPair):
+        return Tuple.__new__(ExprCondPair, *args)
+    if isinstance(node, sympy.Piecewise):
+        return piecewise([a.args for a in args])
+    return node.func(*args)
 
 
 def replaced(root: Basic, swap: Callable[[Basic], Basic | None]) -> Basic:

@@ -20,76 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sympy import Add, Basic, Dummy, Expr, Mul, Piecewise, S
+from sympy import Basic, Dummy, Expr
 
-from .build import piecewise, unevaluated
+from .build import cancelling
 from .graph import postorder
 from .nodes import is_marker
 from .shapes import flatten_exprs
 from .widen import FloatMarker
 
-__all__ = ["lower", "expand", "rebuild", "canonical", "unwiden"]
-
-
-def rebuild(node: Basic, args: tuple | list) -> Basic:
-    """``node`` over new arguments, as written: nothing is re-evaluated,
-    except that a sum drops terms that cancel exactly (``x - x``), and a
-    product with an exact zero factor is zero, as SymPy has them (so
-    ``x - stop_gradient(x)`` lowers to 0).  Neither looks deeper than the
-    node's own arguments.
-
-    >>> from sympy import symbols, S
-    >>> x, y = symbols("x y")
-    >>> rebuild(2 * x, (S(2), y + 1)).args  # SymPy would distribute 2*(y + 1)
-    (2, y + 1)
-    >>> rebuild(x + y, (x, -x)), rebuild(x * y, (x, S.Zero))
-    (0, 0)
-    """
-    if node.is_Add:
-        return _sum(args)
-    if node.is_Mul and any(a is S.Zero for a in args) and all(a.is_finite is not False
-                                                           for a in args if a.is_Number):
-        return S.Zero
-    if isinstance(node, Piecewise):
-        return piecewise([a.args for a in args], evaluate=False)
-    return _uncached(node, args)
-
-
-def _uncached(node: Basic, args: tuple | list) -> Basic:
-    """``node`` over ``args`` unevaluated and past SymPy's cache: a lookup
-    there compares a new deep node with an equal one built before (lowering
-    the same formula twice) by SymPy's recursive ``==``, a RecursionError
-    past about a thousand levels (:func:`symgrad.build.unevaluated`)."""
-    return unevaluated(node, args)
-
-
-def _sum(args: tuple | list) -> Basic:
-    """``Add(*args)`` without evaluation, terms ``c*t`` with equal ``t``
-    collected when they cancel (numbers are added)."""
-    coeff: dict[Basic, Basic] = {}
-    number = S.Zero
-    for a in args:
-        if a.is_Number:
-            number += a
-            continue
-        c, t = _split(a)
-        coeff[t] = coeff.get(t, S.Zero) + c
-    if all(c != 0 for c in coeff.values()) and len(coeff) + (number != 0) == len(args):
-        return Add._from_args(args)  # nothing cancels: as written
-    terms = [a for a in args if not a.is_Number and coeff[_split(a)[1]] != 0]
-    if number != 0:
-        terms.insert(0, number)
-    if not terms:
-        return S.Zero
-    return terms[0] if len(terms) == 1 else Add._from_args(terms)
-
-
-def _split(a: Basic) -> tuple[Basic, Basic]:
-    """``a`` as (number, term): ``2*x*y`` is (2, x*y)."""
-    if not (a.is_Mul and a.args[0].is_Number):
-        return S.One, a
-    rest = a.args[1:]
-    return a.args[0], rest[0] if len(rest) == 1 else Mul._from_args(rest)
+__all__ = ["lower", "expand", "canonical", "unwiden"]
 
 
 class _Templates:
@@ -126,7 +65,7 @@ def _graft(form: Basic, at: dict[Basic, Basic], built: set[Basic]) -> Basic:
         args = kids[node]
         low = tuple(new[a] for a in args)
         if any(a is not b for a, b in zip(low, args)):
-            new[node] = rebuild(node, low)
+            new[node] = cancelling(node, low)
             built.add(new[node])
         else:
             new[node] = node
@@ -178,7 +117,7 @@ def _lower_into(roots: list[Basic], memo: dict[Basic, Basic], templates: _Templa
         elif any(a is not b and (hash(a) != hash(b) or a != b) for a, b in zip(low, args)):
             # (an equal copy is no change: rebuilding it would be wasted work;
             # hashes first: SymPy's == walks down to the first difference)
-            out = rebuild(node, low)
+            out = cancelling(node, low)
             templates.built.add(out)
         else:
             out = node
@@ -213,7 +152,7 @@ def canonical(exprs: list[Basic], built: set[Basic]) -> list[Basic]:
         elif type(node).__name__ in _ARITHMETIC and depth[node] <= CANONICAL_DEPTH:
             new[node] = node.func(*low)
         else:
-            new[node] = rebuild(node, low) if changed else node
+            new[node] = cancelling(node, low) if changed else node
     return [new[r] for r in exprs]
 
 
@@ -266,7 +205,7 @@ def unwiden(exprs: Iterable[Basic]) -> list[Basic]:
         if isinstance(node, FloatMarker):
             new[node] = low[0]
         elif any(a is not b for a, b in zip(low, args)):
-            new[node] = rebuild(node, low)
+            new[node] = cancelling(node, low)
             built.add(new[node])
         else:
             new[node] = node

@@ -48,9 +48,9 @@ from sympy import (
 )
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from ..build import cancelling
 from ..compensated import compensated
 from ..graph import postorder
-from ..lowering import rebuild
 from . import compensated_helpers
 from .texts import HelperCall, module_text
 
@@ -243,9 +243,9 @@ class _Copy:
         if n.is_Pow:
             return self._pow(n, args, like)
         if isinstance(n, Abs):
-            return _Abs(args[0]) if _is_pair(args[0]) else rebuild(n, args)
+            return _Abs(args[0]) if _is_pair(args[0]) else cancelling(n, args)
         if not any(_is_pair(a) for a in args):
-            return rebuild(n, args) if any(a is not k for a, k in zip(args, kids)) else n
+            return cancelling(n, args) if any(a is not k for a, k in zip(args, kids)) else n
         if isinstance(n, Function) and not isinstance(n, _DD):
             parts = _partials(n)
             if parts is not None:
@@ -259,7 +259,7 @@ class _Copy:
                         terms += [d.xreplace(table), a]
                 return _Fun(fv, *terms)
         # no arithmetic of pairs: the node of the rounded values
-        return rebuild(n, [self.out(a) for a in args])
+        return cancelling(n, [self.out(a) for a in args])
 
     def _mul(self, n: Basic, args: list, like: Symbol | None) -> Basic:
         coeff = [a for a, k in zip(args, n.args) if k.is_number]
@@ -300,12 +300,12 @@ class _Copy:
         if e == -S.Half:
             return _Div(S.One, _Sqrt(base))
         if not _is_pair(base) and not _is_pair(args[1]):
-            return rebuild(n, args)
+            return cancelling(n, args)
         h = Dummy("h", real=True)
         if n.exp.is_number:
             return _Fun(Pow(self.hi(base), e), (e * h ** (e - 1)).xreplace({h: self.hi(base)}),
                         base)
-        return rebuild(n, [self.out(a) for a in args])
+        return cancelling(n, [self.out(a) for a in args])
 
 
 def compensating(roots: list[Basic]) -> list[Basic]:
@@ -323,7 +323,7 @@ def compensating(roots: list[Basic]) -> list[Basic]:
             continue
         args = kids[node]
         low = tuple(plain[a] for a in args)
-        plain[node] = rebuild(node, low) if any(a is not b for a, b in zip(low, args)) else node
+        plain[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
     return [plain[r] for r in roots]
 
 

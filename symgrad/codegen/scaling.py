@@ -30,8 +30,8 @@ import math
 
 from sympy import Abs, Add, Basic, Float, Function, Integer, Max, Min, Mul, Piecewise, Pow, Symbol
 
+from ..build import cancelling
 from ..graph import postorder
-from ..lowering import rebuild
 from ..scaled import degrees, homogeneity, scaled
 from ..widen import widen
 from . import scale_helpers
@@ -101,7 +101,7 @@ def scaling(roots: list[Basic]) -> list[Basic]:
             out[node] = _scaled_code(node.args[0])
             continue
         low = tuple(out[a] for a in args)
-        out[node] = rebuild(node, low) if any(a is not b for a, b in zip(low, args)) else node
+        out[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
     return [out[r] for r in roots]
 
 
@@ -130,7 +130,7 @@ def _scaled_code(u: Basic) -> Basic:
             copy[n] = copy[sub_kids[n][0]]
         else:
             new = tuple(copy[c] for c in sub_kids[n])
-            copy[n] = rebuild(n, new) if any(a is not b for a, b in zip(new, sub_kids[n])) else n
+            copy[n] = cancelling(n, new) if any(a is not b for a, b in zip(new, sub_kids[n])) else n
     top = copy[u]
     if d == 0:
         return top

@@ -21,8 +21,8 @@ import re
 
 from sympy import Basic, Function, Symbol
 
+from ..build import cancelling
 from ..graph import postorder
-from ..lowering import rebuild
 from ..widen import widen
 from . import widen_helpers
 from .printer import KernelPrinter
@@ -100,7 +100,7 @@ def widened(roots: list[Basic]) -> list[Basic]:
                 if isinstance(n, Function) and _scipy_only(n):
                     args = tuple(a if a.is_Number else _D64(a) for a in args)
                 same = all(a is k for a, k in zip(args, sub_kids[n]))
-                wide[n] = n if same else rebuild(n, args)
+                wide[n] = n if same else cancelling(n, args)
         return wide[top]
 
     for node in order:
@@ -115,7 +115,7 @@ def widened(roots: list[Basic]) -> list[Basic]:
             narrow[node] = Basic.__new__(_Narrow, wide_copy(u), *leaves)
             continue
         low = tuple(narrow[a] for a in args)
-        narrow[node] = rebuild(node, low) if any(a is not b for a, b in zip(low, args)) else node
+        narrow[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
     return [narrow[r] for r in roots]
 
 

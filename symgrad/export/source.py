@@ -57,8 +57,8 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
     """``roots`` with each marker of ``kinds`` (default ``widen(u)``) replaced
     by ``u``: exported code computes in its inputs' type (JAX and PyTorch
     have no wider type than float64 on every device)."""
+    from ..build import cancelling
     from ..graph import postorder
-    from ..lowering import rebuild
 
     order, kids = postorder(roots, lambda n: n.args)
     if not any(isinstance(n, kinds) for n in order):
@@ -69,7 +69,7 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
             memo[n] = memo[n.args[0]]
         elif n.args:
             new = [memo[k] for k in n.args]
-            memo[n] = n if all(a is b for a, b in zip(new, n.args)) else rebuild(n, new)
+            memo[n] = n if all(a is b for a, b in zip(new, n.args)) else cancelling(n, new)
         else:
             memo[n] = n
     return [memo[r] for r in roots]

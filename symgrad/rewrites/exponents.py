@@ -31,7 +31,7 @@ from sympy import Add, Basic, Mul, Piecewise, Pow, S, cosh, exp, expand, piecewi
 from sympy.logic.boolalg import false, true
 
 from ..graph import count_ops, postorder
-from .rewrite import rebuild
+from .rewrite import reevaluated
 
 __all__ = ["merge_exponentials", "settle"]
 
@@ -127,6 +127,6 @@ def merge_exponentials(exprs: list[Basic]) -> list[Basic]:
     order, kids = postorder(exprs, lambda n: n.args)
     new: dict[Basic, Basic] = {}
     for node in order:
-        cur = rebuild(node, kids[node], new)
+        cur = reevaluated(node, kids[node], new)
         new[node] = _merged(cur) if isinstance(cur, Mul) else cur
     return [new[r] for r in exprs]

@@ -27,7 +27,7 @@ from __future__ import annotations
 from sympy import Basic, Mul, Pow, S
 
 from ..graph import postorder
-from .rewrite import rebuild
+from .rewrite import reevaluated
 
 __all__ = ["divide_in_turn"]
 
@@ -75,7 +75,7 @@ def divide_in_turn(exprs: list[Basic]) -> list[Basic]:
     order, kids = postorder(exprs, lambda n: n.args)
     new: dict[Basic, Basic] = {}
     for node in order:
-        cur = rebuild(node, kids[node], new) if kids[node] else node
+        cur = reevaluated(node, kids[node], new) if kids[node] else node
         if isinstance(cur, Mul):
             cur = _divided(cur) or cur
         new[node] = cur

@@ -20,7 +20,7 @@ import numpy as np
 from sympy import Basic, Expr, Float, Mul, Piecewise, Symbol, cancel
 
 from ..graph import postorder
-from .rewrite import rebuild
+from .rewrite import reevaluated
 
 __all__ = ["Segment", "split", "bisect_threshold", "piecewise", "into_branches"]
 
@@ -127,7 +127,7 @@ def into_branches(exprs: list[Basic]) -> list[Basic]:
     order, kids = postorder(exprs, lambda n: n.args)
     new: dict[Basic, Basic] = {}
     for node in order:
-        cur = rebuild(node, kids[node], new) if kids[node] else node
+        cur = reevaluated(node, kids[node], new) if kids[node] else node
         if isinstance(cur, Mul):
             pw = [f for f in cur.args if isinstance(f, Piecewise)]
             if len(pw) == 1:

@@ -13,16 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from sympy import Add, Basic, Mul, Piecewise, Tuple
-from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy import Add, Basic, Mul
 
-from ..build import piecewise
+from ..build import evaluated
 from ..graph import free_symbols, postorder
 from .facts import Facts
 from .forms import Sigmoid, Softplus, expand_forms
 from .pattern import Match, match
 
-__all__ = ["Rewrite", "Example", "SCOPES", "apply_rewrites", "replace_nodes", "rebuild"]
+__all__ = ["Rewrite", "Example", "SCOPES", "apply_rewrites", "replace_nodes", "reevaluated"]
 
 # codegen:  applied to every formula code generation emits (today's accurate forms)
 # safe:     never loses accuracy where valid; applied by stabilize=True without measuring
@@ -136,18 +135,13 @@ _SCALED_TERMS = 6  # sums as long as this are searched for a scaled pair
 _MAX_STEPS = 8  # rewrites nested in the nodes that rewrites create
 
 
-def rebuild(node: Basic, args: tuple, new: Mapping[Basic, Basic]) -> Basic:
-    """``node`` over its rewritten children (itself where none changed: an
-    equal copy is no change, and rebuilding it would re-evaluate it)."""
+def reevaluated(node: Basic, args: tuple, new: Mapping[Basic, Basic]) -> Basic:
+    """``node`` over its rewritten children, evaluated
+    (:func:`symgrad.build.evaluated`); itself where none changed: an equal
+    copy is no change, and rebuilding it would re-evaluate it."""
     low = tuple(new[a] for a in args)
     if any(a is not b and a != b for a, b in zip(low, args)):
-        # SymPy's Piecewise folds a condition holding a Piecewise into ITE
-        # form (set algebra over trees: a 6-deep cond chain never finished)
-        if isinstance(node, ExprCondPair):
-            return Tuple.__new__(ExprCondPair, *low)
-        if isinstance(node, Piecewise):
-            return piecewise([a.args for a in low])
-        return node.func(*low)
+        return evaluated(node, low)
     return node
 
 
@@ -181,7 +175,7 @@ def apply_rewrites(
         for node in order:
             if node in new:
                 continue
-            cur = rebuild(node, kids[node], new)
+            cur = reevaluated(node, kids[node], new)
             if depth < _MAX_STEPS:
                 for rw in by_root.get(type(cur), ()):
                     if rw in made_by:
@@ -211,5 +205,5 @@ def replace_nodes(exprs: Iterable[Basic], repl: Mapping[Basic, Basic]) -> list[B
     order, kids = postorder(roots, lambda n: () if n in repl else n.args)
     new: dict[Basic, Basic] = {}
     for node in order:
-        new[node] = repl[node] if node in repl else rebuild(node, kids[node], new)
+        new[node] = repl[node] if node in repl else reevaluated(node, kids[node], new)
     return [new[r] for r in roots]
