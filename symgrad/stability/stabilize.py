@@ -130,6 +130,7 @@ class Stabilization:
     before: StabilityReport
     after: StabilityReport
     seconds: float
+    note: str = ""  # a kept matrix formula: what it still loses, and why
 
     @property
     def how(self) -> str:
@@ -146,9 +147,13 @@ class Stabilization:
     def __str__(self) -> str:
         lines = [f"stabilize: {self.seconds:.2f} s"]
         if not self.choices:  # a matrix formula, kept one (stability/matrix_form.py)
-            lines.append(f"  {self.expr}  ->  {self.result}")
+            from ..matrices.notation import matrix_text
+
+            lines.append(f"  {matrix_text(self.expr)}  ->  {matrix_text(self.result)}")
             lines.append("    the matrix formula kept: each elementwise formula stabilized over "
                          "all floats, the reductions in their stable forms")
+            if self.note:
+                lines.append(f"    {self.note}")
         for c in self.choices:
             lines.append(f"  {c.source}  ->  {c.chosen}")
             lines.append(f"    by {c.how}; bits of error max/mean {c.before[0]:.1f}/"
@@ -218,17 +223,20 @@ def stabilize(
             kept, boxes, lambda e, d: check_stability(e, d, dtype=dtype, samples=samples,
                                                       seed=seed + 1))
         if report.ok or lose:
+            note = ""
             if lose:  # the products' sums cancel, as BLAS computes them: kept, said
-                _warn([f"symgrad keeps the matrix formula: it loses up to "
-                       f"{report.max_bits_error:.1f} bits only where the sums of "
-                       f"{', '.join(lose)} cancel, which its code computes as BLAS does; "
-                       "stabilize the formula's explicit entries (.as_explicit()) to "
-                       "compute those sums in compensated arithmetic too"])
+                note = (f"symgrad keeps the matrix formula: it loses up to "
+                        f"{report.max_bits_error:.1f} bits only where the sums of "
+                        f"{', '.join(lose)} cancel, which its code computes as BLAS does; "
+                        "stabilize the formula's explicit entries (.as_explicit()) to "
+                        "compute those sums in compensated arithmetic too")
+                _warn([note])
             if not explain:
                 return kept
             before = check_stability(expr, boxes, dtype=dtype, samples=samples,
                                      seed=seed + 1)
-            return Stabilization(expr, kept, [], before, report, time.perf_counter() - start)
+            return Stabilization(expr, kept, [], before, report, time.perf_counter() - start,
+                                 note)
         matrix = (expr, kept, report, boxes)
     expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, struct = flatten_exprs(expr, "expr")
