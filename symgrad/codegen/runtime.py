@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
-           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts"]
+           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_plain"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -63,6 +63,37 @@ def _pow(b, e):
     to a negative power) nor overflows."""
     math.pow(b, e)
     return float(_f64(b) ** e)
+
+
+try:  # NumPy's error state (np.errstate, np.seterr) is this context variable's value
+    from numpy._core._ufunc_config import _extobj_contextvar as _errvar
+except ImportError:  # (another NumPy: np.geterr at each call)
+    _errvar = None
+_DEFAULT_ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+_err_seen = [None]  # the last error state found to be NumPy's default
+
+
+def _plain():
+    """Whether NumPy's error state is its default (warn; ignore underflow),
+    where the one-point kernel may run: under another (``over="raise"``),
+    an overflow on the way to a finite result, which Python's float
+    arithmetic does not report, must raise as NumPy's scalars do.
+
+    >>> _plain()
+    True
+    >>> with np.errstate(over="raise"):
+    ...     _plain()
+    False
+    """
+    if _errvar is None:
+        return np.geterr() == _DEFAULT_ERR
+    e = _errvar.get()
+    if e is _err_seen[0]:
+        return True
+    if np.geterr() == _DEFAULT_ERR:
+        _err_seen[0] = e
+        return True
+    return False
 
 
 def _bad():

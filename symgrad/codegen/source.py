@@ -132,7 +132,7 @@ def kernel_source(
 RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
-    "_neg, _square, _consts"
+    "_neg, _square, _consts, _plain"
 )
 
 
@@ -141,7 +141,7 @@ RUNTIME_IMPORT = (
 ENTRY_NAMES = frozenset({
     "_batch", "_flat", "_cut", "_arg", "_hypot", "_nd", "_fresh", "_ARGS", "_DTYPE", "_pool",
     "_f64", "_f32", "_t", "_finite", "_mcos", "_mhypot", "_msin", "_msqrt", "_sq",
-    "_pow", "_bad",
+    "_pow", "_bad", "_plain",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step",
 })
@@ -377,7 +377,7 @@ def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
     nor gave a result that is not finite."""
     finite = " and ".join(f"_finite(_r[{k}])" for k in range(n_out)) if n_out <= 4 \
         else "all(map(_finite, _r))"
-    return [
+    lines = [
         "        try:",
         f"            _r = {point}({', '.join(args)})",
         f"            if {finite}:",
@@ -385,6 +385,9 @@ def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
         "        except (ArithmeticError, ValueError, TypeError):  # 1/0.0, math.sqrt(-1.0)",
         "            pass",
     ]
+    # (under another error state than NumPy's default, NumPy's scalars: an
+    # overflow on the way to a finite result raises as it did)
+    return ["        if _plain():", *["    " + ln for ln in lines]]
 
 
 def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str) -> list[str]:

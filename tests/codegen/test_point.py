@@ -167,3 +167,16 @@ def test_random_trees_give_what_the_numpy_kernel_gives():
             np.testing.assert_array_equal(got, want, err_msg=f"{e} at {a}")
             ran += 1
     assert ran > 100  # (the point kernel ran, and was compared, that often)
+
+
+def test_an_error_state_of_the_callers_holds_on_one_point():
+    # Python's float arithmetic overflows silently (1e200**2 on the way to
+    # 1/x**2 = 0): under np.errstate(over="raise") one point raises, as
+    # NumPy's scalars did; under the default it gives NumPy's value
+    fn = lambdify(x, 1 / x**2 + 1)
+    assert fn(1e200) == 1.0
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        fn(1e200)
+    with np.errstate(all="ignore"):
+        assert fn(1e200) == 1.0
+    assert fn(2.0) == 1.25 and type(fn(2.0)) is np.float64
