@@ -309,3 +309,27 @@ def test_stabilize_true_gives_the_scalar_parts_their_safe_forms():
         plain = symgrad.lambdify([W, x], sig)(Wv, xv)
     safe = symgrad.lambdify([W, x], sig, stabilize=True)(Wv, xv)
     assert np.isnan(plain[0, 0]) and safe.tolist() == [[1.0], [0.0]]
+
+
+@pytest.mark.parametrize("spread", [1.8, 2.3])  # ±63 (exp(a)*exp(-m)), ±200 (the pair)
+def test_softmax_family_accurate_in_float32(spread):
+    import mpmath
+
+    n = 6
+    zz = MatrixSymbol("zz", n, 1)
+    f = symgrad.lambdify([zz], [symgrad.softmax(zz), symgrad.log_softmax(zz)])
+    rng = np.random.default_rng(11)
+    zs = (rng.uniform(-1, 1, (30, n)) * 10 ** rng.uniform(0, spread, (30, 1))).astype(np.float32)
+    sm, ls = f(zs[..., None])
+    assert sm.dtype == ls.dtype == np.float32
+    worst = 0.0
+    with mpmath.workprec(200):
+        for b in range(len(zs)):
+            Z = [mpmath.mpf(float(v)) for v in zs[b]]
+            lse = mpmath.log(mpmath.fsum(mpmath.exp(v) for v in Z))
+            for k in range(n):
+                for got, want in ((sm[b, k, 0], mpmath.exp(Z[k] - lse)), (ls[b, k, 0], Z[k] - lse)):
+                    if abs(want) > mpmath.mpf(2) ** -126:  # float32's normal range
+                        err = abs((mpmath.mpf(float(got)) - want) / want) * 2**24
+                        worst = max(worst, float(mpmath.log(err + 1, 2)))
+    assert worst < 3, worst
