@@ -66,6 +66,8 @@ __all__ = ["stabilize", "Stabilization", "Choice"]
 TOLERANCE = 2.0  # bits of error any form may have where the running code has fewer
 _VERIFIED = 4  # forms tried on fresh samples, best first
 _FALLBACKS = 4  # ... then, where all lose bits there, their compensated or widened forms
+NOISY = 8  # points where a form may lose more than the source as rounding noise, at most ...
+NEIGHBOURS = 4  # ... judged by the worst error 1, 2, 4, 8 ordinals away along each variable
 # the fresh samples verifying a choice, per sample choosing it: at the default 512,
 # check_stability's 4096 (a choice verified on 512 reported 1.6 bits for -2/(x + 1)**2
 # over +-1e300, where check_stability of the same form finds 51: a band of 2**-10
@@ -406,7 +408,8 @@ class _Search:
         for c in forms:
             points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
             tried.append((points, labels, old))
-            if not _no_loss(new, old, self.fmt.width, self.fmt.prec):
+            if not _no_loss(new, old, self.fmt.width, self.fmt.prec) and \
+                    not self._noise_only(c.expr, source, truth, points, new, old):
                 continue
             if c.expr == source:
                 return best, best is None
@@ -422,6 +425,51 @@ class _Search:
             # whose branch overflows where the choice had no point): the next
             # forms are tried, the one with the fewest such points kept
         return best, False
+
+    def _noise_only(self, form: Expr, source: Expr, truth: _TruthCache, points: np.ndarray,
+                    new: np.ndarray, old: np.ndarray) -> bool:
+        """Whether every point where ``form`` loses more than :func:`_limit`
+        allows against ``source`` is a draw of rounding noise: near each
+        (its floats ``2**i`` ordinals away along each variable, ``i <
+        NEIGHBOURS``) the source's worst error is as large as the form's,
+        within the limit.  At an ill-conditioned point (a zero crossing of
+        the binary cross-entropy's gradient, sigmoid(x) = y) the error of
+        any formula is a random draw of a few bits either way (41.0 bits for
+        the source, 43.1 for a form that removes its NaN past exp's
+        overflow); where the source is accurate near the point, the form
+        is vetoed as before.  At most ``NOISY`` such points."""
+        fmt = self.fmt
+        ok = np.isfinite(new) & np.isfinite(old)
+        bad = np.flatnonzero(ok & (new > np.where(ok, _limit(np.where(ok, old, 0.0), fmt.width,
+                                                              fmt.prec), np.inf)))
+        if len(bad) == 0 or len(bad) > NOISY:
+            return False
+        k = len(self.symbols)
+        ranges = [float_range(*self.domain[s], fmt) for s in self.symbols]
+        bounds = [tuple(int(v) for v in ordinal(np.array(r), fmt)) for r in ranges]
+        steps = [sg * (1 << i) for i in range(NEIGHBOURS) for sg in (-1, 1)]
+        rows = []
+        for p in bad:
+            o = np.array([int(v) for v in ordinal(points[p], fmt)], dtype=np.int64)
+            near = [o.copy()]
+            for j in range(k):
+                for d in steps:
+                    q = o.copy()
+                    q[j] = min(max(q[j] + d, bounds[j][0]), bounds[j][1])
+                    near.append(q)
+            rows.append(np.stack([from_ordinal(np.array(near)[:, j], fmt) for j in range(k)],
+                                 axis=1))
+        allrows = np.concatenate(rows).astype(fmt.dtype)
+        t, resolved, _, _ = truth.at(allrows)
+        cols = [allrows[:, j] for j in range(k)]
+        try:
+            b_new = bits_error(self._values(form, cols), t, fmt)
+            b_old = bits_error(self._values(source, cols), t, fmt)
+        except SymgradError:
+            return False
+        b_new = np.where(resolved, b_new, -np.inf).reshape(len(bad), -1).max(axis=1)
+        b_old = np.where(resolved, b_old, -np.inf).reshape(len(bad), -1).max(axis=1)
+        return bool(np.all(np.isfinite(b_old) & (b_new <= _limit(b_old, fmt.width, fmt.prec))))
 
     def _fallbacks(self, choice: Choice) -> list[Candidate]:
         """The ranked plain forms that lost bits on fresh points, computed in
