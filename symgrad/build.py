@@ -56,8 +56,10 @@ __all__ = [
 ]
 
 
-def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
-    """``node``'s class over ``args``, as written.
+def unevaluated(node: Basic, args: Sequence[Basic], commutative: bool | None = None) -> Basic:
+    """``node``'s class over ``args``, as written; a sum's or product's
+    commutativity is ``commutative`` where given (the printers rebuild over
+    names standing for matrix parts), else its arguments'.
 
     >>> from sympy import S, symbols
     >>> from sympy.codegen.numpy_nodes import logaddexp
@@ -70,7 +72,7 @@ def unevaluated(node: Basic, args: Sequence[Basic]) -> Basic:
     args = tuple(args)
     cls = type(node)
     if node.is_Add or node.is_Mul:
-        return cls._from_args(args)
+        return cls._from_args(args, commutative)
     if node.is_Pow:
         obj = Basic.__new__(cls, *args)
         obj.is_commutative = args[0].is_commutative and args[1].is_commutative

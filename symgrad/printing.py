@@ -80,7 +80,7 @@ def _rebuild(node: Basic, args: tuple) -> Basic:
     if isinstance(node, AssocOp):  # in SymPy's order, numbers first
         if node.is_commutative:
             args = sorted(args, key=default_sort_key)
-        return node.func._from_args(args, node.is_commutative)
+        return unevaluated(node, args, node.is_commutative)
     if isinstance(node, ElementwiseApplyFunction):  # its formula is not a part
         return Basic.__new__(type(node), node.args[0], args[0])
     return unevaluated(node, args)

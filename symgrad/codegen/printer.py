@@ -22,10 +22,10 @@ from __future__ import annotations
 import ast
 
 import numpy as np
-from sympy import Basic, Expr, Mul, S
+from sympy import Basic, Expr, S
 from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
 
-from ..build import unevaluated
+from ..build import factors, unevaluated
 from ..errors import SymgradError
 
 __all__ = ["NoNumpyFormError", "KernelPrinter", "RuntimePrinter", "PointPrinter", "as_calls",
@@ -140,7 +140,7 @@ class KernelPrinter(SciPyPrinter):
                 lead = [_negated(t) for t in a[:j]]
                 if all(t is not None for t in lead):
                     inner = unevaluated(expr, lead)
-                    expr = unevaluated(expr, [a[j], Mul._from_args((S.NegativeOne, inner)),
+                    expr = unevaluated(expr, [a[j], factors((S.NegativeOne, inner)),
                                               *a[j + 1:]])
         return super()._print_Add(expr, order)
 
