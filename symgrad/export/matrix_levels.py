@@ -75,8 +75,16 @@ class MatrixLevel:
         if backend not in self._kernels:
             from .source import compile_matrix
 
-            self._kernels[backend] = compile_matrix(
-                backend, self.inputs, [self.exprs[k] for k in self.live])
+            if not self.live:  # every formula 0 (a derivative of a linear one): no code
+
+                def nothing(*xs):
+                    return ()
+
+                nothing.source = ""
+                self._kernels[backend] = nothing
+            else:
+                self._kernels[backend] = compile_matrix(
+                    backend, self.inputs, [self.exprs[k] for k in self.live])
         return self._kernels[backend]
 
     def jvp(self, mask: tuple) -> MatrixLevel:

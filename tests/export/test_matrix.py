@@ -40,11 +40,16 @@ def test_matrix_valued_output_jax_jacobians_are_symgrads():
             got = jac(f, 0)(*VALS)
             assert got.shape == (N, 2, 3, 4)
             np.testing.assert_allclose(np.asarray(got), np.asarray(own), rtol=1e-12, atol=1e-14)
-        # second order of a matrix-valued output (the JVP's JVP)
-        h = jax.jacfwd(jax.jacrev(lambda w2: f(*VALS[:2], w2, VALS[3])[0, 1]))(VALS[2])
-        h_own = jax.jacfwd(jax.jacrev(lambda w2: _z(jnp, VALS[0], VALS[1], w2, VALS[3])[0, 1]))(
-            VALS[2])
-        np.testing.assert_allclose(np.asarray(h), np.asarray(h_own), atol=1e-14)
+        # second order of a matrix-valued output (the JVP's JVP), along W1 and along
+        # W2 (Z is linear in W2: a level whose formulas are all 0)
+        for k, d in ((0, RNG.normal(size=(3, 4))), (2, RNG.normal(size=(4, 2)))):
+            def second(g, k=k, d=d):
+                def first(w):
+                    return jax.jvp(lambda u: g(*VALS[:k], u, *VALS[k + 1:]), (w,), (d,))[1]
+                return jax.jvp(first, (VALS[k],), (2 * d,))[1]
+
+            np.testing.assert_allclose(np.asarray(second(f)),
+                                       np.asarray(second(lambda *v: _z(jnp, *v))), atol=1e-13)
 
 
 def test_matrix_valued_output_torch_backward_and_double_backward_are_symgrads():
@@ -58,6 +63,16 @@ def test_matrix_valued_output_torch_backward_and_double_backward_are_symgrads():
         (h,) = torch.autograd.grad((g**3).sum(), ts[k], retain_graph=True)
         (h_own,) = torch.autograd.grad((g_own**3).sum(), ts[k], retain_graph=True)
         torch.testing.assert_close(h, h_own, rtol=1e-11, atol=1e-13)
+    # the VJP for W2 (tanh(...).T @ ct) is linear in W2: its own W2-derivative is a
+    # level whose formulas are all 0
+    (g2,) = torch.autograd.grad(f(*ts), ts[2], ct, create_graph=True)
+    (g2_own,) = torch.autograd.grad(_z(torch, *ts), ts[2], ct, create_graph=True)
+    for k in (0, 2):
+        (h,) = torch.autograd.grad((g2**2).sum(), ts[k], retain_graph=True)
+        (h_own,) = torch.autograd.grad((g2_own**2).sum(), ts[k], retain_graph=True,
+                                       allow_unused=True)  # PyTorch's: no path to W2
+        torch.testing.assert_close(h, torch.zeros_like(h) if h_own is None else h_own,
+                                   rtol=1e-11, atol=1e-13)
     assert ts[3].grad is None  # data needs no gradient: none computed
 
 
