@@ -65,10 +65,10 @@ def _pow(b, e):
     return float(_f64(b) ** e)
 
 
-try:  # NumPy's error state (np.errstate, np.seterr) is this context variable's value
-    from numpy._core._ufunc_config import _extobj_contextvar as _errvar
-except ImportError:  # (another NumPy: np.geterr at each call)
-    _errvar = None
+# NumPy's error state (np.errstate, np.seterr) is this context variable's
+# value (NumPy 2; None elsewhere: np.geterr at each call)
+_errvar = getattr(getattr(getattr(np, "_core", None), "_ufunc_config", None),
+                  "_extobj_contextvar", None)
 _DEFAULT_ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
 _err_seen = [None]  # the last error state found to be NumPy's default
 
