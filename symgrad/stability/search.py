@@ -346,22 +346,26 @@ class PointSearch:
             return none
         carry, zero = _label("carries of sums"), _label("zeros of subtractions")
         amp = lambda rows: amplification(tracks.nodes, self.forms, rows, fmt)  # noqa: E731
-        cands = [c for it in found if it[0] == carry for c in _banded(it[1], it[2][0])]
+        cands = [c for it in found if it[0] == carry for c in _banded(it[1], it[2][0], it[2][1])]
         near = [it[1][0] for it in found if it[0] == zero] + list(joint)
         if near:
             near = np.array(near, dtype=fmt.dtype)
             asks = [(near[i], j, self.ranges[j])
                     for i in np.argsort(-amp(near), kind="stable")[:NEAR_BASES] for j in range(k)]
             for (_, j, _), got in zip(asks, tracks.along_many(asks)):
-                cands += [c for lb, rs, _ in got if lb == carry for c in _banded(rs, j)]
+                cands += [c for lb, rs, t in got if lb == carry for c in _banded(rs, j, t)]
         if not cands:
             return none
-        if len(cands) > CARRY_CANDIDATES:  # the best by the bound (14 matrix entries: 8,000)
-            a = amp(np.array([r for r, _ in cands], dtype=fmt.dtype))
+        if len(cands) > 8 * CARRY_CANDIDATES:  # the best by the bound (14 matrix entries: 8,000)
+            a = amp(np.array([r for r, _, _ in cands], dtype=fmt.dtype))
+            cands = [cands[i] for i in np.argsort(-a, kind="stable")[:8 * CARRY_CANDIDATES]]
+        cands = self._rounding(tracks, cands)
+        if len(cands) > CARRY_CANDIDATES:
+            a = amp(np.array([r for r, _, _ in cands], dtype=fmt.dtype))
             cands = [cands[i] for i in np.argsort(-a, kind="stable")[:CARRY_CANDIDATES]]
         # (carry, other variable) where a sum changes sign along the other
         # variable (a coarse grid: a zero there is within reach)
-        asked = [(r, j2) for r, j in cands for j2 in range(k) if j2 != j]
+        asked = [(r, j2) for r, j, _ in cands for j2 in range(k) if j2 != j]
         pairs = [rj for rj, yes in zip(asked, self._crosses(tracks, asked)) if yes]
         if not pairs:
             return none
@@ -373,6 +377,27 @@ class PointSearch:
             out += [rs for lb, rs, _ in got if lb == zero]
         rows = [r for rs in out for r in rs][:n]
         return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
+
+    def _rounding(self, tracks: _Tracks, cands: list) -> list:
+        """The carries (row, variable, track) at which the pair's float sum
+        is inexact (TwoSum's error is not 0): a carry's band holds floats
+        whose sum drops no bit (its end, a power of two) and those are no
+        use to a cancellation after it."""
+        if not cands:
+            return cands
+        rows = np.array([r for r, _, _ in cands], dtype=self.fmt.dtype)
+        vals = tracks.nodes.values([rows[:, i] for i in range(rows.shape[1])])
+        keep = []
+        with np.errstate(all="ignore"):
+            for i, (_, _, t) in enumerate(cands):
+                a, b = tracks.pairs[t - tracks.first_carry]
+                x = np.broadcast_to(np.asarray(vals[a]), (len(rows),))[i]
+                y = np.broadcast_to(np.asarray(vals[b]), (len(rows),))[i]
+                s = x + y
+                bb = s - x
+                if np.isfinite(s) and (x - (s - bb)) + (y - bb) != 0:
+                    keep.append(cands[i])
+        return keep
 
     def _crosses(self, tracks: _Tracks, asked: list) -> list[bool]:
         """For each (row, j) of ``asked``: whether a sum changes sign along
@@ -631,14 +656,14 @@ def _kind(ca: int, cb: int, node: Basic, numeric: bool) -> str:
     return "zeros of subtractions" if isinstance(node, Add) else "other zeros"  # to/from 0
 
 
-def _banded(rows: list, j: int) -> list:
-    """(row, j) for the two floats of a carry's bracket inside its band:
-    the end beside the float added inside it, and that float (one of two
-    neighbours drops the bit a carry drops)."""
+def _banded(rows: list, j: int, t: int) -> list:
+    """(row, j, t) for the two floats of track ``t``'s carry bracket inside
+    its band: the end beside the float added inside it, and that float
+    (one of two neighbours drops the bit a carry drops)."""
     if len(rows) < 3:
-        return [(r, j) for r in rows]
+        return [(r, j, t) for r in rows]
     a, b, inner = rows[:3]
-    return [(b if inner[j] > b[j] else a, j), (inner, j)]
+    return [(b if inner[j] > b[j] else a, j, t), (inner, j, t)]
 
 
 def _rows(v: object, at: slice) -> np.ndarray:

@@ -23,6 +23,7 @@ from symgrad.stability.search import SOURCES, Basis, PointSearch, ascend
 from symgrad.stability.truth import RESOLVED, GroundTruth
 
 x, u, y = symbols("x u y", real=True)
+Z = symbols("z", real=True)
 F64 = FORMATS["float64"]
 
 
@@ -259,7 +260,8 @@ def test_a_sum_that_rounds_only_where_it_carries_is_found(c, least):
     (-1 / (-x - y - 1), {x: (1, 1e15), y: (-30, 30)}),  # audit seed 10: 2.3 reported, 64 true
     (-1 / (-x - y - 3), {x: (1, 1e15), y: (-30, 30)}),
     (2 / (x + y + 1), {x: (1, 1e6), y: (-1e3, 1e3)}),
-], ids=["audit-seed-10", "-x-y-3", "x+y+1"])
+    (1 / (-x - y - Z - 1), {x: (1, 1e6), y: (-1e3, 1e3), Z: (-1, 1)}),  # three variables
+], ids=["audit-seed-10", "-x-y-3", "x+y+1", "-x-y-z-1"])
 def test_a_cancellation_where_a_carry_rounds_is_found(f, dom):
     """On the zero line of ``-1 - x - y`` the output loses every bit where
     ``-1 - x`` rounds (a carry) and nothing elsewhere on it: the zeros along
