@@ -8,8 +8,11 @@ gradient, a level of the arguments alone; any other level's backward is
 the next level, symgrad's vector-Jacobian product for the inputs that need
 a gradient with the cotangents PyTorch passes (a Function of the inputs and
 the cotangents).  Double backward (``create_graph=True``) differentiates
-that Function by its own backward, the level after: symgrad's formulas at
-every order, never PyTorch's derivative of emitted code."""
+that Function by its own backward, the level after; forward mode
+(``torch.func.jvp``, ``jacfwd``, ``hessian``) takes the next level of
+symgrad's Jacobian-vector products; ``torch.func.vmap`` runs the code
+batched (``generate_vmap_rule``): symgrad's formulas at every order, never
+PyTorch's derivative of emitted code."""
 
 from __future__ import annotations
 
@@ -49,6 +52,8 @@ class _TorchLevel:
         me = self
 
         class Level(torch.autograd.Function):
+            generate_vmap_rule = True
+
             @staticmethod
             def forward(*xs):
                 got = dict(zip(level.live, kernel(*xs))) if level.live else {}
@@ -62,7 +67,18 @@ class _TorchLevel:
             @staticmethod
             def setup_context(ctx, inputs, output):
                 ctx.save_for_backward(*inputs)
+                ctx.save_for_forward(*inputs)
                 ctx.set_materialize_grads(False)
+
+            @staticmethod
+            def jvp(ctx, *tangents):
+                xs = ctx.saved_tensors
+                mask = tuple(j for j, t in enumerate(tangents) if t is not None)
+                if not mask:
+                    outs = tuple(_zero(torch, e, level, xs) for e in level.exprs)
+                else:
+                    outs = me.next(("jvp", mask)).fn.apply(*xs, *(tangents[j] for j in mask))
+                return outs if len(outs) > 1 else outs[0]
 
             @staticmethod
             def backward(ctx, *cts):
@@ -81,8 +97,11 @@ class _TorchLevel:
         self.fn = Level
 
     def next(self, key: tuple) -> _TorchLevel:
+        """The next level: ("vjp", inputs, outputs) for backward, ("jvp",
+        inputs) for forward mode."""
         if key not in self._next:
-            self._next[key] = _TorchLevel(self.level.vjp(key[1], key[2]))
+            nxt = self.level.vjp(key[1], key[2]) if key[0] == "vjp" else self.level.jvp(key[1])
+            self._next[key] = _TorchLevel(nxt)
         return self._next[key]
 
 
@@ -95,6 +114,8 @@ def _loss(level: MatrixLevel):
     gradient = _TorchLevel(level.gradient())
 
     class Loss(torch.autograd.Function):
+        generate_vmap_rule = True
+
         @staticmethod
         def forward(*xs):
             return torch.as_tensor(value(*xs)[0], dtype=xs[0].dtype, device=xs[0].device)
@@ -102,6 +123,13 @@ def _loss(level: MatrixLevel):
         @staticmethod
         def setup_context(ctx, inputs, output):
             ctx.save_for_backward(*inputs)
+            ctx.save_for_forward(*inputs)
+
+        @staticmethod
+        def jvp(ctx, *tangents):
+            gs = gradient.fn.apply(*ctx.saved_tensors)
+            return sum(((g * t).sum() for g, t in zip(gs, tangents) if t is not None),
+                       torch.zeros((), dtype=gs[0].dtype, device=gs[0].device))
 
         @staticmethod
         def backward(ctx, ct):

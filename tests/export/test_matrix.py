@@ -106,3 +106,28 @@ def test_several_outputs_come_back_in_the_users_structure(export):
         got = got.detach().numpy() if export == "to_torch" else np.asarray(got)
         np.testing.assert_allclose(got, want, rtol=1e-14)
     assert isinstance(getattr(symgrad, export)((Z, Z), ARGS)(*VALS), tuple)
+
+
+def test_torch_func_transforms_of_matrix_formulas_are_symgrads():
+    from torch.func import grad, hessian, jacfwd, jvp, vmap
+
+    W = sp.MatrixSymbol("W", 2, 3)
+    F = symgrad.elementwise(sp.floor, W)
+    with symgrad.gradient_override_map({"Floor": "Identity"}):
+        f = symgrad.to_torch(symgrad.sum(sp.hadamard_product(F, F)), [W])
+    w = torch.tensor([[0.5, 1.5, -2.5], [3.2, 0.1, -0.7]], dtype=torch.float64)
+    # forward over reverse, straight through at both orders (PyTorch's: 0)
+    torch.testing.assert_close(hessian(f)(w).reshape(6, 6), 2 * torch.eye(6, dtype=w.dtype))
+    fz = symgrad.to_torch(Z, ARGS)
+    ts = [torch.tensor(v) for v in VALS]
+    xs = torch.tensor(RNG.normal(size=(3, N, 3)))  # a batch of data, vmapped
+    own = torch.tanh(xs @ ts[0] + ts[1]) @ ts[2]
+    torch.testing.assert_close(vmap(fz, (None, None, None, 0))(*ts[:3], xs), own)
+    loss = symgrad.to_torch(symgrad.sum(Z), ARGS)
+    torch.testing.assert_close(
+        vmap(grad(loss), (None, None, None, 0))(*ts[:3], xs),
+        vmap(grad(lambda *v: _z(torch, *v).sum()), (None, None, None, 0))(*ts[:3], xs))
+    d = torch.ones_like(ts[0])
+    torch.testing.assert_close(jvp(lambda u: fz(u, *ts[1:]), (ts[0],), (d,))[1],
+                               jvp(lambda u: _z(torch, u, *ts[1:]), (ts[0],), (d,))[1])
+    torch.testing.assert_close(jacfwd(fz)(*ts), jacfwd(lambda u, *v: _z(torch, u, *v))(*ts))
