@@ -23,7 +23,7 @@ from sympy.core.function import AppliedUndef
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.matrices.expressions.matexpr import MatrixElement
 
-from ..build import replaced
+from ..build import replaced, unevaluated
 from ..graph import postorder
 
 __all__ = ["is_real", "real_part"]
@@ -39,6 +39,8 @@ def is_real(u: Expr) -> bool:
     >>> is_real(sin(x) + x**2), is_real(sqrt(x)), is_real(sqrt(x**2 + 1))
     (True, False, True)
     """
+    if _height(u) > _DEEP:
+        return _shallow_is_real(u)
     try:
         return _is_real(u, prime=False)
     except RecursionError:  # SymPy's assumptions recurse into a deep argument
@@ -61,6 +63,51 @@ def _is_real(u: Expr, prime: bool) -> bool:
     if prime:
         _ask_children_first(r)
     return r.is_extended_real is True
+
+
+_DEEP = 32  # taller than this: SymPy is asked about one node at a time
+# what is asked of each node, and given to the symbol that stands for it
+# (the sign trichotomy implies the non-strict signs; integer would ask algebraic and
+# rational, milliseconds a node, for exponents that are numbers almost always)
+_FACTS = ("extended_real", "finite", "extended_positive", "extended_negative", "zero")
+
+
+def _height(u: Basic) -> int:
+    """The longest path from ``u`` down to an atom, over the DAG."""
+    order, kids = postorder([u], lambda n: () if isinstance(n, Atom) else n.args)
+    h: dict = {}
+    for n in order:
+        h[n] = 1 + max((h[k] for k in kids[n]), default=-1)
+    return h[u]
+
+
+def _shallow_is_real(u: Expr) -> bool:
+    """:func:`is_real` of a tall formula, asking SymPy about one node at a
+    time: each node over symbols that stand for its operands and carry
+    what was found of them (real, sign, finite, integer).  Asked of the
+    whole formula, SymPy's assumptions walk the tree below each node
+    (``is_number``, ``as_numer_denom``, ``_monotonic_sign``): quadratic
+    in the depth, seconds for 300 nested square roots.  What SymPy
+    deduces of a node from its operands' facts holds of the node, so a
+    True is sound; where it needed more than those facts the answer is
+    False (the general rule is used, as for any formula SymPy cannot tell)."""
+    order, kids = postorder([u], lambda n: () if isinstance(n, Atom) else n.args)
+    stand: dict = {}
+    for n in order:
+        if isinstance(n, Atom) or not isinstance(n, Expr) or n.is_Boolean:
+            stand[n] = n if not (isinstance(n, Expr) and _variable(n)) else \
+                Dummy(str(n), real=True)
+            continue
+        if _variable(n):
+            stand[n] = Dummy(str(n), real=True)
+            continue
+        try:
+            q = unevaluated(n, [stand[k] for k in kids[n]])
+            facts = {f: getattr(q, "is_" + f) for f in _FACTS}
+            stand[n] = Dummy(**{f: v for f, v in facts.items() if v is not None})
+        except Exception:  # noqa: BLE001  (a node SymPy cannot rebuild or ask: unknown)
+            stand[n] = Dummy()
+    return stand[u].is_extended_real is True
 
 
 def _ask_children_first(u: Basic) -> None:
