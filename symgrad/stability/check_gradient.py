@@ -29,6 +29,9 @@ from sympy import (
     Derivative,
     Dummy,
     Expr,
+    Heaviside,
+    Max,
+    Min,
     Piecewise,
     Rational,
     S,
@@ -265,10 +268,19 @@ def _prove(d: Expr) -> str | None:
     ops = count_ops([d])
     if ops <= 4 * _SIMPLIFY_OPS and (cancel(d) == 0 or expand(d) == 0):
         return "cancel"
-    # (simplify of a Piecewise simplifies its conditions: minutes for Max of three)
-    if ops <= _SIMPLIFY_OPS and not d.has(Piecewise) and simplify(d) == 0:
+    # (simplify of a Piecewise simplifies its conditions: minutes for Max of three;
+    # Heaviside, Max and Min it rewrites as Piecewise first: seconds, and no proof)
+    if ops <= _SIMPLIFY_OPS and not _piecewise_defined(d) and simplify(d) == 0:
         return "simplify"
     return None
+
+
+_PIECEWISE_DEFINED = (Piecewise, Heaviside, Max, Min)
+
+
+def _piecewise_defined(d: Expr) -> bool:
+    """Whether ``d`` holds a node defined by cases (over the DAG)."""
+    return any(isinstance(n, _PIECEWISE_DEFINED) for n in postorder([d], lambda n: n.args)[0])
 
 
 def _domain(domain: Mapping | None, free: Sequence[Symbol]) -> dict:
