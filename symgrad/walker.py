@@ -303,7 +303,7 @@ def _accumulate(
                 rule, kids, needed, d = step
                 if not d:
                     continue
-                g = _sum(terms)
+                g = terms[0] if len(terms) == 1 else _sum(terms)
                 if inner_wrt and node in wrtset:
                     result[node] = g
                     continue

@@ -379,8 +379,9 @@ class Rule:
 
     def vjp(self, node: Basic, ct: Expr, needed: Sequence[bool], opts: Opts) -> tuple:
         ps = self.partials(node, needed, opts)
-        return tuple(scale(ct, p, opts.walk) if (p is not None and k) else None
-                     for p, k in zip(ps, needed))
+        walk = opts.walk
+        return tuple([scale(ct, p, walk) if (p is not None and k) else None
+                      for p, k in zip(ps, needed)])
 
     def jvp(self, node: Basic, tangents: Sequence[Expr | None], opts: Opts) -> Expr | None:
         needed = [t is not None for t in tangents]
