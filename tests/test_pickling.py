@@ -76,3 +76,31 @@ def test_any_unevaluated_arithmetic_round_trips(ops):
     e = _tree(ops)
     back = pickle.loads(pickle.dumps(e))
     assert sp.srepr(back) == sp.srepr(e)
+
+
+def test_piecewise_keeps_its_conditions_and_nesting():
+    """stabilize's regimes nest a Piecewise in a Piecewise; SymPy's
+    constructors fold the nesting and rewrite the conditions on loading."""
+    from sympy import Piecewise
+
+    from symgrad.build import Piecewise as WrittenPiecewise
+
+    inner = Piecewise((x, x < 0), (2 * x, True), evaluate=False)
+    nested = Piecewise((inner, -x < -1), (Add(x, x, evaluate=False), True), evaluate=False)
+    written = WrittenPiecewise((x, -x < -1), (2 * x, True))
+    for f in (nested, written, Mul(2, nested, evaluate=False)):
+        for back in _trips(f):
+            assert sp.srepr(back) == sp.srepr(f) and type(back) is type(f)
+
+
+def test_a_function_sympy_would_fold_keeps_its_form_once_stabilize_returns_it():
+    """stabilize's gelu and mish forms held Abs(Abs(x)): SymPy's Abs folds it
+    on loading; stabilize registers the classes of what it returns."""
+    from sympy import Abs
+
+    from symgrad.pickling import keep_as_written
+
+    f = Mul(x, Abs(Abs(x, evaluate=False), evaluate=False), evaluate=False)
+    keep_as_written([f])
+    for back in _trips(f):
+        assert sp.srepr(back) == sp.srepr(f)

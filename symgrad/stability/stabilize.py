@@ -42,6 +42,7 @@ from ..errors import StabilityWarning, SymgradError
 from ..graph import count_ops, free_symbols
 from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
+from ..pickling import keep_as_written
 from ..progress import stage
 from ..rewrites.candidates import Candidate, candidates, taylor
 from ..rewrites.regimes import bisect_threshold, piecewise, split
@@ -260,6 +261,7 @@ def stabilize(
         stage(f"output {k + 1}/{len(forms)}: choosing a form, points measured")
         choices.append(search.verify(search.run(e), fresh))
     chosen = [c.chosen for c in choices]
+    keep_as_written(chosen)  # pickling (multiprocessing, joblib) keeps the forms
     result = struct.build(chosen)
     if matrix is not None and max(c.after[0] for c in choices) > UNFIXED_ABOVE:
         # the explicit entries do not fix it either: the matrix formula stays, said
