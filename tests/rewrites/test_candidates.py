@@ -134,3 +134,24 @@ def test_taylor_keeps_the_exact_zeros_and_refuses_kinks():
     assert all(float(c) == 0 for c in cs[::2]) and all(float(c) != 0 for c in cs[1::2])
     assert taylor(sp.Abs(x) * sp.exp(sp.sin(x)), x, 0, 3) is None  # a kink at 0: no series
     assert taylor(sp.sqrt(x) * sp.exp(x), x, 0, 3) is None
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_log_phi_has_a_candidate_accurate_in_both_tails(dtype):
+    # log Φ(x) = log((1 + erf(x/√2))/2): erf(u) + 1 is 0 below x = -8.3 where
+    # the value is -x²/2 - log(-x√(2π)) + ...; SymPy folds erfc(-u) into
+    # 2 - erfc(u), so the complement must be kept as exp(-u²)·erfcx(-u)
+    import mpmath
+
+    from symgrad.stability.bits import bits_error, float_format
+    from symgrad.stability.floats import generated
+
+    x = sp.Symbol("x", real=True)
+    f = sp.log((1 + sp.erf(x / sp.sqrt(2))) / 2)
+    xs = np.array([-38.0, -26.5, -9.0, -1.5, 0.0, 2.0, 7.5], dtype=dtype)
+    with mpmath.workdps(60):
+        want = np.array([float(mpmath.log(mpmath.ncdf(mpmath.mpf(float(v))))) for v in xs])
+    fmt = float_format(dtype)
+    best = min(bits_error(generated([x], [c.expr], np.dtype(dtype))(xs)[0], want, fmt).max()
+               for c in candidates(f, {x: (-40, 40)}, dtype))
+    assert best <= 3.0
