@@ -406,18 +406,29 @@ def _regions(s, bad, pts, free) -> list[Difference]:
     return [Difference(s, box, len(bad) / n, dict(p), _real_or_complex(g), _real_or_complex(t))]
 
 
-def _jvp_vjp(expr, syms, free, real, pts, seed) -> tuple[bool, str]:
-    """⟨u, J v⟩ against ⟨uᵀJ, v⟩ for unit-free u, v: proved, or sampled."""
-    if count_ops([expr]) > _SIMPLIFY_OPS:  # too big to prove: sampled at numbers at once
-        return _jvp_vjp_sampled(expr, syms, free, real, pts, seed)
+def _both_modes(expr, syms) -> tuple | str:
+    """Forward mode with symbolic tangents ``v`` and reverse mode with a
+    symbolic cotangent ``u``: ``(u, vs, J v, uᵀJ)`` (a zero for an input
+    the formula does not depend on), or why forward mode refuses."""
     u = Dummy("u", real=True)
     vs = [Dummy(f"v{i}", real=True) for i in range(len(syms))]
     try:
         jv = jvp(expr, syms, vs)
     except SymgradError as e:
-        return False, f"forward mode refuses the rule: {e}"
-    vj = _as_tuple(vjp(expr, syms, u))
-    jv, *vj = lower([jv, *[S.Zero if c is None else c for c in vj]])
+        return f"forward mode refuses the rule: {e}"
+    vj = [S.Zero if c is None else c for c in _as_tuple(vjp(expr, syms, u))]
+    return u, vs, jv, vj
+
+
+def _jvp_vjp(expr, syms, free, real, pts, seed) -> tuple[bool, str]:
+    """⟨u, J v⟩ against ⟨uᵀJ, v⟩ for unit-free u, v: proved, or sampled."""
+    if count_ops([expr]) > _SIMPLIFY_OPS:  # too big to prove: sampled at numbers at once
+        return _jvp_vjp_sampled(expr, syms, free, real, pts, seed)
+    modes = _both_modes(expr, syms)
+    if isinstance(modes, str):
+        return False, modes
+    u, vs, jv, vj = modes
+    jv, *vj = lower([jv, *vj])
     defect = (u * jv - sum((c * v for c, v in zip(vj, vs)), S.Zero)).xreplace(real)
     if _prove(defect) is not None:
         return True, "⟨u, J v⟩ = ⟨uᵀJ, v⟩ proved"
@@ -450,13 +461,10 @@ def _jvp_vjp_sampled(expr, syms, free, real, pts, seed) -> tuple[bool, str]:
     (:class:`.values.Values`) is run with u and v drawn afresh at each
     (point, draw) (a formula too big for the proof: substituting numbers
     and printing the defect took minutes at n = 300)."""
-    u = Dummy("u", real=True)
-    vs = [Dummy(f"v{i}", real=True) for i in range(len(syms))]
-    try:
-        jv = jvp(expr, syms, vs)
-    except SymgradError as e:
-        return False, f"forward mode refuses the rule: {e}"
-    vj = [S.Zero if c is None else c for c in _as_tuple(vjp(expr, syms, u))]
+    modes = _both_modes(expr, syms)
+    if isinstance(modes, str):
+        return False, modes
+    u, vs, jv, vj = modes
     lowered = _renamed(lower([jv, *vj]), real)
     table = Values(lowered, [real.get(s, s) for s in free] + [u, *vs])
     rng = random.Random(f"check_gradient:directions:{seed}")
