@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from sympy import Abs, Basic, Mul, Pow, sign
 
+from ..build import evaluated
 from ..graph import postorder
 
 __all__ = ["fold_signs"]
@@ -74,6 +75,6 @@ def fold_signs(exprs: Iterable[Basic]) -> list[Basic]:
     for node in order:
         args = kids[node]
         low = tuple(new[a] for a in args)
-        cur = node.func(*low) if any(a is not b for a, b in zip(low, args)) else node
+        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
         new[node] = _fold(cur) if isinstance(cur, Mul) else cur
     return [new[r] for r in exprs]

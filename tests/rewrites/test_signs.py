@@ -64,3 +64,19 @@ def test_stabilize_removes_the_cancellation(f):
     s = stabilize(g, {x: (-1e6, 1e6)}, samples=128)
     assert bits(g).max() > 6  # as derived: the terms cancel
     assert bits(s).max() <= 3
+
+
+def test_the_fold_rebuilds_a_where_chain_as_written():
+    # a sign under a deep where: the rebuilt Piecewise above it is built as
+    # written (build.evaluated), not by SymPy's constructor, which folds a
+    # condition holding a Piecewise into ITE form (set algebra over trees)
+    from symgrad import where
+
+    e = x * sp.sign(x)
+    for _ in range(8):
+        e = where(sp.Gt(e, sp.S.Half, evaluate=False), sp.sin(e) + sp.S.Half, 2 * e)
+    (folded,) = fold_signs([e])
+    assert isinstance(folded, sp.Piecewise) and folded.args[0].cond.lhs.is_Piecewise
+    f, g = lambdify([x], folded), lambdify([x], e)
+    for x0 in (-3.0, -0.2, 0.1, 0.7, 2.5):
+        assert float(f(x0)) == float(g(x0))
