@@ -77,6 +77,7 @@ from sympy import (
 from sympy import together as sympy_together
 from sympy.codegen.cfunctions import expm1, log1p
 
+from ..build import evaluated
 from ..graph import count_ops, postorder
 from .facts import Facts
 from .rewrite import apply_rewrites
@@ -366,7 +367,7 @@ def _substitute(exprs: list[Basic], scale: dict[Basic, Basic], log_form: dict,
             if isinstance(node, Pow) and isinstance(low[0], Mul) and node.exp.is_Integer:
                 cur = Mul(*(f**node.exp for f in _factors(low[0])))
             else:
-                cur = node.func(*low)
+                cur = evaluated(node, low)
         else:
             cur = node
         if isinstance(cur, Mul):
@@ -470,7 +471,7 @@ def _recombine(e: Basic) -> Basic:
     for node in order:
         args = kids[node]
         low = tuple(new[a] for a in args)
-        cur = node.func(*low) if any(a is not b for a, b in zip(low, args)) else node
+        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
         if isinstance(cur, Mul):
             cur = _distribute(_combine_exps(cur))
             cur = cur if node in terms or not isinstance(cur, Mul) else _fold_coefficient(cur)
@@ -620,7 +621,7 @@ def hyperbolic_as_exp(exprs: list[Basic]) -> list[Basic]:
     for node in order:
         args = kids[node]
         low = tuple(new[a] for a in args)
-        cur = node.func(*low) if any(a is not b for a, b in zip(low, args)) else node
+        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
         make = _HYPERBOLIC.get(type(cur))
         new[node] = make(*cur.args) if make is not None else cur
     return [new[r] for r in exprs]

@@ -43,6 +43,7 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import log1p
 
+from ..build import evaluated
 from ..graph import postorder
 
 __all__ = ["Sigmoid", "Softplus", "erfcx", "betaln", "lgamma_remainder", "digamma_remainder",
@@ -278,7 +279,7 @@ def expand_forms(exprs: list[Basic]) -> list[Basic]:
         args = kids[node]
         low = tuple(new[a] for a in args)
         if any(a is not b and a != b for a, b in zip(low, args)):
-            node2 = node.func(*low)
+            node2 = evaluated(node, low)
         else:
             node2 = node
         make = _ACCURATE.get(type(node2))

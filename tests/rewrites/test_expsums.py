@@ -278,3 +278,19 @@ def test_softmax_cross_entropy_gradient_stabilizes_in_float32():
     s = symgrad.stabilize(g, dom, dtype="float32", samples=64, seed=2)
     r = symgrad.check_stability(s, dom, dtype="float32", samples=64, seed=7)
     assert r.max_bits_error <= 3.0, r
+
+
+def test_safe_forms_rebuild_a_where_chain_as_written():
+    # the rewrites rebuild the nodes above a rewritten one through
+    # build.evaluated: SymPy's Piecewise constructor folds a condition
+    # holding a Piecewise into ITE form (8 deep: over a minute before)
+    from symgrad import lambdify, where
+
+    e = E(x) / (1 + E(x))
+    for _ in range(8):
+        e = where(sp.Gt(e, sp.S.Half, evaluate=False), sp.sin(e) + sp.S.Half, 2 * e)
+    (safe,) = safe_forms([e])
+    assert isinstance(safe, sp.Piecewise) and safe != e
+    f, g = lambdify([x], safe), lambdify([x], e)
+    for x0 in (-30.0, -0.2, 0.1, 0.7, 2.5):
+        assert float(f(x0)) == pytest.approx(float(g(x0)), rel=1e-14)
