@@ -171,6 +171,9 @@ class _Emitter:
         self.inplace = inplace
         self.safe = safe  # lambdify(stabilize=True): the safe rewrites too
         self.uses_pairs = False  # the code calls compensated arithmetic's pair helpers
+        # (argument, axis) of a logsumexp or log_softmax: the maximum and the
+        # exponentials are computed once and shared with a softmax of them
+        self.shares: set = set()
 
     def name(self, node: Basic) -> str:
         return self.names[node]
@@ -358,6 +361,9 @@ class _Emitter:
     def _exp_family(self, n: Basic) -> None:
         a = self.name(n.args[0])
         ax = _ax(axis_of(n), n.args[0].shape)
+        if isinstance(n, Softmax) and self.inplace and (n.args[0], ax) not in self.shares:
+            self.emit(n, f"_softmax_into({a}, {ax})", fresh=True)
+            return
         m, e, s = self._shifted(n.args[0], ax)
         if isinstance(n, Softmax):
             self.emit_chain(n, e, [("/", s)])
@@ -394,8 +400,8 @@ def _tuple(names: list[str]) -> str:
 
 _RESERVED = frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg", "_along",
                        "_rest", "_exp_shift", "_cast", "_dtype", "_blocked", "_dt", "_o",
-                       "_ip", "_exp_shift_into", "_rest_into", "_lse_near_zero", "_exp_pair",
-                       "_pair_sum"})
+                       "_ip", "_exp_shift_into", "_rest_into", "_softmax_into",
+                       "_lse_near_zero", "_exp_pair", "_pair_sum"})
 
 
 def _program(args: object, exprs: object, fname: str, entry: dict | None = None
@@ -425,6 +431,8 @@ def _program(args: object, exprs: object, fname: str, entry: dict | None = None
     em = _Emitter(names, namer, inplace=entry is not None,
                   safe=entry is not None and entry.get("stabilize", False))
     order, _ = postorder(flat, _kids)
+    em.shares = {(n.args[0], _ax(axis_of(n), n.args[0].shape)) for n in order
+                 if isinstance(n, (LogSumExpAll, LogSumExpAxis, LogSoftmax))}
     cells = 1  # the most entries of one node (a batch element's)
     for n in order:
         if getattr(n, "is_Matrix", False):

@@ -333,3 +333,34 @@ def test_softmax_family_accurate_in_float32(spread):
                         err = abs((mpmath.mpf(float(got)) - want) / want) * 2**24
                         worst = max(worst, float(mpmath.log(err + 1, 2)))
     assert worst < 3, worst
+
+
+@pytest.mark.parametrize("dtype, spread", [(np.float64, 2.5), (np.float64, 3.2),
+                                           (np.float32, 1.5), (np.float32, 2.3)])
+def test_softmax_alone_is_accurate_on_both_paths(dtype, spread):
+    # a softmax whose maximum nothing else needs (the cross-entropy's gradient)
+    # is exp(a) / Σ exp(a) for a block of logits within exp's normal range
+    # (±316 float64, ±32 float32 here), through the maximum beyond (±1600,
+    # ±200); blocks of 4 vectors (8 in float32), so that blocks take each path
+    import mpmath
+
+    n = 6
+    zz = MatrixSymbol("zz", n, 1)
+    f = symgrad.lambdify([zz], symgrad.softmax(zz), block=4 * n)
+    assert "_softmax_into" in f.source
+    rng = np.random.default_rng(12)
+    zs = (rng.uniform(-1, 1, (24, n)) * 10 ** rng.uniform(0, spread, (24, 1))).astype(dtype)
+    sm = f(zs[..., None])
+    assert sm.dtype == dtype
+    bits, tiny = (53, 2.0**-1022) if dtype == np.float64 else (24, 2.0**-126)
+    worst = 0.0
+    with mpmath.workprec(300):
+        for b in range(len(zs)):
+            Z = [mpmath.mpf(float(v)) for v in zs[b]]
+            lse = mpmath.log(mpmath.fsum(mpmath.exp(v) for v in Z))
+            for k in range(n):
+                want = mpmath.exp(Z[k] - lse)
+                if want > tiny:
+                    err = abs((mpmath.mpf(float(sm[b, k, 0])) - want) / want) * 2**bits
+                    worst = max(worst, float(mpmath.log(err + 1, 2)))
+    assert worst < 3, worst
