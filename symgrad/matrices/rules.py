@@ -423,6 +423,9 @@ def elementwise_derivative(node: ElementwiseApplyFunction, opts) -> Expr:
     w = Dummy("w")
     over_out = got.subs(body, w) if body != d else got
     if d not in over_out.free_symbols:
+        c, mono = over_out.as_coeff_Mul()
+        if mono == w:  # f' = c·f (exp): c times the node itself, not (w ↦ w)(f(X))
+            return scale(c, node)
         return ElementwiseApplyFunction(Lambda(w, over_out), node)
     return ElementwiseApplyFunction(Lambda(d, got), X)
 

@@ -134,6 +134,17 @@ def test_elementwise_overrides_reach_matrix_entries():
     assert g == OneMatrix(2, 1) * v.T or g.as_explicit() == (OneMatrix(2, 1) * v.T).as_explicit()
 
 
+def test_derivative_equal_to_the_function_is_the_node_itself():
+    # exp' = exp was written (w ↦ w)(exp(W*v)); now the node, scaled
+    W, v = MatrixSymbol("W", 2, 2), MatrixSymbol("v", 2, 1)
+    E = symgrad.elementwise(exp, W * v)
+    assert grad(symgrad.sum(E), W) == MatMul(E, v.T)
+    E3 = symgrad.elementwise(lambda t: 3 * exp(2 * t), W * v)
+    loss = symgrad.sum(E3)
+    assert grad(loss, W) == MatMul(2, E3, v.T)
+    check_grad(loss, grad(loss, W), W, [W, v], seed=7)
+
+
 def test_matrix_loss_must_be_one_by_one():
     with pytest.raises(symgrad.SymgradError, match="2×1 matrix"):
         grad(A[:2, :1] + b[:2, :1], x)
