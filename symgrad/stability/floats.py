@@ -14,19 +14,20 @@ inside products is no node of its own.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from sympy import Basic, Dummy, Symbol
+from sympy import Basic, Dummy, S, Symbol
 
-from ..build import unevaluated
+from ..build import factors, unevaluated
 from ..codegen import lambdify
 from ..graph import postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms
 from ..widen import FloatMarker
 
-__all__ = ["evaluated_form", "NodeEvaluator", "generated"]
+__all__ = ["evaluated_form", "NodeEvaluator", "generated", "additions"]
 
 
 def evaluated_form(exprs: Sequence[Basic], rewrites: bool) -> list[Basic]:
@@ -92,11 +93,141 @@ def _widened_leaves(node: Basic, kids: dict) -> tuple:
     return tuple(sorted((n for n in below if isinstance(n, Symbol)), key=str))
 
 
+def _order_of(code: Callable, n: int) -> object:
+    """The tree of the additions in the generated kernel ``code`` (one
+    output over the operands ``a0`` ... ``a{n-1}``): nested ``(op, left,
+    right)`` with op ``"+"`` or ``"-"``, ``("neg", u)``, an operand's index,
+    or ``("k", value)`` for a part of no operand (a constant, as a float);
+    None where the kernel does more than add, subtract and negate its
+    operands (read from the source it runs)."""
+    env = getattr(getattr(code, "__wrapped__", None), "__globals__", None)
+    try:
+        mod = ast.parse(getattr(code, "source", ""))
+    except SyntaxError:
+        return None
+    fn = next((d for d in mod.body if isinstance(d, ast.FunctionDef) and d.name == "f_block"),
+              None)
+    if fn is None or env is None:
+        return None
+    temps: dict[str, ast.expr] = {}
+    out = None
+    for st in fn.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and st.targets[0].id != "_k":
+            temps[st.targets[0].id] = st.value
+        elif isinstance(st, ast.Return) and isinstance(st.value, ast.Tuple) and \
+                len(st.value.elts) == 1:
+            out = st.value.elts[0]
+    names = {f"a{i}": i for i in range(n)}
+    binary = {"_add": "+", "_sub": "-"}
+    scope = dict(env, _k=tuple(np.float64(v) for v in env.get("_KV", ())))
+
+    def inline(e: ast.expr, depth: int) -> ast.expr:
+        if depth > 64:
+            raise ValueError(e)
+        if isinstance(e, ast.Name) and e.id in temps:
+            return inline(temps[e.id], depth + 1)
+        for field, val in ast.iter_fields(e):
+            if isinstance(val, ast.expr):
+                setattr(e, field, inline(val, depth + 1))
+            elif isinstance(val, list):
+                setattr(e, field, [inline(v, depth + 1) if isinstance(v, ast.expr) else v
+                                   for v in val])
+        return e
+
+    def tree(e: ast.expr) -> object:
+        if isinstance(e, ast.Name) and e.id in names:
+            return names[e.id]
+        if not any(isinstance(m, ast.Name) and m.id in names for m in ast.walk(e)):
+            # (the kernel's own code, a few nodes: no formula is walked here)
+            with np.errstate(all="ignore"):
+                v = eval(compile(ast.Expression(e), "<kernel>", "eval"), scope)  # noqa: S307
+            return ("k", float(v))
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
+            if e.func.id in binary and len(e.args) == 2:
+                return (binary[e.func.id], tree(e.args[0]), tree(e.args[1]))
+            if e.func.id == "_neg" and len(e.args) == 1:
+                return ("neg", tree(e.args[0]))
+        raise ValueError(e)
+
+    try:
+        return None if out is None else tree(inline(out, 0))
+    except Exception:  # noqa: BLE001  (a kernel not read: the printer's fold is used)
+        return None
+
+
+def _fold(n: int) -> object:
+    """The left fold over ``n`` operands: ``((a0 + a1) + a2) + ...``."""
+    t: object = 0
+    for i in range(1, n):
+        t = ("+", t, i)
+    return t
+
+
+def additions(node: Basic, order: object = None) -> list[tuple[Basic, Basic, Basic]]:
+    """The additions the generated code does for the sum ``node``, in its
+    order: ``(a, b, s)`` per rounding step, ``s`` the float sum ``a + b``
+    (a subtraction's ``b`` is the operand negated, exactly; ``s`` is
+    ``node`` itself at the last step).  ``order``: the kernel's tree
+    (:func:`_order_of`, as :meth:`NodeEvaluator.additions` reads it); None,
+    or a tree whose constants are not ``node``'s: the left fold over
+    ``node.args``.
+
+    A partial sum is a node of its own, as written (``-1 - x`` in ``-1 - x - y - z``,
+    which the code computes as ``((-1 - x) - y) - z``): where a sum's float
+    rounds is where a step the code takes rounds, not any pair of its
+    terms (``-1 - z`` is never computed there).
+
+    >>> from sympy import symbols
+    >>> x, y, z = symbols("x y z")
+    >>> [(a, b) for a, b, _ in additions(-1 - x - y - z)]  # (SymPy prints -y + (-x - 1))
+    [(-1, -x), (-x - 1, -y), (-y + (-x - 1), -z)]
+    """
+    args = node.args
+    nums = [a for a in args if a.is_number]
+
+    def build(t: object) -> Basic:
+        if isinstance(t, int):
+            return args[t]
+        if t[0] == "k":  # the kernel's constant: one of the sum's numbers, or its negation
+            for c in nums:
+                if float(c) == t[1]:
+                    return c
+                if float(c) == -t[1]:
+                    return -c
+            raise ValueError(t)
+        if t[0] == "neg":
+            return _negated(build(t[1]))
+        a, b = build(t[1]), build(t[2])
+        if t[0] == "-":
+            b = _negated(b)
+        s = unevaluated(node, (a, b))
+        steps.append((a, b, s))
+        return s
+
+    steps: list[tuple[Basic, Basic, Basic]] = []
+    try:
+        build(_fold(len(args)) if order is None else order)
+    except ValueError:
+        steps = []
+        build(_fold(len(args)))
+    if steps:
+        a, b, _ = steps[-1]
+        steps[-1] = (a, b, node)
+    return steps
+
+
+def _negated(u: Basic) -> Basic:
+    """``-u`` as a node whose float is ``u``'s negated (exact)."""
+    return -u if u.is_number else factors((S.NegativeOne, u))
+
+
 class NodeEvaluator:
     """Every node of ``exprs`` evaluated in ``dtype``, one operation at a
     time: ``values(xs)[node]`` is an array over the points ``xs``."""
 
     _cache: dict = {}  # (op shape, dtype) -> compiled function, shared
+    _orders: dict = {}  # (a sum's shape, dtype) -> its kernel's additions (_order_of)
 
     def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol], dtype: np.dtype) -> None:
         self.dtype = np.dtype(dtype)
@@ -122,9 +253,8 @@ class NodeEvaluator:
                 self._cache[key] = lambdify(list(self.kids[node]), node, dtype=self.dtype,
                                             threads=1)
             return self._cache[key]
-        shape = tuple(a if a.is_number else _recip_exp(node, a) for a in node.args)
-        kinds = tuple("number" if a.is_number else "operand" for a in node.args)
-        key = (node.func, shape, kinds, self.dtype)
+        key = self._key(node)
+        shape = key[1]
         fn = self._cache.get(key)
         if fn is None:
             holes = [Dummy(f"a{i}", real=True) for i in range(len(node.args))]
@@ -138,7 +268,21 @@ class NodeEvaluator:
                 return _code(*(vals[i] for i in _picks))
 
             self._cache[key] = fn
+            if node.is_Add:
+                self._orders[key] = _order_of(code, len(node.args))
         return fn
+
+    def _key(self, node: Basic) -> tuple:
+        shape = tuple(a if a.is_number else _recip_exp(node, a) for a in node.args)
+        kinds = tuple("number" if a.is_number else "operand" for a in node.args)
+        return (node.func, shape, kinds, self.dtype)
+
+    def additions(self, node: Basic) -> list[tuple[Basic, Basic, Basic]]:
+        """The additions (``(a, b, a + b)`` per rounding step) that the
+        generated code does for the sum ``node``, in the order of the
+        kernel that computes it (:func:`additions`)."""
+        self.op(node)
+        return additions(node, self._orders.get(self._key(node)))
 
     def _plan(self) -> list[tuple]:
         """Per node, once: (node, kind, what): a symbol (0, its position),

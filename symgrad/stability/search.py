@@ -17,16 +17,22 @@ by where it came from:
   (:mod:`.edges`: exp overflows at log(max), tanh saturates, a log meets 1),
   each found on grids uniform over the floats and in value and bracketed by
   bisection to the two floats beside it;
-* where a sum of two of a sum's terms carries into a higher binade than
-  either term (``-1 - |x|`` for ``511 < |x| < 512``): a sum of exact terms
-  rounds only there, and a cancellation downstream amplifies that
-  rounding (softsign's derivative ``-(x*sign(x) - |x| - 1)/(|x| + 1)**2``
-  loses 9 bits there and nowhere else); the carries where the outputs'
-  first-order error bound (:func:`amplification`) is largest, with the
-  float beside each inside the band (one of two neighbours drops a bit);
+* where an addition the generated code does (in its order: ``((-1 - x)
+  - y) - z`` rounds where ``-1 - x`` carries, never where ``-1 - z``
+  would) carries into a higher binade than either operand (``-1 - |x|``
+  for ``511 < |x| < 512``): a sum of exact terms rounds only there, and
+  a cancellation downstream amplifies that rounding (softsign's
+  derivative ``-(x*sign(x) - |x| - 1)/(|x| + 1)**2`` loses 9 bits there
+  and nowhere else); the carries where the outputs' first-order error
+  bound (:func:`amplification`) is largest, with the float beside each
+  inside the band (one of two neighbours drops a bit);
 * from the carries where that bound is largest, the zeros of the sums
   along each other variable (where a carry's rounding meets a
   cancellation: ``-1 - x - y`` near ``y = -(1 + x)`` for ``1 < x < 2``);
+* at ``2**k`` floats on both sides of the zeros of subtractions, every
+  fourth k: where the cancelling term is exact at the zero (``x**2`` at
+  ``x = 1``), the error peaks between (25 bits at ``2**25.5`` floats
+  from it for ``1/(x**2 - 1)``), not beside it;
 * the grid points where a sum's condition number ``sum |a_i| / |sum a_i|``
   is largest;
 * points where several sums cancel at once (Himmelblau's
@@ -74,6 +80,7 @@ SOURCES = (
     "zeros of subtractions",
     "carries of sums",
     "cancellations at carries",
+    "scales beside zeros",
     "other zeros",
     "overflow, underflow and domain edges",
     "regime boundaries",
@@ -149,6 +156,7 @@ def _budget(samples: int) -> dict[str, int]:
         "structure": min(192, max(48, samples // 16)),  # thresholds, zeros, edges, conditions
         "joint cancellations": 8,
         "cancellations at carries": 16,
+        "scales beside zeros": 4,  # zeros, each with 2 * 14 points (float64)
         "ascent": min(96, max(32, samples // 32)),
     }
 
@@ -319,6 +327,9 @@ class PointSearch:
         meet = self._zeros_at_carries(tracks, everything, joint)
         rows += list(meet)
         labs += [_label("cancellations at carries")] * len(meet)
+        scales = self._scales_beside_zeros(tracks, everything)
+        rows += list(scales)
+        labs += [_label("scales beside zeros")] * len(scales)
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)
@@ -356,27 +367,77 @@ class PointSearch:
                 cands += [c for lb, rs, t in got if lb == carry for c in _banded(rs, j, t)]
         if not cands:
             return none
-        if len(cands) > 8 * CARRY_CANDIDATES:  # the best by the bound (14 matrix entries: 8,000)
-            a = amp(np.array([r for r, _, _ in cands], dtype=fmt.dtype))
-            cands = [cands[i] for i in np.argsort(-a, kind="stable")[:8 * CARRY_CANDIDATES]]
+        # a carry's rounding outlives a move along another variable only if
+        # the step it rounds in does not depend on that variable (-1 - x in
+        # ((-1 - x) - y) - z, along y or z): those first, then by the bound
+        kept = lambda t: [j2 for j2 in range(k) if j2 not in tracks.depends(t)]  # noqa: E731
+
+        def best(items: list, key_rows: list, cap: int, lasting: np.ndarray) -> list:
+            if len(items) <= cap:
+                return items
+            a = amp(np.array(key_rows, dtype=fmt.dtype))
+            return [items[i] for i in np.lexsort((-a, ~lasting))[:cap]]
+
+        def lasting_of(cs: list) -> np.ndarray:
+            return np.array([bool(kept(t)) for _, _, t in cs], dtype=bool)
+
+        cands = best(cands, [r for r, _, _ in cands], 8 * CARRY_CANDIDATES, lasting_of(cands))
         cands = self._rounding(tracks, cands)
-        if len(cands) > CARRY_CANDIDATES:
-            a = amp(np.array([r for r, _, _ in cands], dtype=fmt.dtype))
-            cands = [cands[i] for i in np.argsort(-a, kind="stable")[:CARRY_CANDIDATES]]
+        cands = best(cands, [r for r, _, _ in cands], CARRY_CANDIDATES, lasting_of(cands))
         # (carry, other variable) where a sum changes sign along the other
         # variable (a coarse grid: a zero there is within reach)
         asked = [(r, j2) for r, j, _ in cands for j2 in range(k) if j2 != j]
-        pairs = [rj for rj, yes in zip(asked, self._crosses(tracks, asked)) if yes]
+        lasting = [j2 in kept(t) for _, j, t in cands for j2 in range(k) if j2 != j]
+        yes = self._crosses(tracks, asked)
+        pairs = [rj for rj, y in zip(asked, yes) if y]
+        lasting = np.array([la for la, y in zip(lasting, yes) if y], dtype=bool)
         if not pairs:
             return none
-        a = amp(np.array([r for r, _ in pairs], dtype=fmt.dtype))
         out: list = []
-        asks = [(pairs[i][0], pairs[i][1], self.ranges[pairs[i][1]])
-                for i in np.argsort(-a, kind="stable")[:CARRY_BASES]]
+        asks = [(r, j2, self.ranges[j2])
+                for r, j2 in best(pairs, [r for r, _ in pairs], CARRY_BASES, lasting)]
         for got in tracks.along_many(asks):
             out += [rs for lb, rs, _ in got if lb == zero]
         rows = [r for rs in out for r in rs][:n]
         return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
+
+    def _scales_beside_zeros(self, tracks: _Tracks, found: list) -> np.ndarray:
+        """Points at ``2**k`` floats on both sides of the zeros of
+        subtractions, ``k = 0, 4, 8, ...``, along the variable the zero was
+        found on, from the zeros where the outputs' first-order bound
+        (:func:`amplification`) is largest.  Where the term that cancels is
+        exact at the zero (``sqrt(x - 1/2) = 1/2`` at ``x = 3/4``,
+        ``x**2 = 1`` at 1), its rounding grows with the distance from it
+        while the difference grows too: the error is largest neither beside
+        the zero nor far from it (25 bits at ``2**25.5`` floats from it for
+        ``1/(x**2 - 1)``), and the ascent climbs from the scale that is
+        worst."""
+        n = self.budget["scales beside zeros"]
+        k, fmt = len(self.symbols), self.fmt
+        zero = _label("zeros of subtractions")
+        at = [(it[1][0], it[2][0]) for it in found if it[0] == zero]
+        if not at or n <= 0:
+            return np.zeros((0, k), dtype=fmt.dtype)
+        rows = np.array([r for r, _ in at], dtype=fmt.dtype)
+        order = np.argsort(-amplification(tracks.nodes, self.forms, rows, fmt), kind="stable")
+        levels = np.int64(1) << np.arange(0, fmt.prec, 4, dtype=np.int64)
+        out, seen = [], set()
+        for i in order:
+            r, j = at[i]
+            key = (r.tobytes(), j)
+            if key in seen:
+                continue
+            seen.add(key)
+            lo, hi = (int(v) for v in ordinal(np.array(self.ranges[j]), fmt))
+            o = int(ordinal(np.array([r[j]]), fmt)[0])
+            offs = np.concatenate([o - levels, o + levels])
+            offs = offs[(offs >= lo) & (offs <= hi)]
+            pts = np.repeat(r[None, :], len(offs), axis=0)
+            pts[:, j] = from_ordinal(offs, fmt)
+            out.append(pts)
+            if len(out) >= n:
+                break
+        return np.concatenate(out) if out else np.zeros((0, k), dtype=fmt.dtype)
 
     def _rounding(self, tracks: _Tracks, cands: list) -> list:
         """The carries (row, variable, track) at which the pair's float sum
@@ -697,23 +758,37 @@ class _Tracks:
                 if (u, c) not in seen and not u.is_number:
                     seen.add((u, c))
                     self.edges.append((u, c))
-        self.nodes = NodeEvaluator(forms + [u for u, _ in self.edges], symbols, fmt.dtype)
         self.watched = [n for n in base.order if not n.is_number
                         and type(n).__name__ not in ("ExprCondPair", "Piecewise")]
         self.adds = [n for n in self.watched if isinstance(n, Add)]
         self.normal = math.ldexp(1.0, fmt.emin)
         self.forms = forms
-        # pairs of a sum's terms, watched for a carry (not two numbers)
+        # the additions the code does, in its order, watched for a carry (not
+        # two numbers): ((-1 - x) - y) - z rounds where -1 - x carries, and
+        # never computes -1 - z; the partial sums are nodes of their own
         self.pairs: list[tuple[Basic, Basic]] = []
+        extra: list[Basic] = []
         for node in self.adds:
-            ks = self.nodes.kids[node]
-            got = [(a, b) for i, a in enumerate(ks) for b in ks[i + 1:]
-                   if not (a.is_number and b.is_number)]
-            self.pairs += got[:PAIRS]
+            steps = [st for st in base.additions(node)
+                     if not (st[0].is_number and st[1].is_number)][:PAIRS]
+            self.pairs += [(a, b) for a, b, _ in steps]
+            extra += [u for st in steps for u in st]
         self.pairs = self.pairs[:CARRY_TRACKS]
+        self.nodes = NodeEvaluator(forms + [u for u, _ in self.edges] + extra, symbols,
+                                   fmt.dtype)
         self.first_carry = len(self.watched) + len(self.edges)
         self._below: list | None = None  # per track, the nodes it is computed from
         self._parts: dict = {}  # tracks bisected together -> node -> their positions
+        self._depends: dict[int, frozenset[int]] = {}
+
+    def depends(self, t: int) -> frozenset[int]:
+        """The variables (indices) that track ``t``'s nodes are computed from."""
+        got = self._depends.get(t)
+        if got is None:
+            below = postorder(list(self._heads(t)), lambda n: self.nodes.kids.get(n, ()))[0]
+            where = {s: j for j, s in enumerate(self.symbols)}
+            got = self._depends[t] = frozenset(where[n] for n in below if n in where)
+        return got
 
     def classes(self, rows: np.ndarray) -> np.ndarray:
         """(tracks, n): node classes, then the sign of u - c per threshold."""
@@ -853,9 +928,20 @@ class _Tracks:
                     flips = flips[np.linspace(0, len(flips) - 1, PER_TRACK).astype(int)]
                 for k in flips:
                     brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[t, k]),
-                                     int(cls[t, k + 1]), q))
+                                     int(cls[t, k + 1]), q, int(ords[k + 1]), int(cls[t, k + 1])))
+        # a bracket can hide several transitions (NaN below 1/2, then the zero
+        # of sqrt(x - 1/2) - 1/2 at 3/4, between two grid points): bisection
+        # finds the first; the rest of the bracket is bisected again
+        done: list = []
+        for _ in range(PER_TRACK):
+            got = self._bisect(asks, brackets)
+            done += got
+            brackets = [(t, b, ob, cb, ocb, q, ob, ocb)
+                        for t, a, b, ca, cb, q, ob, ocb in got if cb != ocb and b < ob]
+            if not brackets:
+                break
         outs: list = [[] for _ in asks]
-        for t, a, b, ca, cb, q in self._bisect(asks, brackets):
+        for t, a, b, ca, cb, q, _, _ in done:
             base, j, _ = asks[q]
             olo, ohi = ends[q]
             pts = [a, b]
