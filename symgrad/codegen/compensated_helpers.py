@@ -155,3 +155,127 @@ def _dd_fun(f, *parts):
     if lo is None:
         return f
     return _dd_two_sum(f, _dd_fin(lo))
+
+
+# exp, expm1, log and log1p of pairs, as pairs (a double-float exp, not the
+# function of the rounded value: exp(x) - y keeps its bits where it cancels)
+def _dd_const(h, lo, t):
+    """The constant h + lo (float64s) as a pair of type ``t``."""
+    hi = t.type(h)
+    return hi, t.type((h - float(hi)) + lo)
+
+
+def _dd_series_terms(t):
+    """Terms of expm1's Taylor series at |s| <= ln(2)/2**9, to twice the
+    type's precision."""
+    s, n, term = 0.3466 / 2.0**_DD_SQUARINGS, 1, 0.3466 / 2.0**_DD_SQUARINGS
+    while term / s >= 2.0 ** (-2 * (np.finfo(t).nmant + 1) - 4):
+        n += 1
+        term = term * s / n
+    return n
+
+
+_DD_SQUARINGS = 8
+_DD_LN2 = _DDConsts(lambda t: _dd_const(0.6931471805599453, 2.3190468138462996e-17, t))
+_DD_INVLN2 = _DDConsts(lambda t: t.type(1.4426950408889634))
+# past this |x| exp(x) is 0 or inf in the type (its exponents, subnormals included)
+_DD_EXPMAX = _DDConsts(lambda t: t.type((np.finfo(t).maxexp + np.finfo(t).nmant + 3)
+                                        * 0.6931471805599453))
+_DD_TERMS = _DDConsts(_dd_series_terms)
+_DD_SMALL = _DDConsts(lambda t: t.type(0.3466 / 2.0**_DD_SQUARINGS))
+# 1/n! as pairs, n = 0 ... (exact rational, then split: float64 h + lo)
+_DD_INVFACT = _DDConsts(lambda t: [_dd_inv_factorial(n, t) for n in range(_DD_TERMS[t] + 1)])
+
+
+def _dd_inv_factorial(n, t):
+    from fractions import Fraction
+    from math import factorial
+
+    q = Fraction(1, factorial(n))
+    h = float(q)
+    return _dd_const(h, float(q - Fraction(h)), t)
+
+
+def _dd_pow2(k):
+    """2**(k//2), 2**(k - k//2) for integral float k: each a power of two
+    the type holds (ldexp: exact, where exp2 need not be), their product
+    scaling a pair exactly."""
+    k = np.where(np.isfinite(k), k, 0)
+    k1 = np.rint(k * 0.5)
+    one = np.ones_like(k)
+    return np.ldexp(one, k1.astype(np.int32)), np.ldexp(one, (k - k1).astype(np.int32))
+
+
+def _dd_reduced(a):
+    """For x = a (a float or a pair, clipped to where exp is 0 or inf): k
+    integral and r (a pair) with x = k ln 2 + r, |r| <= ln(2)/2, and
+    expm1(r) as a pair."""
+    ah, al = a if isinstance(a, tuple) else (a, 0)
+    t = np.result_type(ah, 1.0)
+    big = _DD_EXPMAX[t]
+    x = np.where(ah > big, big, np.where(ah < -big, -big, ah))
+    k = np.rint(x * _DD_INVLN2[t])
+    ln2h, ln2l = _DD_LN2[t]
+    p, e = _dd_two_prod(k, ln2h)
+    r = _dd_add(_dd_two_sum(x - p, -e), _dd_neg(_dd_two_prod(k, ln2l)))  # x - p is exact
+    if isinstance(a, tuple):
+        r = _dd_add(r, np.where(x == ah, al, 0))
+    # r / 2**8 (where |r| is that small already, r itself: no bit of a
+    # subnormal r is lost to the scaling, and no squaring is needed)
+    small = np.abs(r[0]) <= _DD_SMALL[t]
+    down = 2.0 ** -_DD_SQUARINGS
+    s = (np.where(small, r[0], r[0] * down), np.where(small, r[1], r[1] * down))
+    coeffs = _DD_INVFACT[t]
+    q = coeffs[-1]
+    for c in coeffs[-2:0:-1]:
+        q = _dd_add(_dd_mul(q, s), c)
+    q = q0 = _dd_mul(q, s)  # expm1(s)
+    for _ in range(_DD_SQUARINGS):  # expm1(2s) = expm1(s) (expm1(s) + 2)
+        q = _dd_mul(q, _dd_add(q, 2))
+    return k, (np.where(small, q0[0], q[0]), np.where(small, q0[1], q[1]))
+
+
+def _dd_scaled(y, k):
+    f1, f2 = _dd_pow2(k)
+    return (y[0] * f1) * f2, _dd_fin((y[1] * f1) * f2)
+
+
+def _dd_exp(a):
+    """exp(a) of a float or pair, as a pair (to about twice the type's
+    precision; 0 and inf where exp is)."""
+    k, q = _dd_reduced(a)
+    return _dd_scaled(_dd_add(q, 1), k)
+
+
+def _dd_expm1(a):
+    """expm1(a) of a float or pair, as a pair."""
+    k, q = _dd_reduced(a)
+    y = _dd_add(_dd_scaled(_dd_add(q, 1), k), -1)
+    return np.where(k == 0, q[0], y[0]), np.where(k == 0, q[1], y[1])
+
+
+def _dd_log(a):
+    """log(a) of a float or pair, as a pair: a = m 2**e (e = rint(log2 a)),
+    log(m) by one Newton step from the float log (z + m exp(-z) - 1, in
+    pairs), plus e ln 2 (about twice the type's precision, relative);
+    NaN, -inf, inf as the float log gives."""
+    ah, al = a if isinstance(a, tuple) else (a, 0)
+    t = np.result_type(ah, 1.0)
+    y0 = np.log(ah)
+    ok = np.isfinite(y0)
+    e = np.rint(np.where(ok, y0, 0) * _DD_INVLN2[t])
+    f1, f2 = _dd_pow2(-e)
+    m = ((ah * f1) * f2, (al * f1) * f2)
+    # z: log(m) to first order in the low part; then m exp(-z) - 1 as
+    # (m - 1)(expm1(-z) + 1) + expm1(-z), each term accurate relative to z
+    z = np.log(m[0]) + m[1] / m[0]
+    q = _dd_expm1(-z)
+    u = _dd_add(_dd_mul(_dd_add(m, -1), _dd_add(q, 1)), q)
+    ln2h, ln2l = _DD_LN2[t]
+    out = _dd_add(_dd_add(u, z), _dd_add(_dd_two_prod(e, ln2h), _dd_two_prod(e, ln2l)))
+    return np.where(ok, out[0], y0), np.where(ok, _dd_fin(out[1]), 0)
+
+
+def _dd_log1p(a):
+    """log1p(a) of a float or pair, as a pair: the log of the pair 1 + a."""
+    return _dd_log(_dd_add(a, 1))

@@ -18,6 +18,12 @@ defines the helpers (:data:`COMPENSATED_HELPERS`):
   code of ``f`` and of its partial derivatives over the high parts (each
   term only where ``|lo_i| < 1``: beyond, as for ``cos`` of ``1e150``, the
   first order is no correction);
+* ``_dd_exp``, ``_dd_expm1``, ``_dd_log``, ``_dd_log1p``: those functions
+  of a float or a pair as pairs, to about twice the type's precision
+  (exp: ``x = k ln 2 + r`` with ``ln 2`` a pair, a Taylor series of
+  ``expm1(r/2**8)`` squared back 8 times; log: ``log(m 2**e)`` by one
+  Newton step from the float log), wherever such a value is not the
+  subtree's root (``exp(x) - y`` along ``x = log(y)``);
 * ``_ddc(hi, lo, like)``: a constant that no float holds (``pi/180``,
   ``1/10``) as a pair of the type of ``like``;
 * ``_dd_out``: the pair rounded to one float.
@@ -45,7 +51,10 @@ from sympy import (
     S,
     Subs,
     Symbol,
+    exp,
+    log,
 )
+from sympy.codegen.cfunctions import expm1, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ..build import cancelling
@@ -113,7 +122,28 @@ class _Const(_DD):
     _symgrad_numpycode = _numpycode
 
 
-_PAIRS = (_Add, _Mul, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const)
+class _Exp(_DD):
+    _helper = "_dd_exp"
+
+
+class _Expm1(_DD):
+    _helper = "_dd_expm1"
+
+
+class _Log(_DD):
+    _helper = "_dd_log"
+
+
+class _Log1p(_DD):
+    _helper = "_dd_log1p"
+
+
+# the functions computed as pairs (a double-float exp and log), not as the
+# function of the rounded value: exp(x) - y, log(y) - x keep their bits where
+# they cancel
+_PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p}
+
+_PAIRS = (_Add, _Mul, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const, _Exp, _Expm1, _Log, _Log1p)
 
 
 def _is_pair(node: Basic) -> bool:
@@ -181,6 +211,7 @@ class _Copy:
 
     def __init__(self) -> None:
         self.dd: dict[Basic, Basic] = {}
+        self.top: Basic | None = None  # the root of the subtree being copied
 
     @staticmethod
     def out(v: Basic) -> Basic:
@@ -216,6 +247,7 @@ class _Copy:
         return out
 
     def copy(self, top: Basic) -> Basic:
+        self.top = top
         sub, kids = postorder([top], lambda n: () if n in self.dd or _opaque(n) else n.args)
         syms = [n for n in sub if isinstance(n, Symbol) or _opaque(n)]
         like = syms[0] if syms else None
@@ -244,6 +276,10 @@ class _Copy:
             return self._pow(n, args, like)
         if isinstance(n, Abs):
             return _Abs(args[0]) if _is_pair(args[0]) else cancelling(n, args)
+        if n.func in _PAIR_FUNCTIONS and len(args) == 1 and n is not self.top:
+            # (at the root its value is rounded to one float at once: the
+            # function of the pair to first order is as good, and cheaper)
+            return _PAIR_FUNCTIONS[n.func](args[0])
         if not any(_is_pair(a) for a in args):
             return cancelling(n, args) if any(a is not k for a, k in zip(args, kids)) else n
         if isinstance(n, Function) and not isinstance(n, _DD):
@@ -379,6 +415,9 @@ COMPENSATED_NAMES = frozenset({
     "_dd_add", "_dd_mul", "_dd_div", "_dd_sqrt", "_dd_neg", "_dd_abs", "_dd_hi", "_dd_out",
     "_dd_fun", "_ddc", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
     "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DDConsts",
+    "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
+    "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
+    "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL",
 })
 
 

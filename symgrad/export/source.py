@@ -117,6 +117,16 @@ def _ddc(h, lo, like):
     return _tnp.float_pair(h, lo, _tnp.result_type(like))
 
 
+def _dd_const(h, lo, t):
+    return _tnp.const_pair(h, lo, t.t)
+
+
+def _dd_pow2(k):
+    k = _tnp.where(_tnp.isfinite(k), k, 0)
+    k1 = _tnp.rint(k * 0.5)
+    return _tnp.exp2(k1), _tnp.exp2(k - k1)  # (exact in PyTorch, measured)
+
+
 def _dd_abs(a):
     if not isinstance(a, tuple):
         return a.abs()

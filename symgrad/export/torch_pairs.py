@@ -11,7 +11,8 @@ import math
 import numpy as np
 import torch
 
-__all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair"]
+__all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
+           "exp2", "exp", "log", "const_pair"]
 
 
 class _Type:
@@ -31,6 +32,7 @@ class _Finfo:
         fi = torch.finfo(t)
         self.nmant = round(-math.log2(fi.eps))  # bits after the point: 52, 23
         self.tiny, self.max = fi.tiny, fi.max
+        self.maxexp = round(math.log2(fi.max))  # 1024, 128: as NumPy's finfo
 
 
 def dtype(t) -> _Type:
@@ -64,8 +66,31 @@ def abs(a):  # noqa: A001  (NumPy's name)
     return torch.abs(a)
 
 
+def rint(a):
+    return torch.round(a)  # (halves to even, as NumPy's rint)
+
+
+def exp2(a):
+    return torch.exp2(a)
+
+
+def exp(a):
+    return torch.exp(a)
+
+
+def log(a):
+    return torch.log(a)
+
+
 def float_pair(h: float, lo: float, t: torch.dtype) -> tuple[float, float]:
     """The constant h + lo (float64s) as two Python floats that ``t`` holds."""
     npt = np.float32 if torch.finfo(t).bits <= 32 else np.float64
     hi = float(npt(h))
     return hi, float(npt((h - hi) + lo))
+
+
+def const_pair(h: float, lo: float, t: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """The constant h + lo as a pair of 0-d tensors of ``t`` (a Python float
+    would be taken for a literal of at most 11 bits by Dekker's split)."""
+    hi, low = float_pair(h, lo, t)
+    return torch.tensor(hi, dtype=t), torch.tensor(low, dtype=t)

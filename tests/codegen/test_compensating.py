@@ -169,7 +169,10 @@ def test_helpers_only_where_compensated_and_the_code_is_plain_numpy():
     (sp.sqrt((a + b + c) * (c - (a - b)) * (c + (a - b)) * (a + (b - c))) / 4, False),  # Heron
     (x * sp.cos(t * sp.pi / 180), False),  # a function value, multiplied only
     (x + y * sp.sin(t) * sp.cos(t), True),  # function values in a sum (FPBench's sphere)
-    (sp.exp(-(x - 1) ** 2) - sp.exp(-(y - 2) ** 2), True),
+    # exp and log are computed as pairs (a double-float exp and log), not rounded
+    (sp.exp(-(x - 1) ** 2) - sp.exp(-(y - 2) ** 2), False),
+    (sp.log(x) - sp.log(y) - t, False),
+    (sp.sin(x) - sp.sin(y), True),  # ... other function values are rounded
 ])
 def test_rounded_terms_tells_function_values_from_exact_inputs(expr, rounded):
     from symgrad.codegen.compensating import rounded_terms
@@ -185,3 +188,72 @@ def test_compensated_inside_widen_runs_in_the_long_double():
     a, b, c = sp.symbols("a b c")
     f = lambdify([a, b, c], widen(sp.log(compensated(b**2 - 4 * a * c))))
     assert float(f(1.0, 2 + 2.0**-26, 1 + 2.0**-26)) == float(np.log(2.0**-52))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_exp_and_log_of_pairs_keep_twice_the_precision(dtype):
+    """compensated(exp(u) - y), ... computes exp, expm1, log, log1p as pairs
+    (a double-float exp and log): where the sum cancels (the Poisson NLL's
+    gradient along x = log y, the KL divergence's along x = log y + 1),
+    the result keeps its bits; at the edges they are what the float
+    function gives (inf, 0, -inf, NaN)."""
+    import mpmath
+
+    from symgrad.codegen import compensated_helpers as h
+
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(3)
+    top = 700 if dtype == "float64" else 85
+    xs = np.concatenate([rng.uniform(-top, top, 40), rng.uniform(-1, 1, 20),
+                         rng.uniform(-1e-6, 1e-6, 10)]).astype(dt)
+    ys = np.concatenate([10.0 ** rng.uniform(-30, 30, 40), 1 + rng.uniform(-1e-3, 1e-3, 20),
+                         [np.finfo(dt).smallest_subnormal]]).astype(dt)
+    want = 2 * (np.finfo(dt).nmant + 1) - 10  # bits, relative
+    with mpmath.workprec(300), np.errstate(all="ignore"):
+        for f, mf, pts in ((h._dd_exp, mpmath.exp, xs), (h._dd_expm1, mpmath.expm1, xs),
+                           (h._dd_log, mpmath.log, ys[ys != 1]),
+                           (h._dd_log1p, mpmath.log1p, ys)):
+            hi, lo = f(pts)
+            for p, a, b in zip(pts, hi, lo):
+                true = mf(mpmath.mpf(float(p)))
+                got = mpmath.mpf(float(a)) + mpmath.mpf(float(b))
+                # (a pair holds no bit below the smallest subnormal)
+                tol = max(abs(true) * mpmath.mpf(2) ** -want, np.finfo(dt).smallest_subnormal)
+                assert abs(got - true) <= tol, (f, p)
+        edge = np.array([np.inf, -np.inf, np.nan], dt)
+        assert list(map(float, h._dd_exp(edge)[0][:2])) == [np.inf, 0.0]
+        assert np.isnan(h._dd_exp(edge)[0][2]) and h._dd_exp(edge)[1][2] == 0
+        assert list(map(float, h._dd_expm1(edge)[0][:2])) == [np.inf, -1.0]
+        got = h._dd_log(np.array([0.0, -1.0, np.inf], dt))[0]
+        assert got[0] == -np.inf and np.isnan(got[1]) and got[2] == np.inf
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_difference_of_exp_or_log_and_an_input_keeps_its_bits(dtype):
+    # exp(x) - y where x = log(y) (rounded): the truth is exp's rounding
+    # error; plain code gives 0 or a multiple of an ulp of y
+    import mpmath
+    from sympy.codegen.cfunctions import expm1
+
+    dt = np.dtype(dtype)
+    ys = np.array([3.0, 50.0, 1e-3, 97.3, 1e-17], dt)
+    on_line = np.log(ys.astype(np.float64)).astype(dt)
+    with mpmath.workprec(200):
+        for e, truth, xs in (
+                (sp.exp(x) - y, lambda a, b: mpmath.exp(a) - b, on_line),
+                (sp.log(y) - x + 1, lambda a, b: mpmath.log(b) - a + 1, on_line + 1),
+                (expm1(x) - y + 1, lambda a, b: mpmath.expm1(a) - b + 1, on_line)):
+            if e.has(expm1):  # (y = 1e-17: the sum cancels 2**-106 deep, past pairs)
+                xs, ys_ = xs[:-1], ys[:-1]
+            else:
+                ys_ = ys
+            got = lambdify([x, y], compensated(e), dtype=dtype)(xs, ys_)
+            plain = lambdify([x, y], e, dtype=dtype)(xs, ys_)
+            lost = 0
+            for a, b, g, q in zip(xs, ys_, got, plain):
+                tv = truth(mpmath.mpf(float(a)), mpmath.mpf(float(b)))
+                # (within 4 bits: the cancellation is 2**-25 deep in float32, pairs
+                # of it hold 48 bits; plain code keeps 8 bits at most)
+                assert abs(mpmath.mpf(float(g)) - tv) <= abs(tv) * 2.0 ** -(np.finfo(dt).nmant - 4)
+                lost += abs(mpmath.mpf(float(q)) - tv) > abs(tv) * 2.0 ** -8
+            assert lost >= 3, e  # (plain code loses most of them: the test can fail)

@@ -149,3 +149,30 @@ def test_a_compensated_choice_is_computed_in_pairs_in_both_frameworks():
         assert np.nanmax(bits_error(raw[k], truth[k], FMT)) > 50
         for got in (np.asarray(gj[k]), ts[k].grad.numpy()):
             assert np.nanmax(bits_error(got, truth[k], FMT)) <= 1
+
+
+@pytest.mark.parametrize("form, on_line", [
+    (sp.exp(x) - y, lambda ys: np.log(ys)),  # the Poisson NLL's gradient along x = log y
+    (sp.log(y) - x + 1, lambda ys: np.log(ys) + 1),  # the KL divergence's, a sibling
+])
+def test_exp_and_log_of_pairs_in_both_frameworks(form, on_line):
+    # compensated(u) computes exp and log as pairs (a double-float exp and log):
+    # where the difference cancels, JAX (jitted) and PyTorch keep the bits as
+    # NumPy's code does; plain code loses most of them
+    rng = np.random.default_rng(2)
+    ys = 10.0 ** rng.uniform(-3, 2, 200)
+    xs = on_line(ys)
+    truth = GroundTruth([form], [x, y]).batch(np.stack([xs, ys], 1))[0][0]
+    plain = symgrad.lambdify([x, y], form)(xs, ys)
+    assert np.median(bits_error(plain, truth, FMT)) > 5
+    fj = symgrad.to_jax(symgrad.compensated(form), [x, y])
+    with jax.enable_x64():
+        gj = np.asarray(jax.jit(fj)(xs, ys))
+    ft = symgrad.to_torch(symgrad.compensated(form), [x, y])
+    gt = ft(torch.tensor(xs), torch.tensor(ys)).numpy()
+    # pairs hold about 104 bits: where the difference cancels deeper than 2**-53
+    # below its largest term, those extra bits are lost too
+    depth = np.log2(np.maximum(np.maximum(np.abs(xs), np.abs(ys)), 1) / np.abs(truth))
+    allowed = np.maximum(2.0, depth - 48)
+    for got in (symgrad.lambdify([x, y], symgrad.compensated(form))(xs, ys), gj, gt):
+        assert np.all(bits_error(got, truth, FMT) <= allowed)
