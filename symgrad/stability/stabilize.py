@@ -479,24 +479,25 @@ class _Search:
         a wider type: a form the screening found accurate and the fresh
         points found losing (in a band the screening did not see) is most
         often fixed by computing it more exactly, as the source is not.
-        In float32 the wider type first (float64 costs 1.5-6x plain float32,
-        pairs 30-100x), in float64 the pairs first (the 80-bit long double
-        is not on every platform); at most ``_FALLBACKS``."""
+        The pairs of the dtype first, the wider type after (a form of the
+        dtype before a wider type, float32 as float64); at most
+        ``_FALLBACKS``."""
         plain = [c for c, _ in choice.ranked[:_VERIFIED] if not isinstance(c.expr, FloatMarker)]
         markers = [(compensated, "compensated")]
         if self.widen:
-            wide = (widened, "widened")
-            markers = [wide, *markers] if np.dtype(self.fmt.dtype).itemsize < 8 else \
-                [*markers, wide]
+            markers.append((widened, "widened"))
         out, seen = [], {c.expr for c, _ in choice.ranked}
+        each = _FALLBACKS // len(markers)  # (the wider type keeps its share)
         for marker, label in markers:
+            mine = []
             for c in plain:
                 e = marker(c.expr)
                 if e != c.expr and e not in seen:
                     seen.add(e)
-                    out.append(Candidate(e, f"{c.how}, {label} (the plain form lost bits on "
-                                            "fresh points)"))
-        return out[:_FALLBACKS]
+                    mine.append(Candidate(e, f"{c.how}, {label} (the plain form lost bits on "
+                                             "fresh points)"))
+            out += mine[:each]
+        return out
 
     def _worst(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
         """The point (symbol -> value) of the largest error measured."""
@@ -576,16 +577,11 @@ class _Search:
                 cands.append(regime)
                 errs.append(self._bits(regime.expr))
             ranked = self._ranked(cands, errs, ref)
-        # float32: float64 exists on every platform, and its code costs 1.5-6x plain
-        # float32 where pairs of float32 cost 30-100x (bench_compensated, 2026-11-27,
-        # docs/stabilize.md): there the widened forms come before the float forms
-        cheap = self.widen and np.dtype(self.fmt.dtype).itemsize < 8
-        # (and where the best loses more than TOLERANCE at any sample: a form at
-        # the edge of the tolerance at the samples that choose loses more on fresh
-        # ones, log_softmax(3)'s third entry: 2.3 bits at one, then rejected)
-        if cheap and not (_accurate(errs, ranked) and _max(errs[ranked[0]]) <= TOLERANCE):
-            self._more(cands, errs, ranked, widened, "widened")
-            ranked = self._ranked(cands, errs, ref)
+        # A form of the dtype before a wider type, in float32 as in float64 (issue
+        # 17 section 3): the plain forms, then pairs of the dtype, then scaled
+        # inputs; widened only where none of them is accurate.  (Until
+        # 2026-11-27 float32 measured its widened forms first, float64 costing
+        # 1.5-6x plain float32 where pairs cost 30-100x: docs/stabilize.md.)
         if not _accurate(errs, ranked):
             # no plain float formula is accurate: the best ones in compensated
             # arithmetic of the dtype (pairs of floats), each kept where it gains
@@ -605,7 +601,7 @@ class _Search:
             ranked = self._ranked(cands, errs, ref)
         partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
-        if (partial or not _accurate(errs, ranked)) and self.widen and not cheap:
+        if (partial or not _accurate(errs, ranked)) and self.widen:
             # no float form is accurate, or the best is compensated but still
             # adds rounded function values (accurate only where the samples do
             # not see such a sum cancel): the best plain forms computed wider,

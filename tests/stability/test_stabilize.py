@@ -228,7 +228,7 @@ def _fallback_case():
 
 
 @pytest.mark.parametrize("dtype, widen, marker", [("float64", False, "compensated"),
-                                                  ("float32", True, "widen")])
+                                                  ("float32", True, "compensated")])
 def test_verification_falls_back_to_the_ranked_forms_computed_more_exactly(dtype, widen, marker):
     """A ranked form that loses bits on the fresh points, where the source
     loses bits too: its compensated (or widened) version is verified before
@@ -245,7 +245,7 @@ def test_verification_falls_back_to_the_ranked_forms_computed_more_exactly(dtype
     screened = Choice(source, form, "screened", (0.0, 0.0), (0.0, 0.0), 1,
                       ranked=[(Candidate(form, "screened"), None)])
     got = search.verify(screened, (256, 1))
-    # in float64 pairs of floats first, in float32 float64 (1.5-6x, pairs 30-100x)
+    # pairs of the dtype first, float32 as float64 (a form of the dtype before a wider type)
     assert type(got.chosen).__name__ == marker and got.chosen.args[0] == form, got.chosen
     assert "lost bits on fresh points" in got.how and got.after[0] <= 2, got
     assert got.before[0] > 10  # the source's own loss, on the same points
