@@ -8,9 +8,12 @@ under ``jax.jit``, against JAX's own autodiff of the same formula written in
 of the ``torch`` formula and of ``torch.nn.functional`` / ``torch.special``).
 Both exports are measured: as derived, and with ``stabilize=True``
 (``symgrad.stabilize``'s choice over the domain for each derivative order).
-Speed: the best of 15 rounds (at least 3 within 30 s), each running every implementation of the
-formula in turn (each round starting at the next one), of the gradient of
-10^6 float64 points (after a warm-up that compiles), single-threaded, on two
+Speed: the least CPU time (the process's, every thread: XLA's and PyTorch's
+kernels run single-threaded) of 15 rounds (at least 3 within 30 s), each
+running every implementation of the formula in turn (each round starting at
+the next one), of the gradient of 10^6 float64 points (after a warm-up that
+compiles): on this shared machine wall time moved 2x between rounds of the
+same kernel at load 5-7, CPU time much less.  Two
 sets: uniform over the domain, and typical inputs (normal(0, 3)), where no
 exponential is subnormal (libm's slow path).  Accuracy: bits lost against
 the exact derivative (symgrad's GroundTruth, arbitrary precision) at 2000
@@ -89,7 +92,8 @@ def _best_times(fns: list, rounds: int = ROUNDS) -> list[float]:
     at the next implementation: the first of a round runs after the
     previous round's last, whose freed arrays and cache state it inherits
     (measured: the same JAX kernel took 2.9 ms second in a round and 7.3 ms
-    first)."""
+    first).  Each call's time is CPU seconds of the process (wall time
+    includes the other jobs' share of the cores)."""
     for fn in fns:
         fn()
     ts: list[list[float]] = [[] for _ in fns]
@@ -99,9 +103,9 @@ def _best_times(fns: list, rounds: int = ROUNDS) -> list[float]:
         if r >= 3 and time.perf_counter() - start > BUDGET:  # a form taking seconds
             break
         for k in [(r + i) % n for i in range(n)]:
-            t = time.perf_counter()
+            t = time.process_time()
             fns[k]()
-            ts[k].append(time.perf_counter() - t)
+            ts[k].append(time.process_time() - t)
     return [min(t) for t in ts]
 
 
@@ -169,7 +173,7 @@ def table(rows: list[tuple]) -> str:
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else "?"
     head = [f"{datetime.date.today()}, {platform.machine()}, Python {platform.python_version()}, "
             f"jax {jax.__version__}, torch {torch.__version__}, single thread, "
-            f"load average {' '.join(load)}; gradient of 10^6 float64 points (best of "
+            f"load average {' '.join(load)}; gradient of 10^6 float64 points (least CPU ms of "
             f"{ROUNDS} rounds, at least 3 within {BUDGET:.0f} s, that run the implementations "
             "in turn from a rotating start; "
             "over the domain: uniform over it; typical: normal(0, 3)), "
