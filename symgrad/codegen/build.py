@@ -278,6 +278,8 @@ def lambdify(
     point = namer.name("f_point") if point_prog is not None else None
     scalar_prog = prog.scalar_program()
     scalar = namer.name("f_scalar") if scalar_prog is not None else None
+    ip_prog = prog.inplace_program() if dt is None or np.dtype(dt).kind == "f" else None
+    inplace = namer.name("f_inplace") if ip_prog is not None else None
     source = "\n\n".join(
         [
             _imports(prog, runtime=True),
@@ -288,8 +290,12 @@ def lambdify(
             *([kernel_source(point, params, leaf, point_prog, None,
                              _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
               if point else []),
+            *([kernel_source(inplace, params, leaf, ip_prog, None,
+                             _doc(prog, n_out)[:-1] + ", in place.", outs=n_out)]
+              if inplace else []),
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
-                         prog.max_live, prog.fresh, point, scalar),
+                         prog.max_live, prog.fresh, point, scalar, inplace,
+                         prog.inplace_direct),
         ]
     )
     return load(source, name, threads, prog.n_ops)

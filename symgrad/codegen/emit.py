@@ -50,6 +50,7 @@ from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
 from ..build import piecewise, unevaluated
 from ..graph import postorder
+from .inplace import in_place
 from .printer import (
     KernelPrinter,
     NoNumpyFormError,
@@ -110,6 +111,13 @@ class Program:
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
     fresh: bool = False
+    # the array kernel written in place (inplace.in_place), for arguments of
+    # one shape and float type: each statement's code, the results', and
+    # whether each result is written into the caller's output row _o[k]
+    # (None: there is none)
+    inplace: list[str] | None = None
+    inplace_results: list[str] | None = None
+    inplace_direct: list[bool] | None = None
 
     def body(self, indent: str = "    ") -> list[str]:
         lines: list[str] = []
@@ -129,6 +137,15 @@ class Program:
             return None
         sts = [Statement(st.name, st.scalar_code, st.quiet) for st in self.statements]
         return Program(sts, list(self.scalar_results), self.n_ops)
+
+    def inplace_program(self) -> Program | None:
+        """The in-place kernel's program (``inplace.in_place``), or None."""
+        if self.inplace is None:
+            return None
+        sts = [Statement(st.name, code, st.quiet) for st, code in zip(self.statements,
+                                                                      self.inplace)]
+        return Program(sts, list(self.inplace_results), self.n_ops,
+                       constants=self.constants)
 
     def point_program(self) -> Program | None:
         """The one-point kernel's program (the same statements, printed by
@@ -391,7 +408,8 @@ def build_program(
         and not any(st.quiet for st in prog.statements) else None
     depends = _depending(order, kids, leaf_names)
     _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename,
-                   point_printer, all(_keeps_type(n, depends) for n in order))
+                   point_printer, all(_keeps_type(n, depends) for n in order),
+                   (set(leaf_names.values()), temps))
     prog.fresh = _fresh(depends, roots, leaf_names) \
         and len(set(prog.results)) == len(prog.results)
     return prog
@@ -516,10 +534,11 @@ def _reuse_names(prog: Program, kept: set[str]) -> dict[str, str]:
 def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
                    roots: list[Basic], rename: dict[str, str],
                    point_printer: KernelPrinter | None = None,
-                   constants: bool = True) -> None:
+                   constants: bool = True, names: tuple | None = None) -> None:
     """The printing pass: each statement's tree, and each result, as code,
     over the temporaries' final names (and by ``point_printer`` too, if
-    given, into ``prog.point``)."""
+    given, into ``prog.point``); with ``names`` (the arguments' names and a
+    supply of fresh ones) also the kernel written in place (``prog.inplace``)."""
     symbols = {Symbol(a): Symbol(b) for a, b in rename.items()}
     point: list[str] = []
     for st in prog.statements:
@@ -542,6 +561,10 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
         prog.scalar_results = [as_calls(c, squares_only=True)[0] for c in prog.results]
         prog.results = [_calls(c, prog.ufuncs, kept) for c in prog.results]
         prog.constants = list(kept or ())
+        if names is not None and not prog.complex:
+            prog.inplace, prog.inplace_results, prog.inplace_direct = in_place(
+                [st.name for st in prog.statements], [st.code for st in prog.statements],
+                prog.results, names[0], names[1])
     if point_printer is not None:
         try:
             codes = [point_printer._print(t) for t in trees]

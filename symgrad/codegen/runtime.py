@@ -70,6 +70,9 @@ def _pow(b, e):
 _errvar = getattr(getattr(getattr(np, "_core", None), "_ufunc_config", None),
                   "_extobj_contextvar", None)
 _DEFAULT_ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+if _errvar is not None:  # the error state ignoring everything, set and reset by _hypot
+    with np.errstate(all="ignore"):
+        _IGNORE = _errvar.get()
 _err_seen = [None]  # the last error state found to be NumPy's default
 
 
@@ -232,9 +235,22 @@ def _hypot(a, b):
         return t(math.hypot(a, b))
     big = a if t is _nd and (type(b) is not _nd or a.size >= b.size) else b
     if type(big) is _nd and big.size >= (HYPOT_SMALL_32 if big.itemsize <= 4 else HYPOT_SMALL):
-        with np.errstate(all="ignore"):
-            s = a * a + b * b
+        if _errvar is None:
+            with np.errstate(all="ignore"):
+                s = a * a + b * b
+        else:  # (np.errstate's own cost is 1.1 us; the context variable's, 0.3)
+            token = _errvar.set(_IGNORE)
+            try:
+                s = a * a + b * b
+            finally:
+                _errvar.reset(token)
         tiny = _TINY.get(s.dtype)
-        if tiny is not None and tiny <= s.min() and s.max() < np.inf:
-            return np.sqrt(s, out=s)
+        if tiny is not None and tiny <= _min(s, None) and _max(s, None) < _inf:
+            return _sqrt(s, out=s)
     return np.hypot(a, b)
+
+
+_min = np.minimum.reduce
+_max = np.maximum.reduce
+_sqrt = np.sqrt
+_inf = np.inf

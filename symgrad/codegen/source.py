@@ -103,13 +103,18 @@ def kernel_source(
     prog: Program,
     layout: Layout | None,
     doc: str,
+    outs: int | None = None,
 ) -> str:
     """A plain function: numpy in, numpy out, broadcasting like NumPy.
 
     ``layout=None`` returns the flat tuple of results (the blocked entry
-    point's kernel).
+    point's kernel).  With ``outs`` (the in-place kernel's: see
+    :mod:`symgrad.codegen.inplace`) it takes one more argument, ``_o``: the
+    arrays some results are written into (a block of the outputs), by
+    default ``outs`` Nones (new arrays).
     """
-    lines = [f"def {name}({', '.join(p.name for p in params)}):", f'    """{doc}"""']
+    sig = [p.name for p in params] + ([f"_o=(None,) * {outs}"] if outs is not None else [])
+    lines = [f"def {name}({', '.join(sig)}):", f'    """{doc}"""']
     lines += _renames(params, leaf_names)
     if prog.constants and params:  # the constants in the arguments' type (printer.as_calls)
         first = params[0].name
@@ -143,9 +148,15 @@ ENTRY_NAMES = frozenset({
     "_f64", "_f32", "_t", "_finite", "_mcos", "_mhypot", "_msin", "_msqrt", "_sq",
     "_pow", "_bad", "_plain",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
-    "_o", "_step",
+    "_o", "_step", "_ip",
 })
 
+
+# From this many elements up, one block of arrays of one type and shape runs
+# the kernel written in place (inplace.py); below, the one that allocates,
+# whose calls cost a little less (no output argument, no names bound): the
+# two crossed at 150-250 elements, float32 and float64 (2026-11-27, load 5)
+INPLACE_FROM = 256
 
 # The arrays a block keeps alive at once (``Program.max_live`` of them, plus
 # the few a line makes on the way) stay under this many bytes per thread: a
@@ -188,6 +199,8 @@ def entry_source(
     fresh: bool = False,
     point: str | None = None,
     scalar: str | None = None,
+    inplace: str | None = None,
+    direct: list[bool] | None = None,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -200,7 +213,10 @@ def entry_source(
     block's length and the output type, without copying them.  ``point``
     names the one-point kernel (``printer.PointPrinter``'s), which one point
     of Python floats or float64 scalars runs first; ``scalar`` the kernel
-    for NumPy scalars (``kernel`` itself by default)."""
+    for NumPy scalars (``kernel`` itself by default); ``inplace`` the kernel
+    written in place (:mod:`symgrad.codegen.inplace`), which arrays of one
+    float type and shape run, writing the results ``direct`` marks straight
+    into the outputs' rows."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -220,14 +236,21 @@ def entry_source(
     if not dtype and not complex_ and params and not any(p.vector for p in params):
         lines += _python_floats(scalar or kernel, names, layout, n_out, point)
     pad = "    "
-    if params and not complex_ and all(p.symbols for p in params):
+    same = params and not complex_ and all(p.symbols for p in params)
+    if not same:
+        inplace = None
+    if same:
         lines += _same_arrays(params, dtype)
+        if inplace:
+            lines.append("        _ip = True  # (the in-place kernel)")
         step = block_step(block, live) if block else None
         if fresh and n_out and layout.kind != "matrix" and not any(p.vector for p in params) \
                 and step is not None and step.isdigit():
-            lines += _same_arrays_one_block(kernel, names, layout, n_out, step)
+            lines += _same_arrays_one_block(kernel, names, layout, n_out, step, inplace)
         pad = "        "
         lines.append("    else:")
+        if inplace:
+            lines.append("        _ip = False")
     # Python numbers stay weakly typed, as in NumPy's own arithmetic
     for i, p in enumerate(params):
         lines.append(f"{pad}{p.name} = _arg({p.name}, {i}, _ARGS)")
@@ -265,7 +288,11 @@ def entry_source(
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
     out = f"    _out = np.empty(({n_out}, _n), _odtype)"
     lines.append("    if 0 < _n <= _step:  # one block: the kernel on the whole arrays")
-    lines.append(f"        _r = {kernel}({whole})")
+    if inplace:
+        lines.append(f"        _r = {inplace}({whole}) if _ip and _n >= {INPLACE_FROM} "
+                     f"else {kernel}({whole})")
+    else:
+        lines.append(f"        _r = {kernel}({whole})")
     if fresh and n_out and layout.kind != "matrix":
         lines.append("        if _fresh(_r, _n, _odtype):  # new arrays: returned as they are")
         lines += ["        " + ln for ln in _fresh_return(layout, n_out)]
@@ -277,9 +304,23 @@ def entry_source(
     lines.append("")
     lines.append("    def _run(_s):")
     lines.append("        _e = _s + _step")
-    lines.append(f"        _r = {kernel}({cuts})")
+    pad = "        "
+    if inplace:
+        views = ", ".join(f"{p.name}[:, _s:_e]" if p.vector else f"{p.name}[_s:_e]"
+                          for p in params)
+        lines.append("        if _ip:  # (views of whole arrays; results into the outputs)")
+        call = f"{inplace}({views}, _out[:, _s:_e])"
+        if all(direct):
+            lines.append(f"            {call}")
+        else:
+            lines.append(f"            _r = {call}")
+        for k in range(n_out):
+            if not direct[k]:
+                lines.append(f"            _out[{k}, _s:_e] = _r[{k}]")
+        lines.append("            return")
+    lines.append(f"{pad}_r = {kernel}({cuts})")
     for k in range(n_out):
-        lines.append(f"        _out[{k}, _s:_e] = _r[{k}]")
+        lines.append(f"{pad}_out[{k}, _s:_e] = _r[{k}]")
     lines.append("")
     lines.append("    _starts = range(0, _n, _step)")
     lines.append("    if _pool is None or len(_starts) < 4:")
@@ -331,16 +372,20 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
 
 
 def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out: int,
-                           step: str) -> list[str]:
+                           step: str, inplace: str | None = None) -> list[str]:
     """Arrays of one float type and shape, in one block, of a program whose
     results are new arrays (``Program.fresh``): those arrays are the outputs,
     with no test but their type's (where a function computed in another
-    type, as scipy's expn in float64 for float32, a converted copy)."""
+    type, as scipy's expn in float64 for float32, a converted copy).  From
+    ``INPLACE_FROM`` elements up, the kernel written in place ``inplace``."""
     same = " and ".join(f"_r[{k}].dtype is _dtype" for k in range(n_out)) if n_out <= 4 \
         else "all(_v.dtype is _dtype for _v in _r)"
+    args = ", ".join(names)
+    call = f"{inplace}({args}) if _n >= {INPLACE_FROM} else {kernel}({args})" if inplace \
+        else f"{kernel}({args})"
     return [
         f"        if 0 < _n <= {step}:  # one block of new arrays: the outputs",
-        f"            _r = {kernel}({', '.join(names)})",
+        f"            _r = {call}",
         f"            if not ({same}):",
         "                _r = tuple(_v.astype(_dtype) for _v in _r)",
         *["        " + ln for ln in _fresh_return(layout, n_out)],

@@ -1,0 +1,127 @@
+"""The array kernel written in place (issue 20 §6: fewer temporaries): each
+ufunc call writes into an operand's array nothing reads afterwards, and the
+results of a block go straight into the outputs.  It must give the floats
+of the kernel that allocates (f_block), bitwise, on every program it is
+made for; a line that wrote into an array read later would not."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import grad, lambdify
+from symgrad.codegen import emit
+from symgrad.codegen.inplace import in_place
+from symgrad.codegen.printer import NoNumpyFormError
+
+from ..test_differential_fuzz import X
+from .test_point import _random_tree
+
+x, y = sp.symbols("x y", real=True)
+
+
+def _kernels(fn):
+    names = fn.__wrapped__.__globals__
+    return names.get("f_inplace"), names["f_block"]
+
+
+def _points(rng, n, dtype):
+    return [np.asarray(rng.uniform(-2.0, 2.0, n), dtype) for _ in X]
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_random_programs_give_the_floats_of_the_kernel_that_allocates(reuse, monkeypatch):
+    # gradients of random trees over every rule-table entry (several outputs),
+    # on arrays of both float types: f_inplace against f_block, and the entry
+    # point in blocks (results written into the outputs) against f_block on
+    # the whole; with ``reuse``, temporaries reuse the names of dead ones
+    # from the fifth line on (as programs of over emit.REUSE_AFTER lines do)
+    if reuse:
+        monkeypatch.setattr(emit, "REUSE_AFTER", 4)
+    rng = random.Random(5 + reuse)
+    nrng = np.random.default_rng(5)
+    made = 0
+    for _ in range(6):
+        e = sum(_random_tree(rng, 3) for _ in range(3))
+        try:
+            fn = lambdify(list(X), grad(e, list(X)), block=7)
+        except NoNumpyFormError:
+            continue
+        ip, block = _kernels(fn)
+        if ip is None:
+            continue
+        made += 1
+        for dtype in (np.float64, np.float32):
+            pts = _points(nrng, 23, dtype)
+            with np.errstate(all="ignore"):
+                want = block(*pts)
+                got = ip(*pts)
+                whole = fn(*pts)  # 4 blocks of 7 (in place) and one of 2
+            for w, g, b in zip(want, got, whole):
+                np.testing.assert_array_equal(g, w, err_msg=f"{e} in {dtype}")
+                assert np.asarray(g).dtype == np.asarray(w).dtype
+                # (the outputs are arrays of the arguments' type)
+                w = np.broadcast_to(np.asarray(w).astype(b.dtype), b.shape)
+                np.testing.assert_array_equal(b, w, err_msg=f"{e} in blocks, {dtype}")
+    assert made >= 4  # (the in-place kernel was made, and compared, that often)
+
+
+def test_a_temporary_read_later_is_not_written():
+    # t = x*y is read by both outputs, the second time after the first
+    # output's line: a line writing into t's array would change the second
+    t = x * y
+    exprs = [sp.sin(t) + t, sp.cos(t) * t, sp.exp(-t) - t**2]
+    fn = lambdify([x, y], exprs)
+    ip, block = _kernels(fn)
+    assert ip is not None
+    a, b = np.linspace(-1, 1, 9), np.linspace(2, 3, 9)
+    for g, w in zip(ip(a, b), block(a, b)):
+        np.testing.assert_array_equal(g, w)
+    # arguments are never written
+    a0, b0 = a.copy(), b.copy()
+    fn(a, b)
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+
+
+def test_liveness_of_reused_names():
+    # t0 is assigned twice: its first value dies at line 1, its second is a
+    # result; only the first may be written into
+    codes = ["_np_sin(x)", "_mul(t0, y)", "_np_cos(t1)", "_add(t0, t1)"]
+    out, results, direct = in_place(["t0", "t1", "t0", "t2"], codes, ["t0", "t2"],
+                                    {"x", "y"}, iter(["w0", "w1"]))
+    assert out == ["_np_sin(x)", "_mul(t0, y, out=t0)", "_np_cos(t1, out=_o[0])",
+                   "_add(t0, t1, out=_o[1])"]
+    assert direct == [True, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_ufunc_gives_the_same_floats_in_place(dtype):
+    # NumPy picks its loop (SIMD or not) by the arrays' layout; written into
+    # its own operand's array, every ufunc the kernel may call gives the
+    # floats it gives into a new array
+    rng = np.random.default_rng(0)
+    vals = np.concatenate([rng.standard_normal(600), rng.uniform(-800, 800, 200),
+                           [0.0, -0.0, 1e-310, 1e300, np.inf, -np.inf, np.nan, 0.5, 1.0]])
+    with np.errstate(all="ignore"):
+        a = vals.astype(dtype)
+    b = np.roll(a, 7)
+    code = np.dtype(dtype).char
+    ufuncs = [getattr(np, n) for n in sorted(dir(np)) if isinstance(getattr(np, n), np.ufunc)]
+    checked = 0
+    with np.errstate(all="ignore"):
+        for u in ufuncs:
+            loops = [t.replace("->", "") for t in u.types]
+            if u.nout != 1 or u.signature is not None or code * (u.nin + 1) not in loops:
+                continue
+            ops = (a, b)[: u.nin]
+            want = u(*ops)
+            for k in range(u.nin):
+                bufs = [o.copy() for o in ops]
+                got = u(*bufs, out=bufs[k])
+                np.testing.assert_array_equal(got, want, err_msg=f"{u.__name__} into operand {k}")
+            checked += 1
+    assert checked > 40
