@@ -367,8 +367,10 @@ class PointPrinter(RuntimePrinter):
             return f"(1/_msqrt({self._print(base)}))"
         if e.is_Integer and abs(e) <= 2:
             # x**2 is np.square(x) on arrays, x*x: not pow(x, 2), 1 ulp off at times
+            b = self._print(base)
             power = self.parenthesize(base, 60) if abs(e) == 1 \
-                else f"_sq({self._print(base)})"  # (1/(a + b), not 1/a + b)
+                else f"({b}*{b})" if b.isidentifier() \
+                else f"_sq({b})"  # (1/(a + b), not 1/a + b; a name: no call)
             return power if e > 0 else f"(1/{power})"
         if e == S(1) / 3:
             raise NoPointForm("cbrt")
@@ -435,6 +437,8 @@ class _Calls(ast.NodeTransformer):
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
                 and type(node.right.value) is int and node.right.value == 2:
             # NumPy's x**2 on arrays: x*x (a NumPy scalar's is pow, an ulp off at times)
+            if self.squares_only and isinstance(node.left, ast.Name):  # t*t: no call
+                return ast.BinOp(node.left, ast.Mult(), ast.Name(node.left.id, ast.Load()))
             sq = "_sq" if self.squares_only else "_square"
             return ast.Call(ast.Name(sq, ast.Load()), [node.left], [])
         return node

@@ -19,11 +19,14 @@ import numpy as np
 
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
-           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_plain"]
+           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_plain",
+           "_D32", "_D64"]
 
 _f32 = np.float32
 _f64 = np.float64
 _nd = np.ndarray
+_D32 = np.dtype(np.float32)  # (the types of arrays: one object each, tested by identity)
+_D64 = np.dtype(np.float64)
 
 # The kernel's operators as the ufunc calls they make (printer.as_calls)
 _add = np.add
