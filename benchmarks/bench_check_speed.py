@@ -9,9 +9,16 @@ gives the wall seconds and the process's CPU seconds (less moved by the
 other jobs of a shared machine than the wall), with the load average.
 
     python -m benchmarks.bench_check_speed [--full] [--only NAME]
+    python -m benchmarks.bench_check_speed --sweep [--budget S] [--only NAME]
 
 ``--full`` adds the slow cases (stabilize of the softmax gradient,
-check_gradient at 1,000 inputs).
+check_gradient at 1,000 inputs).  ``--sweep`` establishes the 5 s target
+over the two public sets instead of a few cases: every FPBench benchmark
+of ``benchmarks/fpbench`` (in its own precision) and every ML gradient of
+``bench_ml_gradients`` (float64 and float32) of at most 3 variables, each
+``check_stability`` and ``stabilize`` at the defaults, one case at a time
+in a forked child killed after ``--budget`` seconds of wall time; it
+prints every call's CPU and wall seconds, then the calls over 5 s of CPU.
 """
 
 from __future__ import annotations
@@ -79,11 +86,92 @@ def cases(full: bool):
             lambda f=f, xs=xs: check_gradient(f, xs)
 
 
+TARGET = 5.0  # seconds, for a formula of at most 3 variables
+
+
+def sweep_cases(only: str | None) -> list[tuple[str, str, object, dict, str]]:
+    """(set, name, formula or outputs, domain, dtype) of both public sets,
+    at most 3 variables each."""
+    from .bench_fpbench import load
+    from .bench_ml_gradients import CASES
+
+    out = []
+    benchmarks, _ = load([only] if only else [], None)
+    for stem, b in benchmarks:
+        syms = [v for v in b.variables if v in b.expression.free_symbols]
+        if 1 <= len(syms) <= 3:
+            out.append((f"fpbench/{stem}", b.name, b.expression, {s: b.domain[s] for s in syms},
+                        b.dtype))
+    for dtype in ("float64", "float32"):
+        for case in CASES:
+            if only and only.lower() not in case.name.lower():
+                continue
+            vs = list(case.variables)
+            g = list(grad(case.f, vs)) if len(vs) > 1 else grad(case.f, vs[0])
+            out.append(("ml gradient", case.name, g, case.domain, dtype))
+    return out
+
+
+def _timed(arg: tuple, send) -> dict:
+    """check_stability and stabilize of one case at the defaults, CPU and
+    wall seconds of each (in the child process that runs them)."""
+    _, _, e, dom, dtype = arg
+    r: dict = {}
+    for call, fn in (("check", check_stability), ("stabilize", stabilize)):
+        send({**r, "stage": call})
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn(e, dom, dtype=dtype)
+        r[call] = (time.process_time() - c0, time.perf_counter() - w0)
+    return r
+
+
+def sweep(only: str | None, budget: float) -> None:
+    from .independent import machine_line, run_all
+
+    cases = sweep_cases(only)
+    print(f"# sweep: {len(cases)} formulas of <= 3 variables, {machine_line()}")
+    print("| set | formula | dtype | check CPU / wall s | stabilize CPU / wall s | "
+          "load (1 min) |")
+    print("|---|---|---|---|---|---|")
+    slow = []
+
+    def done(i: int, r: dict) -> None:
+        kind, name, _, _, dtype = cases[i]
+        cells = []
+        for call in ("check", "stabilize"):
+            if call in r:
+                cpu, wall = r[call]
+                cells.append(f"{cpu:.1f} / {wall:.1f}")
+                if cpu > TARGET:
+                    slow.append((kind, name, dtype, call, f"{cpu:.1f} s CPU"))
+            elif "timeout" in r and r.get("stage") == call:
+                cells.append(f"timeout ({r['timeout']:.0f} s wall)")
+                slow.append((kind, name, dtype, call, f"timeout at {r['timeout']:.0f} s wall"))
+            elif "crash" in r and r.get("stage") == call:
+                cells.append("crash: " + str(r["crash"]).splitlines()[-1][:80])
+            else:
+                cells.append("–")
+        print(f"| {kind} | {name} | {dtype} | {cells[0]} | {cells[1]} | "
+              f"{os.getloadavg()[0]:.1f} |", flush=True)
+
+    run_all(_timed, cases, budget, 1, done)
+    print(f"\n{len(slow)} calls over {TARGET:g} s of CPU (or timed out):")
+    for kind, name, dtype, call, what in slow:
+        print(f"- {kind} {name} ({dtype}) {call}: {what}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the slow cases too")
     ap.add_argument("--only", default=None, help="cases whose name holds this text")
+    ap.add_argument("--sweep", action="store_true",
+                    help="every formula of <= 3 variables of the FPBench and ML sets")
+    ap.add_argument("--budget", type=float, default=120.0,
+                    help="--sweep: wall seconds per formula before it is killed")
     a = ap.parse_args()
+    if a.sweep:
+        sweep(a.only, a.budget)
+        return
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"# {now}  Python {platform.python_version()}  SymPy {sp.__version__}  "
           f"symgrad {symgrad.__version__}  single-threaded")
