@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -348,10 +348,15 @@ class _Search:
         self.user_domain = user_domain
         self.widen = widen  # whether forms may be computed in a wider type
         self.cols = [points[:, j] for j in range(len(symbols))]
+        # each form's generated code, compiled once: a form is measured on the
+        # choosing samples, its fresh points, its ascent and beside the source's
+        self._code: dict[Expr, Callable] = {}
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
-        run = generated(self.symbols, [e], self.fmt.dtype)
+        run = self._code.get(e)
+        if run is None:
+            run = self._code[e] = generated(self.symbols, [e], self.fmt.dtype)
         n = len(cols[0]) if cols else 1
         return np.broadcast_to(run(*cols)[0] if cols else run()[0], (n,))
 

@@ -283,3 +283,21 @@ def test_a_loss_at_an_ill_conditioned_point_is_told_from_rounding_noise():
     truth = _TruthCache(GroundTruth([source], [r], "float64"))
     at = np.array([[511.99999999999994]])  # x + 1 carries: the form loses 9 bits, the source 0
     assert not search._noise_only(form, source, truth, at, np.array([9.0]), np.array([0.0]))
+
+
+def test_each_form_is_compiled_once(monkeypatch):
+    # a form is measured on the choosing samples, its fresh points, its ascent
+    # and beside the source: its generated code is compiled once for all of them
+    import symgrad.stability.stabilize as st
+
+    compiled = []
+    real = st.generated
+
+    def counting(symbols, exprs, dtype):
+        compiled.append((tuple(exprs), np.dtype(dtype)))
+        return real(symbols, exprs, dtype)
+
+    monkeypatch.setattr(st, "generated", counting)
+    r = stabilize(sp.sqrt(x + 1) - sp.sqrt(x), {x: (0, sp.oo)}, samples=128)
+    assert r == 1 / (sp.sqrt(x) + sp.sqrt(x + 1))
+    assert len(compiled) >= 2 and len(compiled) == len(set(compiled))
