@@ -70,7 +70,7 @@ from .quotients import divide_in_turn
 from .regimes import into_branches
 from .rewrite import apply_rewrites
 from .series import horner
-from .signs import fold_signs
+from .signs import fold_signs, select_steps
 
 __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
 
@@ -123,6 +123,10 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     [('safe forms', -log(x) + log1p(x)), ('log1p-difference', log1p(1/x))]
     """
     expr = fold_signs([expr])[0]  # u·sign(u) as |u|: exact, and together sees it
+    # a product of a step, 0 where the step is (0·inf is NaN: celu's gradient
+    # in float32 past x = 177), before exponentials are normalized (by an exp
+    # whose coefficient is that step)
+    expr = select_steps([expr])[0]
     base = with_normalized_sums([expr], _SAFE, Facts(domain))[0]
     out = [Candidate(base, "safe forms")]
     # the others may be invalid at an end of the domain (0 in x**p, x ≥ 0):

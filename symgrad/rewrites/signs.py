@@ -1,4 +1,5 @@
-"""Products of a value and its sign, as its absolute value.
+"""Products of a value and its sign, as its absolute value; products of
+a step, as a selection.
 
 The derivative of ``|u|`` is ``sign(u)·u'``, so a gradient holds
 ``u·sign(u)`` wherever the formula multiplies ``u`` by something built on
@@ -10,18 +11,52 @@ for every float (0 at 0, inf at ±inf, NaN at NaN, and exactly: multiplying
 by ±1 does not round), so the fold is safe: it changes no value the code
 computes, and it lets ``together`` write the softsign's derivative as
 ``1/(1 + |x|)²``.
+
+The derivative of ``Max(0, u)`` or ``Min(0, u)`` is a step
+``Heaviside(±u)·u'``: a gradient holds products ``Heaviside(a)·b`` whose
+other factors may overflow where the step is 0 (celu's
+``exp(x/2)·Heaviside(2 - 2·exp(x/2))`` past x = 177 in float32): ``0·inf``
+is NaN where the value is 0.  :func:`select_steps` writes each such
+product as ``Piecewise((0, a < 0), (Heaviside(a)·b, True))``: the same
+value wherever ``b`` is finite (the same rounded ``a`` decides), and 0,
+not NaN, where it is not.  A step depends on its argument's sign alone,
+so the argument is first reduced to the innermost value with the same
+sign (:func:`sign_core`: ``2 - 2·exp(x/2)`` has the sign of ``-x``): the
+step is then decided on an exact input, not on a value that rounds to 0
+where it is not (``x/2`` of the smallest subnormal is 0, and the step's
+``Heaviside(0) = 1/2`` made celu's gradient 1.5 instead of 1).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sympy import Abs, Basic, Mul, Pow, sign
+from sympy import (
+    Abs,
+    Add,
+    Basic,
+    Heaviside,
+    Integer,
+    Lt,
+    Mul,
+    Pow,
+    asinh,
+    atan,
+    erf,
+    exp,
+    sign,
+    sinh,
+    tanh,
+)
+from sympy.codegen.cfunctions import expm1
 
-from ..build import evaluated
+from ..build import evaluated, piecewise
 from ..graph import postorder
 
-__all__ = ["fold_signs"]
+__all__ = ["fold_signs", "select_steps", "sign_core"]
+
+# odd, increasing functions: f(u) has the sign of u
+_SAME_SIGN = (expm1, sinh, tanh, atan, asinh, erf)
 
 
 def _fold(node: Mul) -> Basic:
@@ -78,3 +113,89 @@ def fold_signs(exprs: Iterable[Basic]) -> list[Basic]:
         cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
         new[node] = _fold(cur) if isinstance(cur, Mul) else cur
     return [new[r] for r in exprs]
+
+
+def sign_core(a: Basic) -> Basic:
+    """The innermost value with the sign of ``a`` (0 where ``a`` is 0), for
+    real ``a``: positive constant factors dropped (a negative one made -1),
+    odd increasing functions (``expm1``, ``sinh``, ``tanh``, ``atan``,
+    ``asinh``, ``erf``) and ``c - c·exp(u)`` (the sign of ``-c·u``) seen
+    through.
+
+    >>> from sympy import symbols, exp, tanh
+    >>> x = symbols("x", real=True)
+    >>> sign_core(2 - 2 * exp(x / 2)), sign_core(3 * tanh(x - 1))
+    (-x, x - 1)
+    """
+    neg = False
+    while True:
+        if isinstance(a, Mul):
+            c, rest = a.as_coeff_Mul()
+            if c.is_number and c != 1 and c.is_nonzero and rest != 1:
+                neg ^= bool(c.is_negative)
+                a = rest
+                continue
+        if isinstance(a, _SAME_SIGN) and len(a.args) == 1:
+            a = a.args[0]
+            continue
+        if isinstance(a, Add) and len(a.args) == 2:
+            k, t = a.args if a.args[0].is_number else a.args[::-1]
+            m, e = t.as_coeff_Mul()
+            if k.is_number and k.is_nonzero and isinstance(e, exp) and k + m == 0:
+                neg ^= bool(m.is_negative)
+                a = e.args[0]
+                continue
+        break
+    return -a if neg else a
+
+
+def select_steps(exprs: Iterable[Basic]) -> list[Basic]:
+    """``exprs`` with every product of a step ``Heaviside(a)`` and factors
+    that are not numbers selected: ``Piecewise((0, a < 0), (product,
+    True))`` (one bottom-up pass over the DAG).  Equal wherever the other
+    factors are finite, and 0 where the step is and they overflowed (where
+    the product gave NaN).
+
+    >>> import numpy as np
+    >>> from sympy import symbols, exp, Heaviside
+    >>> from symgrad import lambdify
+    >>> x = symbols("x", real=True)
+    >>> d = exp(x / 2) * Heaviside(2 - 2 * exp(x / 2))  # in celu's gradient
+    >>> s = select_steps([d])[0]
+    >>> s
+    Piecewise((0, -x < 0), (exp(x/2)*Heaviside(-x), True))
+    >>> at = np.float32(200)
+    >>> lambdify([x], d, dtype="float32")(at), lambdify([x], s, dtype="float32")(at)
+    (np.float32(nan), np.float32(0.0))
+    """
+    exprs = list(exprs)
+    order, kids = postorder(exprs, lambda n: n.args)
+    if not any(isinstance(n, Heaviside) for n in order):
+        return exprs
+    new: dict[Basic, Basic] = {}
+    for node in order:
+        args = kids[node]
+        low = tuple(new[a] for a in args)
+        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
+        new[node] = _select(cur) if isinstance(cur, Mul) else cur
+    return [new[r] for r in exprs]
+
+
+def _select(node: Mul) -> Basic:
+    steps = [f for f in node.args if isinstance(f, Heaviside)]
+    if not steps or all(f.is_number or isinstance(f, Heaviside) for f in node.args):
+        return node
+    out = node
+    for h in steps:
+        a = h.args[0]
+        if a.is_number:
+            continue
+        core = sign_core(a)
+        if core != a:
+            step = Heaviside(core, *h.args[1:])
+            out = Mul(*(step if f == h else f for f in out.args))
+            a = core
+        # as written (SymPy would make 2 - 2*exp(u) < 0 into exp(u) > 1): the
+        # same rounded value of a decides as in the step itself
+        out = piecewise([(Integer(0), Lt(a, 0, evaluate=False)), (out, True)], evaluate=False)
+    return out
