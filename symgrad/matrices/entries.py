@@ -42,6 +42,7 @@ def expand_entries(expr: object, domain: Mapping | None) -> tuple[object, Mappin
     """
     if not domain or not any(isinstance(k, MatrixSymbol) for k in domain):
         return expr, domain
+    _refuse_out_of_reach(expr, [k for k in domain if isinstance(k, MatrixSymbol)])
     subs, dom = {}, {}
     for k, box in domain.items():
         if isinstance(k, MatrixSymbol):
@@ -56,6 +57,46 @@ def expand_entries(expr: object, domain: Mapping | None) -> tuple[object, Mappin
     finally:
         STABLE.reset(token)
     return out, dom
+
+
+SEARCHES = 10_000
+"""The most (output entry, entry symbol) pairs a matrix formula may have in
+check_stability and stabilize: the check measures each output entry as a
+scalar formula of the entry symbols and searches along each of them, so
+its cost grows with their product.  Measured 2026-11-27 (load 4-5): the
+gradient of a small network with respect to W1 took 4.4 s of CPU at 80
+pairs, 7.1 s at 144 and 24.5 s at 378 (about 0.05-0.07 s a pair), so
+10,000 pairs is some ten minutes; a 784-64-10 network on a batch of 10⁴
+has 4·10¹¹ and would hang for years (and its entries would not fit in
+memory) where this refuses at once."""
+
+
+def _refuse_out_of_reach(expr: object, mats: list) -> None:
+    from ..errors import SymgradError
+    from ..graph import postorder
+
+    roots = list(expr.values()) if isinstance(expr, dict) else (
+        list(expr) if isinstance(expr, (list, tuple)) else [expr])
+    roots = [r for r in roots if isinstance(r, Basic)]
+    order, _ = postorder(roots, _kids)
+    want = set(mats)
+    used = [n for n in order if isinstance(n, MatrixSymbol) and n in want]
+    n_vars = 0
+    for W in used:
+        n_vars += int(W.shape[0]) * int(W.shape[1])
+    outs = 0
+    for r in roots:
+        outs += int(r.shape[0]) * int(r.shape[1]) if getattr(r, "is_Matrix", False) else 1
+    if n_vars * outs > SEARCHES:
+        names = ", ".join(f"{W.name} {W.shape[0]}×{W.shape[1]}" for W in used)
+        raise SymgradError(
+            f"the stability check of a matrix formula measures each entry: {outs:,} output "
+            f"entries over {n_vars:,} entry symbols ({names}) are {n_vars * outs:,} searches, "
+            f"more than the {SEARCHES:,} that finish in minutes (about 0.05 s each); check "
+            "the same formula at smaller shapes (a batch of 2, a layer of 3: the elementwise "
+            "functions and the reductions' stable forms are the same at every size, only the "
+            "sums of the products are longer), or give the elementwise parts their safe forms "
+            "over all floats without a check: lambdify(..., stabilize=True)")
 
 
 def _expand(expr: object, subs: dict) -> object:

@@ -61,5 +61,20 @@ def test_entries_are_sympys_expansion():
         at = [pick.uniform(-1, 1) for _ in syms]
         g = list(got) if got.is_Matrix else [got]
         w = list(want) if want.is_Matrix else [want]
-        np.testing.assert_allclose(symgrad.lambdify(syms, g)(*at), symgrad.lambdify(syms, w)(*at),
-                                   rtol=1e-13, atol=1e-15, err_msg=str(k))
+        both = symgrad.lambdify(syms, g + w)(*at)  # one program for both
+        np.testing.assert_allclose(both[:len(g)], both[len(g):], rtol=1e-13, atol=1e-15,
+                                   err_msg=str(k))
+
+
+def test_a_formula_out_of_reach_entry_by_entry_is_refused_at_once():
+    import time
+
+    import pytest
+
+    X, M = MatrixSymbol("X", 1000, 784), MatrixSymbol("M", 784, 64)
+    t = time.perf_counter()
+    with pytest.raises(symgrad.SymgradError,
+                       match=r"64,000 output entries over 834,176 entry symbols \(X 1000×784, "
+                             r"M 784×64\).*smaller shapes"):
+        symgrad.check_stability(symgrad.elementwise(tanh, X * M), {X: (-1, 1), M: (-1, 1)})
+    assert time.perf_counter() - t < 5  # it hung, building 627,200 entries
