@@ -260,6 +260,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"[{i + 1}/{len(cases)}] {cases[i][1].name}: "
               f"{', '.join(classify(dict(r))) or 'ok'} ({r['wall']:.1f} s)", file=sys.stderr,
               flush=True)
+        # the row too, as it is measured: a run cut short keeps what it measured
+        stem, b = cases[i]
+        print(row(f"{b.name} ({stem})", dict(r), classify(dict(r))), file=sys.stderr, flush=True)
 
     results = run_all(measure, [(c, args.dtype, args.samples, args.factor) for c in cases],
                       args.budget, args.jobs, progress)

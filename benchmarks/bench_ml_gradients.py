@@ -496,6 +496,8 @@ def main(argv: list[str] | None = None) -> None:
         cs, dt = work[i]
         print(f"[{i + 1}/{len(work)}] {cs.name} {dt}: {', '.join(classify(dict(r))) or 'ok'} "
               f"({r['wall']:.1f} s)", file=sys.stderr, flush=True)
+        # the row too, as it is measured: a run cut short keeps what it measured
+        print(row(cs, dict(r), classify(dict(r))), file=sys.stderr, flush=True)
 
     results = run_all(measure, [(cs, dt, args.samples, args.factor) for cs, dt in work],
                       args.budget, args.jobs, progress)
