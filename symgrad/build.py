@@ -52,7 +52,7 @@ from .graph import postorder
 __all__ = [
     "unevaluated", "cancelling", "evaluated", "replaced", "factors", "scaled", "times", "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
-    "SMALL_CONDITION",
+    "SMALL_CONDITION", "EVALUATED_TREE", "tree_size",
 ]
 
 
@@ -158,7 +158,10 @@ def evaluated(node: Basic, args: Sequence[Basic]) -> Basic:
     rewrites' rebuild: a rewritten argument may simplify its parent), except
     a Piecewise and its pairs, built as written: SymPy folds a condition
     holding a Piecewise into ITE form (set algebra over trees: a 6-deep cond
-    chain never finished).
+    chain never finished); and a node with an argument larger as a tree
+    than ``EVALUATED_TREE`` (:func:`tree_size`), built as written but for
+    exact cancellation (:func:`cancelling`): SymPy's evaluation of some
+    nodes walks their arguments as trees.
 
     >>> from sympy import S, exp, log, symbols
     >>> x, y = symbols("x y")
@@ -170,15 +173,69 @@ def evaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         return Tuple.__new__(ExprCondPair, *args)
     if isinstance(node, sympy.Piecewise):
         return piecewise([a.args for a in args])
+    if any(a.args and tree_size(a) > EVALUATED_TREE for a in args):
+        return cancelling(node, args)
     return node.func(*args)
 
 
-def replaced(root: Basic, swap: Callable[[Basic], Basic | None]) -> Basic:
+def tree_size(node: Basic) -> int:
+    """How many nodes ``node`` has counted as a tree (each path to a node
+    counts it again), found over the DAG, at most ``EVALUATED_TREE + 1``
+    (a larger count is that).  Sizes are kept between calls, by node
+    object (the most recent ``2**16``), so a rebuild asking about each new
+    node's arguments counts every distinct node once.
+
+    >>> from sympy import Symbol, cos, sin
+    >>> x = Symbol("x")
+    >>> e = x
+    >>> for _ in range(3):
+    ...     e = sin(e) + cos(e)  # the tree doubles at every level
+    >>> tree_size(e), tree_size(sin(x) + cos(x))
+    (29, 5)
+    >>> for _ in range(20):
+    ...     e = sin(e) + cos(e)
+    >>> tree_size(e) == EVALUATED_TREE + 1
+    True
+    """
+    hit = _TREE.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    cap = EVALUATED_TREE + 1
+
+    def known(n: Basic) -> int | None:
+        h = _TREE.get(id(n))
+        return h[1] if h is not None and h[0] is n else None
+
+    order, kids = postorder([node], lambda n: () if known(n) is not None else n.args)
+    if len(_TREE) + len(order) > _TREE_KEPT:
+        _TREE.clear()
+    size: dict = {}  # by equality: kids holds equal children, maybe other objects
+    for n in order:
+        s = known(n)
+        if s is None:
+            s = 1
+            for c in kids[n]:
+                s += size[c]
+                if s >= cap:
+                    s = cap
+                    break
+            _TREE[id(n)] = (n, s)
+        size[n] = s
+    return size[node]
+
+
+_TREE: dict = {}  # id(node) -> (node, tree size): the node kept, so its id stays its own
+_TREE_KEPT = 1 << 16
+
+
+def replaced(root: Basic, swap: Callable[[Basic], Basic | None],
+             rebuild: Callable[[Basic, Sequence[Basic]], Basic] = unevaluated) -> Basic:
     """``root`` with every node ``n`` for which ``swap(n)`` is not None
     replaced by it (its arguments not visited), the nodes above rebuilt
-    as written (:func:`unevaluated`), each distinct node once, without
-    recursion; a node none of whose arguments changed is kept (the same
-    object).  ``swap`` is called once per distinct node reached.
+    by ``rebuild``, as written by default (:func:`unevaluated`), each
+    distinct node once, without recursion; a node none of whose arguments
+    changed is kept (the same object).  ``swap`` is called once per
+    distinct node reached.
 
     >>> from sympy import cos, sin, symbols
     >>> x, y = symbols("x y")
@@ -214,7 +271,7 @@ def replaced(root: Basic, swap: Callable[[Basic], Basic | None]) -> Basic:
         if not k or not any(c in changed for c in k):
             new[n] = n
             continue
-        new[n] = unevaluated(n, tuple(new[c] for c in k))
+        new[n] = rebuild(n, tuple(new[c] for c in k))
         changed.add(n)
     return new[root]
 
@@ -459,6 +516,13 @@ SORTED_HEIGHT = 64
 #: evaluate the Piecewise or connective holding it (canonical relations,
 #: repeats dropped: its evaluation walks conditions as trees).
 SMALL_CONDITION = 64
+#: Nodes, counted as a tree, of an argument past which :func:`evaluated`
+#: builds as written (:func:`cancelling`): SymPy's evaluation of some nodes
+#: walks an argument as a tree (``exp`` of a product runs ``logcombine``
+#: over every factor, and an unevaluated ``exp`` asked whether it is
+#: rational evaluates itself), exponential in a DAG's depth: a 10-deep
+#: ``cond(e < 0, e*exp(-e), log(1 + e))`` took 27 s in the rewrites' pass.
+EVALUATED_TREE = 1024
 
 
 def piecewise(pairs: Sequence[tuple], *, evaluate: bool = True) -> Basic:

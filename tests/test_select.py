@@ -204,3 +204,38 @@ def test_the_symbols_of_a_where_are_found_once_and_handed_out_as_a_copy():
     e.free_symbols.add(y)  # the caller's set, not the node's
     assert e.free_symbols == {x, a, b}
     assert e.subs(b, 2).free_symbols == {x, a}
+
+
+_EXP_CHAINS = {
+    # exp of a product holding the previous cond: SymPy's exp evaluates a
+    # product by logcombine over each factor, a tree walk (and an exp asked
+    # whether it is rational evaluates itself again)
+    "x*exp(-x)": (lambda e: cond(e < 0, e * sp.exp(-e), sp.log(1 + e)),
+                  lambda mp, v, d: ((v * mp.exp(-v), (1 - v) * mp.exp(-v) * d) if v < 0
+                                    else (mp.log(1 + v), d / (1 + v)))),
+    # a sibling the rewrites turn into expm1(2*e) and log1p(e)
+    "exp(2x)-1": (lambda e: where(e < 0, sp.exp(2 * e) - 1, sp.log(1 + e)),
+                  lambda mp, v, d: ((mp.expm1(2 * v), 2 * mp.exp(2 * v) * d) if v < 0
+                                    else (mp.log(1 + v), d / (1 + v)))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EXP_CHAINS))
+def test_a_deep_chain_with_exp_of_a_product_lambdifies(name):
+    # issue 20 part 7: built unevaluated (SymPy's own exp of a product would
+    # walk the chain as a tree when it is built: docs/api.md's way around),
+    # the rewrites' pass evaluated each rebuilt exp(-e) again: 27 s at depth
+    # 10, no end at 12; it now builds nodes over arguments large as trees as
+    # written (build.EVALUATED_TREE)
+    step, by_hand = _EXP_CHAINS[name]
+    depth = 14
+    e = x
+    for _ in range(depth):
+        with sp.evaluate(False):
+            e = step(e)
+    f = lambdify([x], [e, grad(e, x)])
+    for x0 in (-0.05, -1e-3, -1e-300, 1e-3, 0.3, 2.5):
+        v, d = (float(t) for t in f(x0))
+        want_v, want_d = _chain_by_hand(x0, depth, by_hand)
+        assert v == pytest.approx(want_v, rel=1e-12, abs=1e-300)
+        assert d == pytest.approx(want_d, rel=1e-12, abs=1e-300)

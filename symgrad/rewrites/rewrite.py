@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sympy import Add, Basic, Mul
 
-from ..build import evaluated
+from ..build import EVALUATED_TREE, evaluated, replaced, tree_size
 from ..graph import free_symbols, postorder
 from .facts import Facts
 from .forms import Sigmoid, Softplus, expand_forms
@@ -87,7 +87,9 @@ class Rewrite:
         replacement depends on the match (a sum of as many terms as an
         integer shift) builds it with ``extra["build"]``."""
         build = self.extra.get("build")
-        return build(m) if build is not None else self.rhs.xreplace(m)
+        # xreplace's evaluation, but through build.evaluated: SymPy's would walk
+        # a bound argument large as a tree (log1p(u) asks whether u is zero)
+        return build(m) if build is not None else replaced(self.rhs, m.get, evaluated)
 
     def _apply_scaled(self, node: Basic, facts: Facts) -> Basic | None:
         """A two-term sum template matched up to a common factor of the two
@@ -96,6 +98,8 @@ class Rewrite:
         is ``k*(log(a) - log(b))``; the node's other terms are kept."""
         if not (isinstance(node, Add) and isinstance(self.lhs, Add) and len(self.lhs.args) == 2
                 and 2 <= len(node.args) <= _SCALED_TERMS):
+            return None
+        if tree_size(node) > EVALUATED_TREE:  # its quotients are SymPy's evaluation
             return None
         kinds = {type(t) for t in self.lhs.args} | \
             {type(f) for t in self.lhs.args for f in Mul.make_args(t)}
