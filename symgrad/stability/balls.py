@@ -447,12 +447,16 @@ class BallProgram:
             self._consts[prec] = c
         return c
 
-    def decide(self, xs: Sequence[float], fmt: Format, start: int, top: int) -> list | None:
+    def decide(self, xs: Sequence[float], fmt: Format, start: int, top: int,
+               zero_top: int | None = None) -> list | None:
         """Every output's correctly rounded value in ``fmt`` at the point
         ``xs``, the precision raised from ``start`` up to ``top`` bits; or
         None where the balls do not decide them all.  The next precision
         is what the widest ball says is missing (a difference that cancels
-        k bits at p bits needs about p + k), at least twice the last."""
+        k bits at p bits needs about p + k), at least twice the last.  A
+        zero of unknown sign (:class:`SignlessZero`) raises it up to
+        ``zero_top`` (default ``top``) and is returned as such beyond."""
+        zero_top = top if zero_top is None else zero_top
         n = len(self.program.outputs)
         out: list = [None] * n
         prec = start
@@ -468,6 +472,11 @@ class BallProgram:
                 if v is None or type(v) is Undecided:
                     # no accuracy at all (a ball around 0, or unbounded): 4x
                     need = max(need, 3 * prec if v is None or v < 8 else max(fmt.prec + 16 - v, 1))
+                elif type(v) is SignlessZero and prec < zero_top:
+                    # a zero of either sign: more bits may exclude 0 (cosh(x) - 1
+                    # at x = 5e-324, 1.2e-647, is decided past 2,150 bits); a ball
+                    # around an exact 0 or exp(-exp(huge)) never is
+                    need = max(need, 3 * prec)
                 else:
                     out[k] = v
             if need == 0:
@@ -528,14 +537,21 @@ class Undecided(float):
     """A ball's relative accuracy in bits, where it does not round to one float."""
 
 
+class SignlessZero(float):
+    """A ball every point of which rounds to a zero, of both signs: the value
+    rounds to a zero whose sign is not known (a value below every precision
+    tried, ``sin(log(tanh(exp(exp(20)))))``, or an exact zero the balls
+    cannot prove, ``cos(pi/2)``).  No figure depends on the sign (-0 and +0
+    are one ordinal), but the value is not established: the truth says
+    unresolved, with the two zeros as its bounds."""
+
+
 def _decide(b, fmt: Format):
     """The float of ``fmt`` that every point of the ball ``b`` rounds to;
     where its ends round apart, an :class:`Undecided` holding its relative
-    accuracy (None: not finite).  A ball whose every point rounds to a
-    zero has the sign of its lower end, as the mpmath tier decides it
-    (-0 and +0 are one ordinal: no figure depends on it; a ball around 0
-    that the balls cannot narrow, log(tanh(exp(exp(20)))), took every
-    precision of both tiers to say -0.0)."""
+    accuracy (None: not finite).  A ball whose ends round to zeros of
+    both signs (it holds 0, or values of both signs too small for the
+    format) is a :class:`SignlessZero`: the value's sign is not known."""
     if type(b) is not arb or not b.is_finite():
         return None
     acc = b.rel_accuracy_bits()
@@ -544,6 +560,8 @@ def _decide(b, fmt: Format):
         if math.ldexp(1.0, fmt.emin) < m < fmt.max / 2:
             return Undecided(acc)
     lo, hi = round_mpf(_mpf(b.lower()), fmt), round_mpf(_mpf(b.upper()), fmt)
-    if lo != hi:  # (-0.0 == 0.0)
+    if lo != hi:
         return Undecided(acc)
+    if lo == 0 and math.copysign(1.0, lo) != math.copysign(1.0, hi):  # (-0.0 == 0.0)
+        return SignlessZero(0.0)
     return lo

@@ -146,7 +146,10 @@ def check_stability(
         low, up = bits_error_bounds(c, lo, hi, fmt)
         decided = np.where(up <= tolerance_bits, up, np.where(low > tolerance_bits, low, np.nan))
         b = np.where(st == UNRESOLVED, decided, b)
-        return c, t, st, b
+        # in the figures: resolved points, and unresolved ones whose error the
+        # bounds fix (a zero of unknown sign: -0 and +0 are one ordinal)
+        known = (st == RESOLVED) | ((st == UNRESOLVED) & (low == up))
+        return c, t, st, b, known
 
     stage("searching for points")
     search = PointSearch(form, symbols, dom, fmt, samples, seed)
@@ -154,7 +157,7 @@ def check_stability(
     stage("points measured", len(points))
     if not shown:
         points, labels = points[:1], labels[:1]
-    computed, true, status, bits = measure(points)
+    computed, true, status, bits, known = measure(points)
     if shown:  # climb the error from the worst points
         climbed = []
 
@@ -167,8 +170,9 @@ def check_stability(
         if len(more):
             points = np.concatenate([points, more])
             labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
-            computed, true, status, bits = (np.concatenate([a, *(f[i] for f in climbed)], axis=1)
-                                            for i, a in enumerate((computed, true, status, bits)))
+            computed, true, status, bits, known = (
+                np.concatenate([a, *(f[i] for f in climbed)], axis=1)
+                for i, a in enumerate((computed, true, status, bits, known)))
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")
@@ -181,7 +185,7 @@ def check_stability(
         found = tuple([replace(g, ranges={}, witness=replace(g.witness, point={}))
                        for g in gs] for gs in found)
     regions, harmless, undefined = found
-    measured = status == RESOLVED
+    measured = known
     drawn = random_mask(labels)  # the mean and median are over the random draws
     per = []
     for o, e in enumerate(flat):
@@ -198,6 +202,7 @@ def check_stability(
         samples=len(points), unresolved=int(np.sum(status == UNRESOLVED)),
         unresolved_within=int(np.sum((status == UNRESOLVED) & (bits <= tolerance_bits))),
         unresolved_wrong=int(np.sum((status == UNRESOLVED) & (bits > tolerance_bits))),
+        unresolved_known=int(np.sum((status == UNRESOLVED) & known)),
         undefined_points=int(np.sum(status == UNDEFINED)), undefined=undefined,
         notes=(rewrite_notes(flat, form, symbols, points, bits, true, status, fmt)
                if rewrites else []),

@@ -32,7 +32,7 @@ class Measurement:
     tolerance: float
     nodes: NodeEvaluator
     local_truth: GroundTruth  # exact values of the evaluated form's nodes
-    measure: Callable  # point rows -> (computed, truth, status, bits) for refinement
+    measure: Callable  # rows -> (computed, truth, status, bits, in the figures): refinement
 
 
 @dataclass

@@ -29,7 +29,7 @@ def _in_group(m: Measurement, g: Group, x: float) -> bool:
         # an alarm ends where the output is right again, though the event goes on
         # (2/(exp(x) + exp(-x)): exp(x) overflows from 709.78 on, the result is
         # wrong only up to 744.44, where the truth rounds to 0 too)
-    _, _, status, bits = m.measure(row.reshape(1, 1))
+    _, _, status, bits = m.measure(row.reshape(1, 1))[:4]
     if g.kind == "undefined":
         return bool(status[g.output][0] == UNDEFINED)
     return bool(status[g.output][0] != UNDEFINED and bits[g.output][0] > m.tolerance)

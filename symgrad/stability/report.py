@@ -135,7 +135,10 @@ class StabilityReport:
     the formula itself has no real value (a pole, a log or root outside its
     domain): the code's NaN or inf is right there, and those points are in
     no figure.  ``unresolved`` counts the points whose exact value the
-    ground truth could not establish; they too are in no figure.
+    ground truth could not establish; they too are in no figure, but for
+    those whose error every value the truth's bounds allow gives alike
+    (``unresolved_known``: a zero whose sign is not known, where -0 and +0
+    are one ordinal).
 
     At an unresolved point the truth's last interval still bounds the
     error: where the code is wrong by more than the tolerance for every
@@ -167,6 +170,7 @@ class StabilityReport:
     undefined: list[Region] = field(default_factory=list)
     unresolved_within: int = 0  # of the unresolved, those the truth's bounds put within tolerance
     unresolved_wrong: int = 0  # ... and those they put beyond it (in the regions)
+    unresolved_known: int = 0  # ... and those whose error they fix (in the figures)
     notes: list[str] = field(default_factory=list)
     points: np.ndarray | None = field(default=None, repr=False)
     bits: np.ndarray | None = field(default=None, repr=False)
@@ -228,6 +232,9 @@ class StabilityReport:
         if self.unresolved:
             text = (f"{self.unresolved} point{'s' if self.unresolved != 1 else ''} unresolved: "
                     "the exact value could not be established; not in the figures")
+            if self.unresolved_known:
+                text += (f", but for {self.unresolved_known} whose error is the same for every "
+                         "value the truth's bounds allow (a zero of unknown sign)")
             if self.unresolved_within:
                 text += (f"; {self.unresolved_within} of them within the tolerance (the code's "
                          "value is that close to every value the truth's bounds allow)")

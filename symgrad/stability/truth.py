@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from mpmath.libmp import finf, fninf, from_float, mpf_neg
+from mpmath.libmp import finf, fninf, from_float, from_int, mpf_abs, mpf_gt, mpf_neg
 from sympy import Basic, Integer, Symbol, erf, tanh
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
@@ -31,7 +31,7 @@ from ..lowering import lower
 from ..progress import tick
 from ..widen import FloatMarker
 from .balls import OPS as BALL_OPS
-from .balls import BallProgram
+from .balls import BallProgram, SignlessZero
 from .balls import _const as ball_const
 from .bits import Format, float_format, ordinal, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
@@ -41,7 +41,12 @@ __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
 RESOLVED, UNDEFINED, UNRESOLVED = 0, 1, 2
 _ONE, _MINUS_TWO = Integer(1), Integer(-2)
 _SATURATING = (erf, tanh)
+# log(f(u)) as log1p of f's complement up to |u| = 2**12: past it the complement
+# is below every float (e**-8192) and exp(2u) of a huge u costs u's own bits
+_HUGE_ARG = 1 << 12
+_HUGE_ARG_MPF = from_int(_HUGE_ARG)
 MAX_PREC = 8192
+SIGN_TRIES = 4  # points left zeros of unknown sign by both tiers, then 4x the start
 
 
 # ---- conditions: three-valued (True, False, UNKNOWN), UNDEF propagates -----------
@@ -190,6 +195,65 @@ def _complement_op(name: str, k: Basic, plus: bool) -> Callable:
     return interval
 
 
+def _log_one_plus(node: Basic) -> list | None:
+    """For ``log(1 + rest)``: the terms ``rest`` (then the value is
+    ``log1p(rest)``); None for any other node."""
+    if type(node).__name__ != "log" or not node.args[0].is_Add:
+        return None
+    terms = node.args[0].args
+    if _ONE not in terms:
+        return None
+    rest = list(terms)
+    rest.remove(_ONE)
+    return rest
+
+
+def _log1p_op(prec, *rest):
+    """The interval (and, as ``.ball``, the ball) of ``log(1 + sum(rest))``
+    as ``log1p(sum(rest))``: ``log(1 + exp(x))`` at x = -1e300 is
+    e**-1e300, whose sign no ball of 1 + e**-1e300 tells."""
+    u = rest[0] if len(rest) == 1 else OPS["Add"](prec, *rest)
+    return u if isinstance(u, str) else OPS["log1p"](prec, u)
+
+
+def _log1p_ball(prec, *rest):
+    u = rest[0]
+    for r in rest[1:]:
+        u = u + r
+    return BALL_OPS["log1p"](prec, u)
+
+
+_log1p_op.ball = _log1p_ball
+
+
+def _log_saturated(name: str) -> Callable:
+    """The interval (and ball) of ``log(f(u))``, ``f`` erf or tanh, as
+    ``log1p(-(1 - f(u)))`` with ``1 - f(u) = 1 + f(-u)`` computed as a
+    complement (erfc, or ``2/(1 + exp(2u))``): ``log(tanh(exp(exp(20))))``
+    is ``-2*exp(-2*exp(exp(20)))``, which no ball of ``tanh`` near 1 tells
+    from 0."""
+
+    def plain(prec, u):  # (a complement past the exponent range: as written)
+        return OPS["log"](prec, OPS[name](prec, u))
+
+    def interval(prec, u):
+        if mpf_gt(mpf_abs(u[0]), _HUGE_ARG_MPF) or mpf_gt(mpf_abs(u[1]), _HUGE_ARG_MPF):
+            return plain(prec, u)
+        c = _interval_one_plus(name, prec, (mpf_neg(u[1]), mpf_neg(u[0])))
+        if isinstance(c, str) or c[0] in (fninf, finf) or c[1] in (fninf, finf):
+            return plain(prec, u)
+        return OPS["log1p"](prec, (mpf_neg(c[1]), mpf_neg(c[0])))
+
+    def ball(prec, u):
+        if not u.is_finite() or abs(u) > _HUGE_ARG:  # exp(2u) would cost u's bits
+            return BALL_OPS["log"](prec, BALL_OPS[name](prec, u))
+        c = BALL_OPS["erfc"](prec, u) if name == "erf" else 2 / (1 + BALL_OPS["exp"](prec, 2 * u))
+        return BALL_OPS["log1p"](prec, -c)
+
+    interval.ball = ball
+    return interval
+
+
 class Program:
     """A formula compiled for interval evaluation: one step per distinct
     node, children first.  Shared by the ground truth and the proofs.
@@ -201,7 +265,10 @@ class Program:
     value: ``erf(u)/2 + 1/2`` at u = -500 is about e**-250000, which the
     sum as written resolves only past 360,000 bits (an mpmath erf at
     8192 bits costs 37 ms, and the point then stays unresolved); erfc
-    resolves it at the first precision."""
+    resolves it at the first precision.  Likewise ``log(1 + u)`` is
+    ``log1p(u)``: ``log(1 + exp(x))`` at x = -1e300 is a zero whose sign no
+    ball of ``1 + exp(x)`` tells (softplus was 1,178 zeros of unknown sign
+    in 4,660 points over ±1e300)."""
 
     def __init__(self, exprs: Sequence[Basic], symbols: Sequence[Symbol],
                  complements: bool = False) -> None:
@@ -230,6 +297,12 @@ class Program:
             elif node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
                 fn = rational_pow(int(node.exp.p), int(node.exp.q))
                 self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), False))
+            elif complements and type(node).__name__ == "log" and \
+                    isinstance(node.args[0], _SATURATING):
+                self.steps.append(("op", _log_saturated(type(node.args[0]).__name__),
+                                   (index[node.args[0].args[0]],), False))
+            elif complements and (rest := _log_one_plus(node)) is not None:
+                self.steps.append(("op", _log1p_op, tuple(index[r] for r in rest), False))
             elif complements and (comp := _complement(node)) is not None:
                 name, k, plus, u, rest = comp
                 self.steps.append(("op", _complement_op(name, k, plus),
@@ -315,6 +388,7 @@ class GroundTruth:
         self.max_prec = max_prec
         self.start_prec = self.fmt.prec + 24
         self.balls = BallProgram.of(self.program)  # the fast tier (None: mpmath only)
+        self.sign_tries = SIGN_TRIES  # see decided()
 
     def precisions(self):
         p = self.start_prec
@@ -328,7 +402,9 @@ class GroundTruth:
         ``xs`` (floats, one per symbol): NaN unless RESOLVED."""
         v = self.decided(xs)
         if v is not None:
-            return v, [RESOLVED] * len(v)
+            zero = [type(a) is SignlessZero for a in v]
+            return ([math.nan if z else a for a, z in zip(v, zero)],
+                    [UNRESOLVED if z else RESOLVED for z in zero])
         vals, status, _, _ = self.resolve(xs)
         return vals, status
 
@@ -345,6 +421,7 @@ class GroundTruth:
         straddle: dict = {}  # output -> the two adjacent floats its interval rounded to
         nodes: list = []
         prec = self.start_prec
+        lost = False  # a zero whose sign neither tier knows
         for prec in self.precisions():
             nodes = prog.run(inputs, prec)
             for k in list(todo):
@@ -356,7 +433,17 @@ class GroundTruth:
                     continue
                 else:
                     a, b = round_mpf(v[0], fmt), round_mpf(v[1], fmt)
-                    if a == b:
+                    if a == b == 0 and math.copysign(1.0, a) != math.copysign(1.0, b):
+                        # zeros of both signs: the value's sign is not known; more
+                        # bits may exclude 0, up to the top while SIGN_TRIES last,
+                        # then 4x the start (as the balls): unresolved, bounded by
+                        # the two zeros (the error is the same against either:
+                        # check_stability's figures keep it)
+                        if prec >= (self.max_prec if self.sign_tries > 0
+                                    else 4 * self.start_prec):
+                            todo.discard(k)
+                            lost = True
+                    elif a == b:
                         out[k], status[k] = a, RESOLVED
                         todo.discard(k)
                     elif v[0] in (fninf, finf) or v[1] in (fninf, finf):
@@ -377,6 +464,8 @@ class GroundTruth:
                         straddle[k] = (a, b)
             if not todo:
                 break
+        if lost:
+            self.sign_tries -= 1
         return out, status, nodes, prec
 
     def undefined_origins(self, xs: Sequence[float]) -> list[Basic | None]:
@@ -429,6 +518,9 @@ class GroundTruth:
             if v is not None:  # every output decided in balls
                 vals[:, i] = lo[:, i] = hi[:, i] = v
                 status[:, i] = RESOLVED
+                for k, a in enumerate(v):
+                    if type(a) is SignlessZero:  # a zero of unknown sign: unresolved
+                        vals[k, i], lo[k, i], status[k, i] = math.nan, -0.0, UNRESOLVED
                 continue
             v, s, nodes, _ = self.resolve(row)
             vals[:, i] = v
@@ -446,7 +538,19 @@ class GroundTruth:
         (then :meth:`resolve` does, and alone says undefined or unresolved)."""
         if self.balls is None:
             return None
-        return self.balls.decide(xs, self.fmt, self.start_prec, self.max_prec)
+        # a zero of unknown sign: more bits may tell it (cosh(x) - 1 at x =
+        # 5e-324 is 1.2e-647: 2,150 bits), but a ball around an exact 0
+        # (cos(pi/2)) or exp(-exp(huge)) never narrows, and every such point
+        # cost every precision of both tiers: once SIGN_TRIES points stayed
+        # so, the balls stop at 4x the start and the point is unresolved
+        hopeful = self.sign_tries > 0
+        out = self.balls.decide(xs, self.fmt, self.start_prec, self.max_prec,
+                                self.max_prec if hopeful else 4 * self.start_prec)
+        if out is not None and hopeful and any(type(v) is SignlessZero for v in out):
+            # the interval tier may know the sign: its interval of (1 - s)*s at
+            # s = sigmoid(4e9) is [0, tiny], all of it rounding to +0
+            return None
+        return out
 
     def _rounded_ends(self, v: object) -> tuple[float, float]:
         if not (type(v) is tuple and len(v) == 2 and type(v[0]) is tuple):
