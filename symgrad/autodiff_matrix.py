@@ -13,11 +13,13 @@ from itertools import product
 from sympy import (
     Basic,
     Expr,
+    Identity,
     ImmutableMatrix,
     Lambda,
     MatrixBase,
     MatrixExpr,
     MatrixSymbol,
+    OneMatrix,
     S,
     ZeroMatrix,
 )
@@ -79,19 +81,105 @@ def matrix_vjp(outs: list, syms: list, cts: list, opts: Opts) -> list:
 
 def _entries(v: Expr) -> list:
     """The entries of a matrix formula, each ``v[i, j]`` left unexpanded
-    (SymPy's entry of a product expands, slowly); ``doit()`` expands."""
+    (SymPy's entry of a product expands, slowly) except through what makes
+    it short: explicit factors (a unit cotangent), sums, transposes and
+    products along a dimension of 1 (see :func:`_entry`); ``doit()``
+    expands."""
     if isinstance(v, MatrixBase):
         return list(v)
-    if isinstance(v, (MatrixSymbol, ZeroMatrix)):  # entries that are leaves
-        m, n = v.shape
-        return [v[i, j] for i, j in product(range(m), range(n))]
     if getattr(v, "is_Matrix", False):
         order, _ = postorder([v], lambda n: () if isinstance(n, MatrixSymbol) else n.args)
         if not any(isinstance(n, MatrixSymbol) for n in order):  # constant: its numbers
             return list(v.as_explicit())
         m, n = v.shape
-        return [MatrixElement(v, i, j) for i, j in product(range(m), range(n))]
+        return [_short_sums(_entry(v, i, j)) for i, j in product(range(m), range(n))]
     return [v]
+
+
+def _sparse(v: Expr) -> bool:
+    """An explicit matrix, or an entrywise product by one (zero where it is)."""
+    from sympy import HadamardProduct
+
+    return isinstance(v, MatrixBase) or (
+        isinstance(v, HadamardProduct) and any(isinstance(a, MatrixBase) for a in v.args))
+
+
+def _zero_at(v: Expr, i: int, j: int) -> bool:
+    """Whether v[i, j] is 0 by v's explicit part (see _sparse)."""
+    from sympy import HadamardProduct
+
+    if isinstance(v, MatrixBase):
+        return v[i, j] == 0
+    return isinstance(v, HadamardProduct) and any(
+        isinstance(a, MatrixBase) and a[i, j] == 0 for a in v.args)
+
+
+def _short_sums(e: Expr) -> Expr:
+    """``e`` with each sum over an entrywise product by an explicit matrix
+    (``sum(E ⊙ X)``, where a unit cotangent meets a reduction's rule) as the
+    sum over E's nonzero entries (``X[0, 0]``)."""
+    from sympy import Add, HadamardProduct
+
+    from .build import replaced
+    from .matrices.nodes import SumAll
+
+    def swap(n: Basic) -> Expr | None:
+        if not (isinstance(n, SumAll) and isinstance(n.args[0], HadamardProduct)):
+            return None
+        H = n.args[0]
+        if not any(isinstance(a, MatrixBase) for a in H.args):
+            return None
+        m, k = (int(d) for d in H.shape)
+        return Add(*[_entry(H, i, j) for i, j in product(range(m), range(k))])
+
+    return replaced(e, swap) if isinstance(e, Basic) else e
+
+
+def _entry(v: Expr, i: int, j: int) -> Expr:
+    """``v[i, j]`` as the entries of its parts where that is short: an
+    explicit matrix's or a symbol's own entry, the entries of a sum, of a
+    transpose, of an entrywise product, of a product along a dimension of 1
+    (``(u·xᵀ)[i, j] = u[i, 0]·x[j, 0]``) or beside an explicit factor (a sum
+    over its nonzero entries); else ``MatrixElement(v, i, j)``.  A Jacobian
+    by unit cotangents was ``(Matrix([[1], [0], [0]])*x.T)[0, 1]`` for
+    ``x[1, 0]``."""
+    from sympy import Add, HadamardProduct, MatAdd, MatMul, Mul, Transpose
+
+    if isinstance(v, (MatrixBase, MatrixSymbol)):
+        return v[i, j]
+    if isinstance(v, ZeroMatrix):
+        return S.Zero
+    if isinstance(v, OneMatrix):
+        return S.One
+    if isinstance(v, Identity):
+        return S.One if i == j else S.Zero
+    if isinstance(v, Transpose):
+        return _entry(v.arg, j, i)
+    if isinstance(v, MatAdd):
+        return Add(*[_entry(a, i, j) for a in v.args])
+    if isinstance(v, HadamardProduct):
+        if _zero_at(v, i, j):
+            return S.Zero
+        return Mul(*[_entry(a, i, j) for a in v.args])
+    if isinstance(v, MatMul):
+        c = Mul(*[a for a in v.args if not getattr(a, "is_Matrix", False)])
+        mats = [a for a in v.args if getattr(a, "is_Matrix", False)]
+        if len(mats) == 1:
+            return c * _entry(mats[0], i, j)
+        # split where the entry is short: beside an explicit end factor, or
+        # where the inner dimension is 1
+        if _sparse(mats[-1]) and not _sparse(mats[0]):
+            cut = len(mats) - 1
+        else:
+            cut = next((p for p in range(1, len(mats)) if int(mats[p].shape[0]) == 1), 1)
+        left = mats[0] if cut == 1 else MatMul(*mats[:cut])
+        right = mats[cut] if cut == len(mats) - 1 else MatMul(*mats[cut:])
+        k = int(left.shape[1])
+        if k == 1 or _sparse(left) or _sparse(right):
+            terms = [_entry(left, i, m) * _entry(right, m, j) for m in range(k)
+                     if not (_zero_at(left, i, m) or _zero_at(right, m, j))]
+            return c * Add(*terms)
+    return MatrixElement(v, i, j)
 
 
 def _units(shape: tuple) -> list:

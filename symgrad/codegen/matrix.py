@@ -451,6 +451,10 @@ def _program(args: object, exprs: object, fname: str, entry: dict | None = None
         em.node(n)
     pnames = [names[p] for p in params]
     raw = [em.names[e] for e in flat]
+    for k, e in enumerate(flat):  # a constant output: an array like the others
+        if not isinstance(e, MatrixExpr) and not _NAME.fullmatch(raw[k]) and not _kids(e):
+            raw[k] = em.emit(None, f"_cast(np.full((1, 1), {raw[k]}, dtype=float), _dt)",
+                             fresh=True)
     kern = [f"def {kernel}({', '.join([*pnames, '_dt'])}):",
             *[f"    {line}" for line in em.lines(raw)],
             f"    return ({', '.join(raw)},)"]

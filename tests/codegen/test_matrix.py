@@ -364,3 +364,15 @@ def test_softmax_alone_is_accurate_on_both_paths(dtype, spread):
                     err = abs((mpmath.mpf(float(sm[b, k, 0])) - want) / want) * 2**bits
                     worst = max(worst, float(mpmath.log(err + 1, 2)))
     assert worst < 3, worst
+
+
+def test_constant_outputs_beside_matrix_outputs():
+    # a constant output (a Jacobian's zero entries) crashed: 'int' object is
+    # not subscriptable; it is an array of the computation's type
+    from sympy import Rational, S
+
+    f = symgrad.lambdify([A, x], [A * x, S.Zero, Rational(1, 2)])
+    for dt in (np.float64, np.float32):
+        ax, zero, half = f(np.ones((4, 4, 3), dt), np.ones((3, 1), dt))
+        assert ax.shape == (4, 4, 1) and zero.dtype == half.dtype == dt
+        assert float(zero) == 0.0 and float(half) == 0.5

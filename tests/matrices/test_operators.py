@@ -67,6 +67,37 @@ def test_jacobian_and_hessian_shapes_are_jax_shapes():
             assert abs(value(H[i, 0, j, 0], {A: Ae}) - want[i, j]) < 1e-25
 
 
+def test_jacobian_entries_by_unit_cotangents_are_readable():
+    # each entry was MatrixElement of the product with a unit matrix:
+    # (Matrix([[1], [0], [0]])*x.T)[0, 1] for x[1, 0]
+    from sympy import Array, MatrixBase, S
+    from sympy.matrices.expressions.matexpr import MatrixElement
+
+    from symgrad.graph import postorder
+    from symgrad.matrices.nodes import Softmax
+
+    J = jacobian(A * x, A)
+    assert J == Array([[[[x[0, 0], x[1, 0]], [0, 0], [0, 0]]],
+                       [[[0, 0], [x[0, 0], x[1, 0]], [0, 0]]],
+                       [[[0, 0], [0, 0], [x[0, 0], x[1, 0]]]]])
+    z = MatrixSymbol("z", 3, 1)
+    Js = jacobian(symgrad.softmax(z), z)
+    s = [MatrixElement(Softmax(z), k, 0) for k in range(3)]
+    for i in range(3):
+        for j in range(3):
+            assert (Js[i, 0, j, 0] - (s[i] * ((i == j) * S.One - s[j]))).expand() == 0
+    F = symgrad.elementwise(tanh, A * x)
+    for e in [*jacobian(F, x), *hessian(symgrad.norm(A * x) ** 2, x)]:  # small formulas
+        assert not any(isinstance(n, MatrixBase) for n in postorder([e], lambda n: n.args)[0])
+    at = point([A, x])
+    Fe, Ws, wvals = _explicit_jacobian(F, x, at)
+    Je = Fe.jacobian(list(Ws)).xreplace(wvals)
+    Jm = jacobian(F, x)
+    for i in range(3):
+        for j in range(2):
+            assert abs(value(Jm[i, 0, j, 0], at) - Je[i, j].evalf(40)) < 1e-30
+
+
 def test_jacobian_by_a_scalar_is_one_forward_pass_with_readable_entries():
     """∂F/∂s for a matrix F and a scalar s has F's shape (JAX's); its
     entries are the tangent's entries (A[0, 1], not sum(E_01 ⊙ A))."""
