@@ -2,6 +2,8 @@
 (and JAX's jit where installed), one thread, float64 and float32.
 
 Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
+      python benchmarks/bench_eval.py --parts   (where one block's time goes)
+      python benchmarks/bench_eval.py --ops     (each operation, NumPy beside JAX)
 
 The formula is the quickstart-style gradient of
 ``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
@@ -88,6 +90,13 @@ def p10(v: list) -> float:
     return sorted(v)[len(v) // 10]
 
 
+# The clock single calls are timed by: wall time, or (--cpu) the process's
+# CPU time, every thread's (JAX's runtime threads too), which a loaded
+# machine's other jobs do not add to (at load 7-8 JAX's wall times moved
+# 5x between runs)
+CLOCK = [time.perf_counter]
+
+
 def call_by_call(fns: dict, args: dict, budget: float = 0.4) -> dict:
     """Seconds per call of each function, every call timed on its own and the
     functions called in turn, call by call: the 10th percentile of each
@@ -95,7 +104,7 @@ def call_by_call(fns: dict, args: dict, budget: float = 0.4) -> dict:
     it hits, whichever function they belong to; a round of many calls (what
     ``interleaved`` times) is slowed by any burst within it, so at the small
     sizes its fastest round still moved by 20-40% between runs."""
-    pc = time.perf_counter
+    pc = CLOCK[0]
     one = 0.0  # the slowest function's time for one call
     for k, f in fns.items():
         t = pc()
@@ -122,9 +131,19 @@ def main() -> None:
                     help="time rounds of calls (fastest round) instead of single calls (p10)")
     ap.add_argument("--ops", action="store_true",
                     help="only the per-operation table: NumPy beside JAX's jit at 1e6 points")
+    ap.add_argument("--parts", action="store_true",
+                    help="only where the time goes: from 100 to 10^4 points the kernels "
+                         "beside the sin/cos calls alone and symgrad's with SymPy's hypot; "
+                         "from 10^4 to 10^6, symgrad and JAX beside their sin/cos alone")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time single calls in the process's CPU time, not wall time")
     opt = ap.parse_args()
+    if opt.cpu:
+        CLOCK[0] = time.process_time
     if opt.ops:
         return operations(opt.repeat)
+    if opt.parts:
+        return parts()
 
     x, y = sp.symbols("x y")
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
@@ -188,7 +207,8 @@ def main() -> None:
           f"Python {sys.version.split()[0]}  numpy {np.__version__}  sympy {sp.__version__}"
           + (f"  jax {jax.__version__}" if jax is not None else "")
           + (f"  one thread  {'median' if opt.median else 'fastest'} of {opt.repeat} rounds"
-             if opt.rounds else "  one thread  10th percentile of single calls, interleaved")
+             if opt.rounds else "  one thread  10th percentile of single calls, interleaved"
+             + (", process CPU time" if opt.cpu else ", wall time"))
           + f"  load average {load0} before, {loadavg()} after")
     head = "| dtype | points | symgrad | sympy cse | symgrad/sympy |"
     line = "|---|---|---|---|---|"
@@ -206,6 +226,92 @@ def main() -> None:
         if jax is not None:
             r += f" {fmt(t['jax'])} | {t['symgrad'] / t['jax']:.2f} |"
         print(r + f" {err:.1e} |")
+
+
+def parts() -> None:
+    """Where the time of one block goes, from 100 to 10^4 points: symgrad's
+    kernel (the one its entry point runs at that size), the same kernel with
+    ``hypot`` computed as SymPy's code computes it (``sqrt(x**2 + y**2)``,
+    which overflows past 1e154), SymPy's function, and the four sin/cos
+    calls both make, alone; every call timed on its own, the four in turn
+    (10th percentiles)."""
+    import types
+
+    x, y = sp.symbols("x y")
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
+    sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
+    names = type(sg).__call__.__globals__
+
+    def naive(a, b):
+        return np.sqrt(a * a + b * b)
+
+    def trig(a, b):
+        return np.sin(a), np.cos(a), np.sin(b), np.cos(b)
+
+    load0 = loadavg()
+    rows = []
+    rng = np.random.default_rng(0)
+    for dtype in ("float64", "float32"):
+        for n in (100, 1000, 10000):
+            a = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+            kernel = names["f_inplace" if n >= 256 and "f_inplace" in names else "f_block"]
+            plain = types.FunctionType(kernel.__code__, {**kernel.__globals__, "_hypot": naive},
+                                       None, kernel.__defaults__)
+            fns = {"symgrad": kernel, "naive hypot": plain, "sympy": sp_fn, "sin/cos": trig}
+            t = call_by_call(fns, {k: a for k in fns}, 1.0)
+            rows.append((dtype, n, t))
+    clock = "process CPU time" if CLOCK[0] is time.process_time else "wall time"
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
+          f"{np.__version__}  one thread  one block, the kernels alone  10th percentile of "
+          f"single calls, {clock}  load average {load0} before, {loadavg()} after")
+    print("| dtype | points | symgrad kernel | with SymPy's hypot | sympy cse | sin/cos alone "
+          "| symgrad/sympy | with SymPy's hypot | the rest (without sin/cos) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for dtype, n, t in rows:
+        us = {k: v * 1e6 for k, v in t.items()}
+        rest = (us["symgrad"] - us["sin/cos"]) / (us["sympy"] - us["sin/cos"])
+        print(f"| {dtype} | {n:.0e} | {us['symgrad']:.2f} us | {us['naive hypot']:.2f} us | "
+              f"{us['sympy']:.2f} us | {us['sin/cos']:.2f} us | "
+              f"{us['symgrad'] / us['sympy']:.2f} | {us['naive hypot'] / us['sympy']:.2f} | "
+              f"{rest:.2f} |")
+    if jax is None:
+        return
+    # JAX: the whole gradient (one fused loop) beside its own sin/cos calls
+    # alone, and symgrad's call beside NumPy's sin/cos alone
+    def jf(a, b):
+        return (jnp.log1p(jnp.exp(a * b)) + jnp.sin(a) * jnp.cos(b)
+                + jnp.sqrt(a**2 + b**2) * jnp.tanh(a - b))
+    jg = jax.jit(jax.vmap(jax.grad(jf, argnums=(0, 1))))
+    jt = jax.jit(lambda a, b: (jnp.sin(a), jnp.cos(a), jnp.sin(b), jnp.cos(b)))
+
+    def run(fn):
+        def go(a, b):
+            return [v.block_until_ready() for v in fn(a, b)]
+        return go
+    rows = []
+    for dtype in ("float64", "float32"):
+        for n in (10**4, 10**5, 10**6):
+            a = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+            ja = tuple(jnp.asarray(v) for v in a)
+            t = call_by_call({"symgrad": sg, "sin/cos": trig}, {"symgrad": a, "sin/cos": a},
+                             1.0)
+            t.update(call_by_call({"jax": run(jg), "jax sin/cos": run(jt)},
+                                  {"jax": ja, "jax sin/cos": ja}, 1.0))
+            rows.append((dtype, n, t))
+    print()
+    print(f"# JAX {jax.__version__}: the gradient beside its sin/cos calls alone (jit), "
+          f"symgrad's call beside NumPy's; load average {loadavg()}")
+    print("| dtype | points | symgrad | NumPy sin/cos | symgrad's rest | JAX jit | JAX sin/cos "
+          "| JAX's rest | symgrad/JAX |")
+    print("|---|---|---|---|---|---|---|---|---|")
+
+    def fmt(v: float) -> str:
+        return f"{v * 1e6:.1f} us" if v < 1e-3 else f"{v * 1e3:.2f} ms"
+    for dtype, n, t in rows:
+        print(f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sin/cos'])} | "
+              f"{fmt(t['symgrad'] - t['sin/cos'])} | {fmt(t['jax'])} | {fmt(t['jax sin/cos'])} | "
+              f"{fmt(t['jax'] - t['jax sin/cos'])} | {t['symgrad'] / t['jax']:.2f} |")
 
 
 def operations(repeat: int) -> None:
