@@ -11,7 +11,7 @@ from contextvars import ContextVar
 
 from sympy import Basic, ImmutableMatrix, Lambda, MatrixBase, MatrixSymbol, Symbol
 
-__all__ = ["STABLE", "entry_symbols", "expand_entries", "explicit"]
+__all__ = ["STABLE", "entry_symbols", "expand_entries", "explicit", "out_of_reach"]
 
 STABLE: ContextVar[bool] = ContextVar("symgrad_stable_entries", default=False)
 """Whether reductions expand into their stable forms (max taken out)."""
@@ -73,6 +73,21 @@ memory) where this refuses at once."""
 
 def _refuse_out_of_reach(expr: object, mats: list) -> None:
     from ..errors import SymgradError
+
+    why = out_of_reach(expr, mats)
+    if why:
+        raise SymgradError(why)
+
+
+def out_of_reach(expr: object, mats: list) -> str | None:
+    """Why the entries of ``expr`` over the matrix symbols ``mats`` are too
+    many to check (see SEARCHES), or None.
+
+    >>> from sympy import MatrixSymbol
+    >>> X, W = MatrixSymbol("X", 100, 50), MatrixSymbol("W", 50, 10)
+    >>> out_of_reach(X * W, [X, W]) is not None, out_of_reach(W[:2, :2], [W])
+    (True, None)
+    """
     from ..graph import postorder
 
     roots = list(expr.values()) if isinstance(expr, dict) else (
@@ -89,7 +104,7 @@ def _refuse_out_of_reach(expr: object, mats: list) -> None:
         outs += int(r.shape[0]) * int(r.shape[1]) if getattr(r, "is_Matrix", False) else 1
     if n_vars * outs > SEARCHES:
         names = ", ".join(f"{W.name} {W.shape[0]}×{W.shape[1]}" for W in used)
-        raise SymgradError(
+        return (
             f"the stability check of a matrix formula measures each entry: {outs:,} output "
             f"entries over {n_vars:,} entry symbols ({names}) are {n_vars * outs:,} searches, "
             f"more than the {SEARCHES:,} that finish in minutes (about 0.05 s each); check "
@@ -97,6 +112,7 @@ def _refuse_out_of_reach(expr: object, mats: list) -> None:
             "functions and the reductions' stable forms are the same at every size, only the "
             "sums of the products are longer), or give the elementwise parts their safe forms "
             "over all floats without a check: lambdify(..., stabilize=True)")
+    return None
 
 
 def _expand(expr: object, subs: dict) -> object:

@@ -24,6 +24,7 @@ from sympy import Basic, MatMul, MatrixExpr, MatrixSymbol, oo
 
 from ..autodiff_matrix import map_scalar_parts
 from ..graph import free_symbols, postorder
+from ..matrices.entries import out_of_reach
 
 __all__ = ["holds_matrix_formula", "keep_matrix_form", "products_alone_lose"]
 
@@ -44,7 +45,10 @@ def keep_matrix_form(expr: Basic, domain: Mapping | None, run: Callable, check: 
                      ) -> tuple[Basic, object, dict]:
     """``(the matrix formula with its scalar parts stabilized, check's report
     of it over the boxes, the boxes)``: ``run(body, domain)`` stabilizes one scalar
-    formula, ``check(expr, boxes)`` is check_stability."""
+    formula, ``check(expr, boxes)`` is check_stability.  The report is why
+    the check is out of reach (a text) where the entries are too many to
+    check (:func:`~symgrad.matrices.entries.out_of_reach`): the scalar parts
+    are stabilized over all floats whatever the sizes."""
     boxes = dict(domain or {})
 
     def each(bodies: list) -> list:
@@ -64,7 +68,8 @@ def keep_matrix_form(expr: Basic, domain: Mapping | None, run: Callable, check: 
             boxes[n] = (-oo, oo)
         elif getattr(n, "is_Symbol", False) and n not in boxes and not n.is_Dummy:
             boxes[n] = (-oo, oo)
-    return kept, check(kept, boxes), boxes
+    far = out_of_reach(kept, [k for k in boxes if isinstance(k, MatrixSymbol)])
+    return kept, (far if far else check(kept, boxes)), boxes
 
 
 def _sums(node: Basic) -> bool:

@@ -66,3 +66,24 @@ def test_stabilize_keeps_a_loss_over_matrices_a_formula_over_matrices():
     got = symgrad.stabilize(loss, {z: (-800, 800)}, samples=16)
     assert isinstance(got, symgrad.matrices.SumAll) and got != loss
     assert symgrad.check_stability(got, {z: (-800, 800)}, samples=16).ok
+
+
+def test_stabilize_of_a_real_size_layer_keeps_it_unchecked_and_says_so():
+    # 10^4 x 784 inputs: the entries are out of reach (a hang, then a refusal):
+    # the elementwise function is stabilized over all floats, nothing checked
+    import warnings
+
+    from sympy import exp
+
+    n = 10_000
+    X, W = MatrixSymbol("X", n, 784), MatrixSymbol("W", 784, 64)
+    softplus = symgrad.elementwise(lambda t: log(1 + exp(t)), X * W)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        kept = symgrad.stabilize(symgrad.sum(softplus), {X: (-3, 3), W: (-1, 1)}, samples=16)
+    with symgrad.matrix_notation():
+        assert str(kept) == "sum((_x ↦ log1p(exp(-Abs(_x))) + Max(0, _x))(X*W))"
+    msg = str(caught[0].message)
+    assert "checks no entry" in msg and "7,890,176 entry symbols" in msg
+    with pytest.raises(symgrad.SymgradError, match="smaller shapes"):
+        symgrad.stabilize(softplus, {X: (-3, 3), W: (-1, 1)}, samples=16, explain=True)
