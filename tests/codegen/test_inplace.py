@@ -125,3 +125,26 @@ def test_every_ufunc_gives_the_same_floats_in_place(dtype):
                 np.testing.assert_array_equal(got, want, err_msg=f"{u.__name__} into operand {k}")
             checked += 1
     assert checked > 40
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_layout_of_the_entry_gives_the_kernels_floats(dtype):
+    # blocks on worker threads, a vector argument, a Matrix with a result
+    # twice and an argument as a result, a scalar broadcast beside an array:
+    # the floats of f_block on the whole arrays
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + 1) * sp.tanh(x - y)
+    g = grad(f, [x, y])
+    rng = np.random.default_rng(1)
+    a, b = (rng.standard_normal((3, 300)).astype(dtype) for _ in range(2))
+    fn = lambdify([x, y], g, block=100, threads=2)
+    kernel = _kernels(fn)[1]
+    want = [np.asarray(v).reshape(a.shape) for v in kernel(a.ravel(), b.ravel())]
+    for got in (fn(a, b), lambdify([[x, y]], g, block=100)(np.stack([a, b]))):
+        for w, v in zip(want, got):
+            np.testing.assert_array_equal(v, w)
+    m = lambdify([x, y], sp.Matrix([[g[0], x], [g[0], g[1]]]), block=100)(a, b)
+    for v, w in zip(m.reshape(4, *a.shape), [want[0], a, want[0], want[1]]):
+        np.testing.assert_array_equal(v, w)
+    half = [np.asarray(v).reshape(a.shape) for v in kernel(a.ravel(), np.full(a.size, 0.5, dtype))]
+    for v, w in zip(fn(a, dtype(0.5)), half):
+        np.testing.assert_array_equal(v, w)
