@@ -295,7 +295,7 @@ def lambdify(
               if inplace else []),
             entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
                          prog.max_live, prog.fresh, point, scalar, inplace,
-                         prog.inplace_direct),
+                         prog.inplace_direct, prog.typed and scalar is not None),
         ]
     )
     return load(source, name, threads, prog.n_ops)

@@ -115,6 +115,9 @@ class Program:
     # one shape and float type: each statement's code, the results', and
     # whether each result is written into the caller's output row _o[k]
     # (None: there is none)
+    # every node keeps the arguments' type and every result depends on an
+    # argument: on NumPy scalars of one type, the results are scalars of it
+    typed: bool = False
     inplace: list[str] | None = None
     inplace_results: list[str] | None = None
     inplace_direct: list[bool] | None = None
@@ -407,9 +410,10 @@ def build_program(
         and len(prog.statements) <= POINT_STATEMENTS \
         and not any(st.quiet for st in prog.statements) else None
     depends = _depending(order, kids, leaf_names)
+    keeps = all(_keeps_type(n, depends) for n in order)
     _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename,
-                   point_printer, all(_keeps_type(n, depends) for n in order),
-                   (set(leaf_names.values()), temps))
+                   point_printer, keeps, (set(leaf_names.values()), temps))
+    prog.typed = keeps and all(r in depends for r in roots)
     prog.fresh = _fresh(depends, roots, leaf_names) \
         and len(set(prog.results)) == len(prog.results)
     return prog
@@ -556,9 +560,10 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
         # operators as the ufunc calls they make (lambdify's kernel)
         kept: dict[str, int] | None = {} if constants else None
         for st in prog.statements:
-            st.scalar_code = as_calls(st.code, squares_only=True)[0]
+            st.scalar_code = _calls(st.code, prog.ufuncs, None, squares_only=True)
             st.code = _calls(st.code, prog.ufuncs, kept)
-        prog.scalar_results = [as_calls(c, squares_only=True)[0] for c in prog.results]
+        prog.scalar_results = [_calls(c, prog.ufuncs, None, squares_only=True)
+                               for c in prog.results]
         prog.results = [_calls(c, prog.ufuncs, kept) for c in prog.results]
         prog.constants = list(kept or ())
         if names is not None and not prog.complex:
@@ -573,8 +578,9 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
         prog.point, prog.point_results = point, codes
 
 
-def _calls(code: str, ufuncs: set[str], constants: dict[str, int] | None) -> str:
-    out, used = as_calls(code, constants=constants)
+def _calls(code: str, ufuncs: set[str], constants: dict[str, int] | None,
+           squares_only: bool = False) -> str:
+    out, used = as_calls(code, squares_only, constants)
     ufuncs |= used
     return out
 

@@ -451,7 +451,7 @@ class _Calls(ast.NodeTransformer):
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         if isinstance(node.value, ast.Name) and node.value.id == "np" \
-                and node.attr in _UFUNCS and not self.squares_only:
+                and node.attr in _UFUNCS:
             self.ufuncs.add(node.attr)
             return ast.Name(f"_np_{node.attr}", ast.Load())
         return node
@@ -472,7 +472,8 @@ def as_calls(code: str, squares_only: bool = False,
 
     With ``squares_only`` (code for NumPy scalars, whose operators cost a
     fifth of a ufunc call), only ``x**2`` is rewritten, as ``_sq(x)``
-    (``x*x``, what an array's ``x**2`` computes).  With ``constants`` (a dict
+    (``x*x``, what an array's ``x**2`` computes; ``t*t`` for a name), and
+    the ufuncs' names.  With ``constants`` (a dict
     of constants' texts to their indices, shared by a kernel's lines) the
     real constants a binary ufunc call takes are ``_k[i]``:
 

@@ -201,6 +201,7 @@ def entry_source(
     scalar: str | None = None,
     inplace: str | None = None,
     direct: list[bool] | None = None,
+    typed: bool = False,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -216,7 +217,8 @@ def entry_source(
     for NumPy scalars (``kernel`` itself by default); ``inplace`` the kernel
     written in place (:mod:`symgrad.codegen.inplace`), which arrays of one
     float type and shape run, writing the results ``direct`` marks straight
-    into the outputs' rows."""
+    into the outputs' rows; ``typed``: every result of the kernel on NumPy
+    scalars is a scalar of their type (``Program.typed``)."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements" if block else "in one pass"
@@ -236,7 +238,7 @@ def entry_source(
     short = fresh and n_out and layout.kind != "matrix" and not dtype and not complex_ \
         and block is not None and block_step(block, live).isdigit()
     if not dtype and not complex_ and params and not any(p.vector for p in params):
-        floats = _python_floats(scalar or kernel, names, layout, n_out, point)
+        floats = _python_floats(scalar or kernel, names, layout, n_out, point, typed)
         at = next(i for i, ln in enumerate(floats) if ln.startswith("    _t = type("))
         lines += floats[:at]
         if short:
@@ -427,14 +429,16 @@ def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out:
 
 
 def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
-                   point: str | None = None) -> list[str]:
+                   point: str | None = None, typed: bool = False) -> list[str]:
     """One point given as Python floats, or as NumPy float32 or float64
     scalars of one type: the kernel on scalars of that type (float64 for
     Python floats) at once, without the arrays, checks and broadcasting of
     the general path (the same values: that path makes the same scalars).
     With a one-point kernel ``point``, Python floats and float64 scalars run
     it first, and the kernel only where Python raises (``1/0.0``) or a
-    result is not finite (so NumPy's inf, NaN and warnings are the same)."""
+    result is not finite (so NumPy's inf, NaN and warnings are the same).
+    With ``typed`` (``Program.typed``), NumPy scalars' results are scalars
+    of their type as the kernel returns them."""
     test = " and ".join(f"type({n}) is float" for n in names)
     same = " and ".join(f"type({n}) is _t" for n in names[1:])
     lines = [f"    if {test}:"]
@@ -445,9 +449,9 @@ def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
     if point:
         lines.append(f"    if _t is _f64{' and ' + same if same else ''}:")
         lines += _try_point(point, names, layout, n_out, [f"float({n})" for n in names])
-        lines += _point(kernel, names, layout, n_out, "_t")
+        lines += _point(kernel, names, layout, n_out, "_t", typed)
     lines.append(f"    if (_t is _f64 or _t is _f32){' and ' + same if same else ''}:")
-    return lines + _point(kernel, names, layout, n_out, "_t")
+    return lines + _point(kernel, names, layout, n_out, "_t", typed)
 
 
 def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
@@ -469,9 +473,16 @@ def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
     return ["        if _plain():", *["    " + ln for ln in lines]]
 
 
-def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str) -> list[str]:
-    """The kernel on one point of scalars made by ``kind`` (a scalar type)."""
+def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str,
+           typed: bool = False) -> list[str]:
+    """The kernel on one point of scalars made by ``kind`` (a scalar type);
+    with ``typed`` (NumPy scalars of type ``kind``, and a program whose
+    results keep their type) its results as they are."""
     call = f"{kernel}({', '.join(f'{kind}({n})' if kind == '_f64' else n for n in names)})"
+    if typed and layout.kind in ("scalar", "tuple", "list"):
+        if layout.kind == "scalar":
+            return [f"        return {call}[0]"]
+        return [f"        return {call if layout.kind == 'tuple' else f'list({call})'}"]
     if layout.kind == "scalar":
         return [f"        return {kind}({call}[0])"]
     return [f"        _r = {call}", *_point_return(layout, n_out, kind)]
