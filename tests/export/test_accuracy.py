@@ -176,3 +176,17 @@ def test_exp_and_log_of_pairs_in_both_frameworks(form, on_line):
     allowed = np.maximum(2.0, depth - 48)
     for got in (symgrad.lambdify([x, y], symgrad.compensated(form))(xs, ys), gj, gt):
         assert np.all(bits_error(got, truth, FMT) <= allowed)
+
+
+def test_of_forms_that_tie_the_cheapest_is_emitted():
+    # tanh's derivative over (-400, 400): stabilize's forms at -|x| tie on accuracy
+    # (1.6 bits max); the cheapest, plain floats and one exp, is emitted, not one
+    # with its exponentials in pairs (30-100x the cost in traced code)
+    f = symgrad.to_torch(sp.tanh(x), [x], stabilize=True, domain={x: (-400, 400)})
+    src = f.order(1).source
+    assert "_dd_" not in src and src.count("torch.exp(") == 1, src
+    pts = np.array([-399.0, -20.0, -0.5, 0.0, 1e-9, 3.0, 350.0])
+    truth = GroundTruth(list(symgrad.grad(sp.tanh(x), [x])), [x]).batch(pts[:, None])[0][0]
+    a = torch.tensor(pts, requires_grad=True)
+    f(a).sum().backward()
+    assert np.nanmax(bits_error(a.grad.numpy(), truth, FMT)) <= 2

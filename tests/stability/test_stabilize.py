@@ -301,3 +301,37 @@ def test_each_form_is_compiled_once(monkeypatch):
     r = stabilize(sp.sqrt(x + 1) - sp.sqrt(x), {x: (0, sp.oo)}, samples=128)
     assert r == 1 / (sp.sqrt(x) + sp.sqrt(x + 1))
     assert len(compiled) >= 2 and len(compiled) == len(set(compiled))
+
+
+def test_near_ties_of_the_best_form_rank_the_cheapest_first():
+    """Forms within TOLERANCE bits whose mean and max errors tie with the
+    best ranked one (within _TIE) rank by cost: the sigmoid's derivative as
+    e/(1 + e)**2 (one exponential) before a sum of its terms (two), 0.03
+    bit worse in mean; a form worse by more than the tie, or over the
+    tolerance, keeps its place; operations in pairs of floats count more."""
+    from symgrad import compensated
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import _cost, _Search
+
+    fmt = float_format("float64")
+    dom = {x: (-745, 745)}
+    search = _Search([x], parse_domain(dom, [x], fmt), np.zeros((0, 1)), fmt, dom)
+    e = sp.exp(-sp.Abs(x))
+    summed = e / (1 + 2 * e + sp.exp(-2 * sp.Abs(x)))
+    squared = e / (1 + e) ** 2
+    cands = [Candidate(summed, "sum"), Candidate(squared, "square"),
+             Candidate(compensated(squared), "pairs")]
+    ref = np.full(100, 64.0)
+
+    def bits(mean, top):  # 100 samples: max top, mean mean
+        return np.array([top] + [(100 * mean - top) / 99] * 99)
+
+    best = bits(0.09, 1.58)
+    assert search._ranked(cands[:2], [best, bits(0.12, 2.0)], ref) == [1, 0]
+    assert search._ranked(cands[:2], [best, bits(0.2, 2.0)], ref) == [0, 1]  # not a tie
+    assert search._ranked(cands[:2], [best, bits(0.12, 2.5)], ref) == [0, 1]  # over TOLERANCE
+    # the same form in pairs ties too, but costs more than the sum
+    assert search._ranked([cands[0], cands[2]], [best, bits(0.1, 1.6)], ref) == [0, 1]
+    assert _cost(compensated(squared)) > _cost(summed) > _cost(squared)
