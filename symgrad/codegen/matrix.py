@@ -68,6 +68,7 @@ from ..matrices.nodes import (
     LogSumExpAll,
     LogSumExpAxis,
     NormAll,
+    NormAxis,
     Softmax,
     SumAll,
     SumAxis,
@@ -117,7 +118,7 @@ def _kids(node: Basic) -> tuple:
         return (node.args[0],)
     if isinstance(node, (OneMatrix, Identity, ZeroMatrix, MatrixBase)):
         return ()
-    if isinstance(node, (SumAxis, LogSumExpAxis, Softmax, LogSoftmax, HadamardPower)):
+    if isinstance(node, (SumAxis, LogSumExpAxis, NormAxis, Softmax, LogSoftmax, HadamardPower)):
         return (node.args[0],)
     if isinstance(node, MatAdd):  # a - b, not a + (-1)*b
         return tuple(_negated(a) or a for a in node.args)
@@ -281,6 +282,8 @@ class _Emitter:
             self._exp_family(n)
         elif isinstance(n, NormAll):
             self.emit(n, f"_norm({nm(n.args[0])})")
+        elif isinstance(n, NormAxis):
+            self.emit(n, f"_norm({nm(n.args[0])}, {_ax(axis_of(n))})")
         elif isinstance(n, (OneMatrix, Identity, ZeroMatrix)):
             m, k = (int(d) for d in n.shape)
             make = {OneMatrix: f"np.ones(({m}, {k}))", ZeroMatrix: f"np.zeros(({m}, {k}))",

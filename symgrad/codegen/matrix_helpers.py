@@ -63,11 +63,12 @@ def _rest(a, m, e, axis):
         _along(np.add, np.where(top, e, 0.0), axis) - 1)
 
 
-def _norm(a):
-    """sqrt(sum(a**2)) scaled by the largest magnitude: no overflow or underflow."""
-    s = np.max(np.abs(a), axis=(-2, -1), keepdims=True)
+def _norm(a, axis=(-2, -1)):
+    """sqrt(sum(a**2)) over all entries or along one axis (-2 or -1), scaled
+    by the largest magnitude there: no overflow or underflow."""
+    s = np.max(np.abs(a), axis=axis, keepdims=True)
     safe = np.where(s > 0, s, 1.0)
-    return np.where(s > 0, s*np.sqrt(np.sum((a/safe)**2, axis=(-2, -1), keepdims=True)), 0.0)
+    return np.where(s > 0, s*np.sqrt(np.sum((a/safe)**2, axis=axis, keepdims=True)), 0.0)
 
 
 def _spread(a, axis, n):

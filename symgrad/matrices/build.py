@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sympy import Dummy, Expr, Lambda, MatrixBase, MatrixExpr, S, sqrt
+from sympy import Dummy, Expr, Lambda, MatrixBase, MatrixExpr, S
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 
 from ..safe import refuse_string
@@ -20,6 +20,7 @@ from .nodes import (
     LogSumExpAll,
     LogSumExpAxis,
     NormAll,
+    NormAxis,
     Softmax,
     SumAll,
     SumAxis,
@@ -146,5 +147,4 @@ def norm(X: MatrixExpr | MatrixBase, axis: int | None = None) -> Expr:
     ax = _check_axis(axis, "norm")
     if ax is None:
         return _explicit_or(NormAll(X), X)
-    M = _check_matrix(X, "norm")
-    return elementwise(sqrt, sum(M.applyfunc(lambda t: t**2), ax))
+    return _explicit_or(NormAxis(X, ax), X)

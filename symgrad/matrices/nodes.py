@@ -14,6 +14,7 @@ of every exponential; the norm scaled by the largest entry).
 from __future__ import annotations
 
 from sympy import (
+    Abs,
     Add,
     Basic,
     Eq,
@@ -24,6 +25,7 @@ from sympy import (
     MatrixExpr,
     Max,
     Piecewise,
+    Pow,
     S,
     exp,
     log,
@@ -37,7 +39,7 @@ from ..safe import refuse_string
 from .entries import STABLE
 
 __all__ = ["SumAll", "SumAxis", "LogSumExpAll", "LogSumExpAxis", "Softmax", "LogSoftmax",
-           "NormAll", "Reduction", "axis_of"]
+           "NormAll", "NormAxis", "Reduction", "axis_of"]
 
 
 def axis_of(node: Basic) -> int | None:
@@ -112,6 +114,18 @@ def _lse(xs: list) -> Expr:
         m = _largest(xs)
         return m + log1p(_rest(xs, m))
     return log(Add(*[exp(x) for x in xs]))
+
+
+def _norm(xs: list) -> Expr:
+    """sqrt(Σ x²); in the stable form the code computes (STABLE): scaled by
+    m, the largest |x|, as m·sqrt(Σ (x/m)²) (0 where m is), so that the
+    squares neither overflow nor underflow: the checks measure that, not
+    the plain form the code does not compute."""
+    if STABLE.get() and len(xs) > 1:
+        m = _largest([Abs(x) for x in xs])
+        scaled = Add(*[Pow(x / m, 2, evaluate=False) for x in xs])
+        return Piecewise((m * sqrt(scaled), m > 0), (0, True))
+    return sqrt(Add(*[x**2 for x in xs]))
 
 
 def _all_explicit(X: MatrixExpr) -> bool:
@@ -210,7 +224,7 @@ class NormAll(Reduction, Expr):
     is_nonnegative = True
 
     def _explicit(self, M: MatrixBase) -> Expr:
-        return sqrt(Add(*[x**2 for x in _groups(M, None)[0]]))
+        return _norm(_groups(M, None)[0])
 
 
 class _AxisReduction(Reduction, MatrixExpr):
@@ -256,6 +270,16 @@ class LogSumExpAxis(_AxisReduction):
 
     def _reduce(self, xs: list) -> Expr:
         return _lse(xs)
+
+
+class NormAxis(_AxisReduction):
+    """The Euclidean norm of each column (axis 0, a row) or row (axis 1, a
+    column); emitted scaled by the largest magnitude of each, as NormAll."""
+
+    who = "norm"
+
+    def _reduce(self, xs: list) -> Expr:
+        return _norm(xs)
 
 
 class _Shaped(Reduction, MatrixExpr):

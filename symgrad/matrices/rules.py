@@ -61,6 +61,7 @@ from .nodes import (
     LogSumExpAll,
     LogSumExpAxis,
     NormAll,
+    NormAxis,
     Softmax,
     SumAll,
     SumAxis,
@@ -556,6 +557,21 @@ class NormRule(MatrixRule):
         return rsum(hadamard(tangents[0], node.args[0]), None) / node
 
 
+class NormAxisRule(MatrixRule):
+    """n = ‖X‖ along an axis: X̄ = X ⊙ (Ḡ ⊘ n) spread back over X."""
+
+    def _over(self, node, v):
+        return hadamard(v, HadamardPower(node, -1))
+
+    def vjp(self, node, ct, needed, opts):
+        X = node.args[0]
+        return (hadamard(X, broadcast(self._over(node, ct), axis_of(node), X.shape)),)
+
+    def jvp(self, node, tangents, opts):
+        X = node.args[0]
+        return self._over(node, rsum(hadamard(tangents[0], X), axis_of(node)))
+
+
 class InverseRule(MatrixRule):
     """V = A⁻¹: dV = -V·dA·V, so Ā = -Vᵀ·Ḡ·Vᵀ (the node V itself, shared)."""
 
@@ -602,7 +618,8 @@ for _cls, _rule in [
     (ElementwiseApplyFunction, ElementwiseRule), (MatrixSymbol, LeafRule), (MatPow, MatPowRule),
     (SumAll, SumRule), (SumAxis, SumRule), (LogSumExpAll, LogSumExpRule),
     (LogSumExpAxis, LogSumExpRule), (Softmax, SoftmaxRule), (LogSoftmax, LogSoftmaxRule),
-    (NormAll, NormRule), (Inverse, InverseRule), (Determinant, DeterminantRule),
+    (NormAll, NormRule), (NormAxis, NormAxisRule), (Inverse, InverseRule),
+    (Determinant, DeterminantRule),
 ]:
     MATRIX_RULES[_cls] = _rule(_cls.__name__)
 

@@ -145,6 +145,25 @@ def test_derivative_equal_to_the_function_is_the_node_itself():
     check_grad(loss, grad(loss, W), W, [W, v], seed=7)
 
 
+def test_norm_along_an_axis_differentiates_and_is_scaled():
+    # norm(X, axis) was sqrt(sum(X∘², axis)) entry by entry: inf at 1e200,
+    # 0 at 1e-200, where the docs promised the scaled form of norm(X)
+    import numpy as np
+
+    W, V = MatrixSymbol("W", 2, 3), MatrixSymbol("V", 3, 2)
+    for ax in (0, 1):
+        loss = symgrad.sum(hadamard_product(symgrad.norm(W, axis=ax), symgrad.sum(V, axis=1).T
+                                            if ax == 0 else symgrad.sum(V, axis=0).T))
+        check_grad(loss, grad(loss, W), W, [W, V], seed=8 + ax, via="grad")
+        f = symgrad.lambdify([W], symgrad.norm(W, axis=ax))
+        for scale in (1e200, 1e-200):
+            got = f(np.full((2, 3), scale)).ravel()
+            np.testing.assert_allclose(got, np.sqrt(2 + ax) * scale, rtol=1e-15)
+    z3 = MatrixSymbol("z", 3, 1)
+    r = symgrad.check_stability(symgrad.norm(z3), {z3: (-1e300, 1e300)}, samples=16)
+    assert r.ok  # the scaled form is what is measured (it reported overflow: 64 bits)
+
+
 def test_matrix_loss_must_be_one_by_one():
     with pytest.raises(symgrad.SymgradError, match="2×1 matrix"):
         grad(A[:2, :1] + b[:2, :1], x)
