@@ -22,6 +22,7 @@ from .bounds import prove
 from .compare import as_written, rewrite_notes
 from .floats import NodeEvaluator, evaluated_form, generated
 from .limits import limits_at_infinity
+from .matrix_code import matrix_run
 from .report import OutputStats, StabilityReport
 from .sampling import parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask, worst_bits
@@ -105,6 +106,7 @@ def check_stability(
     """
     refuse_string(expr, "check_stability", "expr")
     refuse_string(domain, "check_stability", "domain")
+    as_given, given_domain = expr, domain
     expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, _ = flatten_exprs(expr, "expr")
     if not isinstance(samples, int) or samples < 1:
@@ -121,7 +123,11 @@ def check_stability(
         samples = 1
     truth = GroundTruth(flat, symbols, fmt.name)
     form = evaluated_form(flat, rewrites)
-    run = generated(symbols, flat, fmt.dtype) if rewrites else None
+    run = None
+    if rewrites:  # the code that runs: a matrix formula's own, else the entries'
+        if given_domain is not domain:
+            run = matrix_run(as_given, given_domain, symbols, fmt.dtype, len(flat))
+        run = run or generated(symbols, flat, fmt.dtype)
     nodes = NodeEvaluator(form, symbols, fmt.dtype)
 
     def compute(points: np.ndarray) -> np.ndarray:
