@@ -88,6 +88,10 @@ def _dtype(args, dt):
     typed, as in NumPy's arithmetic; integers count as float64)."""
     if dt is not None:
         return np.dtype(dt)
+    t = getattr(args[0], "dtype", None) if args else None
+    if t is not None and t.kind == "f" and all(  # the usual call: arrays of one type
+            isinstance(a, np.ndarray) and a.dtype == t for a in args):
+        return t
     kinds = []
     for a in args:
         if isinstance(a, (bool, int, float)):
@@ -104,7 +108,7 @@ def _blocked(kernel, args, dt, cells, block):
     all, as many bytes of another type) stay in the cache; in one call
     when there is no batch axis or few rows.  Every node of a matrix program
     maps batch elements to batch elements, so the blocks are independent."""
-    lead = len(np.broadcast_shapes(*[a.shape[:-2] for a in args]))
+    lead = max(a.ndim for a in args) - 2  # the broadcast batch axes (every a has 2 more)
     if block is None or lead == 0:
         return kernel(*args, dt)
     n = max(a.shape[0] for a in args if a.ndim - 2 == lead)
