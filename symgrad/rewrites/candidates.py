@@ -45,10 +45,13 @@ from sympy import (
     expand,
     expand_mul,
     factor,
+    fraction,
     series,
     sign,
     together,
 )
+from sympy.polys.polyerrors import PolynomialError
+from sympy.polys.polyutils import parallel_dict_from_expr
 
 from ..graph import count_ops, postorder
 from .exact_exponents import exact_exponents, split_subnormal_products
@@ -75,6 +78,7 @@ from .signs import fold_signs, select_steps
 __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
 
 ALGEBRA_OPS = 60
+ALGEBRA_DEGREE = 64  # factor: no generator of a higher degree (see _factor)
 
 _SAFE = in_scope("codegen", "safe")
 _MEASURED = in_scope("measured")
@@ -99,8 +103,26 @@ def _collect_each(e: Expr) -> Expr:
     return collect(expand_mul(e), syms) if syms else e
 
 
+def _factor(e: Expr) -> Expr:
+    """SymPy's ``factor`` of ``e`` over a common denominator, or ``e``
+    where its dense polynomials would be huge: ``factor`` expands (``exp``
+    of a sum is the product of the exps, ``exp(-(x - 4699/10000)**2/10)``
+    holds ``exp(-1/10**9)**22080601``) and holds one coefficient per power
+    of each generator up to its degree, level by level: Hartman's 3-variable
+    function did not finish in 300 s."""
+    t = together(e)
+    n, d = fraction(t)
+    try:
+        polys, _ = parallel_dict_from_expr([n, d], expand=True)
+    except PolynomialError:
+        return e
+    if any(max(m) > ALGEBRA_DEGREE for p in polys for m in p if m):
+        return e
+    return factor(t)
+
+
 _ALGEBRA: tuple[tuple[str, Callable[[Expr], Expr]], ...] = (
-    ("together+factor", lambda e: factor(together(e))),
+    ("together+factor", _factor),
     ("cancel", cancel),
     ("expand+collect", _collect_each),
 )

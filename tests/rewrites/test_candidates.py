@@ -155,3 +155,23 @@ def test_log_phi_has_a_candidate_accurate_in_both_tails(dtype):
     best = min(bits_error(generated([x], [c.expr], np.dtype(dtype))(xs)[0], want, fmt).max()
                for c in candidates(f, {x: (-40, 40)}, dtype))
     assert best <= 3.0
+
+
+@pytest.mark.parametrize("f", [
+    lambda t, u: sp.exp(-(t - sp.Rational(4699, 10000))**2 / 10)
+    - 3 * sp.exp(-3 * (t - sp.Rational(3689, 10000))**2),
+    lambda t, u: 2 * sp.exp(-3 * (t - sp.Rational(1091, 10000))**2 - (u - sp.Rational(1, 3))**2)
+    - sp.exp(-(t - sp.Rational(47, 100))**2 - 10 * (u - sp.Rational(4387, 10000))**2),
+], ids=["two-gaussians", "two-gaussians-2d"])
+def test_factor_is_not_asked_for_huge_dense_polynomials(f):
+    # SymPy's factor expands exp(-(x - 4699/10000)**2/10) into a power
+    # exp(-1/10**9)**22080601 of a generator and holds every coefficient up to
+    # it: each of these took over 30 s (FPBench's hartman3 over 300 s in
+    # stabilize); the algebra is skipped there, and kept where degrees are small
+    from symgrad.rewrites.candidates import _factor
+
+    e = f(x, N)
+    assert _factor(e) == e
+    assert "together+factor" not in _forms(e)
+    small = sp.exp(-(x - sp.Rational(1, 2))**2) - sp.exp(-(x - sp.Rational(1, 3))**2)
+    assert _factor(small) == sp.factor(sp.together(small)) != small
