@@ -29,6 +29,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .printer import unparse
+
 __all__ = ["in_place"]
 
 # The kernel's operators as ufunc calls (printer.as_calls) and their operands
@@ -223,7 +225,7 @@ def in_place(names: list[str], codes: list[str], results: list[str], args: set[s
                 ast.parse(codes[i], mode="eval").body, 0)
         kinds[names[i]] = kind
         owned[names[i]] = new_array
-        out_codes.append(ast.unparse(ast.fix_missing_locations(new)))
+        out_codes.append(unparse(new))
     out_results = []
     for k, t in enumerate(result_trees):
         if not written[k] and not isinstance(t, ast.Name):
@@ -232,5 +234,5 @@ def in_place(names: list[str], codes: list[str], results: list[str], args: set[s
                 ast.parse(results[k], mode="eval").body, 0, o)
             if kind == ARRAY and _ufunc(_called(t) or "") is not None:
                 t, written[k] = new, True
-        out_results.append(ast.unparse(ast.fix_missing_locations(t)))
+        out_results.append(unparse(t))
     return out_codes, out_results, written

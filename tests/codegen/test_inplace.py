@@ -6,6 +6,7 @@ made for; a line that wrote into an array read later would not."""
 
 from __future__ import annotations
 
+import ast
 import random
 
 import numpy as np
@@ -15,7 +16,7 @@ import sympy as sp
 from symgrad import grad, lambdify
 from symgrad.codegen import emit
 from symgrad.codegen.inplace import in_place
-from symgrad.codegen.printer import NoNumpyFormError
+from symgrad.codegen.printer import NoNumpyFormError, unparse
 
 from ..test_differential_fuzz import X
 from .test_point import _random_tree
@@ -148,3 +149,24 @@ def test_every_layout_of_the_entry_gives_the_kernels_floats(dtype):
     half = [np.asarray(v).reshape(a.shape) for v in kernel(a.ravel(), np.full(a.size, 0.5, dtype))]
     for v, w in zip(fn(a, dtype(0.5)), half):
         np.testing.assert_array_equal(v, w)
+
+
+def test_the_kernels_printer_writes_what_ast_unparse_writes():
+    # printer.unparse (ast.unparse for the kernel's lines, written for speed)
+    # on every line of the kernels of random rule-table programs
+    rng = random.Random(8)
+    lines = 0
+    for _ in range(12):
+        e = _random_tree(rng, 3)
+        try:
+            fn = lambdify(list(X), [e, grad(e, X[0])])
+        except NoNumpyFormError:
+            continue
+        for line in fn.source.splitlines():
+            head, sep, code = line.strip().partition(" = ")
+            if not sep or not head.isidentifier() or not head.startswith("t"):
+                continue
+            tree = ast.parse(code, mode="eval").body
+            assert unparse(tree) == ast.unparse(tree), code
+            lines += 1
+    assert lines > 100
