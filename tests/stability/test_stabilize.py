@@ -335,3 +335,22 @@ def test_near_ties_of_the_best_form_rank_the_cheapest_first():
     # the same form in pairs ties too, but costs more than the sum
     assert search._ranked([cands[0], cands[2]], [best, bits(0.1, 1.6)], ref) == [0, 1]
     assert _cost(compensated(squared)) > _cost(summed) > _cost(squared)
+
+@pytest.mark.parametrize("dtype, far", [("float64", -745.1332191019412), ("float32", -100.5)])
+def test_the_chosen_form_splits_products_of_a_subnormal_exp(dtype, far):
+    """A regime or a series at a zero is built from the forms best on the
+    samples, which seldom land where exp is subnormal; the chosen forms are
+    tried with x·exp(x) split as (x·exp(x/2))·exp(x/2) there (the gradient
+    of silu gave 0 at x = -745.13, truth -1.84e-321: 8.5 bits)."""
+    from symgrad.stability.bits import bits_error, float_format
+    from symgrad.stability.truth import GroundTruth
+    from symgrad.widen import has_widen
+
+    x = sp.Symbol("x", real=True)
+    g = sp.diff(x / (1 + sp.exp(-x)), x)
+    got = stabilize(g, {x: (-1000, 1000)}, dtype=dtype, samples=128)
+    assert not has_widen([got]), got
+    pts = np.array([far, far / 1.01, far * 1.002], dtype=dtype)
+    truth = GroundTruth([g], [x], dtype).batch(pts.astype(float)[:, None])[0][0]
+    vals = lambdify([x], got, dtype=dtype)(pts)
+    assert np.all(bits_error(vals, truth, float_format(dtype)) <= 2), (vals, truth)
