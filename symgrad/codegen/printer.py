@@ -413,12 +413,29 @@ class _Calls(ast.NodeTransformer):
         self.ufuncs: set[str] = set()
         self.squares_only = squares_only
         self.constants = constants
+        self.known: dict[ast.AST, bool] = {}  # node -> _constant(node), bottom-up
+
+    def _constant(self, node: ast.AST) -> bool:
+        """:func:`_constant`, each node's answer kept (the visit asks it of
+        every operator, over subtrees it asked before)."""
+        done = self.known.get(node)
+        if done is None:
+            if isinstance(node, ast.Name):
+                done = node.id == "np"
+            elif isinstance(node, ast.Call):
+                done = False
+            elif isinstance(node, ast.Attribute):
+                done = _np_number(node)
+            else:
+                done = all(self._constant(k) for k in ast.iter_child_nodes(node))
+            self.known[node] = done
+        return done
 
     def _operand(self, node: ast.AST) -> ast.AST:
         """A real constant operand of a ufunc call as ``_k[i]`` (the kernel's
         constants, 0-d arrays of its arguments' type: a Python number costs
         a ufunc call 0.3-0.6 us of conversion), where ``constants`` is kept."""
-        if self.constants is None or not _constant(node) or any(
+        if self.constants is None or not self._constant(node) or any(
                 isinstance(n, ast.Constant) and type(n.value) not in (int, float)
                 or isinstance(n, ast.Constant) and type(n.value) is int and abs(n.value) > 2**53
                 for n in ast.walk(node)):
@@ -428,7 +445,7 @@ class _Calls(ast.NodeTransformer):
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
-        if _constant(node):
+        if self._constant(node):
             return node
         name = _BINARY.get(type(node.op))
         if name is not None and not self.squares_only:
@@ -445,7 +462,8 @@ class _Calls(ast.NodeTransformer):
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
-        if isinstance(node.op, ast.USub) and not _constant(node) and not self.squares_only:
+        if isinstance(node.op, ast.USub) and not self._constant(node) \
+                and not self.squares_only:
             return ast.Call(ast.Name("_neg", ast.Load()), [node.operand], [])
         return node
 
