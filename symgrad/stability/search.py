@@ -363,7 +363,7 @@ class PointSearch:
             near = np.array(near, dtype=fmt.dtype)
             asks = [(near[i], j, self.ranges[j])
                     for i in np.argsort(-amp(near), kind="stable")[:NEAR_BASES] for j in range(k)]
-            for (_, j, _), got in zip(asks, tracks.along_many(asks)):
+            for (_, j, _), got in zip(asks, tracks.along_many(asks, only="carries")):
                 cands += [c for lb, rs, t in got if lb == carry for c in _banded(rs, j, t)]
         if not cands:
             return none
@@ -396,7 +396,7 @@ class PointSearch:
         out: list = []
         asks = [(r, j2, self.ranges[j2])
                 for r, j2 in best(pairs, [r for r, _ in pairs], CARRY_BASES, lasting)]
-        for got in tracks.along_many(asks):
+        for got in tracks.along_many(asks, only="sums"):
             out += [rs for lb, rs, _ in got if lb == zero]
         rows = [r for rs in out for r in rs][:n]
         return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
@@ -663,6 +663,7 @@ def _cap(found: list, cap: int, rng: np.random.Generator) -> list:
 
 
 _STEPS = np.arange(1, SPLIT, dtype=np.int64)
+_NO_ROWS = np.zeros(0, dtype=np.int64)  # values_at: a node not computed
 
 
 def _splits(a: int, b: int) -> np.ndarray:
@@ -790,11 +791,32 @@ class _Tracks:
             got = self._depends[t] = frozenset(where[n] for n in below if n in where)
         return got
 
-    def classes(self, rows: np.ndarray) -> np.ndarray:
-        """(tracks, n): node classes, then the sign of u - c per threshold."""
-        vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
-        out = [self._track(t, vals, slice(None), len(rows)) for t in range(self.count)]
+    def classes(self, rows: np.ndarray, tracks: Sequence[int] | None = None) -> np.ndarray:
+        """(tracks, n): node classes, then the sign of u - c per threshold,
+        then the carries; of the ``tracks`` given only (in that order), each
+        node computed only if one of them is computed from it."""
+        xs = [rows[:, j] for j in range(len(self.symbols))]
+        if tracks is None:
+            tracks = range(self.count)
+            vals = self.nodes.values(xs)
+        else:
+            below = self._below_of(tracks)
+            vals = self.nodes.values_at(xs, lambda n: None if n in below else _NO_ROWS)
+        out = [self._track(t, vals, slice(None), len(rows)) for t in tracks]
         return np.stack(out).astype(np.int64) if out else np.zeros((0, len(rows)), np.int64)
+
+    def _below_of(self, tracks: Sequence[int]) -> set:
+        """The nodes the ``tracks`` are computed from."""
+        below = self._belows()
+        return {n for t in tracks for n in below[t]}
+
+    def _belows(self) -> list:
+        """Per track, the nodes it is computed from."""
+        if self._below is None:
+            kids = self.nodes.kids
+            self._below = [postorder(list(self._heads(t)), lambda n: kids.get(n, ()))[0]
+                           for t in range(self.count)]
+        return self._below
 
     @property
     def count(self) -> int:
@@ -836,16 +858,13 @@ class _Tracks:
         track's.  Each node is computed only at the rows of the tracks
         above it (bisecting every track over every track's rows cost
         tracks x rows: quadratic in the formula's size)."""
-        if self._below is None:
-            kids = self.nodes.kids
-            self._below = [postorder(list(self._heads(t)), lambda n: kids.get(n, ()))[0]
-                           for t in range(self.count)]
+        below = self._belows()
         live = tuple(t for t, _, _ in spans)
         parts = self._parts.get(live)
         if parts is None:  # (the same tracks from round to round and base to base)
             parts = {}
             for k, t in enumerate(live):
-                for node in self._below[t]:
+                for node in below[t]:
                     parts.setdefault(node, []).append(k)
             parts = {node: tuple(ks) for node, ks in parts.items()}
             if len(self._parts) > 64:
@@ -887,10 +906,16 @@ class _Tracks:
         condition number of each sum."""
         return self.along_many([(base, j, rng)])[0]
 
-    def along_many(self, asks: Sequence[tuple[np.ndarray, int, tuple[float, float]]]) -> list:
+    def along_many(self, asks: Sequence[tuple[np.ndarray, int, tuple[float, float]]],
+                   only: str | None = None) -> list:
         """:meth:`along` for each ``(base, j, rng)`` of ``asks``, evaluated
         and bisected together (one pass over the nodes per round for all of
-        them: called one by one, the passes' own cost was most of it)."""
+        them: called one by one, the passes' own cost was most of it).
+        ``only="carries"`` watches the carries' tracks alone, ``only="sums"``
+        the sums' (their zeros) alone, and neither finds the condition
+        numbers: the transitions of those tracks are the same as with every
+        track watched (each bracket is bisected on its own track), at the
+        cost of those tracks only."""
         fmt = self.fmt
         grids, ends = [], []
         for base, j, (lo, hi) in asks:
@@ -907,18 +932,26 @@ class _Tracks:
         if not asks:
             return []
         every = np.concatenate([rows for _, rows in grids])
-        cls_all = self.classes(every)
-        conds = self._condition_numbers(every)
+        if only is None:
+            watch = list(range(self.count))
+        elif only == "carries":
+            watch = list(range(self.first_carry, self.count))
+        elif only == "sums":
+            watch = [t for t, n in enumerate(self.watched) if isinstance(n, Add)]
+        else:
+            raise ValueError(f"only must be None, 'carries' or 'sums', not {only!r}")
+        cls_all = self.classes(every, None if only is None else watch)
+        conds = self._condition_numbers(every) if only is None else None
         brackets = []  # (track, a, b, class at a, class at b, ask)
         at = 0
         for q, (ords, rows) in enumerate(grids):
             cls = cls_all[:, at:at + len(rows)]
             at += len(rows)
             amp = None  # the first-order bound at the grid points, for the carries
-            for t in range(len(cls)):
-                flips = np.flatnonzero(cls[t, :-1] != cls[t, 1:])
+            for i, t in enumerate(watch):
+                flips = np.flatnonzero(cls[i, :-1] != cls[i, 1:])
                 if t >= self.first_carry:  # into or out of a carry (a zero is a zero's track)
-                    flips = flips[(cls[t, flips] >= 0) & (cls[t, flips + 1] >= 0)]
+                    flips = flips[(cls[i, flips] >= 0) & (cls[i, flips + 1] >= 0)]
                 if len(flips) > PER_TRACK and t >= self.first_carry:
                     if amp is None:
                         amp = amplification(self.nodes, self.forms, rows, fmt)
@@ -927,8 +960,8 @@ class _Tracks:
                 elif len(flips) > PER_TRACK:
                     flips = flips[np.linspace(0, len(flips) - 1, PER_TRACK).astype(int)]
                 for k in flips:
-                    brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[t, k]),
-                                     int(cls[t, k + 1]), q, int(ords[k + 1]), int(cls[t, k + 1])))
+                    brackets.append((t, int(ords[k]), int(ords[k + 1]), int(cls[i, k]),
+                                     int(cls[i, k + 1]), q, int(ords[k + 1]), int(cls[i, k + 1])))
         # a bracket can hide several transitions (NaN below 1/2, then the zero
         # of sqrt(x - 1/2) - 1/2 at 3/4, between two grid points): bisection
         # finds the first; the rest of the bracket is bisected again
@@ -952,6 +985,8 @@ class _Tracks:
             pair = np.repeat(base[None, :], len(pts), axis=0)
             pair[:, j] = from_ordinal(np.array(pts), fmt)
             outs[q].append((self._label(t, ca, cb), list(pair), t))
+        if only is not None:
+            return outs
         at = 0
         for q, (_, rows) in enumerate(grids):
             outs[q] += self._conditions(rows, None if conds is None else

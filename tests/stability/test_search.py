@@ -375,3 +375,23 @@ def test_bisection_computes_each_node_only_for_the_tracks_above_it():
     own = tr.own_classes(rows, spans)
     for t, a, b in spans:
         assert (own[a:b] == whole[t, a:b]).all(), t
+
+
+@pytest.mark.parametrize("only, label", [("carries", "carries of sums"),
+                                         ("sums", "zeros of subtractions")])
+def test_watching_some_tracks_finds_their_transitions_as_watching_all(only, label):
+    # the cancellations at carries ask only for carries, then only for the zeros of
+    # sums: watching those tracks alone (their nodes alone computed) finds exactly
+    # the transitions that watching every track finds for them
+    from symgrad.stability.search import _Tracks
+
+    a, b = symbols("a b", real=True)
+    forms = [(exp(a) / (exp(a) + exp(b) + exp(x)) - 1) * exp(-a), -1 / (-x - a - b - 1)]
+    tr = _Tracks(forms, [x, a, b], F64)
+    rng = np.random.default_rng(5)
+    asks = [(rng.uniform(-30, 30, 3), j, (-40.0, 40.0)) for j in range(3) for _ in range(2)]
+    want = [[(lb, [r.tobytes() for r in rs], t) for lb, rs, t in got
+             if lb == SOURCES.index(label)] for got in tr.along_many(asks)]
+    got = [[(lb, [r.tobytes() for r in rs], t) for lb, rs, t in g
+            if lb == SOURCES.index(label)] for g in tr.along_many(asks, only=only)]
+    assert got == want and sum(map(len, want)) > 0
