@@ -19,6 +19,11 @@ none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
+                                        [--vars 3]
+
+Every alarm of ``check_stability`` (a region, up to four a formula) is checked
+too: its witness point re-measured against the Arb oracle; an alarm is false
+where the code is within the tolerance there, or the formula has no real value.
 
 Each formula's check_stability and stabilize run in a child process, killed
 past the budget (SymPy's series can hang inside C code) and counted.
@@ -39,7 +44,7 @@ import symgrad
 
 from .exact import UNRESOLVED, Exact
 
-X, Y = sp.symbols("x y", real=True)
+X, Y, Z = sp.symbols("x y z", real=True)
 UNARY = [sp.exp, sp.log, sp.sqrt, sp.tanh, sp.erf, sp.sin, sp.atan,
          lambda u: sp.log(1 + u), lambda u: u**2, lambda u: 1 / u, lambda u: -u]
 BINARY = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b]
@@ -47,8 +52,8 @@ BOXES = [(-1.0, 1.0), (-30.0, 30.0), (-1000.0, 1000.0), (1e-6, 1e6), (0.5, 2.0),
          (-1e300, 1e300), (1.0, 1e15)]
 
 
-def formula(rng: random.Random, size: int) -> sp.Expr:
-    leaves = [X, X, Y, sp.Integer(1), sp.Integer(2), sp.Rational(1, 2)]
+def formula(rng: random.Random, size: int, variables: int = 2) -> sp.Expr:
+    leaves = [X, X, Y, sp.Integer(1), sp.Integer(2), sp.Rational(1, 2)] + [Z] * (variables > 2)
     parts = [rng.choice(leaves) for _ in range(size)]
     while len(parts) > 1 or rng.random() < 0.5:
         if len(parts) > 1 and rng.random() < 0.6:
@@ -62,11 +67,11 @@ def formula(rng: random.Random, size: int) -> sp.Expr:
     return parts[0]
 
 
-def cases(n: int, seed: int) -> list[tuple[sp.Expr, dict]]:
+def cases(n: int, seed: int, variables: int = 2) -> list[tuple[sp.Expr, dict]]:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        e = formula(rng, rng.randint(2, 4))
+        e = formula(rng, rng.randint(2, 4) + (variables > 2), variables)
         if not isinstance(e, sp.Expr) or not e.free_symbols or \
                 e.has(sp.I, sp.zoo, sp.nan, sp.oo, -sp.oo):
             continue
@@ -159,11 +164,41 @@ def independent_max(expr: sp.Expr, source: sp.Expr, dom: dict, n: int, seed: int
     return (float(b.max()) if b.size else 0.0), int(keep.sum()), unresolved
 
 
+ALARMS = 4  # regions per formula whose witness is re-measured
+TOLERANCE = 3  # check_stability's default
+
+
+def false_alarms(expr: sp.Expr, dom: dict, witnesses: list, dtype) -> int:
+    """How many of the check's alarms (a witness point each) are false: the
+    Arb oracle finds the code within the tolerance there, or the formula
+    undefined (no real value: the code's NaN or inf is right)."""
+    if not witnesses:
+        return 0
+    syms = sorted(dom, key=str)
+    run = symgrad.lambdify(syms, expr)
+    exact = Exact([expr], syms, dtype)
+    bad = 0
+    for w in witnesses:
+        t = exact.at(list(w))[0]
+        if t is UNRESOLVED:
+            continue  # (not decided: not counted either way)
+        if math.isnan(t):
+            bad += 1
+            continue
+        with np.errstate(all="ignore"):
+            c = np.asarray(run(*[np.asarray([v], dtype=dtype) for v in w]), dtype=dtype).ravel()
+        bad += float(_bits(c, np.array([t]), dtype)[0]) <= TOLERANCE
+    return bad
+
+
 def _child(conn, e, dom, a, k) -> None:
     stage = "check_stability"
     try:
         r = symgrad.check_stability(e, dom, dtype=a.dtype, seed=a.seed + 11)
-        conn.send(("stage", (r.max_bits_error, r.samples)))
+        syms = sorted(dom, key=str)
+        alarms = [tuple(float(g.witness.point.get(s, 0.0)) for s in syms)
+                  for g in r.regions[:ALARMS]]
+        conn.send(("stage", (r.max_bits_error, r.samples, alarms)))
         stage = "stabilize"
         s = symgrad.stabilize(e, dom, dtype=a.dtype, samples=a.samples, seed=a.seed + 11,
                               explain=True)
@@ -217,22 +252,24 @@ def main() -> None:
     ap.add_argument("--dtype", default="float64")
     ap.add_argument("--budget", type=float, default=120.0, metavar="SECONDS",
                     help="per formula, check_stability and stabilize together")
+    ap.add_argument("--vars", type=int, default=2, choices=(2, 3),
+                    help="variables of the formulas (3: z too; 2 keeps the old seeds' formulas)")
     a = ap.parse_args()
     dtype = np.dtype(a.dtype).type
     print(f"# bench_verdicts: {a.n} formulas, seed {a.seed}, {a.dtype}, "
           f"load {open('/proc/loadavg').read().split()[:3]}")
-    print("| # | formula | domain | check: reported | independent | stabilize: reported "
-          "| independent | s |")
-    print("|---|---|---|---|---|---|---|---|")
-    false_check = false_stab = timeouts = 0
-    for k, (e, dom) in enumerate(cases(a.n, a.seed)):
+    print("| # | formula | domain | check: reported | independent | alarms | "
+          "stabilize: reported | independent | s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    false_check = false_stab = timeouts = false_alarm = n_alarms = 0
+    for k, (e, dom) in enumerate(cases(a.n, a.seed, a.vars)):
         t0 = time.perf_counter()
         got = _reported(e, dom, a, k)
         if isinstance(got, str):
             timeouts += got.startswith("timeout")
             print(f"| {k} | `{_short(e)}` | {dom} | {got} | | | | |", flush=True)
             continue
-        (check_max, samples), (chosen, rep_s, (ind_s, _, _)) = got
+        (check_max, samples, alarms), (chosen, rep_s, (ind_s, _, _)) = got
         secs = time.perf_counter() - t0
         n_ind = 10 * samples
         ind_c, _, unres_c = independent_max(e, e, dom, n_ind, a.seed + 1000 + k, dtype)
@@ -240,12 +277,18 @@ def main() -> None:
         bad_s = ind_s > rep_s + 1
         false_check += bad_c
         false_stab += bad_s
+        wrong = false_alarms(e, dom, alarms, dtype)
+        n_alarms += len(alarms)
+        false_alarm += wrong
         text = _short(e)
+        told = f"{len(alarms)}" + (f" ({wrong} false ✗)" if wrong else "")
         print(f"| {k} | `{text}` | {dom} | {check_max:.1f}{' ✗' if bad_c else ''} | "
-              f"{ind_c:.1f} ({unres_c} unres.) | {rep_s:.1f}{' ✗' if bad_s else ''} | "
+              f"{ind_c:.1f} ({unres_c} unres.) | {told} | {rep_s:.1f}{' ✗' if bad_s else ''} | "
               f"{ind_s:.1f} | {secs:.1f} |", flush=True)
     print(f"\nfalse claims (independent max > reported + 1 bit): check_stability "
-          f"{false_check}, stabilize {false_stab}, of {a.n}; over the budget: {timeouts}")
+          f"{false_check}, stabilize {false_stab}, of {a.n}; false alarms (a region whose "
+          f"witness the Arb oracle puts within {TOLERANCE} bits, or undefined): {false_alarm} "
+          f"of {n_alarms}; over the budget: {timeouts}")
 
 
 if __name__ == "__main__":
