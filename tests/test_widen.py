@@ -92,7 +92,11 @@ LONG_IS_WIDER = np.finfo(np.longdouble).nmant > 52
 ], ids=["sin", "cos", "tan"])
 def test_stabilize_widens_the_differences_of_trigonometric_values(source, form):
     r = stabilize(source, {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)}, explain=True)
-    assert r.how == form
+    # (the form, or regimes of it, widened: since the search's scales beside zeros
+    # (e9aa107) the tangent's choosing points make regimes in x of tan-difference-exact
+    # and the source between 3.03e117 and 3.18e117, as good on fresh points: mean 0.0)
+    assert r.how == form or (r.how.startswith("regimes in ")
+                             and form.split(",")[0] in r.how and r.how.endswith(", widened"))
     assert isinstance(r.result, widen)
     # better, not perfect: where the difference crosses 0 (x = 0.709, eps = 1.26e174:
     # 2.77e-18) no form keeps its bits, widened or not, and the search finds such points
