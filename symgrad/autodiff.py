@@ -20,7 +20,7 @@ from .autodiff_matrix import (
 )
 from .errors import SymgradError
 from .graph import postorder
-from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
+from .matrices.wrt import as_scalar, assemble, entries_of, rolled, zero_like
 from .resolver import note_differentiation, resolve
 from .rules import Opts
 from .rules.defaults import BUILTIN_RULES
@@ -91,7 +91,7 @@ def grad(
     syms, struct = flatten_symbols(wrt)
     mats = [s for s in syms if isinstance(s, MatrixSymbol)]
     if mats:
-        outs = [as_scalar(e, "grad") for e in outs]
+        outs = rolled([as_scalar(e, "grad") for e in outs], mats)
     _scalars(outs, "grad", "expressions")
     note_differentiation()  # a use of every active override map
     if ostruct.kind != "scalar":

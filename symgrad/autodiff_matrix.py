@@ -29,7 +29,7 @@ from sympy.tensor.array import ImmutableDenseNDimArray
 
 from .errors import ShapeError
 from .graph import postorder
-from .matrices.wrt import as_scalar, assemble, entries_of, zero_like
+from .matrices.wrt import as_scalar, assemble, entries_of, rolled, zero_like
 from .rules import Opts
 from .walker import forward, reverse
 
@@ -71,6 +71,7 @@ def matrix_vjp(outs: list, syms: list, cts: list, opts: Opts) -> list:
     """uᵀ·J for each variable, in its shape."""
     _check(cts, outs, "cotangents", "exprs")
     mats = [s for s in syms if isinstance(s, MatrixSymbol)]
+    outs = rolled(outs, mats)
     got = reverse(outs, cts, [*syms, *entries_of(outs, mats)], opts)
     for W in mats:
         g = assemble(W, got)

@@ -13,7 +13,7 @@ from ..errors import SymgradError
 from ..graph import postorder
 from .rules import madd, scale
 
-__all__ = ["entries_of", "assemble", "zero_like", "as_scalar"]
+__all__ = ["entries_of", "assemble", "zero_like", "as_scalar", "rolled"]
 
 
 def entries_of(roots: Sequence[Expr], mats: Sequence[MatrixSymbol]) -> list[MatrixElement]:
@@ -56,6 +56,17 @@ def _as_formula(vals: list, m: int, n: int) -> Expr:
             return ImmutableMatrix(m, n, vals)
         c0, Y = c, e.args[0]
     return scale(c0, Y)
+
+
+def rolled(roots: Sequence[Expr], mats: Sequence[MatrixSymbol]) -> list:
+    """``roots``, each holding entries of ``mats`` one by one rolled back
+    into matrix formulas where SymPy's indexing expanded them
+    (:func:`~symgrad.matrices.reroll.reroll`:
+    ``((A*x - b).T*(A*x - b))[0, 0]`` is ``sum((A*x - b)∘²)`` again, so its
+    gradient is ``2*A.T*(A*x - b)``, not an explicit matrix of sums)."""
+    from .reroll import reroll
+
+    return [reroll(r) if entries_of([r], mats) else r for r in roots]
 
 
 def zero_like(s: Expr) -> Expr:

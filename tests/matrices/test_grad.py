@@ -48,13 +48,27 @@ def test_least_squares_wrt_A():
     check_grad(loss, gA, A, [A, x, b], seed=1)
 
 
-def test_indexing_a_one_by_one_product_expands_but_agrees():
-    # SymPy expands (r.T*r)[0, 0] into entries: the gradient is explicit, equal
+def test_indexing_a_one_by_one_product_is_rolled_back():
+    # SymPy expands (r.T*r)[0, 0] into a sum over the entries before symgrad
+    # sees it; the expansion is rolled back (and kept only if SymPy's own
+    # expansion of the result is the formula given), so the gradient is the
+    # matrix formula again, not an explicit matrix of sums
+    from sympy import Matrix, MatrixBase
+
     r = A * x - b
     loss = (r.T * r)[0, 0]
-    g = grad(loss, x)
-    assert g.shape == (3, 1)
-    check_grad(loss, g, x, [A, x, b])
+    assert grad(loss, x) == 2 * A.T * (A * x - b)
+    assert grad(loss, A) == MatMul(2, A * x - b, x.T)
+    check_grad(loss, grad(loss, x), x, [A, x, b])
+    S = MatrixSymbol("S", 3, 3)
+    quad = (x.T * S * x)[0, 0]
+    assert grad(quad, [x, S]) == [S * x + S.T * x, x * x.T]
+    check_grad(quad, grad(quad, S), S, [S, x], seed=2)
+    part = (A * x)[0, 0] + 3 * (A * x)[2, 0]  # no matrix formula: entries, still right
+    check_grad(part, grad(part, x), x, [A, x], seed=3)
+    odd = sum(v**2 for v in Matrix(b)[:3]) + b[3, 0] ** 3  # different functions: no roll
+    assert isinstance(grad(odd, b), MatrixBase)
+    check_grad(odd, grad(odd, b), b, [b], seed=4)
 
 
 def test_softmax_cross_entropy_is_softmax_minus_y():

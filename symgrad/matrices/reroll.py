@@ -1,0 +1,182 @@
+"""Entries SymPy expanded, rolled back into a matrix formula.
+
+SymPy's ``M[i, j]`` of a product of matrix symbols with numeric shapes is
+the expanded sum over the entries (``((A*x - b).T*(A*x - b))[0, 0]`` is
+``Σᵢ (Σⱼ A[i, j]·x[j, 0] - b[i, 0])²``) before symgrad sees it, so its
+gradient came out as an explicit matrix of sums.  :func:`reroll` finds,
+bottom up over the DAG, the three shapes that expansion produces:
+
+* a dot product ``Σₜ U[i, t]·V[t, k]`` (either factor possibly transposed)
+  is the entry ``(U·V)[i, k]``;
+* a sum of entries at one place, ``Σ cₜ·Pₜ[i, k]``, is ``(Σ cₜ·Pₜ)[i, k]``;
+* a sum over every entry of one matrix of one function, ``Σ f(P[i, k])``,
+  is ``sum(f(P))`` (``f`` elementwise);
+
+and keeps the result only if SymPy's own expansion of it gives back the
+formula it was given, node for node (else the formula is left as it was).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from sympy import Add, Dummy, Expr, Integer, Mul
+from sympy.matrices.expressions.matexpr import MatrixElement
+
+__all__ = ["reroll"]
+
+
+def reroll(expr: Expr) -> Expr:
+    """``expr`` with SymPy's expansions of matrix entries rolled back (see
+    the module); ``expr`` itself where nothing rolls or the check fails.
+
+    >>> from sympy import MatrixSymbol
+    >>> A, x, b = MatrixSymbol("A", 3, 2), MatrixSymbol("x", 2, 1), MatrixSymbol("b", 3, 1)
+    >>> reroll(((A*x - b).T*(A*x - b))[0, 0])
+    sum(Lambda(_x, _x**2).(A*x - b))
+    """
+    from ..graph import postorder
+
+    if not isinstance(expr, Add):
+        return expr
+    order, _ = postorder([expr], lambda n: () if isinstance(n, MatrixElement) else n.args)
+    new: dict = {}
+    for n in order:
+        if isinstance(n, MatrixElement) or not n.args:
+            continue
+        args = [new.get(a, a) for a in n.args]
+        rebuilt = n if all(a is b for a, b in zip(args, n.args)) else n.func(*args)
+        rolled = _roll(rebuilt) if isinstance(rebuilt, Add) else None
+        if rolled is not None or rebuilt is not n:
+            new[n] = rolled if rolled is not None else rebuilt
+    out = new.get(expr, expr)
+    if out is expr or _expanded(out) != expr:
+        return expr
+    return out
+
+
+def _expanded(e: Expr) -> Expr:
+    """SymPy's expansion of the entries and sums in ``e`` (what the user's
+    indexing gave)."""
+    from ..graph import postorder
+    from .nodes import SumAll
+
+    order, _ = postorder([e], lambda n: () if isinstance(n, MatrixElement) else n.args)
+    new: dict = {}
+    for n in order:
+        args = [new.get(a, a) for a in n.args]
+        if isinstance(n, MatrixElement):
+            new[n] = n.args[0][int(n.args[1]), int(n.args[2])]
+        elif isinstance(n, SumAll):
+            X = n.args[0]
+            new[n] = Add(*[X[i, k] for i, k in product(range(X.rows), range(X.cols))])
+        elif any(a is not b for a, b in zip(args, n.args)):
+            new[n] = n.func(*args)
+    return new.get(e, e)
+
+
+def _entry(e: Expr) -> tuple | None:
+    """(coefficient, parent, i, k) where ``e`` is c·P[i, k]."""
+    c, rest = e.as_coeff_Mul()
+    if isinstance(rest, MatrixElement):
+        return c, rest.args[0], int(rest.args[1]), int(rest.args[2])
+    return None
+
+
+def _roll(add: Add) -> Expr | None:
+    return _at_one_place(add) or _over_all_entries(add)
+
+
+def _at_one_place(add: Add) -> Expr | None:
+    """``(Σ cₜ·Pₜ)[i, k]`` for a sum of entries and dot products at (i, k)."""
+    from sympy import MatAdd
+
+    singles, pairs = [], []
+    for t in add.args:
+        got = _entry(t)
+        if got is not None:
+            singles.append(got)
+            continue
+        c, rest = t.as_coeff_Mul()
+        fs = rest.args if isinstance(rest, Mul) else ()
+        if len(fs) == 2 and all(isinstance(f, MatrixElement) for f in fs):
+            pairs.append((c, fs))
+        else:
+            return None
+    parts = list(singles)
+    groups: dict = {}
+    for c, fs in pairs:  # dot products: the same factors, one index running
+        key = (c, *[f.args[0] for f in fs])
+        groups.setdefault(key, []).append(fs)
+    for (c, U, V), terms in groups.items():
+        dot = _dot(U, V, terms)
+        if dot is None:
+            return None
+        parts.append((c, *dot))
+    if len(parts) < 2 and not groups:
+        return None
+    places = {(i, k) for _, _, i, k in parts}
+    shapes = {tuple(P.shape) for _, P, _, _ in parts}
+    if len(places) != 1 or len(shapes) != 1:
+        return None
+    (i, k), = places
+    total = (parts[0][0] * parts[0][1] if len(parts) == 1
+             else MatAdd(*[c * P for c, P, _, _ in parts]))
+    return MatrixElement(total, i, k)
+
+
+def _dot(U: Expr, V: Expr, terms: list) -> tuple | None:
+    """(P, i, k) where the terms U[·]·V[·] are the whole dot product P[i, k]."""
+    for u_run, v_run in product((0, 1), (0, 1)):  # which index of each runs
+        Uo, Vo = (U if u_run == 1 else U.T), (V if v_run == 0 else V.T)
+        n = int(Uo.shape[1])
+        if n != int(Vo.shape[0]) or len(terms) != n:
+            continue
+        seen, fixed = set(), set()
+        for fu, fv in terms:
+            if fu.args[0] != U:
+                fu, fv = fv, fu
+            iu = [int(fu.args[1]), int(fu.args[2])]
+            iv = [int(fv.args[1]), int(fv.args[2])]
+            if iu[u_run] != iv[v_run]:
+                break
+            seen.add(iu[u_run])
+            fixed.add((iu[1 - u_run], iv[1 - v_run]))
+        else:
+            if seen == set(range(n)) and len(fixed) == 1:
+                (i, k), = fixed
+                return Uo * Vo, i, k
+    return None
+
+
+def _over_all_entries(add: Add) -> Expr | None:
+    """``sum(f(P))`` for Σ f(P[i, k]) over every entry of one matrix P."""
+    from ..graph import postorder
+    from .build import elementwise
+    from .nodes import SumAll
+
+    found = None
+    for t in add.args:
+        order, _ = postorder([t], lambda n: () if isinstance(n, MatrixElement) else n.args)
+        els = {n for n in order if isinstance(n, MatrixElement)}
+        if len(els) != 1:
+            return None
+        el, = els
+        if found is None:
+            found = el.args[0]
+        elif el.args[0] != found:
+            return None
+    P = found
+    m, k = int(P.shape[0]), int(P.shape[1])
+    if len(add.args) != m * k or m * k < 2:
+        return None
+    w = Dummy("t")
+    first = add.args[0]
+    el0 = next(n for n in postorder([first], lambda n: () if isinstance(n, MatrixElement)
+                                    else n.args)[0] if isinstance(n, MatrixElement))
+    body = first.xreplace({el0: w})
+    want = {body.xreplace({w: MatrixElement(P, Integer(i), Integer(j))})
+            for i, j in product(range(m), range(k))}
+    if set(add.args) != want:
+        return None
+    return SumAll(elementwise(lambda v: body.xreplace({w: v}), P))
