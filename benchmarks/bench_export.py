@@ -8,12 +8,14 @@ under ``jax.jit``, against JAX's own autodiff of the same formula written in
 of the ``torch`` formula and of ``torch.nn.functional`` / ``torch.special``).
 Both exports are measured: as derived, and with ``stabilize=True``
 (``symgrad.stabilize``'s choice over the domain for each derivative order).
-Speed: the least CPU time (the process's, every thread: XLA's and PyTorch's
+Speed: the median CPU time (the process's, every thread: XLA's and PyTorch's
 kernels run single-threaded) of 15 rounds (at least 3 within 30 s), each
 running every implementation of the formula in turn (each round starting at
 the next one), of the gradient of 10^6 float64 points (after a warm-up that
 compiles): on this shared machine wall time moved 2x between rounds of the
-same kernel at load 5-7, CPU time much less.  Two
+same kernel at load 5-7, CPU time much less (the median, not the least: one
+round of JAX's own GELU gradient was counted 0.2 ms of CPU where every other
+took 3.7-3.9, at load 16).  Two
 sets: uniform over the domain, and typical inputs (normal(0, 3)), where no
 exponential is subnormal (libm's slow path).  Accuracy: bits lost against
 the exact derivative (symgrad's GroundTruth, arbitrary precision) at 2000
@@ -85,7 +87,7 @@ CASES = [
 
 
 def _best_times(fns: list, rounds: int = ROUNDS) -> list[float]:
-    """The best time of each of ``fns`` over ``rounds`` rounds that run them
+    """The median CPU time of each of ``fns`` over ``rounds`` rounds that run them
     in turn (after a warm-up that compiles): on a shared machine the load
     changes within seconds, and running the implementations one after the
     other would give each a different share of the core.  Each round starts
@@ -106,7 +108,7 @@ def _best_times(fns: list, rounds: int = ROUNDS) -> list[float]:
             t = time.process_time()
             fns[k]()
             ts[k].append(time.process_time() - t)
-    return [min(t) for t in ts]
+    return [float(np.median(t)) for t in ts]
 
 
 def _jax_grad(f):
@@ -173,7 +175,7 @@ def table(rows: list[tuple]) -> str:
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else "?"
     head = [f"{datetime.date.today()}, {platform.machine()}, Python {platform.python_version()}, "
             f"jax {jax.__version__}, torch {torch.__version__}, single thread, "
-            f"load average {' '.join(load)}; gradient of 10^6 float64 points (least CPU ms of "
+            f"load average {' '.join(load)}; gradient of 10^6 float64 points (median CPU ms of "
             f"{ROUNDS} rounds, at least 3 within {BUDGET:.0f} s, that run the implementations "
             "in turn from a rotating start; "
             "over the domain: uniform over it; typical: normal(0, 3)), "
