@@ -198,7 +198,8 @@ def _complement_op(name: str, k: Basic, plus: bool) -> Callable:
 def _log_one_plus(node: Basic) -> list | None:
     """For ``log(1 + rest)``: the terms ``rest`` (then the value is
     ``log1p(rest)``); None for any other node."""
-    if type(node).__name__ != "log" or not node.args[0].is_Add:
+    if type(node).__name__ != "log" or not node.args[0].is_Add \
+            or _complement(node.args[0]) is not None:  # (1 + tanh(u): the complement's)
         return None
     terms = node.args[0].args
     if _ONE not in terms:
