@@ -234,25 +234,31 @@ def _hypot(a, b):
     (np.float64(5.0), np.float64(5.0))
     """
     t = type(a)
-    if (t is _f64 or t is _f32) and type(b) is t:
+    if t is _nd:  # (arrays first: a short one costs np.hypot and these tests)
+        big = a if type(b) is not _nd or a.size >= b.size else b
+    elif (t is _f64 or t is _f32) and type(b) is t:
         return t(math.hypot(a, b))
-    big = a if t is _nd and (type(b) is not _nd or a.size >= b.size) else b
-    if type(big) is _nd and big.size >= (HYPOT_SMALL_32 if big.itemsize <= 4 else HYPOT_SMALL):
-        if _errvar is None:
-            with np.errstate(all="ignore"):
-                s = a * a + b * b
-        else:  # (np.errstate's own cost is 1.1 us; the context variable's, 0.3)
-            token = _errvar.set(_IGNORE)
-            try:
-                s = a * a + b * b
-            finally:
-                _errvar.reset(token)
-        tiny = _TINY.get(s.dtype)
-        if tiny is not None and tiny <= _min(s, None) and _max(s, None) < _inf:
-            return _sqrt(s, out=s)
-    return np.hypot(a, b)
+    else:
+        big = b
+    if type(big) is not _nd \
+            or big.size < (HYPOT_SMALL_32 if big.itemsize <= 4 else HYPOT_SMALL):
+        return _np_hypot(a, b)
+    if _errvar is None:
+        with np.errstate(all="ignore"):
+            s = a * a + b * b
+    else:  # (np.errstate's own cost is 1.1 us; the context variable's, 0.3)
+        token = _errvar.set(_IGNORE)
+        try:
+            s = a * a + b * b
+        finally:
+            _errvar.reset(token)
+    tiny = _TINY.get(s.dtype)
+    if tiny is not None and tiny <= _min(s, None) and _max(s, None) < _inf:
+        return _sqrt(s, out=s)
+    return _np_hypot(a, b)
 
 
+_np_hypot = np.hypot
 _min = np.minimum.reduce
 _max = np.maximum.reduce
 _sqrt = np.sqrt
