@@ -60,9 +60,13 @@ def _zero_of(e: Expr) -> Expr:
 def matrix_jvp(outs: list, syms: list, ts: list, opts: Opts) -> list:
     """The tangent of each output (JAX's ``jvp`` output tangents)."""
     _check(ts, syms, "tangents", "wrt")
+    mats = [s for s in syms if isinstance(s, MatrixSymbol)]
+    outs = rolled(outs, mats)  # SymPy's expanded entries, back as matrix formulas
     seeds: dict = {}
     for s, t in zip(syms, ts):
         seeds[s] = t if s not in seeds else seeds[s] + t
+    for e in entries_of(outs, mats):  # entries held one by one: their tangents' entries
+        seeds[e] = _entry(seeds[e.args[0]], int(e.args[1]), int(e.args[2]))
     res = forward(outs, seeds, opts)
     return [_zero_of(o) if r is None else r for o, r in zip(outs, res)]
 

@@ -40,6 +40,10 @@ def reroll(expr: Expr) -> Expr:
     if not isinstance(expr, Add):
         return expr
     order, _ = postorder([expr], lambda n: () if isinstance(n, MatrixElement) else n.args)
+    if not all(d.is_Integer for n in order if isinstance(n, MatrixElement)
+               for d in n.args[0].shape):
+        return expr  # symbolic shapes: SymPy does not expand their entries
+    order, _ = postorder([expr], lambda n: () if isinstance(n, MatrixElement) else n.args)
     new: dict = {}
     for n in order:
         if isinstance(n, MatrixElement) or not n.args:

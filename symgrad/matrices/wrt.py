@@ -13,7 +13,7 @@ from ..errors import SymgradError
 from ..graph import postorder
 from .rules import madd, scale
 
-__all__ = ["entries_of", "assemble", "zero_like", "as_scalar", "rolled"]
+__all__ = ["entries_of", "assemble", "zero_like", "as_scalar", "rolled", "refuse_symbolic_entries"]
 
 
 def entries_of(roots: Sequence[Expr], mats: Sequence[MatrixSymbol]) -> list[MatrixElement]:
@@ -66,7 +66,26 @@ def rolled(roots: Sequence[Expr], mats: Sequence[MatrixSymbol]) -> list:
     gradient is ``2*A.T*(A*x - b)``, not an explicit matrix of sums)."""
     from .reroll import reroll
 
-    return [reroll(r) if entries_of([r], mats) else r for r in roots]
+    out = []
+    for r in roots:
+        els = entries_of([r], mats)
+        refuse_symbolic_entries(els)
+        out.append(reroll(r) if els else r)
+    return out
+
+
+def refuse_symbolic_entries(els: Sequence[MatrixElement]) -> None:
+    """A clear error for an entry at a symbolic index or of a matrix of a
+    symbolic shape (its derivative would silently be 0)."""
+    for e in els:
+        W = e.args[0]
+        if not all(d.is_Integer for d in (*W.shape, *e.args[1:])):
+            raise SymgradError(
+                    f"{e} is an entry of {W} ({W.shape[0]}×{W.shape[1]}) at a symbolic index "
+                    f"or of a symbolic shape (a Sum over entries, as SymPy writes an entry of a "
+                    f"product of such matrices): symgrad differentiates entries of matrices of "
+                    f"numeric shapes only (its derivative would silently be 0); give {W} "
+                "numeric dimensions, or keep the matrix form (a product, trace, sum)")
 
 
 def zero_like(s: Expr) -> Expr:

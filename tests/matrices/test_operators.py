@@ -174,3 +174,31 @@ def test_program_prints_a_gradient_as_named_matrix_statements():
     assert "W2.T" in text and "X.T" in text
     assert "⊙" in p.unicode() and r"\odot" in p.latex() and r"\operatorname{softmax}" in p.latex()
     assert latex(symgrad.softmax(Z, axis=1)).startswith(r"\operatorname{softmax}")
+
+
+def test_jvp_through_entries_sympy_expanded():
+    # forward mode seeded the matrix symbol only, not its entries one by one:
+    # jvp of ((A*x - b).T*(A*x - b))[0, 0] (expanded by SymPy) was 0
+    b = MatrixSymbol("b", 3, 1)
+    r = A * x - b
+    at = point([A, x, b, v])
+    for e in ((r.T * r)[0, 0], (A * x)[0, 0] + 3 * (A * x)[2, 0], x[0, 0] * x[1, 0]):
+        t = jvp(e, x, v)
+        Fe, Ws, wvals = _explicit_jacobian(e, x, at)
+        want = (Matrix([Fe]).jacobian(list(Ws)).xreplace(wvals) * at[v])[0, 0]
+        assert abs(value(t, at) - want.evalf(40)) < 1e-30, e
+
+
+def test_entries_of_symbolic_shapes_are_refused_not_zero():
+    # (v.T*W*v)[0, 0] with W n×n is a Sum over W[i, j] at symbolic indices:
+    # its gradient and its jvp were silently 0
+    from sympy import Symbol
+
+    n = Symbol("n", integer=True, positive=True)
+    W, w = MatrixSymbol("W", n, n), MatrixSymbol("w", n, 1)
+    e = (w.T * W * w)[0, 0]
+    for call in (lambda: grad(e, W), lambda: jvp(e, W, MatrixSymbol("T", n, n)),
+                 lambda: grad(W[0, 0] * W[1, 1], W)):
+        with pytest.raises(symgrad.SymgradError, match="numeric dimensions"):
+            call()
+    assert grad(symgrad.sum(W * w), W).shape == (n, n)  # the matrix form works
