@@ -9,11 +9,8 @@ import os
 import subprocess
 import sys
 
-import cloudpickle
-import dask.array as da
 import numpy as np
 import sympy as sp
-from dask.distributed import Client, LocalCluster
 
 import symgrad
 
@@ -22,6 +19,11 @@ f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y)
 
 
 def test_gradient_over_a_chunked_array_on_a_local_cluster():
+    # imported here, not at collection: dask and distributed cost each xdist
+    # worker ~1 s of CPU; these tests run on one worker (tests/conftest.py)
+    import dask.array as da
+    from dask.distributed import Client, LocalCluster
+
     # outputs stacked in one array (an sp.Array): map_blocks takes one result per block
     grad_f = symgrad.lambdify([x, y], sp.Array(list(symgrad.grad(f, [x, y]))), threads=1)
     rng = np.random.default_rng(0)
@@ -41,6 +43,8 @@ def test_gradient_over_a_chunked_array_on_a_local_cluster():
 
 
 def test_generated_functions_pickle_as_dask_sends_them():
+    import cloudpickle
+
     for threads in (1, 2):  # with or without symgrad's worker threads
         fn = symgrad.lambdify([x, y], list(symgrad.grad(f, [x, y])), threads=threads)
         copy = cloudpickle.loads(cloudpickle.dumps(fn))
@@ -50,6 +54,8 @@ def test_generated_functions_pickle_as_dask_sends_them():
 
 def test_a_worker_runs_a_pickled_function_without_importing_symgrad(tmp_path):
     """docs/scale.md: with threads=1 a worker needs NumPy (and SciPy) only."""
+    import cloudpickle
+
     e = symgrad.grad(sp.erf(x) * sp.log(1 + sp.exp(x * y)), [x, y])
     fn = symgrad.lambdify([x, y], list(e), threads=1)
     (tmp_path / "fn.pkl").write_bytes(cloudpickle.dumps(fn))

@@ -13,8 +13,7 @@ from symgrad.stability.bits import FORMATS, bits_error
 from symgrad.stability.sampling import sample
 from symgrad.stability.truth import GroundTruth
 
-jax = pytest.importorskip("jax")
-torch = pytest.importorskip("torch")
+from ..backends import jax, torch
 
 x, y = sp.symbols("x y", real=True)
 FMT = FORMATS["float64"]

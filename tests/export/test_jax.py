@@ -6,10 +6,8 @@ import sympy as sp
 
 import symgrad
 
+from ..backends import jax, jnp
 from .conftest import chosen_second, log1pexp
-
-jax = pytest.importorskip("jax")
-jnp = pytest.importorskip("jax.numpy")
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,7 @@ import sympy as sp
 
 import symgrad
 
-jax = pytest.importorskip("jax")
-torch = pytest.importorskip("torch")
-jnp = jax.numpy
+from ..backends import jax, jnp, torch
 
 N = 5
 X = sp.MatrixSymbol("X", N, 3)

@@ -7,15 +7,14 @@ import sympy as sp
 
 import symgrad
 
+from ..backends import torch
 from .conftest import chosen_second, log1pexp
-
-torch = pytest.importorskip("torch")
 
 x, y = sp.symbols("x y", real=True)
 
 
-def _leaf(v, dtype=torch.float64):
-    return torch.tensor(v, dtype=dtype, requires_grad=True)
+def _leaf(v, dtype=None):
+    return torch.tensor(v, dtype=dtype or torch.float64, requires_grad=True)
 
 
 def test_straight_through_floor():

@@ -9,9 +9,7 @@ import sympy as sp
 
 import symgrad
 
-jax = pytest.importorskip("jax")
-torch = pytest.importorskip("torch")
-jnp = jax.numpy
+from ..backends import jax, jnp, torch
 
 W1 = sp.Matrix(2, 4, lambda i, j: sp.Symbol(f"w1_{i}{j}", real=True))
 B1 = sp.Matrix(1, 4, lambda i, j: sp.Symbol(f"b1_{j}", real=True))

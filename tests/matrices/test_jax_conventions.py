@@ -6,13 +6,11 @@ jit for all of them, JAX's eager transforms take seconds)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from sympy import MatrixBase, MatrixSymbol, Symbol, tanh
 
 import symgrad
 
-jax = pytest.importorskip("jax")
-jnp = pytest.importorskip("jax.numpy")
+from ..backends import jax, jnp
 
 A, x = MatrixSymbol("A", 3, 2), MatrixSymbol("x", 2, 1)
 tA, u = MatrixSymbol("tA", 3, 2), MatrixSymbol("u", 3, 1)
