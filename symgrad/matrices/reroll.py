@@ -43,14 +43,14 @@ def reroll(expr: Expr) -> Expr:
     if not all(d.is_Integer for n in order if isinstance(n, MatrixElement)
                for d in n.args[0].shape):
         return expr  # symbolic shapes: SymPy does not expand their entries
-    order, _ = postorder([expr], lambda n: () if isinstance(n, MatrixElement) else n.args)
     new: dict = {}
+    lone: dict = {}  # node -> the one entry under it, None (no entry) or _MANY
     for n in order:
         if isinstance(n, MatrixElement) or not n.args:
             continue
         args = [new.get(a, a) for a in n.args]
         rebuilt = n if all(a is b for a, b in zip(args, n.args)) else n.func(*args)
-        rolled = _roll(rebuilt) if isinstance(rebuilt, Add) else None
+        rolled = _roll(rebuilt, lone) if isinstance(rebuilt, Add) else None
         if rolled is not None or rebuilt is not n:
             new[n] = rolled if rolled is not None else rebuilt
     out = new.get(expr, expr)
@@ -87,8 +87,37 @@ def _entry(e: Expr) -> tuple | None:
     return None
 
 
-def _roll(add: Add) -> Expr | None:
-    return _at_one_place(add) or _over_all_entries(add)
+def _roll(add: Add, lone: dict) -> Expr | None:
+    return _at_one_place(add) or _over_all_entries(add, lone)
+
+
+_MANY = object()
+
+
+def _lone_entry(root: Expr, lone: dict) -> object:
+    """The one MatrixElement under ``root`` (None if none, _MANY if more),
+    memoized in ``lone`` over the DAG (each node once)."""
+    from ..graph import postorder
+
+    order, _ = postorder([root], lambda n: () if n in lone or isinstance(n, MatrixElement)
+                         else n.args)
+    for n in order:
+        if n in lone:
+            continue
+        if isinstance(n, MatrixElement):
+            lone[n] = n
+            continue
+        got = None
+        for a in n.args:
+            e = lone[a]
+            if e is None or (got is not None and e is not _MANY and e == got):
+                continue
+            if got is not None or e is _MANY:
+                got = _MANY
+                break
+            got = e
+        lone[n] = got
+    return lone[root]
 
 
 def _at_one_place(add: Add) -> Expr | None:
@@ -153,21 +182,18 @@ def _dot(U: Expr, V: Expr, terms: list) -> tuple | None:
     return None
 
 
-def _over_all_entries(add: Add) -> Expr | None:
+def _over_all_entries(add: Add, lone: dict) -> Expr | None:
     """``sum(f(P))`` for Σ f(P[i, k]) over every entry of one matrix P."""
-    from ..graph import postorder
     from .build import elementwise
     from .nodes import SumAll
 
     found = None
     for t in add.args:
-        order, _ = postorder([t], lambda n: () if isinstance(n, MatrixElement) else n.args)
-        els = {n for n in order if isinstance(n, MatrixElement)}
-        if len(els) != 1:
+        el = _lone_entry(t, lone)
+        if el is None or el is _MANY:
             return None
-        el, = els
         if found is None:
-            found = el.args[0]
+            found, el0 = el.args[0], el
         elif el.args[0] != found:
             return None
     P = found
@@ -175,10 +201,7 @@ def _over_all_entries(add: Add) -> Expr | None:
     if len(add.args) != m * k or m * k < 2:
         return None
     w = Dummy("t")
-    first = add.args[0]
-    el0 = next(n for n in postorder([first], lambda n: () if isinstance(n, MatrixElement)
-                                    else n.args)[0] if isinstance(n, MatrixElement))
-    body = first.xreplace({el0: w})
+    body = add.args[0].xreplace({el0: w})
     want = {body.xreplace({w: MatrixElement(P, Integer(i), Integer(j))})
             for i, j in product(range(m), range(k))}
     if set(add.args) != want:
