@@ -125,9 +125,10 @@ def check_stability(
     form = evaluated_form(flat, rewrites)
     run = None
     if rewrites:  # the code that runs: a matrix formula's own, else the entries'
+        own = generated(symbols, flat, fmt.dtype)
         if given_domain is not domain:
-            run = matrix_run(as_given, given_domain, symbols, fmt.dtype, len(flat))
-        run = run or generated(symbols, flat, fmt.dtype)
+            run = matrix_run(as_given, given_domain, symbols, fmt.dtype, len(flat), own)
+        run = run or own
     nodes = NodeEvaluator(form, symbols, fmt.dtype)
 
     def compute(points: np.ndarray) -> np.ndarray:

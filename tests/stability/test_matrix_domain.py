@@ -131,3 +131,27 @@ def test_a_loss_of_the_matrix_code_is_still_raised():
     r = symgrad.check_stability(symgrad.logsumexp(z3) - (y3.T * z3)[0, 0],
                                 {z3: (-30, 30), y3: (0, 1)}, samples=256)
     assert not r.ok and r.max_bits_error > 40 and r.regions
+
+
+def test_the_matrix_code_is_checked_against_the_entries_before_it_is_measured():
+    """A scalar beside a batch of matrices (a * softmax(z)) runs the matrix code;
+    where the matrix code and the entries' code disagree at the first points (a
+    wrong assembly of the batch), the entries' code is measured instead."""
+    import numpy as np
+    from sympy import Symbol
+
+    from symgrad.matrices.entries import entry_symbols
+    from symgrad.stability.matrix_code import matrix_run
+
+    z3, a = MatrixSymbol("z", 3, 1), Symbol("a", real=True)
+    f, dom = a * symgrad.softmax(z3), {z3: (-5, 5), a: (-2, 2)}
+    syms = [*entry_symbols(z3), a]
+    cols = [np.array([0.1, 0.2]), np.array([0.3, -1.0]), np.array([2.0, 0.5]),
+            np.array([1.5, -2.0])]
+    e = np.exp(np.array([cols[0], cols[1], cols[2]]))
+    want = cols[3] * e / e.sum(axis=0)
+    got = matrix_run(f, dom, syms, np.float64, 3)(*cols)
+    np.testing.assert_allclose(np.array(got), want, rtol=1e-15)
+    wrong = lambda *xs: [np.full(len(xs[0]), 7.0)] * 3  # noqa: E731
+    assert (np.array(matrix_run(f, dom, syms, np.float64, 3, wrong)(*cols)) == 7.0).all()
+    assert symgrad.check_stability(f, dom, samples=64).ok
