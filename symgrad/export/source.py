@@ -114,7 +114,10 @@ def _ddc(h, lo, like):
     "torch": _SPLIT.replace("NP.", "_tnp.") + """
 
 def _ddc(h, lo, like):
-    return _tnp.float_pair(h, lo, _tnp.result_type(like))
+    # 0-d tensors, not Python floats: _dd_split takes a Python float for a
+    # literal of at most 11 bits and does not split it (TwoProduct by pi/180 lost
+    # 52 bits)
+    return _tnp.const_pair(h, lo, _tnp.result_type(like))
 
 
 def _dd_const(h, lo, t):
