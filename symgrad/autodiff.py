@@ -25,7 +25,7 @@ from .resolver import note_differentiation, resolve
 from .rules import Opts
 from .rules.defaults import BUILTIN_RULES
 from .rules.forms import FdiffRule, SympyChainRule, SympyLeafRule
-from .shapes import check_same, flatten_exprs, flatten_symbols, tree_product
+from .shapes import check_same, flatten_exprs, flatten_symbols, tree_product, whole_matrices
 from .walker import forward, reverse
 
 __all__ = ["grad", "jacobian", "hessian", "jvp", "vjp"]
@@ -343,7 +343,7 @@ def jvp(
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(exprs, "exprs")
     syms, sstruct = flatten_symbols(wrt)
-    ts, tstruct = flatten_exprs(tangents, "tangents")
+    ts, tstruct = flatten_exprs(whole_matrices(tangents, wrt), "tangents")
     if has_matrix(outs, syms, ts):  # matrix formulas: tangents of their shapes
         note_differentiation()
         check_same(sstruct, tstruct, "tangents", "wrt")
@@ -381,7 +381,8 @@ def vjp(
     opts = Opts(convention, ties)
     outs, ostruct = flatten_exprs(exprs, "exprs")
     syms, sstruct = flatten_symbols(wrt)
-    cts, cstruct = flatten_exprs(cotangents, "cotangents")
+    cts, cstruct = flatten_exprs(
+        whole_matrices(cotangents, exprs, "cotangents", "exprs"), "cotangents")
     if has_matrix(outs, syms, cts):  # matrix formulas: cotangents of their shapes
         note_differentiation()
         check_same(ostruct, cstruct, "cotangents", "exprs")

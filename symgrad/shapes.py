@@ -22,6 +22,7 @@ from sympy import (
     Expr,
     ImmutableMatrix,
     MatrixBase,
+    MatrixExpr,
     MatrixSymbol,
     NDimArray,
     Symbol,
@@ -208,7 +209,19 @@ def _container(value: object, where: str) -> tuple[str, list, list[str], object]
     return None
 
 
+class Whole:
+    """An explicit matrix that stands for a matrix symbol or formula of its
+    shape (a tangent or cotangent): one leaf, not a container of entries."""
+
+    __slots__ = ("matrix",)
+
+    def __init__(self, matrix: ImmutableMatrix) -> None:
+        self.matrix = matrix
+
+
 def _leaf(value: object) -> tuple[list, Struct]:
+    if isinstance(value, Whole):
+        return [value.matrix], Struct("scalar", ())
     if isinstance(value, MatrixBase):
         return list(value), Struct("matrix", tuple(value.shape))
     if isinstance(value, NDimArray):
@@ -230,6 +243,7 @@ def _flatten(value: object, where: str, top: bool) -> tuple[list, list[str], Str
     if kind == "tuple" and all(_container(v, where) is None and not
                                isinstance(v, (MatrixBase, NDimArray)) for v in items):
         seq = list if isinstance(value, list) else tuple
+        items = [v.matrix if isinstance(v, Whole) else v for v in items]
         return items, [f"{where}{k}" for k in keys], Struct("tuple", (len(items),), seq=seq)
     flat: list = []
     paths: list[str] = []
@@ -280,6 +294,52 @@ def flatten_symbols(value: object, what: str = "wrt") -> tuple[list[Symbol], Str
                 f"{describe(s) if isinstance(s, Basic) else repr(s)} ({kind}); {hint}"
             )
     return items, struct
+
+
+def whole_matrices(value: object, like: object, where: str = "tangents",
+                   of: str = "wrt") -> object:
+    """``value`` (tangents or cotangents) with each explicit Matrix, Array
+    or NumPy array whose counterpart in ``like`` is a matrix symbol or
+    formula of its shape made one leaf (:class:`Whole`), the matrix it
+    stands for, as JAX takes a concrete array for an abstract one.
+
+    >>> from sympy import Matrix, MatrixSymbol
+    >>> X = MatrixSymbol("X", 2, 1)
+    >>> flatten_exprs(whole_matrices([Matrix([[1], [2]])], [X]), "tangents")[0]
+    [Matrix([
+    [1],
+    [2]])]
+    """
+    if isinstance(like, MatrixExpr) and not isinstance(like, MatrixBase):
+        shape = getattr(value, "shape", None)
+        if shape is None or isinstance(value, MatrixExpr) or \
+                not isinstance(value, (MatrixBase, NDimArray)) and not hasattr(value, "tolist"):
+            return value
+        if tuple(shape) != tuple(like.shape):
+            raise ShapeError(
+                f"{where} has shape {tuple(shape)} but {of} is the matrix "
+                f"{describe(like)} of shape {tuple(like.shape)}; give a matrix of shape "
+                f"{tuple(like.shape)} there")
+        try:
+            return Whole(ImmutableMatrix(value.tolist()))
+        except (TypeError, ValueError, SympifyError) as err:
+            raise ShapeError(f"{where} is not a matrix of numbers or expressions "
+                             f"({err}); give one of shape {tuple(like.shape)}") from err
+    mine, theirs = _container(value, "value"), _container(like, "like")
+    if mine is None or theirs is None or mine[0] != theirs[0] or len(mine[1]) != len(theirs[1]):
+        return value
+    items = [whole_matrices(v, w, where + k, of + k)
+             for v, w, k in zip(mine[1], theirs[1], mine[2])]
+    if all(a is b for a, b in zip(items, mine[1])):
+        return value
+    kind = mine[0]
+    if kind == "dict":
+        return {**value, **dict(zip(mine[3], items))}
+    if kind == "namedtuple":
+        return type(value)(*items)
+    if kind == "tuple":
+        return type(value)(items) if isinstance(value, list) else tuple(items)
+    return dataclasses.replace(value, **dict(zip(mine[3][1], items)))
 
 
 def check_same(struct: Struct, other: Struct, what: str, of: str) -> None:

@@ -57,3 +57,49 @@ def test_jacobian_and_hessian_nest_as_jax():
         assert (Matrix(H[1][0]).xreplace({A: a, v: w}).doit()[i] - want).expand() == 0
         for j in range(2):
             assert H[1][1][i, 0, j, 0] == diff(Le, ws[i], ws[j])
+
+
+def _numbers(e):
+    """Entries of a (matrix) result as floats."""
+    e = e.doit()
+    e = e.as_explicit() if hasattr(e, "as_explicit") else e
+    return [float(t) for t in (e if getattr(e, "is_Matrix", False) else [e])]
+
+
+def test_explicit_tangents_and_cotangents_stand_for_matrix_symbols():
+    # JAX takes a concrete array for a tangent or cotangent: so does symgrad,
+    # in every container, as the matrix it is (Matrix, Array or NumPy array)
+    import numpy as np
+    from sympy import Array
+
+    T, C = MatrixSymbol("T", 2, 1), MatrixSymbol("C", 2, 1)
+    tv, cv = Matrix([[3], [-2]]), Matrix([[0.5], [7]])
+    at = {A: Matrix([[1, 2], [3, 4]]), x: Matrix([[0.25]])[0], v: Matrix([[-1], [5]])}
+    loss = (symgrad.sum(A * v) * x + v[0, 0] * v[1, 0])
+    for t in (tv, Array([[3], [-2]]), np.array([[3.0], [-2.0]])):
+        got = symgrad.jvp({"l": loss, "o": A * v}, [v], [t])
+        want = symgrad.jvp({"l": loss, "o": A * v}, [v], [T])
+        for k in ("l", "o"):
+            w = want[k].subs(T, tv).subs(at)
+            assert _numbers(got[k].subs(at)) == _numbers(w)
+    got = symgrad.vjp([A * v, loss], {"v": v}, [np.array([[0.5], [7.0]]), 2])
+    want = symgrad.vjp([A * v, loss], {"v": v}, [C, 2])
+    assert _numbers(got["v"].subs(at)) == _numbers(want["v"].subs(C, cv).subs(at))
+    # entry by entry, as a check independent of the matrix rules
+    vs = Matrix(2, 1, lambda i, j: Symbol(f"v{i}"))
+    flat = loss.subs({v: vs, A: at[A]}).doit()
+    by_entries = sum(diff(flat, vs[i]) * tv[i] for i in range(2))
+    scalar = symgrad.jvp(loss, v, tv)
+    point = {vs[0]: -1, vs[1]: 5, A: at[A], x: at[x]}
+    assert abs(_numbers(scalar.subs(at))[0] - _numbers(by_entries.subs(point))[0]) < 1e-12
+
+
+def test_a_tangent_of_another_shape_names_the_matrix():
+    import pytest
+
+    from symgrad.errors import ShapeError
+
+    with pytest.raises(ShapeError, match=r"wrt\[0\] is the matrix v of shape \(2, 1\)"):
+        symgrad.jvp(v[0, 0] * v[1, 0], [v], [Matrix([[1, 2]])])
+    with pytest.raises(ShapeError, match=r"exprs is the matrix A\*v of shape \(2, 1\)"):
+        symgrad.vjp(A * v, v, Matrix([[1, 2]]))
