@@ -102,10 +102,16 @@ class Walk:
         self.rules: dict[Basic, Rule] = {}
         rules, rule_of = self.rules, resolver(opts)
 
+        # whether any rule groups its nodes (custom rules): else no node is
+        # asked for a group key (two lookups a node)
+        self.grouped = False
+
         def children(node: Basic) -> tuple:
             if not node.args or not isinstance(node, Expr):
                 return ()
             rule = rules[node] = rule_of(node)
+            if not self.grouped and getattr(rule, "group_key", None) is not None:
+                self.grouped = True
             return rule.inputs(node)
 
         self.order, self.inputs = postorder(roots, children)
@@ -202,6 +208,8 @@ def _groups(walk: Walk) -> tuple[dict[Basic, Hashable], dict[Hashable, list]]:
     """Each grouped node's key, and each group's members in walk order."""
     key_of: dict[Basic, Hashable] = {}
     members: dict[Hashable, list] = {}
+    if not walk.grouped:
+        return key_of, members
     for node in walk.nodes():
         rule = walk.rules.get(node)
         group_key = getattr(rule, "group_key", None)
@@ -332,14 +340,15 @@ def forward(
     token = NODES.set(nodes)
     tan: dict[Basic, Expr] = dict(seeds)
     try:
-        depends, inputs, rules = walk.depends, walk.inputs, walk.rules
+        steps = walk.steps
         for node in walk.order:
-            if not depends[node] or node in seeds:
+            step = steps.get(node)  # (rule, inputs, which depend, depends)
+            if step is None or not step[3] or node in seeds:
                 continue
-            ts = [tan.get(k) for k in inputs[node]]
+            ts = [tan.get(k) for k in step[1]]
             if all(t is None for t in ts):
                 continue
-            t = rules[node].jvp(node, ts, opts)
+            t = step[0].jvp(node, ts, opts)
             if t is not None and t is not S.Zero:
                 tan[node] = t
     finally:
