@@ -27,6 +27,7 @@ from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.matrices.expressions.matexpr import MatrixElement
 from sympy.tensor.array import ImmutableDenseNDimArray
 
+from .build import mapped
 from .errors import ShapeError
 from .graph import postorder
 from .matrices.wrt import as_scalar, assemble, entries_of, rolled, zero_like
@@ -262,10 +263,9 @@ def map_scalar_parts(e: Basic, fn: Callable[[list], list]) -> Basic:
     new: dict = {lam: Lambda(lam.variables, next(done)) for lam in lams}
     for M in mats:
         new[M] = ImmutableMatrix(M.rows, M.cols, [next(done) for _ in range(len(M))])
-    for n in order:
-        if n in new or not n.args or isinstance(n, (MatrixSymbol, Lambda)):
-            continue
-        args = [new.get(a, a) for a in n.args]
-        if any(a is not b for a, b in zip(args, n.args)):
-            new[n] = n.func(*args)
-    return new.get(e, e)
+
+    def swap(n: Basic) -> Basic | None:
+        got = new.get(n)
+        return got if got is not None else n if isinstance(n, (MatrixSymbol, Lambda)) else None
+
+    return mapped([e], lambda n, args: n.func(*args), swap=swap)[0]

@@ -50,7 +50,8 @@ from . import graph
 from .graph import postorder
 
 __all__ = [
-    "unevaluated", "cancelling", "evaluated", "replaced", "factors", "scaled", "times", "plus",
+    "unevaluated", "cancelling", "evaluated", "replaced", "mapped", "factors", "scaled", "times",
+    "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
     "SMALL_CONDITION", "EVALUATED_TREE", "tree_size",
 ]
@@ -235,7 +236,7 @@ def replaced(root: Basic, swap: Callable[[Basic], Basic | None],
     by ``rebuild``, as written by default (:func:`unevaluated`), each
     distinct node once, without recursion; a node none of whose arguments
     changed is kept (the same object).  ``swap`` is called once per
-    distinct node reached.
+    distinct node reached.  (:func:`mapped` over one root.)
 
     >>> from sympy import cos, sin, symbols
     >>> x, y = symbols("x y")
@@ -245,35 +246,76 @@ def replaced(root: Basic, swap: Callable[[Basic], Basic | None],
     >>> replaced(e, {y: x}.get) is e
     True
     """
+    return mapped([root], rebuild, swap=swap)[0]
+
+
+Hook = Callable[[Basic, tuple], "Basic | None"]
+
+
+def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], Basic] = unevaluated,
+           *, swap: Callable[[Basic], Basic | None] | None = None, hook: Hook | None = None,
+           every: bool = False, memo: dict | None = None) -> list:
+    """``roots`` mapped bottom up over their DAG, each distinct node once,
+    children first, without recursion: the one rebuild loop every stage
+    uses, with its policy (``rebuild``) and its per-node hooks.
+
+    * ``swap(n)``, asked before ``n``'s arguments are visited: a
+      replacement, whose arguments are not visited, or None;
+    * ``hook(n, args)``, asked after, with ``n``'s arguments mapped: ``n``'s
+      new form, or None for the default;
+    * the default: ``rebuild(n, args)`` where an argument changed (or
+      wherever ``n`` has arguments, with ``every``), else ``n`` itself.
+
+    A node changes when its new form is another object that is not equal to
+    it (hashes compared first: an equal copy is no change, and rebuilding
+    the nodes above it would be wasted work).  ``memo`` (node -> new form)
+    is read and filled: a node in it is not visited again, and each new
+    form maps to itself, so a later call stops at it.
+
+    >>> from sympy import S, Symbol, sin
+    >>> x, y = Symbol("x"), Symbol("y")
+    >>> e = (y + 1) * sin(x)
+    >>> mapped([e], swap={y: S(2)}.get), mapped([e], evaluated, swap={y: S(2)}.get)
+    ([(1 + 2)*sin(x)], [3*sin(x)])
+    >>> mapped([e], evaluated, hook=lambda n, a: 2 * a[0] if n.func is sin else None)
+    [2*x*(y + 1)]
+    """
+    done = {} if memo is None else memo
     hits: dict = {}
 
     def kids(n: Basic) -> tuple:
-        r = swap(n)
-        if r is not None:
-            hits[n] = r
+        if n in done:
             return ()
+        if swap is not None:
+            r = swap(n)
+            if r is not None:
+                hits[n] = r
+                return ()
         return n.args
 
-    order, ks = postorder([root], kids)
+    order, ks = postorder(roots, kids)
     new: dict = {}
-    # which nodes changed, by equality: two equal nodes may be distinct objects
-    # (SymPy's cache can hold sin(x) built over another, equal x), so "the
-    # argument came back as the same object" is not a test of "unchanged"
-    changed: set = set()
+    changed: set = set()  # by equality: an argument may be an equal copy of the node seen
     for n in order:
-        hit = hits.get(n)
-        if hit is not None:
-            new[n] = hit
-            if hit is not n:
-                changed.add(n)
-            continue
-        k = ks[n]
-        if not k or not any(c in changed for c in k):
-            new[n] = n
-            continue
-        new[n] = rebuild(n, tuple(new[c] for c in k))
-        changed.add(n)
-    return new[root]
+        if n in done:
+            new[n] = out = done[n]
+        elif n in hits:
+            out = hits[n]
+        else:
+            k = ks[n]
+            args = tuple(new[c] for c in k)
+            out = hook(n, args) if hook is not None else None
+            if out is None:
+                out = rebuild(n, args) if k and (every or any(c in changed for c in k)) else n
+        if out is not n and (n in hits or hash(out) != hash(n) or out != n):
+            changed.add(n)
+        elif n not in done:
+            out = n
+        new[n] = out
+        if memo is not None and n not in done:
+            done[n] = out
+            done.setdefault(out, out)
+    return [new[r] for r in roots]
 
 
 def factors(args: Sequence[Basic], commutative: bool = True) -> Basic:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from sympy import Basic, Dummy, Expr
 
-from .build import cancelling
+from .build import cancelling, mapped
 from .graph import postorder
 from .nodes import is_marker
 from .shapes import flatten_exprs
@@ -57,19 +57,16 @@ def _graft(form: Basic, at: dict[Basic, Basic], built: set[Basic]) -> Basic:
     """``form`` with its placeholders replaced by ``at``, rebuilt without
     evaluation (``form`` is small: a marker's lowering); new nodes go to
     ``built``."""
-    order, kids = postorder([form], lambda n: () if n in at else n.args)
-    new: dict[Basic, Basic] = dict(at)
-    for node in order:
-        if node in new:
-            continue
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        if any(a is not b for a, b in zip(low, args)):
-            new[node] = cancelling(node, low)
-            built.add(new[node])
-        else:
-            new[node] = node
-    return new[form]
+    return mapped([form], _recorded(built), swap=at.get)[0]
+
+
+def _recorded(built: set[Basic]):
+    """:func:`~symgrad.build.cancelling`, each node it builds added to ``built``."""
+    def rebuild(node: Basic, args: tuple) -> Basic:
+        out = cancelling(node, args)
+        built.add(out)
+        return out
+    return rebuild
 
 
 def lower(exprs: Iterable[Basic]) -> list[Basic]:
@@ -103,26 +100,16 @@ def _lower_into(roots: list[Basic], memo: dict[Basic, Basic], templates: _Templa
     Nodes already in ``memo`` are not walked again, so a marker whose
     lowering holds further markers costs only its new part.
     """
-    order, kids = postorder(roots, lambda n: () if n in memo else n.args)
-    for node in order:
-        if node in memo:
-            continue
-        args = kids[node]
-        low = tuple(memo[a] for a in args)
-        if is_marker(node):
-            out = templates.apply(node, low)
-            if memo.get(out) is not out:
-                _lower_into([out], memo, templates)  # nests only as deep as markers make markers
-                out = memo[out]
-        elif any(a is not b and (hash(a) != hash(b) or a != b) for a, b in zip(low, args)):
-            # (an equal copy is no change: rebuilding it would be wasted work;
-            # hashes first: SymPy's == walks down to the first difference)
-            out = cancelling(node, low)
-            templates.built.add(out)
-        else:
-            out = node
-        memo[node] = out
-        memo.setdefault(out, out)
+    def marker(node: Basic, low: tuple) -> Basic | None:
+        if not is_marker(node):
+            return None
+        out = templates.apply(node, low)
+        if memo.get(out) is not out:
+            _lower_into([out], memo, templates)  # nests only as deep as markers make markers
+            out = memo[out]
+        return out
+
+    mapped(roots, _recorded(templates.built), hook=marker, memo=memo)
 
 
 # Arithmetic above a lowered marker is re-evaluated (so ``x*g - x*g``
@@ -139,21 +126,18 @@ def canonical(exprs: list[Basic], built: set[Basic]) -> list[Basic]:
     (evaluating nested ``Max`` takes time exponential in its depth), and so
     does everything deeper than ``CANONICAL_DEPTH``.
     """
-    order, kids = postorder(exprs, lambda n: n.args)
-    new: dict[Basic, Basic] = {}
     depth: dict[Basic, int] = {}
-    for node in order:
-        args = kids[node]
-        depth[node] = 1 + max((depth[a] for a in args), default=0)
-        low = tuple(new[a] for a in args)
-        changed = any(a is not b for a, b in zip(low, args))
+
+    def evaluate(node: Basic, low: tuple) -> Basic | None:
+        d = depth[node] = 1 + max((depth[a] for a in node.args), default=0)
+        changed = any(a is not b for a, b in zip(low, node.args))
         if not changed and node not in built:
-            new[node] = node  # as SymPy built it
-        elif type(node).__name__ in _ARITHMETIC and depth[node] <= CANONICAL_DEPTH:
-            new[node] = node.func(*low)
-        else:
-            new[node] = cancelling(node, low) if changed else node
-    return [new[r] for r in exprs]
+            return node  # as SymPy built it
+        if type(node).__name__ in _ARITHMETIC and d <= CANONICAL_DEPTH:
+            return node.func(*low)
+        return None  # as written where an argument changed
+
+    return mapped(exprs, cancelling, hook=evaluate)
 
 
 def expand(expr: Expr | list | tuple) -> Expr | list | tuple:
@@ -197,16 +181,7 @@ def unwiden(exprs: Iterable[Basic]) -> list[Basic]:
     order, kids = postorder(roots, lambda n: n.args)
     if not any(isinstance(n, FloatMarker) for n in order):
         return roots
-    new: dict[Basic, Basic] = {}
     built: set[Basic] = set()
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        if isinstance(node, FloatMarker):
-            new[node] = low[0]
-        elif any(a is not b for a, b in zip(low, args)):
-            new[node] = cancelling(node, low)
-            built.add(new[node])
-        else:
-            new[node] = node
-    return canonical([new[r] for r in roots], built)  # sums flatten, terms cancel
+    out = mapped(roots, _recorded(built),
+                 hook=lambda node, low: low[0] if isinstance(node, FloatMarker) else None)
+    return canonical(out, built)  # sums flatten, terms cancel

@@ -36,6 +36,7 @@ from sympy import (
 )
 from sympy.core.sympify import _sympify
 
+from ..build import mapped
 from ..errors import RuleError, ShapeError, SymgradError
 from ..graph import postorder
 from ..matrices.rules import MatrixRule
@@ -329,19 +330,21 @@ def _fold(e: Basic) -> Basic:
 
     build = {MatMul: lambda a: mul(*a), MatAdd: lambda a: madd(*a) or ZeroMatrix(*e.shape),
              HadamardProduct: lambda a: hadamard(*a), Transpose: lambda a: T(a[0])}
-    order, _ = postorder([e], lambda n: () if isinstance(n, MatrixSymbol) else n.args)
-    new: dict = {}
-    for n in order:
-        if not n.args or isinstance(n, MatrixSymbol):
-            continue
-        args = [new.get(a, a) for a in n.args]
+    def fold(n: Basic, args: tuple) -> Basic | None:
         make = build.get(type(n))
-        if make is not None and (args != list(n.args) or any(
+        if make is not None and (args != n.args or any(
                 isinstance(a, (ZeroMatrix, OneMatrix)) or a == 1 for a in args)):
-            new[n] = make(args)
-        elif args != list(n.args):
-            new[n] = n.func(*args)
-    return new.get(e, e)
+            return make(list(args))
+        return None  # SymPy's evaluation where an argument changed
+
+    return mapped([e], _evaluated, hook=fold,
+                  swap=lambda n: n if isinstance(n, MatrixSymbol) else None)[0]
+
+
+def _evaluated(n: Basic, args: tuple) -> Basic:
+    """``n`` over new arguments with SymPy's evaluation (a matrix node:
+    its constructor checks shapes)."""
+    return n.func(*args)
 
 
 def _matrix_symbols(e: Basic) -> set:

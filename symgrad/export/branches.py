@@ -33,7 +33,7 @@ from collections.abc import Mapping
 import sympy
 from sympy import Abs, Basic, Interval, Mul, S, Symbol, oo
 
-from ..build import piecewise, replaced
+from ..build import mapped, piecewise, replaced
 from ..graph import postorder
 
 __all__ = ["shared_branches"]
@@ -157,12 +157,9 @@ def _canonical(e: Basic) -> Basic:
     """``e`` with every node rebuilt with SymPy's evaluation (one canonical
     form, to compare two formulas: ``-x >= -c`` and ``x <= c`` alike), each
     distinct node once."""
-    order, kids = postorder([e], lambda n: n.args)
-    new: dict = {}
-    for n in order:
-        if not kids[n]:
-            new[n] = n
-            continue
-        args = tuple(new[c] for c in kids[n])
-        new[n] = sympy.Piecewise(*args) if isinstance(n, sympy.Piecewise) else n.func(*args)
-    return new[e]
+    return mapped([e], _sympy_evaluated, every=True)[0]
+
+
+def _sympy_evaluated(n: Basic, args: tuple) -> Basic:
+    """``n`` over ``args`` by SymPy's own constructor (a Piecewise too)."""
+    return sympy.Piecewise(*args) if isinstance(n, sympy.Piecewise) else n.func(*args)
