@@ -39,7 +39,12 @@ def test_stabilize_says_which_output(at_once):
     err = Terminal()
     main(["stabilize", "sqrt(x + 1) - sqrt(x)", "--domain", "x=0:1e6", "--samples", "32"],
          out=io.StringIO(), err=err)
-    assert "symgrad stabilize: output 1/1: choosing a form, points measured" in err.getvalue()
+    text = err.getvalue()
+    assert "symgrad stabilize: output 1/1: choosing a form, points measured" in text
+    # the structural search measures no point for seconds on a large form: its rounds
+    # of bisection and climbing are counted, in stabilize's verification and in check
+    assert "symgrad stabilize: output 1/1: verifying it on fresh points, steps 1" in text
+    assert "symgrad stabilize: searching for points 1" in text
 
 
 def test_nothing_when_stderr_is_not_a_terminal(at_once):
@@ -80,3 +85,4 @@ def test_the_library_alone_shows_nothing(capsys):
     progress.stage("anything", 3)
     progress.tick()
     assert capsys.readouterr() == ("", "")
+

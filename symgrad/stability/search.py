@@ -60,6 +60,7 @@ import numpy as np
 from sympy import Add, Basic, Mul, Pow, Symbol
 
 from ..graph import postorder
+from ..progress import tick
 from .bits import Format, ordinal
 from .edges import edges
 from .floats import NodeEvaluator
@@ -1004,6 +1005,7 @@ class _Tracks:
             todo = [b for b in live if b[2] - b[1] > 1]
             if not todo:
                 return [tuple(b) for b in live]
+            tick()  # a round of bisection: a step of the search
             todo.sort(key=lambda b: b[0])  # (each track's rows together)
             n = len(todo)
             cands = _all_splits([b[1] for b in todo], [b[2] for b in todo])  # (n, SPLIT - 1)
@@ -1178,6 +1180,7 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
     dirs = _directions(k)
     rows_out, scores_out = [], []
     for _ in range(calls):
+        tick()  # a step of the climb
         live = np.flatnonzero(level < len(levels))
         if not len(live):
             break

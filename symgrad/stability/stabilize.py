@@ -278,7 +278,10 @@ def stabilize(
     choices = []
     for k, e in enumerate(forms):
         stage(f"output {k + 1}/{len(forms)}: choosing a form, points measured")
-        choices.append(search.verify(search.run(e), fresh))
+        choice = search.run(e)
+        # (the search on the form itself: seconds with no point measured, counted too)
+        stage(f"output {k + 1}/{len(forms)}: verifying it on fresh points, steps")
+        choices.append(search.verify(choice, fresh))
     chosen = [c.chosen for c in choices]
     keep_as_written(chosen)  # pickling (multiprocessing, joblib) keeps the forms
     result = struct.build(chosen)
