@@ -50,8 +50,8 @@ from . import graph
 from .graph import postorder
 
 __all__ = [
-    "unevaluated", "cancelling", "evaluated", "replaced", "mapped", "factors", "scaled", "times",
-    "plus",
+    "unevaluated", "bare", "of_class", "cancelling", "evaluated", "replaced", "mapped", "factors",
+    "scaled", "times", "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
     "SMALL_CONDITION", "EVALUATED_TREE", "tree_size",
 ]
@@ -96,6 +96,33 @@ def unevaluated(node: Basic, args: Sequence[Basic], commutative: bool | None = N
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
         return node.func(*args)
+
+
+def bare(cls: type, args: Sequence[Basic]) -> Basic:
+    """A node of class ``cls`` over ``args`` with nothing asked or checked
+    (SymPy's ``Basic.__new__``), for nodes no constructor would take: a
+    formula printed over placeholders or names (an ``exp`` of a hole, an
+    elementwise function over the name of a matrix), a marker of a code
+    generator's own.  Every other build goes through :func:`unevaluated`,
+    which sets what a class's constructor sets.
+
+    >>> from sympy import Symbol, exp
+    >>> bare(exp, (Symbol("h"),)).args
+    (h,)
+    """
+    return Basic.__new__(cls, *args)
+
+
+def of_class(cls: type, args: Sequence[Basic]) -> Basic:
+    """:func:`unevaluated` for a class without a node of it at hand (what
+    unpickling rebuilds): a node of ``cls`` over ``args``, as written.
+
+    >>> from sympy import Add, Symbol
+    >>> x = Symbol("x")
+    >>> of_class(Add, (x, x))
+    x + x
+    """
+    return unevaluated(Basic.__new__(cls), tuple(args))
 
 
 def cancelling(node: Basic, args: Sequence[Basic]) -> Basic:

@@ -44,7 +44,7 @@ from sympy.functions.elementary.miscellaneous import MinMaxBase
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from . import build
-from .build import unevaluated
+from .build import of_class
 from .graph import postorder
 
 __all__ = ["as_written", "CLASSES", "ALWAYS", "keep_as_written"]
@@ -68,7 +68,7 @@ def as_written(cls: type, args: Sequence[Basic]) -> Basic:
     >>> as_written(Add, (x, x))
     x + x
     """
-    return unevaluated(Basic.__new__(cls), tuple(args))
+    return of_class(cls, args)
 
 
 def _reduce(node: Basic) -> tuple:

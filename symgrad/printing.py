@@ -24,7 +24,7 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
 from sympy.printing.pretty.stringpict import prettyForm
 
-from .build import unevaluated
+from .build import bare, unevaluated
 from .errors import SymgradError
 from .graph import postorder
 from .matrices.notation import MatrixLatexPrinter, MatrixPrettyPrinter, MatrixStrPrinter
@@ -82,7 +82,7 @@ def _rebuild(node: Basic, args: tuple) -> Basic:
             args = sorted(args, key=default_sort_key)
         return unevaluated(node, args, node.is_commutative)
     if isinstance(node, ElementwiseApplyFunction):  # its formula is not a part
-        return Basic.__new__(type(node), node.args[0], args[0])
+        return bare(type(node), (node.args[0], args[0]))
     return unevaluated(node, args)
 
 

@@ -21,7 +21,7 @@ import re
 
 from sympy import Basic, Function, Symbol
 
-from ..build import cancelling
+from ..build import bare, cancelling
 from ..graph import postorder
 from ..widen import widen
 from . import widen_helpers
@@ -67,7 +67,7 @@ def _scipy_only(node: Basic) -> bool:
     if got is None:
         holes = [Symbol(f"_h{i}") for i in range(len(node.args))]
         try:
-            code = KernelPrinter(complex_=False)._print(Basic.__new__(type(node), *holes))
+            code = KernelPrinter(complex_=False)._print(bare(type(node), holes))
         except Exception:  # noqa: BLE001  (no form at all: emission will say so)
             code = ""
         got = _SCIPY_ONLY[key] = "scipy.special." in code
@@ -112,7 +112,7 @@ def widened(roots: list[Basic]) -> list[Basic]:
             if not leaves:  # a constant: nothing to widen
                 narrow[node] = narrow[u]
                 continue
-            narrow[node] = Basic.__new__(_Narrow, wide_copy(u), *leaves)
+            narrow[node] = bare(_Narrow, (wide_copy(u), *leaves))
             continue
         low = tuple(narrow[a] for a in args)
         narrow[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
