@@ -27,6 +27,7 @@ from sympy import (
     cos,
     cosh,
     erf,
+    erfc,
     exp,
     floor,
     log,
@@ -158,6 +159,10 @@ def _power_difference():
 # keeps 2.3 below 0.8 and reaches 3.5 above).  scipy's own erfc loses up
 # to 6 bits on [6, 9], 8 past 20 and all of them in the subnormals
 ERFC_FAR = 0.8
+# the erfc entries' full range: mpmath's erfc (the tests' truth) overflows
+# past |u| = 1e154, and nothing changes past |u| = 27.2 (erfc is 0 or 2, its
+# log -u² up to where u² overflows at 1.3e154)
+ERFC_ALL = (-1e150, 1e150)
 
 
 def _split(v, top):
@@ -439,6 +444,35 @@ LIBRARY: tuple[Rewrite, ...] = (
         "erf(u) rounds to -1 below u = -5.9: erf(u) + 1 is 0 where erfc(-u) is a float",
         Example(erf(x) + 1, {x: (-27.2, -4)}, {x: (-1.9, 6)}, {x: ALL}),
         real(u), "u real", "erf", needs=("exp-square",)),
+    # ---- complements of erfc: SymPy writes erfc(-u) as 2 - erfc(u) ------------
+    # (log Φ as users type it, log(erfc(-x/√2)/2), is built as
+    # log(1 - erfc(x/√2)/2); 1 - erfc(u)/2 matches as -1/2·(erfc(u) - 2))
+    _rw("two-minus-erfc",  2 - erfc(u),
+        Piecewise((_erfc_far(-u), u < -ERFC_FAR), (2 - erfc(u), True)), "safe",
+        "erfc(u) rounds to 2 below u = -5.9: 2 - erfc(u) is 0 where erfc(-u) is a float "
+        "down to 5e-324 at u = -27.2",
+        Example(2 - erfc(x), {x: (-27.2, -4)}, {x: (-1.9, 6)}, {x: ERFC_ALL}),
+        real(u), "u real", "erf", needs=("exp-square",)),
+    _rw("erfc-minus-two",  erfc(u) - 2,
+        Piecewise((-_erfc_far(-u), u < -ERFC_FAR), (erfc(u) - 2, True)), "safe",
+        "erfc(u) rounds to 2 below u = -5.9: erfc(u) - 2 is 0 where -erfc(-u) is a float",
+        Example(erfc(x) - 2, {x: (-27.2, -4)}, {x: (-1.9, 6)}, {x: ERFC_ALL}),
+        real(u), "u real", "erf", needs=("exp-square",)),
+    _rw("one-minus-erfc",  1 - erfc(u),         erf(u),           "safe",
+        "erfc(u) is near 1 for small u: 1 - erfc(u) cancels where erf(u) is tiny",
+        Example(1 - erfc(x), {x: (-1e-6, 1e-6)}, {x: (1, 6)}, {x: ERFC_ALL}),
+        real(u), "u real", "erf"),
+    _rw("erfc-minus-one",  erfc(u) - 1,         -erf(u),          "safe",
+        "erfc(u) is near 1 for small u: erfc(u) - 1 cancels where erf(u) is tiny",
+        Example(erfc(x) - 1, {x: (-1e-6, 1e-6)}, {x: (1, 6)}, {x: ERFC_ALL}),
+        real(u), "u real", "erf"),
+    # log erfc(u) = log erfcx(u) - u² where erfc(u) underflows (u > 26.5) and
+    # beyond ERFC_FAR, as the erfc form above
+    _rw("log-erfc",        log(erfc(u)),
+        Piecewise((log(erfcx(u)) - u**2, u > ERFC_FAR), (log(erfc(u)), True)), "safe",
+        "erfc(u) underflows from u = 27.2: log(erfc(u)) is -inf where it is ≈ -u²",
+        Example(log(erfc(x)), {x: (27.3, 1e150)}, {x: (-6, 1.9)}, {x: ERFC_ALL}),
+        real(u), "u real", "erf"),
     # ---- exponential factors: a square split exactly, a log of a product with exp,
     #      a log near 1 -----------------------------------------------------------
     _rw("exp-square",      exp(c * u**2),       _exp_square(),    "safe",
