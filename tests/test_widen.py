@@ -85,11 +85,12 @@ LONG_IS_WIDER = np.finfo(np.longdouble).nmant > 52
 
 
 @pytest.mark.skipif(not LONG_IS_WIDER, reason="np.longdouble is float64 here: nothing to widen to")
+# (the sine's, Hamming's example 3.3, is docs/stabilize.md's example of widen: the
+# very same call, checked the same way there, as the suite runs both)
 @pytest.mark.parametrize("source, form", [
-    (sin(x + eps) - sin(x), "sin-difference, widened"),  # Hamming's example 3.3
     (cos(x + eps) - cos(x), "cos-difference, widened"),  # problem 3.3.5
     (tan(x + eps) - tan(x), "tan-difference-exact, widened"),  # problem 3.3.2
-], ids=["sin", "cos", "tan"])
+], ids=["cos", "tan"])
 def test_stabilize_widens_the_differences_of_trigonometric_values(source, form):
     r = stabilize(source, {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)}, explain=True)
     # (the form, or regimes of it, widened: since the search's scales beside zeros
