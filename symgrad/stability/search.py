@@ -792,14 +792,17 @@ class _Tracks:
             got = self._depends[t] = frozenset(where[n] for n in below if n in where)
         return got
 
-    def classes(self, rows: np.ndarray, tracks: Sequence[int] | None = None) -> np.ndarray:
+    def classes(self, rows: np.ndarray, tracks: Sequence[int] | None = None,
+                vals: dict | None = None) -> np.ndarray:
         """(tracks, n): node classes, then the sign of u - c per threshold,
         then the carries; of the ``tracks`` given only (in that order), each
-        node computed only if one of them is computed from it."""
+        node computed only if one of them is computed from it (``vals``:
+        every node's values at ``rows``, if already computed)."""
         xs = [rows[:, j] for j in range(len(self.symbols))]
         if tracks is None:
             tracks = range(self.count)
-            vals = self.nodes.values(xs)
+            if vals is None:
+                vals = self.nodes.values(xs)
         else:
             below = self._below_of(tracks)
             vals = self.nodes.values_at(xs, lambda n: None if n in below else _NO_ROWS)
@@ -941,8 +944,12 @@ class _Tracks:
             watch = [t for t, n in enumerate(self.watched) if isinstance(n, Add)]
         else:
             raise ValueError(f"only must be None, 'carries' or 'sums', not {only!r}")
-        cls_all = self.classes(every, None if only is None else watch)
-        conds = self._condition_numbers(every) if only is None else None
+        if only is None:  # every node at every grid row, once for both
+            vals = self.nodes.values([every[:, j] for j in range(len(self.symbols))])
+            cls_all = self.classes(every, vals=vals)
+            conds = self._condition_numbers(every, vals)
+        else:
+            cls_all, conds = self.classes(every, watch), None
         brackets = []  # (track, a, b, class at a, class at b, ask)
         at = 0
         for q, (ords, rows) in enumerate(grids):
@@ -1033,12 +1040,14 @@ class _Tracks:
                 if h:
                     br[2], br[4] = nb, ncb
 
-    def _condition_numbers(self, rows: np.ndarray) -> np.ndarray | None:
+    def _condition_numbers(self, rows: np.ndarray, vals: dict | None = None) -> np.ndarray | None:
         """(sums, rows): each sum's float condition number at each row
-        (0 where its terms are not finite)."""
+        (0 where its terms are not finite; ``vals``: the nodes' values at
+        ``rows``, if already computed)."""
         if not self.adds:
             return None
-        vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
+        if vals is None:
+            vals = self.nodes.values([rows[:, j] for j in range(len(self.symbols))])
         out = np.zeros((len(self.adds), len(rows)))
         with np.errstate(all="ignore"):
             for a, node in enumerate(self.adds):
