@@ -156,6 +156,55 @@ def _complement(node: Basic) -> tuple | None:
     return None
 
 
+def _square_complement(node: Basic) -> tuple | None:
+    """For a sum ``c - c*f(u)**2 + rest``, ``f`` erf or tanh: ``(f, c, u,
+    rest)``, the sum being ``c*(1 + f(u))*(1 - f(u)) + rest`` (tanh's
+    derivative ``1 - tanh(u)**2``, which is below every float past
+    |u| = 373 and whose ball of ``1 - tanh**2`` holds 0 there at every
+    precision); None for any other node."""
+    if not node.is_Add:
+        return None
+    numbers = [a for a in node.args if a.is_Number]
+    for t in node.args:
+        k, sq = (_ONE, t) if t.is_Pow else (
+            (t.args[0], t.args[1]) if t.is_Mul and len(t.args) == 2 and t.args[0].is_Number
+            and t.args[1].is_Pow else (None, None))
+        if sq is None or sq.exp != 2 or not isinstance(sq.base, _SATURATING):
+            continue
+        for c in numbers:
+            if c == -k:
+                rest = [a for a in node.args if a is not t and a is not c]
+                return type(sq.base).__name__, c, sq.base.args[0], rest
+    return None
+
+
+def _square_complement_op(name: str, k: Basic) -> Callable:
+    """The interval (and ball) of ``k*(1 + f(u))*(1 - f(u)) + rest``, each
+    factor a complement (:func:`_interval_one_plus`)."""
+    add, mul = OPS["Add"], OPS["Mul"]
+
+    def interval(prec, u, *rest):
+        a = _interval_one_plus(name, prec, u)
+        b = _interval_one_plus(name, prec, (mpf_neg(u[1]), mpf_neg(u[0])))
+        if isinstance(a, str) or isinstance(b, str):
+            return a if isinstance(a, str) else b
+        v = mul(prec, const(k, prec), mul(prec, a, b))
+        return add(prec, v, *rest) if rest else v
+
+    def ball(prec, u, *rest):
+        if name == "erf":
+            a, b = BALL_OPS["erfc"](prec, -u), BALL_OPS["erfc"](prec, u)
+        else:
+            a, b = 2 / (1 + BALL_OPS["exp"](prec, -2 * u)), 2 / (1 + BALL_OPS["exp"](prec, 2 * u))
+        v = ball_const(k, prec) * (a * b)
+        for r in rest:
+            v = v + r
+        return v
+
+    interval.ball = ball
+    return interval
+
+
 def _interval_one_plus(name: str, prec: int, u: tuple) -> tuple | str:
     """1 + f(u): erfc(-u), or 2/(1 + exp(-2u)) for tanh."""
     if name == "erf":
@@ -304,6 +353,10 @@ class Program:
                                    (index[node.args[0].args[0]],), False))
             elif complements and (rest := _log_one_plus(node)) is not None:
                 self.steps.append(("op", _log1p_op, tuple(index[r] for r in rest), False))
+            elif complements and (sq := _square_complement(node)) is not None:
+                name, k, u, rest = sq
+                self.steps.append(("op", _square_complement_op(name, k),
+                                   (index[u], *(index[r] for r in rest)), False))
             elif complements and (comp := _complement(node)) is not None:
                 name, k, plus, u, rest = comp
                 self.steps.append(("op", _complement_op(name, k, plus),

@@ -133,11 +133,26 @@ def test_a_zero_of_unknown_sign_is_unresolved_in_both_tiers(e, pts):
     (sp.log(1 + sp.exp(x)), -1e300, 1.0),  # log1p(e**-1e300) > 0: the balls said -0.0
     (sp.cosh(x) - 1, 5e-324, 1.0),  # 1.2e-647: 2,150 bits tell it
     (sp.tanh(x) - 1, 800.0, -1.0),
+    (1 - sp.tanh(x)**2, -800.0, 1.0),  # (1 + tanh)(1 - tanh), each a complement
+    (2 - 2 * sp.erf(x)**2, 30.0, 1.0),
     (sp.cos(sp.pi * x / 2), 3.0, None),  # exactly 0: no ball tells its sign
-], ids=["softplus", "cosh-1", "tanh-1", "exact-zero"])
+], ids=["softplus", "cosh-1", "tanh-1", "tanh-derivative", "erf-square", "exact-zero"])
 def test_the_sign_of_a_zero_is_established_or_unresolved(e, v, sign):
     vals, st = GroundTruth([e], [x]).at([v])
     if sign is None:
         assert st == [UNRESOLVED]
     else:
         assert st == [RESOLVED] and vals[0] == 0 and math.copysign(1.0, vals[0]) == sign
+
+
+def test_one_minus_a_saturated_square_is_exact_in_both_tiers():
+    """1 - tanh(u)**2 as (1 + tanh(u))*(1 - tanh(u)), each a complement: at u = 20
+    it is 4e**-40/(1 + e**-40)**2, which the sum as written leaves to 17 bits."""
+    import mpmath
+
+    fast, slow = _both([1 - sp.tanh(x)**2], [x])
+    with mpmath.workprec(300):
+        want = float(1 / mpmath.cosh(mpmath.mpf(20))**2)
+    for g in (fast, slow):
+        vals, st = g.at([20.0])
+        assert st == [RESOLVED] and vals == [want]
