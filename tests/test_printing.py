@@ -139,14 +139,19 @@ def test_trivial_parts_stay_inline():
 
 
 def test_deep_formula_prints_where_sympy_cannot():
+    # 200 levels past Python's recursion limit: SymPy's recursive printer fails,
+    # and so would any recursive walk (10,000 levels: 0.95 s of CPU)
+    import sys
+
+    depth = sys.getrecursionlimit() + 200
     y_ = x
-    for _ in range(10_000):
+    for _ in range(depth):
         y_ = sin(y_, evaluate=False)
     with pytest.raises(RecursionError):
         str(y_)
     p = program(y_)
     text = p.text()
-    assert text.count("\n") + 1 == len(p) and len(p) < 1000  # lines of ~max_line nodes
+    assert text.count("\n") + 1 == len(p) and len(p) < depth / 10  # lines of ~max_line nodes
     assert text.splitlines()[0] == "t1 = " + "sin(" * 11 + "x" + ")" * 11
     assert text.splitlines()[-1].startswith("out = sin(")
 
