@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from mpmath.libmp import finf, fninf, from_float, from_int, mpf_abs, mpf_gt, mpf_neg
-from sympy import Basic, Integer, Symbol, erf, tanh
+from sympy import Basic, Integer, Symbol, erf, erfc, tanh
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from ..brief import brief
@@ -134,7 +134,9 @@ def _complement(node: Basic) -> tuple | None:
     """For a sum ``c + k*f(u) + rest``, ``f`` erf or tanh (functions that
     saturate at ±1) and ``c = k`` or ``c = -k``: ``(f, K, negate, u,
     rest)``, the sum being ``K*(1 + f(u)) + rest`` (``negate``: ``c = k =
-    K``) or ``K*(1 - f(u)) + rest`` (``c = -k = K``); None for any other
+    K``) or ``K*(1 - f(u)) + rest`` (``c = -k = K``); a sum ``c +
+    k*erfc(u) + rest`` with ``c = -2k`` (``2 - erfc(u)``, which is
+    ``erfc(-u)``) as ``(c/2)*(1 + erf(u)) + rest``; None for any other
     node."""
     if not node.is_Add:
         return None
@@ -153,6 +155,16 @@ def _complement(node: Basic) -> tuple | None:
             if c == k or c == -k:
                 rest = [a for a in node.args if a is not t and a is not c]
                 return type(f).__name__, c, c == k, u, rest
+    for t in node.args:  # c + k*erfc(u) with c = -2k: (c/2)*erfc(-u), (c/2)*(1 + erf(u))
+        k, f = (_ONE, t) if isinstance(t, erfc) else (
+            (t.args[0], t.args[1]) if t.is_Mul and len(t.args) == 2 and t.args[0].is_Number
+            and isinstance(t.args[1], erfc) else (None, None))
+        if f is None:
+            continue
+        for c in numbers:
+            if c == -2 * k:
+                rest = [a for a in node.args if a is not t and a is not c]
+                return "erf", c / 2, True, f.args[0], rest
     return None
 
 

@@ -332,7 +332,13 @@ _MP = mpmath.mp
     # tanh saturates too: 1 - tanh(u) = 2/(1 + exp(2u))
     (exp(-2 * _R) / (1 - tanh(_R)), 3000.0, lambda r: (_MP.exp(-2 * r) + 1) / 2),
     ((1 + tanh(_R / 2)) / 2 * exp(-_R), -7000.0, lambda r: 1 / (1 + _MP.exp(r))),
-], ids=["ndtr-gradient", "1-erf", "3-3erf", "rest", "subnormal", "1-tanh", "logistic-tanh"])
+    # erfc's complement: 2 - erfc(u) is erfc(-u) (SymPy writes erfc(-u) so)
+    ((2 - erfc(_R)) * exp(_R**2), -300.0, lambda r: _MP.erfc(-r) * _MP.exp(r**2)),
+    ((erfc(_R / 3) * 3 / 4 - Rational(3, 2)) * exp(_R**2 / 9), -1000.0,
+     lambda r: -3 * _MP.erfc(-r / 3) * _MP.exp(r**2 / 9) / 4),
+    (log(2 - erfc(_R)), -1e5, lambda r: _MP.log(_MP.erfc(-r))),
+], ids=["ndtr-gradient", "1-erf", "3-3erf", "rest", "subnormal", "1-tanh", "logistic-tanh",
+        "2-erfc", "3/4erfc-3/2", "log(2-erfc)"])
 def test_a_complement_of_erf_or_tanh_is_resolved(f, v, want):
     """Written as 1 ± erf(u), the value is about e**-(u**2) below 1: the sum as
     written needs u**2 * 1.44 bits (360,000 at u = -500: the point was
