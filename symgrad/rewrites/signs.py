@@ -50,7 +50,7 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import expm1
 
-from ..build import evaluated, piecewise
+from ..build import evaluated, mapped, piecewise
 from ..graph import postorder
 
 __all__ = ["fold_signs", "select_steps", "sign_core"]
@@ -103,16 +103,20 @@ def fold_signs(exprs: Iterable[Basic]) -> list[Basic]:
     [x**2*Abs(x)]
     """
     exprs = list(exprs)
-    order, kids = postorder(exprs, lambda n: n.args)
+    order, _ = postorder(exprs, lambda n: n.args)
     if not any(isinstance(n, sign) for n in order):
         return exprs
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
-        new[node] = _fold(cur) if isinstance(cur, Mul) else cur
-    return [new[r] for r in exprs]
+    return _each_product(exprs, _fold)
+
+
+def _each_product(exprs: list, fn) -> list:
+    """``exprs`` rebuilt bottom up (build.mapped), ``fn`` applied to each
+    product once its arguments are."""
+    def hook(node: Basic, args: tuple) -> Basic:
+        changed = any(a is not b for a, b in zip(args, node.args))
+        cur = evaluated(node, args) if changed else node
+        return fn(cur) if isinstance(cur, Mul) else cur
+    return mapped(exprs, evaluated, hook=hook)
 
 
 def sign_core(a: Basic) -> Basic:
@@ -169,16 +173,10 @@ def select_steps(exprs: Iterable[Basic]) -> list[Basic]:
     (np.float32(nan), np.float32(0.0))
     """
     exprs = list(exprs)
-    order, kids = postorder(exprs, lambda n: n.args)
+    order, _ = postorder(exprs, lambda n: n.args)
     if not any(isinstance(n, Heaviside) for n in order):
         return exprs
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
-        new[node] = _select(cur) if isinstance(cur, Mul) else cur
-    return [new[r] for r in exprs]
+    return _each_product(exprs, _select)
 
 
 def _select(node: Mul) -> Basic:
