@@ -109,6 +109,14 @@ def _root(b, q):
     return b.root(q) if not b.is_zero() else b
 
 
+def _acos(b):
+    if b > 1 or b < -1:
+        raise Undefined
+    if not (b >= -1 and b <= 1):
+        raise Unresolved
+    return b.acos()
+
+
 def _sign(b):
     if b > 0:
         return arb(1)
@@ -125,6 +133,7 @@ UNARY = {
     "cos": lambda b: b.cos(), "tan": lambda b: b.tan(), "atan": lambda b: b.atan(),
     "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
     "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(), "sign": _sign,
+    "acos": _acos,
 }
 
 

@@ -105,6 +105,7 @@ EVERYDAY = 64  # log-uniform points: binades 2**-64 .. 2**64
 NEAR_ENDS = 8  # points near each end of a variable's range
 JOINT_STARTS = 8  # the amplification's ascent: starting points ...
 JOINT_CALLS = 48  # ... and vectorized float evaluations (no ground truth)
+JOINT_SCALED = 2  # joint cancellations with points at every scale beside them
 
 
 def _label(name: str) -> int:
@@ -328,7 +329,7 @@ class PointSearch:
         meet = self._zeros_at_carries(tracks, everything, joint)
         rows += list(meet)
         labs += [_label("cancellations at carries")] * len(meet)
-        scales = self._scales_beside_zeros(tracks, everything)
+        scales = self._scales_beside_zeros(tracks, everything, joint)
         rows += list(scales)
         labs += [_label("scales beside zeros")] * len(scales)
         if not rows:
@@ -402,7 +403,8 @@ class PointSearch:
         rows = [r for rs in out for r in rs][:n]
         return np.array(rows, dtype=fmt.dtype).reshape(-1, k)
 
-    def _scales_beside_zeros(self, tracks: _Tracks, found: list) -> np.ndarray:
+    def _scales_beside_zeros(self, tracks: _Tracks, found: list,
+                             joint: np.ndarray) -> np.ndarray:
         """Points at ``2**k`` floats on both sides of the zeros of
         subtractions, ``k = 0, 4, 8, ...``, along the variable the zero was
         found on, from the zeros where the outputs' first-order bound
@@ -412,23 +414,35 @@ class PointSearch:
         while the difference grows too: the error is largest neither beside
         the zero nor far from it (25 bits at ``2**25.5`` floats from it for
         ``1/(x**2 - 1)``), and the ascent climbs from the scale that is
-        worst."""
+        worst.
+
+        The same along every variable from the first ``JOINT_SCALED`` joint
+        cancellations (``joint``, best first): where the bound saturates,
+        the cancelling terms are often exact (``x - x*y`` at the end
+        ``y = 1`` of its box: the zero of the sum is the domain's edge, no
+        sign changes along y, and ``x*y`` rounds nowhere there) and the
+        error is beside it (51 bits at ``y = 1 - 2**-53``, x = 40, in
+        ``log(1 + exp(x)) - x*y``)."""
         n = self.budget["scales beside zeros"]
         k, fmt = len(self.symbols), self.fmt
         zero = _label("zeros of subtractions")
         at = [(it[1][0], it[2][0]) for it in found if it[0] == zero]
-        if not at or n <= 0:
+        beside = [(r, j) for r in joint[:JOINT_SCALED] for j in range(k)]
+        if not (at or beside) or n <= 0:
             return np.zeros((0, k), dtype=fmt.dtype)
-        rows = np.array([r for r, _ in at], dtype=fmt.dtype)
-        order = np.argsort(-amplification(tracks.nodes, self.forms, rows, fmt), kind="stable")
+        order: list = []
+        if at:
+            rows = np.array([r for r, _ in at], dtype=fmt.dtype)
+            order = list(np.argsort(-amplification(tracks.nodes, self.forms, rows, fmt),
+                                    kind="stable"))
         levels = np.int64(1) << np.arange(0, fmt.prec, 4, dtype=np.int64)
-        out, seen = [], set()
-        for i in order:
-            r, j = at[i]
+        out, seen, zeros = [], set(), 0
+        for is_zero, (r, j) in [(True, at[i]) for i in order] + [(False, b) for b in beside]:
             key = (r.tobytes(), j)
-            if key in seen:
+            if key in seen or (is_zero and zeros >= n):
                 continue
             seen.add(key)
+            zeros += is_zero
             lo, hi = (int(v) for v in ordinal(np.array(self.ranges[j]), fmt))
             o = int(ordinal(np.array([r[j]]), fmt)[0])
             offs = np.concatenate([o - levels, o + levels])
@@ -436,8 +450,6 @@ class PointSearch:
             pts = np.repeat(r[None, :], len(offs), axis=0)
             pts[:, j] = from_ordinal(offs, fmt)
             out.append(pts)
-            if len(out) >= n:
-                break
         return np.concatenate(out) if out else np.zeros((0, k), dtype=fmt.dtype)
 
     def _rounding(self, tracks: _Tracks, cands: list) -> list:

@@ -320,6 +320,33 @@ def test_a_cancellation_exact_at_its_zero_is_measured_at_every_scale(f, dom, x0)
     assert r.basis.counts.get("scales beside zeros", 0) > 0
 
 
+def _truth_bits(f, syms, row):
+    got = generated(syms, [f], np.float64)(*[np.array([v]) for v in row])[0]
+    t, st = GroundTruth([f], syms).batch(np.array([row]))
+    assert st[0][0] == RESOLVED
+    return float(bits_error(np.asarray(got), t[0], F64)[0])
+
+
+@pytest.mark.parametrize("f, dom", [
+    (log(1 + exp(x)) - x * y, {x: (-1000, 1000), y: (0, 1)}),  # held-out audit, session 6
+    (exp(x) - exp(x) * y, {x: (-10, 10), y: (0, 1)}),
+    (x * y + log(1 + exp(-x)), {x: (-1000, 1000), y: (0, 1)}),
+    (x * y - x * y * Z, {x: (1, 100), y: (1, 100), Z: (0, 1)}),
+], ids=["logistic-regression-2", "exp-times-1-y", "softplus-minus", "three-variables"])
+def test_a_cancellation_whose_zero_is_the_domains_edge_is_found_beside_it(f, dom):
+    """``x - x*y`` cancels as y -> 1, the end of its box: the sum changes no
+    sign along y, and at y = 1 nothing rounds, so the joint ascent of the
+    error bound stops there (the bound is at its cap) and measures 0 bits.
+    The error is beside it: 52 bits at y = 1 - 2**-53 (Herbie's "Logistic
+    regression 2" was reported 8.5 bits, 12.6 measured independently; two
+    of these siblings were reported 6.0)."""
+    r = check_stability(f, dom, samples=256)
+    assert r.max_bits_error > 45, r.max_bits_error
+    w = r.regions[0].witness.point
+    syms = list(dom)
+    assert _truth_bits(f, syms, [w[s] for s in syms]) > 45  # (the figure is true)
+
+
 def test_stabilized_softsign_derivative_claims_what_its_carries_lose():
     """The claim is checked on every carry band of |x| + 1, densely."""
     f = grad(x / (1 + Abs(x)), x)
