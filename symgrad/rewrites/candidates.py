@@ -167,8 +167,11 @@ def candidates(expr: Expr, domain: Mapping | None = None,
         if e != base:
             applied.append(rw)
             add(e, rw.name)
-    if len(applied) > 1:
-        add(apply_rewrites([base], [*_SAFE, *applied], facts)[0], "+".join(r.name for r in applied))
+    if applied:
+        # all of them, and those another one enables (hypot-one makes the
+        # hypot(x, 1) - x that hypot-conjugate takes)
+        e = apply_rewrites([base], [*_SAFE, *_MEASURED], facts)[0]
+        add(e, "+".join(r.name for r in applied) + ("" if len(applied) > 1 else ", then rewrites"))
     # sums of exponentials normalized by their largest exponent everywhere
     # (the safe forms keep the source where a difference of exponents rounds)
     # (where the safe forms left none to normalize, or normalized them all
@@ -212,7 +215,11 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     for c in list(out):
         add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
         if count_ops([c.expr]) <= ALGEBRA_OPS and c.expr.has(Piecewise):
-            add(into_branches([c.expr])[0], f"{c.how}, factors into branches")
+            # then the safe rewrites over each branch whole (a square taken out of
+            # a root the branch now holds)
+            b = into_branches([c.expr])[0]
+            add(apply_rewrites([b], _SAFE, facts)[0] if b != c.expr else b,
+                f"{c.how}, factors into branches")
     # each with its exponentials of rounded arguments computed from the exact
     # argument (pairs of floats): exp(b - a) in the normalized gradient of
     # log-sum-exp loses log2|b - a| bits to the rounding of b - a

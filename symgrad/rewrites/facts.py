@@ -57,7 +57,7 @@ from sympy import (
     sinh,
     tanh,
 )
-from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.cfunctions import expm1, hypot, log1p
 
 from ..graph import postorder
 from .forms import betaln, digamma_remainder, erfcx, lgamma_remainder
@@ -103,11 +103,15 @@ def _add(bs: list[Bound]) -> Bound:
     out = []
     for k in (0, 1):
         vs = [b[k] for b in bs]
-        v = math.fsum(vs) if all(math.isfinite(t) for t in vs) else sum(vs)
+        finite = all(math.isfinite(t) for t in vs)
+        try:
+            v = math.fsum(vs) if finite else sum(vs)
+        except OverflowError:  # finite ends whose sum passes the largest float
+            v, finite = (INF if sum(map(Fraction, vs)) > 0 else -INF), False
         if math.isnan(v):  # inf - inf: unbounded
             out.append(-INF if k == 0 else INF)
             continue
-        exact = all(math.isfinite(t) for t in vs) and _exact(v, sum(map(Fraction, vs)))
+        exact = finite and _exact(v, sum(map(Fraction, vs)))
         out.append(v if exact else (_down(v) if k == 0 else _up(v)))
     return out[0], out[1]
 
@@ -145,8 +149,15 @@ def _pow(b: Bound, e: Basic) -> Bound | None:
             if n % 2 == 0 and out[0] < 0:
                 out = (0.0, out[1])
             return out
-        if b[0] <= 0 <= b[1]:
-            return None if b[0] == b[1] == 0 else (-INF, INF)
+        if b[0] == b[1] == 0:
+            return None
+        if b[0] == 0 or b[1] == 0:
+            # a pole at an end: the sign of the other end (1/(|z| - re) ≥ 0)
+            inv = (_down(1 / b[1]) if b[1] != INF else 0.0, INF) if b[0] == 0 else \
+                (-INF, _up(1 / b[0]) if b[0] != -INF else 0.0)
+            return _pow(inv, -e)
+        if b[0] < 0 < b[1]:
+            return (-INF, INF)
         inv = (_down(1 / b[1]) if b[1] != INF else 0.0, _up(1 / b[0]) if b[0] != 0 else INF)
         if b[1] < 0:
             inv = (_down(1 / b[0]) if b[0] != -INF else 0.0, _up(1 / b[1]))
@@ -178,6 +189,7 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     log1p: lambda a: _monotone(_safe(math.log1p, -INF, INF), a) if a[0] > -1 else None,
     expm1: lambda a: _monotone(_safe(math.expm1, -1.0, INF), a),
     sin: lambda a: (-1.0, 1.0),
+    hypot: lambda a, b: (0.0, INF),  # (at least |a| and |b|: see _norm_minus_part)
     cos: lambda a: (-1.0, 1.0),
     tanh: lambda a: _monotone(_safe(math.tanh, -1.0, 1.0), a),
     erf: lambda a: _monotone(_safe(math.erf, -1.0, 1.0), a),
@@ -222,6 +234,22 @@ def _real_for_real_arguments(node: Basic) -> bool:
             got = False
         _REAL_CLASS[key] = got
     return got
+
+
+def _norm_minus_part(node: Add) -> int:
+    """+1 where ``node`` is ``hypot(p, q) ± p`` (or ``± q``), so at least 0
+    (the norm is at least ``|p|``); -1 where it is ``-hypot(p, q) ± p``; else
+    0 (intervals alone cannot see it: ``|z| - Re z`` in the complex square
+    root's conjugate)."""
+    if len(node.args) != 2:
+        return 0
+    for h, t in (node.args, node.args[::-1]):
+        sign = 1
+        if h.is_Mul and len(h.args) == 2 and h.args[0] == -1:
+            sign, h = -1, h.args[1]
+        if isinstance(h, hypot) and (t in h.args or -t in h.args):
+            return sign
+    return 0
 
 
 class Facts:
@@ -315,7 +343,9 @@ class Facts:
         if any(b is None for b in bs):
             return None
         if isinstance(node, Add):
-            return _add(bs)
+            b = _add(bs)
+            sign = _norm_minus_part(node)
+            return (max(b[0], 0.0), b[1]) if sign > 0 else (b[0], min(b[1], 0.0)) if sign else b
         if isinstance(node, Mul):
             out = bs[0]
             for b in bs[1:]:

@@ -29,6 +29,7 @@ from sympy import (
     erf,
     erfc,
     exp,
+    expand,
     floor,
     log,
     sin,
@@ -105,6 +106,11 @@ def _log_near_one(m: Match, f: Facts) -> bool:
     return f.real(m[a]) and m[a].is_Add and any(t.is_Number for t in m[a].args)
 
 
+def _sqrt_square_valid(m: Match, f: Facts) -> bool:
+    # b < 0 would make |a|·sqrt(b) NaN at a = 0, where sqrt(0·b) is 0
+    return f.real(m[a]) and f.nonnegative(m[b])
+
+
 def _pow_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.positive(m[b]) and f.real(m[p]) and not m[p].is_integer
 
@@ -116,6 +122,34 @@ def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
 def _cancels(m: Match, f: Facts) -> bool:
     # sqrt(a) + b: the conjugate pays only where a - b² cancels symbolically
     return count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
+
+
+CONJUGATE_OPS = 40  # hypot-conjugate: expanded only where its terms are this small
+
+
+def _square(e):
+    # e², a hypot(p, q) in it squared as p² + q² (SymPy keeps hypot(p, q)²)
+    return (e.replace(hypot, lambda p_, q_: sqrt(p_**2 + q_**2)) if e.has(hypot) else e) ** 2
+
+
+def _hypot_numerator(m: Match):
+    # a² + b² - c², expanded: the cancellation hypot(a, b) + c hides, exact
+    # in the symbols (|z| + Re z: b² - b²; the TNG eigenvalue's difference of
+    # two norms: ((a+d)² + (b-c)²) - ((a-d)² + (b+c)²) = 4ad - 4bc)
+    return expand(m[a] ** 2 + m[b] ** 2 - _square(m[c]))
+
+
+def _hypot_cancels(m: Match, f: Facts) -> bool:
+    if not (f.real(m[a]) and f.real(m[b]) and f.real(m[c])):
+        return False
+    parts = [m[a] ** 2 + m[b] ** 2, _square(m[c])]
+    size = count_ops(parts)
+    return size <= CONJUGATE_OPS and count_ops([_hypot_numerator(m)]) < size
+
+
+def _hypot_conjugate(m: Match):
+    h = hypot(m[a], m[b])
+    return Piecewise((_hypot_numerator(m) / (h - m[c]), m[c] < 0), (h + m[c], True))
 
 
 def _log_ratio(a, b):
@@ -521,6 +555,33 @@ LIBRARY: tuple[Rewrite, ...] = (
         "difference into a - b², which cancels symbolically",
         Example(sqrt(x**2 + 1) - x, {x: (1e3, 1e150)}, {x: (-1e3, 0)}),
         _cancels, "a - b² simpler than a", "regimes"),
+    # the same for a norm written hypot(a, b) (as code generation writes
+    # sqrt(a² + b²)): |z| + Re z in the complex square root, the difference of
+    # two norms (the TNG eigenvalue); the numerator is built expanded
+    Rewrite("hypot-conjugate", hypot(a, b) + c,
+            Piecewise(((a**2 + b**2 - c**2) / (hypot(a, b) - c), c < 0),
+                      (hypot(a, b) + c, True)), "measured",
+            "hypot(a, b) + c cancels where c ≈ -hypot(a, b) < 0; the conjugate moves "
+            "the difference into a² + b² - c², which cancels symbolically",
+            Example(sqrt(x**2 + y**2) + x, {x: (-1e12, -1e8), y: (0.5, 2)},
+                    {x: (-100, 100), y: (1, 100)}),
+            _hypot_cancels, "a, b, c real; a² + b² - c² simpler", "regimes",
+            {"needs": ("hypot",), "build": _hypot_conjugate}),
+    # sqrt(a² + 1) as a norm, which the hypot entry (a² + b²) does not match:
+    # a² overflows past 1.3e154 (the conjugate of sqrt(x² + 1) - x divides by it)
+    _rw("hypot-one",       sqrt(a**2 + 1),      hypot(a, 1),      "measured",
+        "a² overflows for |a| > 1.3e154 where sqrt(a² + 1) ≈ |a| is a float",
+        Example(sqrt(x**2 + 1), {x: (1e160, 1e300)}, {x: (-1e3, 1e3)}),
+        real(a), "a real", "regimes"),
+    # a square under a root taken out: sqrt(a²·b) = |a|·sqrt(b) (a² overflows
+    # for |a| > 1.3e154 and underflows below 1.5e-162 where the root need not:
+    # the complex square root's im²/(|z| - re) after its conjugate)
+    _rw("sqrt-of-square",  sqrt(a**2 * b),      Abs(a) * sqrt(b), "safe",
+        "a² overflows for |a| > 1.3e154 and underflows below 1.5e-162 where "
+        "sqrt(a²·b) is a float",
+        Example(sqrt(x**2 * y), {x: (1e160, 1e300), y: (1e-300, 1e-200)},
+                {x: (1e-3, 1e3), y: (1e-3, 1e3)}, {x: ALL, y: (0, MAX)}),
+        _sqrt_square_valid, "a real, b ≥ 0", "exp-log"),
 )
 # fmt: on
 LIBRARY += INVERSE + GAMMAS

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sympy import Basic, Expr, Float, Mul, Piecewise, Symbol, cancel
+from sympy import Basic, Expr, Float, Function, Mul, Piecewise, Pow, Symbol, cancel
 
 from ..graph import postorder
 from .rewrite import reevaluated
@@ -109,6 +109,16 @@ def piecewise(forms: Sequence[Expr], thresholds: Sequence[float], var: Symbol) -
     return Piecewise(*pairs, (forms[-1], True))
 
 
+def _lifts(node: Basic) -> bool:
+    """Whether ``node`` is a power by a number, or a function of one
+    argument, of a ``Piecewise`` (whose branches it then takes in)."""
+    if not node.args or not isinstance(node.args[0], Piecewise):
+        return False
+    if isinstance(node, Pow):
+        return node.args[1].is_Number
+    return isinstance(node, Function) and len(node.args) == 1
+
+
 def into_branches(exprs: list[Basic]) -> list[Basic]:
     """``exprs`` with every product of a ``Piecewise`` and other factors
     written as one ``Piecewise`` whose values take the factors in, each
@@ -136,5 +146,12 @@ def into_branches(exprs: list[Basic]) -> list[Basic]:
                     cur = Piecewise(*[(cancel(v * rest), cond) for v, cond in pw[0].args])
                 except Exception:  # noqa: BLE001  (SymPy's cancel gives up: as it was)
                     pass
+        elif _lifts(cur):
+            # a root (or a function of one argument) of a Piecewise: one root per
+            # branch, which the rewrites then see whole (sqrt(2·im²/(|z| - re)),
+            # the complex square root's conjugate branch: its square taken out)
+            f = cur.func
+            rest = cur.args[1:]
+            cur = Piecewise(*[(f(v, *rest), cond) for v, cond in cur.args[0].args])
         new[node] = cur
     return [new[r] for r in exprs]

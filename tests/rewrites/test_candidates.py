@@ -7,6 +7,7 @@ import pytest
 import sympy as sp
 
 import symgrad
+from symgrad.rewrites import apply_rewrites, by_name
 from symgrad.rewrites.candidates import candidates, taylor
 
 x, N = sp.symbols("x N")
@@ -175,3 +176,22 @@ def test_factor_is_not_asked_for_huge_dense_polynomials(f):
     assert "together+factor" not in _forms(e)
     small = sp.exp(-(x - sp.Rational(1, 2))**2) - sp.exp(-(x - sp.Rational(1, 3))**2)
     assert _factor(small) == sp.factor(sp.together(small)) != small
+
+
+def test_norms_cancelling_take_their_conjugate():
+    # |z| + re in the complex square root (re < 0), the TNG eigenvalue's difference
+    # of two norms: the conjugate, its numerator expanded so the cancellation is
+    # exact; a square under the root taken out of each branch (no im² to overflow)
+    re, im, a, b, c, d = sp.symbols("re im a b c d")
+    top = 1.7976931348623157e308
+    csqrt = _forms(sp.sqrt(2 * (sp.sqrt(re**2 + im**2) + re)) / 2,
+                   {re: (-top, top), im: (-top, top)})
+    branches = csqrt["hypot-conjugate, factors into branches"]
+    assert sp.Abs(im) in branches.args[0][0].args and not branches.args[0][0].has(im**2)
+    hypot = sp.codegen.cfunctions.hypot
+    tng = apply_rewrites([hypot(a + d, b - c) - hypot(a - d, b + c)], [by_name("hypot-conjugate")])
+    assert 4 * a * d - 4 * b * c in tng[0].args[0][0].args  # the numerator
+    # a rewrite another enables: sqrt(x² + 1) is hypot(x, 1), whose conjugate follows
+    both = _forms(sp.sqrt(x**2 + 1) - x)
+    assert 1 / (x + hypot(x, 1)) in both[
+        "sqrt-conjugate+hypot-one"].args[0]

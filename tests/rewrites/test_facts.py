@@ -53,3 +53,23 @@ def test_functions_real_at_every_real_argument_and_inside_their_domain():
     assert f.real(tan(x)) and f.real(floor(x) + sign(x)) and f.real(acosh(x**2 + 1))
     assert not f.real(asin(x)) and not f.real(acosh(x))
     assert Facts({x: (-1, 1)}).real(asin(x)) and not Facts({x: (-1, 1.5)}).real(asin(x))
+
+
+def test_a_norm_minus_its_argument_is_not_negative():
+    # hypot(p, q) ≥ |p|: |z| - re ≥ 0 and re - |z| ≤ 0, which intervals alone miss
+    from sympy.codegen.cfunctions import hypot
+
+    f = Facts()
+    h = hypot(y, x)
+    assert f.nonnegative(h - x) and f.nonnegative(h + x) and f.bound(-(h + y))[1] == 0
+    assert f.bound(x - h)[1] == 0 and not f.nonnegative(h - 2 * x)
+    # a reciprocal with a pole at an end of its argument's range keeps its sign
+    assert f.nonnegative(1 / (h - x)) and f.bound(1 / (x - h))[1] <= 0
+    assert Facts({x: (0, 1)}).positive(1 / x) and Facts({x: (-1, 1)}).bound(1 / x) == (-math.inf,
+                                                                                          math.inf)
+
+
+def test_sums_past_the_largest_float_are_unbounded_not_an_error():
+    big = 1.7976931348623157e308
+    f = Facts({x: (-big, big), y: (-big, big)})
+    assert f.bound((x + y) ** 2) == (0.0, math.inf) and f.real(x + y + x)
