@@ -251,6 +251,52 @@ def test_verification_falls_back_to_the_ranked_forms_computed_more_exactly(dtype
     assert got.before[0] > 10  # the source's own loss, on the same points
 
 
+def test_a_passing_form_still_losing_bits_is_verified_more_exactly_too():
+    """A form that loses nothing against the source on fresh points but
+    still loses more than 3 bits there (a determinant cancelling where the
+    screening had no point: the TNG eigenvalue's conjugate over scaled
+    inputs, 10.4 bits) is verified in pairs of floats too, and that kept
+    where it loses fewer bits (the fallbacks above are for a form that
+    loses against the source)."""
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.scaled import scaled
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import Choice, _Search
+
+    a, b, c, d = sp.symbols("a b c d")
+    source, fmt, dom = a * d - b * c, float_format("float64"), {s: (-4, 4) for s in (a, b, c, d)}
+    form = scaled(source)  # the same roundings as the source: it passes
+    search = _Search([a, b, c, d], parse_domain(dom, [a, b, c, d], fmt), np.zeros((0, 4)), fmt,
+                     dom)
+    got = search.verify(Choice(source, form, "scaled", (0.0, 0.0), (0.0, 0.0), 1,
+                               ranked=[(Candidate(form, "scaled"), None)]), (128, 5))
+    assert str(got.chosen) == "scaled(compensated(a*d - b*c))" and got.after[0] <= 1.6, got
+    assert got.before[0] > 10 and "lost bits on fresh points" in got.how
+
+
+def test_the_complex_square_root_is_stabilized_through_its_conjugate():
+    # |z| + re cancels for re < 0: hypot-conjugate, the square taken out of the
+    # root (im² overflows and underflows), over scaled inputs; a sibling of the
+    # TNG eigenvalue's difference of norms (benchmarks/bench_fpbench.py)
+    from symgrad.stability.bits import bits_error, float_format
+    from symgrad.stability.truth import RESOLVED, GroundTruth
+
+    re, im = sp.symbols("re im")
+    top = 1.7976931348623157e308
+    expr = sp.sqrt(2 * (sp.sqrt(re**2 + im**2) + re)) / 2
+    got = stabilize(expr, {re: (-top, top), im: (-top, top)}, samples=128, seed=3)
+    rng = np.random.default_rng(7)
+    pts = np.stack([-(10.0 ** rng.uniform(-300, 300, 80)),
+                    10.0 ** rng.uniform(-300, 300, 80) * rng.choice([-1, 1], 80)], axis=1)
+    true, status = GroundTruth([expr], [re, im], "float64").batch(pts)
+    fmt = float_format("float64")
+    bits = {e: bits_error(lambdify([re, im], e)(pts[:, 0], pts[:, 1]), true[0], fmt)
+            for e in (expr, got)}
+    ok = status[0] == RESOLVED
+    assert bits[expr][ok].max() > 50 and bits[got][ok].max() <= 2, bits[got][ok].max()
+
+
 def test_a_loss_at_an_ill_conditioned_point_is_told_from_rounding_noise():
     """The binary cross-entropy with logits: its gradient as derived is NaN
     past exp's overflow; every exp-normalized form was vetoed at one point of
