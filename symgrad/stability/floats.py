@@ -237,7 +237,10 @@ class NodeEvaluator:
         # are u's symbols (it is one operation, computed wide as the code does)
         self.kids = {n: _widened_leaves(n, kids) if isinstance(n, FloatMarker)
                      else tuple(_operand(n, k) for k in ks) for n, ks in kids.items()}
-        used = {k for ks in self.kids.values() for k in ks} | set(exprs)
+        # the nodes the roots are computed from, in the order of ``order``: not
+        # a marker's inside (the code computes u wide as one operation, so u's
+        # own nodes, pairs inside a widen(u) among them, are never computed)
+        used = set(postorder(list(exprs), lambda n: self.kids[n])[0])
         self.order = [n for n in order if n in used]
         self._ops: dict = {}  # node -> its operation, looked up once (the key asks SymPy)
         self._steps: list | None = None  # see _plan
