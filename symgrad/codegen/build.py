@@ -38,7 +38,7 @@ from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
 from .source import ENTRY_NAMES, RUNTIME_IMPORT, Layout, Param, entry_source, kernel_source
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
-__all__ = ["lambdify", "numpy_code", "DEFAULT_BLOCK"]
+__all__ = ["lambdify", "numpy_code", "array_function", "DEFAULT_BLOCK"]
 
 DEFAULT_BLOCK = 16384  # elements per block: temporaries stay in the L2 cache
 
@@ -95,7 +95,7 @@ def _layout(exprs: object) -> tuple[list[Expr], Layout]:
 def _compile(
     args: object, exprs: object, reserved: frozenset[str] = frozenset(),
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
-    runtime: bool = False,
+    runtime: bool = False, point: bool = False, scalars: bool = True,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
     namer = Namer(reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES)
     params, leaf = _params(args, namer)
@@ -104,11 +104,13 @@ def _compile(
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots)  # compensated(u): u computed in pairs of floats
     roots = widened(roots)  # widen(u): u computed in the next wider type
-    prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime, point=runtime)
+    prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime, point=point,
+                         scalars=scalars)
     if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
         # I only in branches, but under Abs, re, im or arg there: a real value
         # computed through complex ones, which NaN for I would lose
-        prog = build_program(roots, leaf, namer.temps(), True, runtime=runtime)
+        prog = build_program(roots, leaf, namer.temps(), True, runtime=runtime,
+                             scalars=scalars)
     if prog.complex:
         refuse_complex_arguments(roots)
     return params, leaf, prog, layout, namer
@@ -262,13 +264,43 @@ def lambdify(
             raise SymgradError(f"dtype={dtype!r}: matrix formulas are computed in a real "
                                "floating type (float32, float64)")
         return matrix_lambdify(args, exprs, dt, block, stabilize)
+    return _numpy_function(args, exprs, dt, block, threads, stabilize, domain)
+
+
+def array_function(args: object, exprs: object, dtype: object) -> Callable:
+    """``lambdify(args, exprs, dtype=dtype, threads=1)`` for code run once
+    on arrays of points (the stability checker's measurements): the same
+    array kernel and entry point, so the same floats on arrays, without the
+    kernels for one point, for NumPy scalars and written in place (which
+    give those floats too, and cost a third of ``lambdify``'s time to
+    write); a NumPy scalar runs the array kernel.
+
+    >>> import numpy as np
+    >>> from sympy import symbols, exp
+    >>> x = symbols("x")
+    >>> f = array_function([x], [exp(x) - 1], np.float32)
+    >>> f(np.array([1e-3, 1.0], np.float32))[0].dtype, "f_inplace" in f.source
+    (dtype('float32'), False)
+    """
+    dt = np.dtype(dtype)
+    if dt.kind != "f" or is_matrix_program(args, exprs):
+        return lambdify(args, exprs, dtype=dt, threads=1)
+    return _numpy_function(args, exprs, dt, DEFAULT_BLOCK, 1, False, None, full=False)
+
+
+def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int | None,
+                    threads: int | None, stabilize: bool, domain: Mapping | None,
+                    full: bool = True) -> Callable:
+    """``lambdify``'s function of a scalar formula; without ``full``, its
+    array kernel and entry point only (:func:`array_function`)."""
     complex_ = dt is not None and dt.kind == "c"
     params, leaf, prog, layout, namer = _compile(
-        args, exprs, ENTRY_NAMES | CALL_NAMES, stabilize, domain, complex_, runtime=True
+        args, exprs, ENTRY_NAMES | CALL_NAMES, stabilize, domain, complex_, runtime=True,
+        point=full and dt is None, scalars=full,
     )
     if dt is not None and not complex_ and prog.complex:
         raise SymgradError(
-            f"the formula is complex-valued (it holds I), and dtype={dtype!r} is real: "
+            f"the formula is complex-valued (it holds I), and dtype={dt.name!r} is real: "
             "pass a complex dtype (dtype=complex), or take its real part (sympy.re) first"
         )
     dt = None if dt is None else dt.str

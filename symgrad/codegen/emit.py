@@ -286,6 +286,7 @@ def _loud(order: list, kids: dict, roots: set) -> set:
 def build_program(
     roots: list[Basic], leaf_names: dict[Basic, str], temps, complex_: bool = False,
     printer: KernelPrinter | None = None, runtime: bool = False, point: bool = False,
+    scalars: bool = True,
 ) -> Program:
     """Statements computing ``roots``; ``leaf_names`` names the argument
     symbols; ``temps`` yields fresh temporary names.  The program is complex
@@ -297,7 +298,10 @@ def build_program(
     with ``runtime`` (code run by ``lambdify``'s entry point, which imports
     :mod:`symgrad.codegen.runtime`) the one that calls its helpers; with
     ``point`` also the one-point kernel's code (``Program.point``), where
-    the program is real and has no quiet lines."""
+    the program is real and has no quiet lines.  With ``scalars`` false (code
+    run only on arrays of one float type), the ``runtime`` program has no
+    kernel for NumPy scalars and none written in place: only the array
+    kernel, which gives the same floats (a third less printing)."""
     order, kids = postorder(roots, _kids)
     _check_nodes(order, kids, leaf_names)
     negated = _negated_products(order)
@@ -412,7 +416,8 @@ def build_program(
     depends = _depending(order, kids, leaf_names)
     keeps = all(_keeps_type(n, depends) for n in order)
     _print_program(prog, printer, [placeholder[r] for r in roots], roots, rename,
-                   point_printer, keeps, (set(leaf_names.values()), temps))
+                   point_printer, keeps, (set(leaf_names.values()), temps) if scalars else None,
+                   scalars)
     prog.typed = keeps and all(r in depends for r in roots)
     prog.fresh = _fresh(depends, roots, leaf_names) \
         and len(set(prog.results)) == len(prog.results)
@@ -538,11 +543,13 @@ def _reuse_names(prog: Program, kept: set[str]) -> dict[str, str]:
 def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
                    roots: list[Basic], rename: dict[str, str],
                    point_printer: KernelPrinter | None = None,
-                   constants: bool = True, names: tuple | None = None) -> None:
+                   constants: bool = True, names: tuple | None = None,
+                   scalars: bool = True) -> None:
     """The printing pass: each statement's tree, and each result, as code,
     over the temporaries' final names (and by ``point_printer`` too, if
     given, into ``prog.point``); with ``names`` (the arguments' names and a
-    supply of fresh ones) also the kernel written in place (``prog.inplace``)."""
+    supply of fresh ones) also the kernel written in place (``prog.inplace``);
+    with ``scalars``, the code for NumPy scalars (``Statement.scalar_code``)."""
     symbols = {Symbol(a): Symbol(b) for a, b in rename.items()}
     point: list[str] = []
     for st in prog.statements:
@@ -560,10 +567,12 @@ def _print_program(prog: Program, printer: KernelPrinter, results: list[Basic],
         # operators as the ufunc calls they make (lambdify's kernel)
         kept: dict[str, int] | None = {} if constants else None
         for st in prog.statements:
-            st.scalar_code = _calls(st.code, prog.ufuncs, None, squares_only=True)
+            if scalars:
+                st.scalar_code = _calls(st.code, prog.ufuncs, None, squares_only=True)
             st.code = _calls(st.code, prog.ufuncs, kept)
-        prog.scalar_results = [_calls(c, prog.ufuncs, None, squares_only=True)
-                               for c in prog.results]
+        if scalars:
+            prog.scalar_results = [_calls(c, prog.ufuncs, None, squares_only=True)
+                                   for c in prog.results]
         prog.results = [_calls(c, prog.ufuncs, kept) for c in prog.results]
         prog.constants = list(kept or ())
         if names is not None and not prog.complex:

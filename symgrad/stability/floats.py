@@ -22,6 +22,7 @@ from sympy import Basic, Dummy, S, Symbol
 
 from ..build import factors, unevaluated
 from ..codegen import lambdify
+from ..codegen.build import array_function
 from ..graph import postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms
@@ -39,7 +40,7 @@ def evaluated_form(exprs: Sequence[Basic], rewrites: bool) -> list[Basic]:
 
 def generated(symbols: Sequence[Symbol], exprs: Sequence[Basic], dtype: np.dtype) -> Callable:
     """symgrad's generated function, returning one array per output."""
-    fn = lambdify(list(symbols), list(exprs), dtype=dtype, threads=1)
+    fn = array_function(list(symbols), list(exprs), dtype)  # (lambdify's floats on arrays)
 
     def run(*xs: np.ndarray) -> list[np.ndarray]:
         with np.errstate(all="ignore"):
@@ -264,7 +265,7 @@ class NodeEvaluator:
             args = [a if a.is_number else h if e is None else h**e
                     for a, h, e in zip(node.args, holes, shape)]
             used = [h for a, h in zip(node.args, holes) if not a.is_number]
-            code = lambdify(used, unevaluated(node, args), dtype=self.dtype, threads=1)
+            code = array_function(used, unevaluated(node, args), self.dtype)
             picks = [i for i, a in enumerate(node.args) if not a.is_number]
 
             def fn(*vals, _code=code, _picks=picks):

@@ -368,3 +368,31 @@ def test_long_names_compile():
     f = lambdify([ws], [sp.sin(w) for w in ws])
     np.testing.assert_allclose(f(np.arange(6.0)), np.sin(np.arange(6.0)))
     assert lambdify(ws, sum(ws))(*range(6)) == 15.0
+
+
+def test_array_function_gives_lambdify_floats_on_arrays_with_one_kernel():
+    # the stability checker's one-shot code (codegen.build.array_function):
+    # lambdify's array kernel and entry point only (no one-point, NumPy-scalar
+    # or in-place kernel to write), the same floats on arrays of both types,
+    # one block and several (hypot decides per block), and on NumPy scalars
+    from symgrad.codegen.build import array_function
+
+    a, b = sp.symbols("a b", real=True)
+    exprs = [sp.log(1 + sp.exp(a * b)) + sp.sqrt(a**2 + b**2) * sp.tanh(a - b) - 3 * a / 7,
+             sp.sin(a) ** 2 / (1 + b**2)]
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32):
+        want = lambdify([a, b], exprs, dtype=dtype, threads=1)
+        got = array_function([a, b], exprs, dtype)
+        names = got.__wrapped__.__globals__
+        assert "f_block" in names and not {"f_inplace", "f_scalar", "f_point"} & set(names)
+        for n in (3, 300, 16384 + 700):
+            pts = [(rng.standard_normal(n) * 10.0 ** rng.integers(-160, 160, n)).astype(dtype)
+                   for _ in range(2)]
+            with np.errstate(all="ignore"):
+                for u, v in zip(want(*pts), got(*pts)):
+                    assert u.dtype == v.dtype == dtype
+                    np.testing.assert_array_equal(u, v)
+        one = [dtype(0.3), dtype(-2.5)]
+        for u, v in zip(want(*one), got(*one)):
+            assert np.asarray(u).dtype == np.asarray(v).dtype and u == v
