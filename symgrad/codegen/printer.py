@@ -20,6 +20,7 @@ so it never recurses deeply however deep the formula is.
 from __future__ import annotations
 
 import ast
+import math
 
 import numpy as np
 from sympy import Basic, Expr, S
@@ -420,7 +421,14 @@ class _Calls(ast.NodeTransformer):
         every operator, over subtrees it asked before)."""
         done = self.known.get(node)
         if done is None:
-            if isinstance(node, ast.Name):
+            t = type(node)
+            if t is ast.BinOp:
+                done = self._constant(node.left) and self._constant(node.right)
+            elif t is ast.Constant:
+                done = True
+            elif t is ast.UnaryOp:
+                done = self._constant(node.operand)
+            elif isinstance(node, ast.Name):
                 done = node.id == "np"
             elif isinstance(node, ast.Call):
                 done = False
@@ -443,8 +451,35 @@ class _Calls(ast.NodeTransformer):
         i = self.constants.setdefault(ast.unparse(node), len(self.constants))
         return ast.Subscript(ast.Name("_k", ast.Load()), ast.Constant(i), ast.Load())
 
+    def visit(self, node: ast.AST) -> ast.AST:
+        """What ``ast.NodeTransformer.visit`` does, written out for the
+        nodes the kernel's lines are made of (a third of ``as_calls``'s
+        time was the generic walk's); other nodes by the generic walk."""
+        t = type(node)
+        if t is ast.Name or t is ast.Constant:
+            return node
+        if t is ast.BinOp:
+            node.left = self.visit(node.left)
+            node.right = self.visit(node.right)
+            return self._binop(node)
+        if t is ast.Call:
+            node.func = self.visit(node.func)
+            node.args = [self.visit(a) for a in node.args]
+            for k in node.keywords:
+                k.value = self.visit(k.value)
+            return node
+        if t is ast.UnaryOp:
+            node.operand = self.visit(node.operand)
+            return self._unaryop(node)
+        if t is ast.Attribute:
+            return self.visit_Attribute(node)
+        return super().visit(node)
+
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
+        return self._binop(node)
+
+    def _binop(self, node: ast.BinOp) -> ast.AST:
         if self._constant(node):
             return node
         name = _BINARY.get(type(node.op))
@@ -462,6 +497,9 @@ class _Calls(ast.NodeTransformer):
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
+        return self._unaryop(node)
+
+    def _unaryop(self, node: ast.UnaryOp) -> ast.AST:
         if isinstance(node.op, ast.USub) and not self._constant(node) \
                 and not self.squares_only:
             return ast.Call(ast.Name("_neg", ast.Load()), [node.operand], [])
@@ -475,31 +513,68 @@ class _Calls(ast.NodeTransformer):
         return node
 
 
+# ast.unparse's operator precedences (its _Precedence), for the operators
+# the kernel's lines hold
+_TEST, _ARITH, _TERM, _FACTOR, _POWER = 0, 1, 2, 3, 4
+_BINOPS = {ast.Add: ("+", _ARITH), ast.Sub: ("-", _ARITH), ast.Mult: ("*", _TERM),
+           ast.Div: ("/", _TERM), ast.Pow: ("**", _POWER)}
+
+
+class _Unknown(Exception):
+    """A node inside an operator that :func:`unparse` does not write."""
+
+
 def unparse(node: ast.AST) -> str:
     """``ast.unparse(node)``, written here for what the kernel's lines are
-    made of (calls of names, names, numbers, ``_k[i]``, ``(w := ...)``,
-    ``out=`` keywords) at a tenth of its cost (it is a quarter of
-    ``lambdify``'s time on a program of 400 lines); anything else by
-    ``ast.unparse`` itself.
+    made of (calls of names, names, numbers, ``+ - * / **`` and unary minus,
+    ``_k[i]``, ``(w := ...)``, ``out=`` keywords) at a tenth of its cost (it
+    is a quarter of ``lambdify``'s time on a program of 400 lines); anything
+    else by ``ast.unparse`` itself.
 
     >>> unparse(ast.parse("_add((w := _mul(x, _k[0])), 2.5, out=w)", mode="eval").body)
     '_add((w := _mul(x, _k[0])), 2.5, out=w)'
+    >>> unparse(ast.parse("-(x + 1)**2/(1/180*y) - -_f(a*b, -c)", mode="eval").body)
+    '-(x + 1) ** 2 / (1 / 180 * y) - -_f(a * b, -c)'
     """
+    try:
+        return _unparse(node, _TEST)
+    except _Unknown:
+        return ast.unparse(node)
+
+
+def _unparse(node: ast.AST, prec: int) -> str:
+    """``node`` as ast.unparse writes it where its context has precedence
+    ``prec``; :class:`_Unknown` inside an operator for a node not written here."""
     t = type(node)
     if t is ast.Name:
         return node.id
+    if t is ast.BinOp:
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise _Unknown
+        sign, p = op
+        left, right = (p + 1, p) if p == _POWER else (p, p + 1)
+        out = f"{_unparse(node.left, left)} {sign} {_unparse(node.right, right)}"
+        return f"({out})" if prec > p else out
     if t is ast.Call and type(node.func) is ast.Name \
             and all(k.arg is not None for k in node.keywords):
         parts = [unparse(a) for a in node.args]
         parts += [f"{k.arg}={unparse(k.value)}" for k in node.keywords]
         return f"{node.func.id}({', '.join(parts)})"
-    if t is ast.NamedExpr and type(node.target) is ast.Name:
+    if t is ast.Constant:
+        v = node.value
+        if type(v) is int or type(v) is float and math.isfinite(v):
+            return repr(v)
+    elif t is ast.UnaryOp and type(node.op) is ast.USub:
+        out = f"-{_unparse(node.operand, _FACTOR)}"
+        return f"({out})" if prec > _FACTOR else out
+    elif t is ast.NamedExpr and type(node.target) is ast.Name:
         return f"({node.target.id} := {unparse(node.value)})"
-    if t is ast.Subscript and type(node.value) is ast.Name and type(node.slice) is ast.Constant \
-            and type(node.slice.value) is int:
+    elif t is ast.Subscript and type(node.value) is ast.Name \
+            and type(node.slice) is ast.Constant and type(node.slice.value) is int:
         return f"{node.value.id}[{node.slice.value}]"
-    if t is ast.Constant and type(node.value) is int:
-        return repr(node.value)
+    if prec > _TEST:
+        raise _Unknown
     return ast.unparse(node)
 
 
@@ -528,5 +603,5 @@ def as_calls(code: str, squares_only: bool = False,
     ('_add(_sub(_k[0], _square(x)), _div(x, _k[1]))', {'1': 0, '3': 1})
     """
     t = _Calls(squares_only, constants)
-    tree = t.visit(ast.parse(code, mode="eval"))
-    return unparse(ast.fix_missing_locations(tree).body), t.ufuncs
+    tree = t.visit(ast.parse(code, mode="eval").body)
+    return unparse(tree), t.ufuncs  # (unparse reads no line numbers)

@@ -170,3 +170,28 @@ def test_the_kernels_printer_writes_what_ast_unparse_writes():
             assert unparse(tree) == ast.unparse(tree), code
             lines += 1
     assert lines > 100
+
+
+def test_unparse_writes_operators_and_their_parentheses_as_ast_unparse_does():
+    # printer.unparse writes + - * / ** and unary minus itself (the kernel
+    # for NumPy scalars keeps operators), with ast.unparse's parentheses;
+    # any other node inside an operator sends the whole line to ast.unparse
+    rng = random.Random(2)
+    atoms = ["x", "y", "1", "2.5", "1e-300", "_k[0]", "_f(x, y)", "np.pi", "(w := x)",
+             "np.sin(x)", "(x < y)", "(x if y else z)", "x.real"]
+
+    def gen(d):
+        if d == 0 or rng.random() < 0.2:
+            return rng.choice(atoms)
+        r = rng.random()
+        if r < 0.15:
+            return "-" + gen(d - 1)
+        if r < 0.25:
+            return "(" + gen(d - 1) + ")"
+        if r < 0.32:
+            return "_g(" + gen(d - 1) + ", " + gen(d - 1) + ")"
+        return gen(d - 1) + rng.choice([" + ", " - ", " * ", " / ", " ** ", " % "]) + gen(d - 1)
+
+    for _ in range(300):
+        tree = ast.parse(gen(4), mode="eval").body
+        assert unparse(tree) == ast.unparse(tree)
