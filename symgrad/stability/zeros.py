@@ -18,6 +18,7 @@ on fresh points.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import product
 
 import numpy as np
 from sympy import Expr, Piecewise, Symbol, lambdify
@@ -29,9 +30,10 @@ from .sampling import from_ordinal
 
 __all__ = ["series_at_zeros"]
 
-TERMS = (8, 16)  # polynomials tried about each root
+TERMS = (8, 16, 32)  # polynomials tried about each root
 MAX_ROOTS = 3  # distinct zero crossings tried per formula
 SHRINK = (1.0, 0.5, 0.25)  # the bisected interval, and narrower ones
+_NOISE = 1 << 16  # ordinals to the other floats judging an edge (_good)
 _STEPS = 48  # bisection steps over the float ordinals (2^48 floats apart at most)
 
 
@@ -66,35 +68,72 @@ def series_at_zeros(
         at = float(fmt.dtype.type(float(c)))
         if not span[0] <= at <= span[1]:
             continue
-        reach = max(width, float(np.max(np.abs(near - at)))) * 4
-        got = None
+        # (as far as the root's own scale, at least: a polynomial of 32 terms
+        # about the GELU-tanh gradient's zero is exact to 1.6 bits over
+        # [-1.56, 0.09], and the form it replaces loses 3 bits at -1.23)
+        reach = max(width, float(np.max(np.abs(near - at))), abs(at), 0.5) * 4
+        got = []
         every = taylor_about(f, at, max(TERMS))
         for terms in TERMS if every is not None else ():
             s = horner(every[:terms], sym, at)
             s_at = error_at(s)
 
             def good(v: float, s_at: Callable = s_at) -> bool:
-                return s_at(v) <= max(best_at(v), tolerance / 2)
+                return _good(v, s_at, best_at, tolerance, fmt)
 
             if not good(at):
                 continue
             lo = _edge(at, max(at - reach, span[0]), good, fmt)
             hi = _edge(at, min(at + reach, span[1]), good, fmt)
             if lo < hi:
-                got = (s, lo, hi, terms)
-        if got is None:
+                got.append((s, lo, hi, terms))
+        if not got:
             done.append((x0, x0))
             continue
-        s, lo, hi, terms = got
+        s, lo, hi, terms = _fewest_terms(got, at)
         done.append((lo, hi))
-        # the bisection saw one point a step: the interval and two narrower
-        # ones, for the measurement to choose among
-        for k in SHRINK:
-            a, b = at - (at - lo) * k, at + (hi - at) * k
+        # the bisection saw one point a step: the interval and narrower ones,
+        # each side on its own, for the measurement to choose among (the
+        # GELU-tanh gradient's 32-term series is exact over [-1.57, 0.09], but
+        # its best form is too about 0, where the float ordinals crowd: the
+        # whole interval lost to a narrow one on the mean, and the form beside
+        # it loses 3 bits at -1.23)
+        for k_lo, k_hi in product(SHRINK, SHRINK):
+            a, b = at - (at - lo) * k_lo, at + (hi - at) * k_hi
             form = Piecewise((s, (sym >= a) & (sym <= b)), (best, True))
             out.append(Candidate(form, f"Taylor series at the zero {sym} = {float(c):.17g}, "
                                        f"{terms} terms, on [{a:.6g}, {b:.6g}]"))
     return out
+
+
+def _fewest_terms(got: list[tuple], at: float) -> tuple:
+    """Of the polynomials and their intervals ``(s, lo, hi, terms)``, by
+    terms, the first whose interval reaches nine tenths of the widest on
+    each side of ``at``: more terms cost time in every evaluation (a 32-term
+    Horner sum under ``jax.jit`` takes as long as JAX's whole GELU gradient)
+    and buy nothing where fewer are as exact as far."""
+    lo_most = min(g[1] for g in got)
+    hi_most = max(g[2] for g in got)
+    for g in got:
+        if at - g[1] >= 0.9 * (at - lo_most) and g[2] - at >= 0.9 * (hi_most - at):
+            return g
+    return got[-1]
+
+
+def _good(v: float, s_at: Callable, best_at: Callable, tolerance: float, fmt) -> bool:
+    """Whether the series is as accurate as the best form at ``v`` or
+    within half the tolerance, at one of ``v`` and two floats ``2**16``
+    ordinals either side: the error at one float is a draw of rounding
+    noise (a 32-term polynomial, exact to 1.6 bits over [-1.56, 0.09]
+    about the GELU-tanh gradient's zero, was cut at -1.15 by a draw of its
+    rounding where the best form's draw was lower), while where the
+    truncation error takes over it does at all three."""
+    o = int(ordinal(np.array([v], dtype=fmt.dtype), fmt)[0])
+    for d in (0, -_NOISE, _NOISE):
+        w = float(from_ordinal(np.array([o + d]), fmt)[0]) if d else v
+        if s_at(w) <= max(best_at(w), tolerance):
+            return True
+    return False
 
 
 def _edge(inside: float, outside: float, good: Callable[[float], bool], fmt) -> float:

@@ -112,3 +112,23 @@ def test_stabilize_chooses_the_series_at_a_zero_crossing():
     c = s.choices[0]
     assert "Taylor series at the zero x = 0.739085133215160" in c.how
     assert c.before[0] >= 40 and c.after[0] <= 3, (c.before, c.after)
+
+
+def test_the_interval_reaches_as_far_as_the_polynomial_is_exact():
+    # the GELU (tanh form) gradient: its 32-term polynomial about the zero
+    # -0.75246 keeps every bit over [-1.56, 0.09]; the interval stopped at
+    # -1.15 (reach: 4x the spread of the bad points; one draw of rounding
+    # noise ends a bisection), and the form beside it loses 3 bits at -1.23,
+    # so no float form was accurate (the whole gradient went to pairs)
+    c = sp.sqrt(2 / sp.pi)
+    e = sp.diff(x / 2 * (1 + sp.tanh(c * (x + sp.Rational(44715, 10**6) * x**3))), x)
+    rng = np.random.default_rng(1)
+    pts = np.sort(np.concatenate([-0.7525 + rng.uniform(-0.02, 0.02, 12), [-1.2304, -1.2778]]))
+    before = _errors(e, e, pts)
+    got = series_at_zeros(e, x, pts, before, e, (-1e4, 1e4), F64, _error_at(e, F64), 2.0)
+    widest = got[0].expr.args[0][1]  # (x >= lo) & (x <= hi), the bisected interval
+    lo = min(float(a.rhs) for a in widest.args if a.rel_op == ">=")
+    assert lo < -1.4, got[0].how
+    assert "32 terms" in got[0].how
+    after = _errors(e, got[0].expr, np.linspace(-1.4, -1.1, 40))
+    assert after.max() <= 2, after.max()
