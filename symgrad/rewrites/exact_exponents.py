@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sympy import Abs, Basic, Mul, Piecewise, Symbol, exp
+from sympy import Abs, Basic, GreaterThan, Mul, Piecewise, S, Symbol, exp
 from sympy.codegen.cfunctions import expm1
 
 from ..build import piecewise, replaced, unevaluated
@@ -161,6 +161,15 @@ def _product(factors: list) -> Basic:
     return factors[0] if len(factors) == 1 else unevaluated(_MUL, factors)
 
 
+def _split_before(n: Basic, lo: float) -> bool:
+    """Whether ``n`` is a split this pass made: ``Piecewise((..., e >= lo),
+    (..., True))``."""
+    if not isinstance(n, Piecewise) or len(n.args) != 2 or n.args[1].cond is not S.true:
+        return False
+    cond = n.args[0].cond
+    return isinstance(cond, GreaterThan) and cond.rhs.is_Number and float(cond.rhs) == lo
+
+
 def split_subnormal_products(exprs: Iterable[Basic], facts: Facts | None = None,
                              lo: float = -708.3964185322641) -> list[Basic]:
     """``exprs`` with each product ``c·exp(e)`` whose exponential may be
@@ -181,7 +190,13 @@ def split_subnormal_products(exprs: Iterable[Basic], facts: Facts | None = None,
     """
     exprs = list(exprs)
     facts = facts or Facts()
-    order, kids = postorder(exprs, lambda n: () if isinstance(n, compensated) else n.args)
+    # (a compensated node is computed in pairs; a split made before, by this
+    # pass on a candidate that stabilize splits again, is kept as it is: its
+    # first branch holds where exp(e) is normal, and its halves were split a
+    # second time into quarters, a third exp in every evaluation of the GELU
+    # gradient, for products that underflow to 0 anyway)
+    order, kids = postorder(exprs, lambda n: () if isinstance(n, compensated)
+                            or _split_before(n, lo) else n.args)
     if not any(_exp_arg(n) is not None for n in order):
         return exprs
     new: dict[Basic, Basic] = {}
