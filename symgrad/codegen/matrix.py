@@ -162,7 +162,7 @@ class _Stmt:
 
 class _Emitter:
     def __init__(self, names: dict, namer: Namer, inplace: bool = False,
-                 safe: bool = False) -> None:
+                 safe: bool = False, near_zero: bool = False) -> None:
         self.names = dict(names)
         self.namer = namer
         self.temps = namer.temps()
@@ -171,6 +171,9 @@ class _Emitter:
         self.shifted: dict = {}
         self.inplace = inplace
         self.safe = safe  # lambdify(stabilize=True): the safe rewrites too
+        # logsumexp recomputed near its zero by _lse_near_zero: lambdify's NumPy
+        # code (inplace) has it; plain code only on request (the export supplies it)
+        self.near_zero = inplace or near_zero
         self.uses_pairs = False  # the code calls compensated arithmetic's pair helpers
         # (argument, axis) of a logsumexp or log_softmax: the maximum and the
         # exponentials are computed once and shared with a softmax of them
@@ -373,10 +376,10 @@ class _Emitter:
         elif isinstance(n, LogSoftmax):
             self.emit(n, f"({a} - {m}) - np.log1p({self._rest(n.args[0], ax)})", fresh=True)
         else:
-            lse = self.emit(None if self.inplace else n,
+            lse = self.emit(None if self.near_zero else n,
                             f"{m} + np.log1p({self._rest(n.args[0], ax)})", fresh=True)
-            if self.inplace:  # accurate near its zero too (lambdify's NumPy code only)
-                self.uses_pairs = True
+            if self.near_zero:  # accurate near its zero too (pairs of floats there)
+                self.uses_pairs |= self.inplace  # the plain code's caller supplies them
                 self.emit(n, f"_lse_near_zero({a}, {m}, {lse}, {ax})", fresh=True)
 
 
@@ -407,8 +410,8 @@ _RESERVED = frozenset({"np", "_finite_max", "_norm", "_stack", "_spread", "_arg"
                        "_lse_near_zero", "_exp_pair", "_pair_sum"})
 
 
-def _program(args: object, exprs: object, fname: str, entry: dict | None = None
-             ) -> tuple[str, int]:
+def _program(args: object, exprs: object, fname: str, entry: dict | None = None,
+             near_zero: bool = False) -> tuple[str, int]:
     """The module of a matrix formula: its kernel ``<fname>_block(*args, _dt)``
     (one statement per node; the outputs as arrays with the two matrix axes)
     and ``<fname>(*args)``, which converts the arguments and calls it.  With
@@ -432,7 +435,7 @@ def _program(args: object, exprs: object, fname: str, entry: dict | None = None
     flat, struct = flatten_exprs(exprs, "exprs")
     flat = _forward_formulas(flat)
     em = _Emitter(names, namer, inplace=entry is not None,
-                  safe=entry is not None and entry.get("stabilize", False))
+                  safe=entry is not None and entry.get("stabilize", False), near_zero=near_zero)
     order, _ = postorder(flat, _kids)
     em.shares = {(n.args[0], _ax(axis_of(n), n.args[0].shape)) for n in order
                  if isinstance(n, (LogSumExpAll, LogSumExpAxis, LogSoftmax))}
@@ -490,10 +493,13 @@ def _program(args: object, exprs: object, fname: str, entry: dict | None = None
     return "import numpy as np\n\n" + helpers + "\n\n" + src + "\n", len(em.stmts)
 
 
-def matrix_code(args: object, exprs: object, name: str = "f") -> str:
+def matrix_code(args: object, exprs: object, name: str = "f", near_zero: bool = False) -> str:
     """The NumPy source for a matrix formula (see the module), in its plain
-    form: arguments as float arrays, no blocks."""
-    return _program(args, exprs, name)[0]
+    form: arguments as float arrays, no blocks.  With ``near_zero`` each
+    logsumexp is passed through ``_lse_near_zero(a, m, lse, axis)``, which
+    the caller defines (the export's recomputes it from pairs of floats near
+    0, as lambdify's code does)."""
+    return _program(args, exprs, name, near_zero=near_zero)[0]
 
 
 def matrix_lambdify(args: object, exprs: object, dtype: object = None,

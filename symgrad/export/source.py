@@ -214,12 +214,18 @@ def _along(op, a, axis):
 def compile_matrix(backend: str, args: list, exprs: list) -> Callable:
     """symgrad's matrix code (:mod:`symgrad.codegen.matrix`) of ``exprs``
     for ``backend``: ``jax.numpy`` for NumPy, or
-    :mod:`symgrad.export.torch_numpy` standing for it over tensors."""
+    :mod:`symgrad.export.torch_numpy` standing for it over tensors; each
+    logsumexp recomputed from pairs of floats near its zero
+    (:mod:`symgrad.export.lse_pairs`)."""
     from ..codegen.matrix import matrix_code
+    from .lse_pairs import near_zero_helper
 
-    src = matrix_code(args, exprs).replace("import numpy as np\n", _MATRIX_HEADERS[backend], 1)
+    src = matrix_code(args, exprs, near_zero=True).replace(
+        "import numpy as np\n", _MATRIX_HEADERS[backend], 1)
     if backend == "jax":
         src = _NP.sub("jnp.", src)
     fn = compile_source(src)
     fn.__globals__["_along"] = _along
+    if "_lse_near_zero(" in src:  # logsumexp near 0: from pairs of floats, as NumPy's code
+        fn.__globals__["_lse_near_zero"] = near_zero_helper(backend)
     return fn

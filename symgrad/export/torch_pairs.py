@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
-           "exp2", "exp", "log", "const_pair"]
+           "exp2", "exp", "log", "log1p", "const_pair"]
 
 
 class _Type:
@@ -80,6 +80,10 @@ def exp(a):
 
 def log(a):
     return torch.log(a)
+
+
+def log1p(a):
+    return torch.log1p(a)
 
 
 def float_pair(h: float, lo: float, t: torch.dtype) -> tuple[float, float]:

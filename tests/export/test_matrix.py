@@ -129,3 +129,48 @@ def test_torch_func_transforms_of_matrix_formulas_are_symgrads():
     torch.testing.assert_close(jvp(lambda u: fz(u, *ts[1:]), (ts[0],), (d,))[1],
                                jvp(lambda u: _z(torch, u, *ts[1:]), (ts[0],), (d,))[1])
     torch.testing.assert_close(jacfwd(fz)(*ts), jacfwd(lambda u, *v: _z(torch, u, *v))(*ts))
+
+
+def _lse_rows(n_rows: int, n: int, seed: int) -> tuple:
+    """Rows whose logsumexp is within a few percent down to 2**-48 of 0
+    (m and log1p(r) cancel up to 48 bits), and that logsumexp in mpmath."""
+    import mpmath
+
+    rng = np.random.default_rng(seed)
+    rows, want = [], []
+    with mpmath.workprec(600):
+        for _ in range(n_rows):
+            v = rng.normal(size=n) * rng.choice([0.1, 1, 10, 100])
+            L = mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(t)) for t in v))
+            m = max(float(t - L) for t in v)
+            delta = abs(m) * 2.0 ** -rng.uniform(2, 48) * rng.choice([-1, 1])
+            row = [float(mpmath.mpf(t) - L + delta) for t in v]
+            rows.append(row)
+            want.append(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(t)) for t in row)))
+    return np.array(rows)[:, None, :], want
+
+
+def _bits_lost(got, want) -> float:
+    import mpmath
+
+    with mpmath.workprec(600):
+        err = abs(mpmath.mpf(float(got)) - want) / abs(want)
+        return float(max(0, mpmath.log(err * 2**53, 2) + 1)) if err else 0.0
+
+
+def test_logsumexp_near_its_zero_is_as_accurate_as_numpys():
+    # lse = m + log1p(r) cancels near 0: NumPy's code recomputes those rows from
+    # pairs of floats (np.any branch), and so does the export (lax.cond under
+    # jax.jit, a branch on eager tensors); the plain code lost up to 53 bits here
+    z = sp.MatrixSymbol("z", 1, 3)
+    zs, want = _lse_rows(40, 3, 5)
+    f_np = symgrad.lambdify([z], symgrad.logsumexp(z))
+    f_jax, f_torch = (export(symgrad.logsumexp(z), [z])
+                      for export in (symgrad.to_jax, symgrad.to_torch))
+    with jax.enable_x64():
+        got_jax = np.asarray(jax.jit(f_jax)(zs))
+    got_torch = f_torch(torch.from_numpy(zs)).numpy()
+    lost = {name: max(_bits_lost(g, w) for g, w in zip(got.reshape(-1), want))
+            for name, got in (("numpy", f_np(zs)), ("jax", got_jax), ("torch", got_torch))}
+    assert lost["numpy"] < 6 and lost["jax"] <= lost["numpy"] + 1, lost
+    assert lost["torch"] <= lost["numpy"] + 1, lost
