@@ -281,7 +281,8 @@ Hook = Callable[[Basic, tuple], "Basic | None"]
 
 def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], Basic] = unevaluated,
            *, swap: Callable[[Basic], Basic | None] | None = None, hook: Hook | None = None,
-           every: bool = False, memo: dict | None = None) -> list:
+           every: bool = False, memo: dict | None = None,
+           after: Callable[[Basic], Basic] | None = None) -> list:
     """``roots`` mapped bottom up over their DAG, each distinct node once,
     children first, without recursion: the one rebuild loop every stage
     uses, with its policy (``rebuild``) and its per-node hooks.
@@ -291,7 +292,10 @@ def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], B
     * ``hook(n, args)``, asked after, with ``n``'s arguments mapped: ``n``'s
       new form, or None for the default;
     * the default: ``rebuild(n, args)`` where an argument changed (or
-      wherever ``n`` has arguments, with ``every``), else ``n`` itself.
+      wherever ``n`` has arguments, with ``every``), else ``n`` itself;
+    * ``after(form)``, asked of each visited node's form (the hook's or
+      the default's): its final form (a pass that rewrites each node
+      rebuilt over its rewritten arguments).
 
     A node changes when its new form is another object that is not equal to
     it (hashes compared first: an equal copy is no change, and rebuilding
@@ -306,6 +310,8 @@ def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], B
     ([(1 + 2)*sin(x)], [3*sin(x)])
     >>> mapped([e], evaluated, hook=lambda n, a: 2 * a[0] if n.func is sin else None)
     [2*x*(y + 1)]
+    >>> mapped([e], evaluated, after=lambda n: n.args[0] if n.func is sin else n)
+    [x*(y + 1)]
     """
     done = {} if memo is None else memo
     hits: dict = {}
@@ -334,6 +340,8 @@ def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], B
             out = hook(n, args) if hook is not None else None
             if out is None:
                 out = rebuild(n, args) if k and (every or any(c in changed for c in k)) else n
+            if after is not None:
+                out = after(out)
         if out is not n and (n in hits or hash(out) != hash(n) or out != n):
             changed.add(n)
         elif n not in done:

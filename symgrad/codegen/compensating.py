@@ -57,7 +57,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
 
-from ..build import cancelling
+from ..build import cancelling, mapped
 from ..compensated import compensated
 from ..graph import postorder
 from . import compensated_helpers
@@ -352,15 +352,8 @@ def compensating(roots: list[Basic]) -> list[Basic]:
     if not any(isinstance(n, compensated) for n in order):
         return roots
     cp = _Copy()
-    plain: dict[Basic, Basic] = {}
-    for node in order:
-        if isinstance(node, compensated):
-            plain[node] = _Copy.out(cp.copy(node.args[0]))
-            continue
-        args = kids[node]
-        low = tuple(plain[a] for a in args)
-        plain[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
-    return [plain[r] for r in roots]
+    return mapped(roots, cancelling, swap=lambda n: _Copy.out(cp.copy(n.args[0]))
+                  if isinstance(n, compensated) else None)
 
 
 _THROUGH = (_Mul, _Div, _Neg, _Abs, _Sqrt)

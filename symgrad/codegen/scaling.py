@@ -30,7 +30,7 @@ import math
 
 from sympy import Abs, Add, Basic, Float, Function, Integer, Max, Min, Mul, Piecewise, Pow, Symbol
 
-from ..build import cancelling
+from ..build import cancelling, mapped
 from ..graph import postorder
 from ..scaled import degrees, homogeneity, scaled
 from ..widen import widen
@@ -94,15 +94,8 @@ def scaling(roots: list[Basic]) -> list[Basic]:
     order, kids = postorder(roots, lambda n: n.args)
     if not any(isinstance(n, scaled) for n in order):
         return roots
-    out: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        if isinstance(node, scaled):
-            out[node] = _scaled_code(node.args[0])
-            continue
-        low = tuple(out[a] for a in args)
-        out[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
-    return [out[r] for r in roots]
+    return mapped(roots, cancelling,
+                  swap=lambda n: _scaled_code(n.args[0]) if isinstance(n, scaled) else None)
 
 
 def _scaled_code(u: Basic) -> Basic:

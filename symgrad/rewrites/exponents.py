@@ -30,8 +30,8 @@ from __future__ import annotations
 from sympy import Add, Basic, Mul, Piecewise, Pow, S, cosh, exp, expand, piecewise_fold, sinh
 from sympy.logic.boolalg import false, true
 
-from ..graph import count_ops, postorder
-from .rewrite import reevaluated
+from ..build import evaluated, mapped
+from ..graph import count_ops
 
 __all__ = ["merge_exponentials", "settle"]
 
@@ -124,9 +124,5 @@ def merge_exponentials(exprs: list[Basic]) -> list[Basic]:
     ``exp`` of their expanded sum (one bottom-up pass over the DAG)."""
     if count_ops(exprs) <= FOLD_OPS:
         exprs = [_branches_known(piecewise_fold(e)) if e.has(Piecewise) else e for e in exprs]
-    order, kids = postorder(exprs, lambda n: n.args)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        cur = reevaluated(node, kids[node], new)
-        new[node] = _merged(cur) if isinstance(cur, Mul) else cur
-    return [new[r] for r in exprs]
+    return mapped(exprs, evaluated,
+                  after=lambda cur: _merged(cur) if isinstance(cur, Mul) else cur)

@@ -77,7 +77,7 @@ from sympy import (
 from sympy import together as sympy_together
 from sympy.codegen.cfunctions import expm1, log1p
 
-from ..build import evaluated
+from ..build import evaluated, mapped
 from ..graph import count_ops, postorder
 from .facts import Facts
 from .rewrite import apply_rewrites
@@ -616,15 +616,11 @@ def hyperbolic_as_exp(exprs: list[Basic]) -> list[Basic]:
     >>> hyperbolic_as_exp([log(cosh(x))])
     [log(exp(x)/2 + exp(-x)/2)]
     """
-    order, kids = postorder(exprs, lambda n: n.args)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
+    def as_exp(cur: Basic) -> Basic:
         make = _HYPERBOLIC.get(type(cur))
-        new[node] = make(*cur.args) if make is not None else cur
-    return [new[r] for r in exprs]
+        return make(*cur.args) if make is not None else cur
+
+    return mapped(exprs, evaluated, after=as_exp)
 
 
 def with_normalized_sums(exprs: list[Basic], rewrites: tuple, facts: Facts) -> list[Basic]:

@@ -43,8 +43,7 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import log1p
 
-from ..build import evaluated
-from ..graph import postorder
+from ..build import evaluated, mapped
 
 __all__ = ["Sigmoid", "Softplus", "erfcx", "betaln", "lgamma_remainder", "digamma_remainder",
            "accurate_sigmoid",
@@ -271,17 +270,8 @@ _ACCURATE = {Sigmoid: accurate_sigmoid, Softplus: accurate_softplus}
 def expand_forms(exprs: list[Basic]) -> list[Basic]:
     """``exprs`` with every :class:`Sigmoid` / :class:`Softplus` expanded to
     its accurate form (one bottom-up pass over the DAG, no recursion)."""
-    order, kids = postorder(exprs, lambda n: n.args)
-    if not any(type(n) in _ACCURATE for n in order):
-        return list(exprs)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        if any(a is not b and a != b for a, b in zip(low, args)):
-            node2 = evaluated(node, low)
-        else:
-            node2 = node
-        make = _ACCURATE.get(type(node2))
-        new[node] = node2 if make is None else make(*node2.args)
-    return [new[r] for r in exprs]
+    def expand(cur: Basic) -> Basic:
+        make = _ACCURATE.get(type(cur))
+        return cur if make is None else make(*cur.args)
+
+    return mapped(exprs, evaluated, after=expand)

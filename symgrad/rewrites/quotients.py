@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from sympy import Basic, Mul, Pow, S
 
-from ..graph import postorder
-from .rewrite import reevaluated
+from ..build import evaluated, mapped
 
 __all__ = ["divide_in_turn"]
 
@@ -72,11 +71,5 @@ def divide_in_turn(exprs: list[Basic]) -> list[Basic]:
     """``exprs`` with every product holding two or more reciprocal factors
     (``p/(a*b)``, ``p/a**2``) rewritten to divide by one factor at a time
     (one bottom-up pass over the DAG)."""
-    order, kids = postorder(exprs, lambda n: n.args)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        cur = reevaluated(node, kids[node], new) if kids[node] else node
-        if isinstance(cur, Mul):
-            cur = _divided(cur) or cur
-        new[node] = cur
-    return [new[r] for r in exprs]
+    return mapped(exprs, evaluated,
+                  after=lambda cur: (_divided(cur) or cur) if isinstance(cur, Mul) else cur)

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from sympy import Basic, Expr, Float, Function, Mul, Piecewise, Pow, Symbol, cancel
 
-from ..graph import postorder
-from .rewrite import reevaluated
+from ..build import evaluated, mapped
 
 __all__ = ["Segment", "split", "bisect_threshold", "piecewise", "into_branches"]
 
@@ -134,24 +133,25 @@ def into_branches(exprs: list[Basic]) -> list[Basic]:
     >>> into_branches([Piecewise((-4*a*c / (b + d), b > 0), (d - b, True)) / (2*a)])
     [Piecewise((-2*c/(b + sqrt(-4*a*c + b**2)), b > 0), ((-b + sqrt(-4*a*c + b**2))/(2*a), True))]
     """
-    order, kids = postorder(exprs, lambda n: n.args)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        cur = reevaluated(node, kids[node], new) if kids[node] else node
-        if isinstance(cur, Mul):
-            pw = [f for f in cur.args if isinstance(f, Piecewise)]
-            if len(pw) == 1:
-                rest = Mul(*[f for f in cur.args if f is not pw[0]])
-                try:
-                    cur = Piecewise(*[(cancel(v * rest), cond) for v, cond in pw[0].args])
-                except Exception:  # noqa: BLE001  (SymPy's cancel gives up: as it was)
-                    pass
-        elif _lifts(cur):
-            # a root (or a function of one argument) of a Piecewise: one root per
-            # branch, which the rewrites then see whole (sqrt(2·im²/(|z| - re)),
-            # the complex square root's conjugate branch: its square taken out)
-            f = cur.func
-            rest = cur.args[1:]
-            cur = Piecewise(*[(f(v, *rest), cond) for v, cond in cur.args[0].args])
-        new[node] = cur
-    return [new[r] for r in exprs]
+    return mapped(exprs, evaluated, after=_into_branch)
+
+
+def _into_branch(cur: Basic) -> Basic:
+    """``cur`` (a node over its rewritten arguments) taken into its
+    ``Piecewise`` argument's branches (:func:`into_branches`)."""
+    if isinstance(cur, Mul):
+        pw = [f for f in cur.args if isinstance(f, Piecewise)]
+        if len(pw) == 1:
+            rest = Mul(*[f for f in cur.args if f is not pw[0]])
+            try:
+                cur = Piecewise(*[(cancel(v * rest), cond) for v, cond in pw[0].args])
+            except Exception:  # noqa: BLE001  (SymPy's cancel gives up: as it was)
+                pass
+    elif _lifts(cur):
+        # a root (or a function of one argument) of a Piecewise: one root per
+        # branch, which the rewrites then see whole (sqrt(2·im²/(|z| - re)),
+        # the complex square root's conjugate branch: its square taken out)
+        f = cur.func
+        rest = cur.args[1:]
+        cur = Piecewise(*[(f(v, *rest), cond) for v, cond in cur.args[0].args])
+    return cur

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sympy import Add, Basic, Mul
 
-from ..build import EVALUATED_TREE, evaluated, replaced, tree_size
+from ..build import EVALUATED_TREE, evaluated, mapped, replaced, tree_size
 from ..graph import free_symbols, postorder
 from .facts import Facts
 from .forms import Sigmoid, Softplus, expand_forms
@@ -205,9 +205,4 @@ def apply_rewrites(
 def replace_nodes(exprs: Iterable[Basic], repl: Mapping[Basic, Basic]) -> list[Basic]:
     """``exprs`` with each node that is a key of ``repl`` replaced (and the
     nodes above it rebuilt), in one bottom-up pass over the DAG."""
-    roots = list(exprs)
-    order, kids = postorder(roots, lambda n: () if n in repl else n.args)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        new[node] = repl[node] if node in repl else reevaluated(node, kids[node], new)
-    return [new[r] for r in roots]
+    return mapped(list(exprs), evaluated, swap=repl.get)
