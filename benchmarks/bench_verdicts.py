@@ -100,6 +100,7 @@ def _points(dom: dict, syms: list, n: int, seed: int, dtype) -> np.ndarray:
     itype = np.int64 if info.bits == 64 else np.int32
     for s in syms:
         lo, hi = (float(v) for v in dom[s])
+        lo, hi = max(lo, -float(info.max)), min(hi, float(info.max))  # (1e300 in float32: inf)
         k = n // 3
 
         def ordinal(v):

@@ -139,4 +139,83 @@ def family() -> list[Held]:
         Held("exp(x)/(1 + exp(x))", "control", exp(x) / (1 + exp(x)), {x: (-700.0, 700.0)},
              "control"),
         Held("log(x)/x", "control", log(x) / x, {x: (1e-6, 1e6)}, "control"),
+    ] + _second()
+
+
+def _second() -> list[Held]:
+    """Rows 46 on, added 2026-11-27 09:25 (after the first run): Herbie's
+    haskell.fpcore (Haskell libraries), numerics/great-debate (Kahan's
+    examples), libraries/jmatjs (Jmat.js's special functions), and more
+    ML gradients; controls last."""
+    t, z = sp.symbols("t z", real=True)
+    u = 2 * t / (1 + t)
+    w = 2 - (2 / t) / (1 + 1 / t)
+    at = 1 / (1 + Rational(3275911, 10**7) * Abs(x))
+    poly = at * (Rational(254829592, 10**9) + at * (Rational(-284496736, 10**9) + at * (
+        Rational(1421413741, 10**9) + at * (Rational(-1453152027, 10**9)
+                                            + at * Rational(1061405429, 10**9)))))
+    lanczos = [Rational(c) for c in ("0.9999999999998099", "676.5203681218851",
+                                     "-1259.1392167224028", "771.3234287776531",
+                                     "-176.6150291621406", "12.507343278686905",
+                                     "-0.13857109526572012", "9.984369578019572e-06",
+                                     "1.5056327351493116e-07")]
+    lz = lanczos[0] + sum(c / (x - 1 + k) for k, c in enumerate(lanczos[1:], start=1))
+    lt = x - 1 + 7 + HALF
+    dawson_p = [Rational(c) for c in ("0.1049934947", "0.0424060604", "0.0072644182",
+                                      "0.0005064034", "0.0001789971")]
+    dawson_q = [Rational(c) for c in ("0.7715471019", "0.2909738639", "0.0694555761",
+                                      "0.0140005442", "0.0008327945")]
+    num = 1 + sum(c * x**(2 * k) for k, c in enumerate(dawson_p, start=1))
+    den = 1 + sum(c * x**(2 * k) for k, c in enumerate(dawson_q, start=1)) \
+        + 2 * dawson_p[-1] * x**12
+    ew = exp(y)
+    return [
+        Held("Kahan p9 Example", "herbie bench/numerics/great-debate",
+             (x - y) * (x + y) / (x * x + y * y), {x: (0.0, 1.0), y: (-1.0, 1.0)}),
+        Held("Kahan p13 Example 1", "herbie bench/numerics/great-debate",
+             (1 + u * u) / (2 + u * u), {t: (-10.0, 10.0)}),
+        Held("Kahan p13 Example 3", "herbie bench/numerics/great-debate",
+             1 - 1 / (2 + w * w), {t: (-1000.0, 1000.0)}),
+        Held("Jmat.Real.lambertw, newton loop step", "herbie bench/libraries/jmatjs",
+             y - (y * ew - x) / (ew + y * ew), {y: (-0.9, 10.0), x: (0.0, 1000.0)}),
+        Held("Jmat.Real.erf", "herbie bench/libraries/jmatjs", 1 - poly * exp(-x * x),
+             {x: (-30.0, 30.0)}),
+        Held("Jmat.Real.gamma, z > 0.5", "herbie bench/libraries/jmatjs",
+             sqrt(2 * pi) * lt**(x - HALF) * exp(-lt) * lz, {x: (0.5, 200.0)}),
+        Held("hsv J (colour)", "herbie bench/haskell", x * (1 - (1 - y) * z),
+             {x: (-1e3, 1e3), y: (-1.0, 1.0), z: (-10.0, 10.0)}),
+        Held("SRGB transferFunction (colour)", "herbie bench/haskell", (x + 1) * y - x,
+             {x: (-1e3, 1e3), y: (-1e3, 1e3)}),
+        Held("Quaternion clog (linear)", "herbie bench/haskell", sqrt(x * x + y),
+             {x: (-BIG, BIG), y: (-1e3, 1e3)}),
+        Held("Quaternion ccos (linear)", "herbie bench/haskell", sin(x) * sp.sinh(y) / y,
+             {x: (-10.0, 10.0), y: (-1000.0, 1000.0)}),
+        Held("hslsv C (colour)", "herbie bench/haskell", (x - y) / (2 - (x + y)),
+             {x: (0.0, 1.0), y: (0.0, 1.0)}),
+        Held("hsl D (colour)", "herbie bench/haskell", x + (y - x) * 6 * (Rational(2, 3) - z),
+             {x: (0.0, 1.0), y: (0.0, 1.0), z: (0.0, 1.0)}),
+        Held("GELU (sigmoid approximation)'", "x*sigmoid(1.702x) (Hendrycks & Gimpel)",
+             _g(x * _sigmoid(Rational(1702, 1000) * x), x), {x: (-1000.0, 1000.0)}),
+        Held("swish-beta d/dbeta", "swish (Ramachandran et al. 2017)",
+             _g(x * _sigmoid(y * x), y), {x: (-100.0, 100.0), y: (-10.0, 10.0)}),
+        Held("gamma deviance d/dmu", "sklearn mean_gamma_deviance",
+             _g(2 * (log(y / x) + x / y - 1), y), {x: (1e-3, 1e3), y: (1e-3, 1e3)}),
+        Held("gamma deviance", "sklearn mean_gamma_deviance",
+             2 * (log(y / x) + x / y - 1), {x: (1e-3, 1e3), y: (1e-3, 1e3)}),
+        Held("Beta log-pdf d/dx (a=2, b=3)", "scipy.stats.beta",
+             _g(log(x) + 2 * log(1 - x), x), {x: (0.0, 1.0)}),
+        Held("Tweedie deviance (p = 3/2) d/dmu", "sklearn mean_tweedie_deviance",
+             _g(2 * (-4 * sqrt(y) + 2 * y / sqrt(x) + 2 * sqrt(x)), x),
+             {x: (1e-3, 1e3), y: (1e-3, 1e3)}),
+        Held("log-normal log-pdf d/dx (mu 0, s 1)", "scipy.stats.lognorm",
+             _g(-log(x) - log(x)**2 / 2, x), {x: (1e-300, 1e300)}),
+        # controls
+        Held("Jmat.Real.dawson", "herbie bench/libraries/jmatjs", num / den * x,
+             {x: (-1000.0, 1000.0)}, "control"),
+        Held("hsl A (colour)", "herbie bench/haskell", x + y - x * y,
+             {x: (0.0, 1.0), y: (0.0, 1.0)}, "control"),
+        Held("hslsv D (colour)", "herbie bench/haskell", (x - y) / (x + y),
+             {x: (1e-300, 1e300), y: (1e-300, 1e300)}, "control"),
+        Held("erfc", "control", sp.erfc(x), {x: (-30.0, 30.0)}, "control"),
+        Held("x**3 exp(-x)", "control", x**3 * exp(-x), {x: (0.0, 700.0)}, "control"),
     ]
