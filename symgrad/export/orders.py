@@ -178,6 +178,25 @@ class Order:
     def source(self, backend: str) -> str:
         return self.kernel(backend).source
 
+    def joint_kernel(self, backend: str, dtype: str = "float64") -> Callable:
+        """One program computing the live outputs and then the next order's
+        live outputs (this order's Jacobian entries), each in the forms its
+        own order emits: their common subexpressions computed once."""
+        dtype = dtype if self.stabilize else "float64"
+        key = (backend, dtype, "joint")
+        if key not in self._kernels:
+            from .source import PAIRS
+
+            nxt = self.next()
+            forms = self.forms_for(dtype) + nxt.forms_for(dtype)
+            if backend not in PAIRS:
+                forms = [float_form(f, f"orders {self.order}-{self.order + 1} ({backend})")
+                         for f in forms]
+            src = generate(backend, self.symbols, forms,
+                           domain=self.domain if self.stabilize else None)
+            self._kernels[key] = compile_source(src)
+        return self._kernels[key]
+
     def next(self) -> Order:
         """The next order: symgrad's derivatives ∂Fᵢ/∂xⱼ, row-major."""
         if self._next is None:

@@ -12,6 +12,12 @@ own backward is symgrad's next-order formula, never PyTorch's derivative of
 the emitted code.  The Functions use ``setup_context`` and
 ``generate_vmap_rule``, so ``torch.func.grad``, ``vjp`` and ``vmap`` work;
 tensors stay on their device (the code is plain ``torch`` calls).
+
+The value of eager tensors that need a gradient is computed by a joint
+Function instead: one program for the value and the Jacobian entries (their
+common subexpressions once), the entries kept for the backward, which
+contracts them (unless it records a graph, ``create_graph=True``: then the
+entries come from the next order's Function as above).
 """
 
 from __future__ import annotations
@@ -86,9 +92,62 @@ class _TorchOrder(FrameworkOrder):
 
         Exported.__name__ = f"SymgradExported{order.order}"
         self.fn = Exported
+        self.joint = None
+        if order.order == 0 and order.live:
+            self.joint = self._joint_function(order, rows)
+
+    def _joint_function(self, order: Order, rows: list):
+        """The value's Function when a backward will follow (eager tensors
+        that need a gradient): its forward computes the value and the
+        Jacobian entries in one program and keeps the entries, so the
+        backward contracts them instead of recomputing what they share with
+        the value (eager PyTorch runs and allocates each operation).  A
+        backward that records its own graph (``create_graph=True``) takes
+        the entries from the next order's Function instead, whose own
+        backward is symgrad's next order."""
+        import torch
+
+        me = self
+
+        class ExportedJoint(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, *xs):
+                kernel = order.joint_kernel("torch", dtype_name(xs[0].dtype))
+                outs = _normalize(kernel(*xs), xs)
+                ctx.save_for_backward(*xs, *outs[len(order.live):])
+                return outs[:len(order.live)]
+
+            @staticmethod
+            def backward(ctx, *cts):
+                saved = ctx.saved_tensors
+                xs = saved[:len(saved) - len(me.order.next().live)]
+                if torch.is_grad_enabled():  # create_graph: differentiable entries
+                    coef = me.jacobian_at(*xs)
+                else:
+                    coef = dict(zip(me.order.next().live, saved[len(xs):]))
+                grads = contract_vjp(coef, cts, rows, len(xs), lambda j: torch.zeros_like(xs[j]))
+                return tuple(g.sum_to_size(x.shape) if g.shape != x.shape else g
+                             for g, x in zip(grads, xs))
+
+        ExportedJoint.__name__ = "SymgradExportedJoint"
+        return ExportedJoint
 
     def run(self, *xs) -> tuple:
+        if self.joint is not None and _eager_backward(xs):
+            return self.joint.apply(*xs)
         return self.fn.apply(*xs)
+
+
+def _eager_backward(xs) -> bool:
+    """Whether a backward may follow on plain eager tensors: grad mode on, an
+    input that requires a gradient, no torch.func transform, forward-mode
+    AD or compilation (those take the Function with setup_context)."""
+    import torch
+    from torch.autograd import forward_ad
+
+    return (torch.is_grad_enabled() and any(x.requires_grad for x in xs)
+            and forward_ad._current_level < 0 and not torch.compiler.is_compiling()
+            and not any(torch._C._functorch.is_functorch_wrapped_tensor(x) for x in xs))
 
 
 def to_torch(expr: object, args: object, *, stabilize: bool = False,

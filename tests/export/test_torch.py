@@ -103,3 +103,21 @@ def test_pytree_output():
     assert out["m"].shape == (2, 2, 3)
     (out["m"].sum() + out["v"].sum()).backward()
     np.testing.assert_allclose(a.grad.numpy(), 1 + 2 * a.detach().numpy() + 2.0)
+
+
+def test_a_value_that_needs_a_gradient_keeps_its_jacobian_for_the_backward():
+    # eager tensors that need a gradient: one program computes the value and the
+    # Jacobian entries (their shared exp once) and the backward contracts the
+    # kept entries; the gradient is still symgrad's
+    e = sp.log(1 + sp.exp(x)) * y
+    f = symgrad.to_torch(e, [x, y])
+    a, b = _leaf([-3.0, 0.5, 40.0]), _leaf([2.0, -1.0, 0.25])
+    out = f(a, b)
+    assert type(out.grad_fn).__name__.startswith("ExportedJoint")
+    out.sum().backward()
+    want = symgrad.lambdify([x, y], symgrad.grad(e, [x, y]))(a.detach().numpy(),
+                                                             b.detach().numpy())
+    np.testing.assert_allclose(a.grad.numpy(), want[0], rtol=1e-15)
+    np.testing.assert_allclose(b.grad.numpy(), want[1], rtol=1e-15)
+    with torch.no_grad():  # no backward can follow: the value's own program
+        assert f(a, b).grad_fn is None
