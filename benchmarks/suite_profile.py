@@ -20,8 +20,8 @@ import time
 import pytest
 
 _OUT = os.environ.get("SUITE_PROFILE", "suite_profile")
-_rows: list[tuple[str, float, float]] = []
 _start: dict[str, float] = {}
+_file: list = []
 
 
 def _cpu() -> float:
@@ -29,27 +29,32 @@ def _cpu() -> float:
     return time.process_time() + c.ru_utime + c.ru_stime
 
 
+def _write(name: str, cpu: float, wall: float) -> None:
+    """One line, written at once: a run cut short (a timeout) keeps its rows."""
+    if not _file:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        _file.append(open(f"{_OUT}.{worker}", "w", buffering=1))
+    _file[0].write(f"{cpu:.4f}\t{wall:.4f}\t{name}\n")
+
+
 def pytest_configure(config):
     _start["cpu"], _start["wall"] = _cpu(), time.perf_counter()
 
 
 def pytest_collection_finish(session):
-    _rows.append(("<collection>", _cpu() - _start["cpu"], time.perf_counter() - _start["wall"]))
+    _write("<collection>", _cpu() - _start["cpu"], time.perf_counter() - _start["wall"])
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     c, w = _cpu(), time.perf_counter()
     yield
-    _rows.append((item.nodeid, _cpu() - c, time.perf_counter() - w))
-
+    _write(item.nodeid, _cpu() - c, time.perf_counter() - w)
 
 
 def pytest_unconfigure(config):
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    with open(f"{_OUT}.{worker}", "w") as f:
-        for name, cpu, wall in _rows:
-            f.write(f"{cpu:.4f}\t{wall:.4f}\t{name}\n")
+    if _file:
+        _file[0].close()
 
 
 def summary(paths: list[str], top: int = 30) -> str:
