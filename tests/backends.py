@@ -20,12 +20,19 @@ class Backend:
     >>> math = Backend("math")
     >>> math.sqrt(4.0)
     2.0
+    >>> hasattr(math, "_mock_name")  # no import for a private name
+    False
     """
 
     def __init__(self, name: str):
         self._name = name
 
     def __getattr__(self, attr: str):
+        if attr.startswith("_"):
+            # pytest's collection probes every module-level name for private
+            # attributes (``_mock_name``, ``__wrapped__``, ...): answering
+            # them would import the backend in every worker's collection
+            raise AttributeError(attr)
         return getattr(pytest.importorskip(self._name), attr)
 
     def __repr__(self) -> str:
