@@ -373,6 +373,7 @@ class _Search:
         # each form's generated code, compiled once: a form is measured on the
         # choosing samples, its fresh points, its ascent and beside the source's
         self._code: dict[Expr, Callable] = {}
+        self._draws: dict = {}  # (samples, seed) -> the random draws of the fresh points
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -435,10 +436,13 @@ class _Search:
         appended to ``tried``."""
         best = None
         for c in forms:
+            if c.expr != source and self._loses_on_draws(c.expr, source, truth, fresh):
+                # (its points measured only if a figure is read from them)
+                tried.append(_Later(lambda e=c.expr: self._fresh(e, source, truth, fresh)))
+                continue
             points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
             tried.append((points, labels, old))
-            if not _no_loss(new, old, self.fmt.width, self.fmt.prec) and \
-                    not self._noise_only(c.expr, source, truth, points, new, old):
+            if self._loses(c.expr, source, truth, points, new, old):
                 continue
             if c.expr == source:
                 return best, best is None
@@ -571,6 +575,47 @@ class _Search:
         return {s: (float(points[bad, j].min()), float(points[bad, j].max()))
                 for j, s in enumerate(self.symbols)}
 
+    def _bits_at(self, e: Expr, rows: np.ndarray, truth: _TruthCache) -> np.ndarray:
+        """The bits of error of ``e`` (as the code runs it) at ``rows``."""
+        t, ok, lo, hi = truth.at(rows)
+        cols = [rows[:, j] for j in range(len(self.symbols))]
+        try:
+            vals = self._values(e, cols)
+        except SymgradError:  # code generation cannot emit it: no bit is right
+            return np.where(ok | ~np.isnan(lo), float(self.fmt.width), np.nan)
+        b = bits_error(vals, t, self.fmt)
+        # where the truth is unresolved but bounded (as check_stability counts
+        # it): the upper bound where that is within 3 bits, the lower bound
+        # where that is beyond; NaN only where the bounds do not decide
+        low, up = bits_error_bounds(vals, lo, hi, self.fmt)
+        decided = np.where(up <= UNFIXED_ABOVE, up, np.where(low > UNFIXED_ABOVE, low, np.nan))
+        return np.where(ok, b, decided)
+
+    def _loses(self, form: Expr, source: Expr, truth: _TruthCache, points: np.ndarray,
+               new: np.ndarray, old: np.ndarray) -> bool:
+        """Whether ``form`` loses bits against ``source`` at ``points``
+        beyond rounding noise (:func:`_no_loss`, :meth:`_noise_only`)."""
+        return not _no_loss(new, old, self.fmt.width, self.fmt.prec) and \
+            not self._noise_only(form, source, truth, points, new, old)
+
+    def _loses_on_draws(self, form: Expr, source: Expr, truth: _TruthCache,
+                        fresh: tuple[int, int]) -> bool:
+        """Whether ``form`` loses bits against ``source`` already on the
+        random draws of its fresh points (:meth:`_fresh`'s first points, the
+        same for every form of one seed).  Then it loses on all of them: a
+        point that loses there loses among more points, and one that is not
+        rounding noise is not among more (each is judged by its own
+        neighbours), so the search of its structure (most of a
+        verification's cost) is not needed to reject it."""
+        key = fresh
+        got = self._draws.get(key)
+        if got is None:
+            samples, seed = fresh
+            got = self._draws[key] = PointSearch([form], self.symbols, self.domain, self.fmt,
+                                                 samples, seed).drawn()[0]
+        new = self._bits_at(form, got, truth)
+        return self._loses(form, source, truth, got, new, self._bits_at(source, got, truth))
+
     def _fresh(self, form: Expr, source: Expr, truth: _TruthCache,
                fresh: tuple[int, int]) -> tuple:
         """Points, labels, and the bits of ``form`` and of ``source`` there:
@@ -586,20 +631,7 @@ class _Search:
         labels = np.concatenate([labels, lab])
 
         def bits_of(e: Expr, rows: np.ndarray) -> np.ndarray:
-            t, ok, lo, hi = truth.at(rows)
-            cols = [rows[:, j] for j in range(len(self.symbols))]
-            try:
-                vals = self._values(e, cols)
-            except SymgradError:  # code generation cannot emit it: no bit is right
-                return np.where(ok | ~np.isnan(lo), float(self.fmt.width), np.nan)
-            b = bits_error(vals, t, self.fmt)
-            # where the truth is unresolved but bounded (as check_stability counts
-            # it): the upper bound where that is within 3 bits, the lower bound
-            # where that is beyond; NaN only where the bounds do not decide
-            low, up = bits_error_bounds(vals, lo, hi, self.fmt)
-            decided = np.where(up <= UNFIXED_ABOVE, up,
-                               np.where(low > UNFIXED_ABOVE, low, np.nan))
-            return np.where(ok, b, decided)
+            return self._bits_at(e, rows, truth)
 
         new = bits_of(form, points)
         climbed = ascend(points, new, lambda rows: bits_of(form, rows),
@@ -881,6 +913,27 @@ class _Search:
             lambda o: from_ordinal(np.array([o]), fmt)[0],
             lambda v: ordinal(np.array([v], dtype=fmt.dtype), fmt)[0],
         )
+
+
+class _Later:
+    """A tried form's (points, labels, the source's bits there), measured
+    only when read: a form rejected on its random draws alone is searched
+    only where its figures are reported (the last one tried)."""
+
+    def __init__(self, fresh: Callable[[], tuple]) -> None:
+        self._fresh, self._got = fresh, None
+
+    def _value(self) -> tuple:
+        if self._got is None:
+            points, labels, _, old = self._fresh()
+            self._got = (points, labels, old)
+        return self._got
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        return self._value()[i]
+
+    def __iter__(self):
+        return iter(self._value())
 
 
 class _TruthCache:

@@ -297,6 +297,34 @@ def test_the_complex_square_root_is_stabilized_through_its_conjugate():
     assert bits[expr][ok].max() > 50 and bits[got][ok].max() <= 2, bits[got][ok].max()
 
 
+def test_a_form_losing_on_its_random_draws_is_not_searched(monkeypatch):
+    """Verification rejects a form that loses against the source on the
+    random draws of its fresh points without searching its structure (the
+    search was most of NMSE 3.4.2's 17 s, 8 forms all rejected); the
+    figures reported are still those of the last form's whole search."""
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.stability import search as srch
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import Choice, _figures, _Search, _TruthCache
+    from symgrad.stability.truth import GroundTruth
+
+    fmt, dom = float_format("float64"), {x: (-1, 1)}
+    source = 2 * sp.sin(x / 2) ** 2
+    lossy = [1 - sp.cos(x), 1 - sp.cos(x / 2) ** 2 + sp.sin(x / 2) ** 2]
+    searched = []
+    real = srch.PointSearch.structure
+    monkeypatch.setattr(srch.PointSearch, "structure",
+                        lambda self, drawn: searched.append(self.forms[0]) or real(self, drawn))
+    search = _Search([x], parse_domain(dom, [x], fmt), np.zeros((0, 1)), fmt, dom)
+    got = search.verify(Choice(source, lossy[0], "lossy", (0.0, 0.0), (0.0, 0.0), 2,
+                               ranked=[(Candidate(e, "lossy"), None) for e in lossy]), (128, 1))
+    assert got.chosen == source and got.how.startswith("nothing"), got
+    assert searched == [lossy[1]]  # the last one, for the figures reported
+    truth = _TruthCache(GroundTruth([source], [x], "float64"))
+    points, labels, _, old = search._fresh(lossy[1], source, truth, (128, 1))
+    assert got.before == _figures(old, labels) and got.basis.total == len(points)
+
 def test_a_loss_at_an_ill_conditioned_point_is_told_from_rounding_noise():
     """The binary cross-entropy with logits: its gradient as derived is NaN
     past exp's overflow; every exp-normalized form was vetoed at one point of
