@@ -66,9 +66,100 @@ def shared_branches(forms: list, domain: Mapping | None = None) -> list:
             new = _folded(n, domain or {})
             if new is not None:
                 swaps[n] = new
-    if not swaps:
-        return list(forms)
-    return [replaced(f, swaps.get) for f in forms]
+    out = [replaced(f, swaps.get) for f in forms] if swaps else list(forms)
+    if any(isinstance(n, Mul) and sum(isinstance(a, sympy.Piecewise) for a in n.args) > 1
+           for n in postorder(out, lambda n: n.args)[0]):
+        out = mapped(out, after=lambda n: _merged_product(n, domain or {}))
+    return out
+
+
+def _merged_product(n: Basic, domain: Mapping) -> Basic:
+    """A product holding several Piecewise factors on the sign of one symbol
+    ``s`` (conditions comparing ``s`` with 0 only), with those factors as
+    one: multiplied branch by branch on ``s < 0``, ``s = 0`` and ``s > 0``
+    (a factor 1 dropped, nothing else rewritten), then folded (a branch
+    equal to its neighbour's formula at ``s = 0``, checked by substituting
+    0, merged with it; mirror images as :func:`_folded`).  stabilize's
+    exp-normalized regimes per factor write ``sech(x)**2`` as
+    ``4*P*Q/(1 + t)**2`` with ``P = (1 if x >= 0 else t)`` and ``Q = (1 if
+    x <= 0 else t)``, ``t = exp(-2|x|)``: ``P*Q`` is ``t``, no branch."""
+    if not isinstance(n, Mul):
+        return n
+    groups: dict = {}
+    for k, a in enumerate(n.args):
+        if isinstance(a, sympy.Piecewise):
+            sym = _sign_symbol(a)
+            regions = _regions(a, sym) if sym is not None else None
+            if regions is not None:
+                groups.setdefault(sym, []).append((k, regions))
+    merged, drop = [], set()
+    for sym, members in groups.items():
+        if len(members) < 2:
+            continue
+        neg, zero, pos = (_product([r[i] for _, r in members]) for i in range(3))
+        one = _one_piece(sym, neg, zero, pos)
+        if one is None:
+            continue
+        folded = _folded(one, domain) if isinstance(one, sympy.Piecewise) else None
+        merged.append(one if folded is None else folded)
+        drop |= {k for k, _ in members}
+    if not merged:
+        return n
+    rest = [a for k, a in enumerate(n.args) if k not in drop]
+    return _product(rest + merged)
+
+
+def _regions(p: Basic, sym: Symbol) -> tuple | None:
+    """The branches ``p`` takes for ``sym`` < 0, = 0 and > 0, if its
+    conditions compare ``sym`` with 0 only."""
+    for pair in p.args:
+        if pair.cond is not S.true and any(
+                q.is_Number and q != 0 for q in postorder([pair.cond], lambda m: m.args)[0]):
+            return None
+    out = []
+    for at in (-1, 0, 1):
+        for pair in p.args:
+            held = pair.cond if pair.cond is S.true else pair.cond.subs(sym, at)
+            if held is S.true:
+                out.append(pair.expr)
+                break
+            if held is not S.false:
+                return None
+        else:
+            return None
+    return tuple(out)
+
+
+def _product(factors: list) -> Basic:
+    """The product as written, a factor 1 dropped."""
+    kept = [f for f in factors if f is not S.One]
+    if not kept:
+        return S.One
+    return kept[0] if len(kept) == 1 else Mul(*kept, evaluate=False)
+
+
+def _at_zero_is(branch: Basic, sym: Symbol, value: Basic) -> bool:
+    """Whether ``branch`` and ``value`` at ``sym`` = 0 are the same nonzero
+    rational (a float formula computes such a number at 0 exactly, as
+    exp(-0.0) = 1; a zero is not merged, whose sign the branches may set
+    differently at -0.0)."""
+    try:
+        there, want = (sympy.sympify(f).subs(sym, 0) for f in (branch, value))
+        return bool(there.is_Rational and there != 0 and there == want)
+    except Exception:  # noqa: BLE001  (SymPy cannot say: not merged)
+        return False
+
+
+def _one_piece(sym: Symbol, neg: Basic, zero: Basic, pos: Basic) -> Basic | None:
+    """One formula or a two-branch Piecewise for the branches on ``sym`` <
+    0, = 0, > 0, or None if it takes three."""
+    if neg == pos and (zero == neg or _at_zero_is(neg, sym, zero)):
+        return neg
+    if zero == neg or _at_zero_is(neg, sym, zero):
+        return piecewise([(neg, sym <= 0), (pos, True)])
+    if zero == pos or _at_zero_is(pos, sym, zero):
+        return piecewise([(neg, sym < 0), (pos, True)])
+    return None
 
 
 def _folded(p: Basic, domain: Mapping) -> Basic | None:

@@ -117,3 +117,23 @@ def test_the_folded_branch_is_computed_as_written():
     order, _ = postorder([out], lambda n: n.args)
     exps = {n for n in order if n.func is sp.exp}
     assert len(exps) == 2 and sp.exp(-sp.Abs(x)) in exps  # exp(-|x|/2), as written: kept
+
+
+def test_piecewise_factors_on_one_sign_are_multiplied_into_one():
+    # stabilize's regimes per factor of sech(x)**2 = 4 P Q / (1 + t)**2, with
+    # P = (1 if x >= 0 else t), Q = (1 if x <= 0 else t), t = exp(-2|x|): P Q
+    # is t on each side and at 0 (1 = exp(0)), so no branch is left
+    t = sp.exp(-2 * sp.Abs(x))
+    P, Q = sp.Piecewise((1, x >= 0), (t, True)), sp.Piecewise((1, x <= 0), (t, True))
+    form = sp.Mul(4, P, Q, sp.Pow(1 + t, -2), evaluate=False)
+    (out,) = shared_branches([form])
+    assert _pieces(out) == 0
+    _check_same_values(form, out, sp.sech(x) ** 2)
+    # the zero branch differs from both sides' formulas at 0 (2x vs x*t): kept
+    # as a two-branch Piecewise whose x >= 0 side is the product's (2x there)
+    R = sp.Piecewise((x, x < 0), (2 * x, True))
+    (two,) = shared_branches([sp.Mul(P, R, evaluate=False)])
+    assert _pieces(two) == 1
+    f = symgrad.lambdify([x], [two])
+    assert [float(f(v)[0]) for v in (-1.0, 0.0, 1.5)] == [-float(np.exp(-2.0)), 0.0, 3.0]
+    assert np.signbit(f(-0.0)[0])  # 2*(-0.0): the sign of the zero is the product's
