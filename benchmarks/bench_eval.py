@@ -233,8 +233,9 @@ def parts() -> None:
     kernel (the one its entry point runs at that size), the same kernel with
     ``hypot`` computed as SymPy's code computes it (``sqrt(x**2 + y**2)``,
     which overflows past 1e154), SymPy's function, and the four sin/cos
-    calls both make, alone; every call timed on its own, the four in turn
-    (10th percentiles)."""
+    calls both make, alone, and the gradient written by hand as the fewest
+    NumPy calls, in place (a floor for code of one NumPy call per operation);
+    every call timed on its own, in turn (10th percentiles)."""
     import types
 
     x, y = sp.symbols("x y")
@@ -249,6 +250,32 @@ def parts() -> None:
     def trig(a, b):
         return np.sin(a), np.cos(a), np.sin(b), np.cos(b)
 
+    def floor(x, y):
+        # the gradient written by hand as the fewest NumPy calls (SymPy's
+        # hypot form, every call but the first of each value in place):
+        # what any code of one NumPy call per operation costs at least
+        m, a, s, d = np.multiply, np.add, np.subtract, np.divide
+        t0 = np.tanh(s(x, y))
+        t1 = m(x, x)
+        t9 = m(y, y)
+        np.sqrt(a(t1, t9, out=t1), out=t1)
+        t9 = m(t0, t0)
+        m(s(1.0, t9, out=t9), t1, out=t9)
+        d(t0, t1, out=t0)
+        t4 = np.exp(m(x, y))
+        d(t4, a(t4, 1.0), out=t4)
+        c, c2 = np.cos(x), np.cos(y)
+        m(c, c2, out=c)
+        a(c, t9, out=c)
+        a(c, m(x, t0, out=c2), out=c)
+        a(c, m(y, t4), out=c)
+        sn, s2 = np.sin(x), np.sin(y)
+        m(sn, s2, out=sn)
+        a(sn, t9, out=sn)
+        s(m(x, t4, out=s2), sn, out=s2)
+        a(s2, m(y, t0, out=sn), out=s2)
+        return c, s2
+
     load0 = loadavg()
     rows = []
     rng = np.random.default_rng(0)
@@ -258,7 +285,9 @@ def parts() -> None:
             kernel = names["f_inplace" if n >= 256 and "f_inplace" in names else "f_block"]
             plain = types.FunctionType(kernel.__code__, {**kernel.__globals__, "_hypot": naive},
                                        None, kernel.__defaults__)
-            fns = {"symgrad": kernel, "naive hypot": plain, "sympy": sp_fn, "sin/cos": trig}
+            np.testing.assert_allclose(floor(*a), sp_fn(*a), rtol=1e-5, atol=1e-5)
+            fns = {"symgrad": kernel, "naive hypot": plain, "sympy": sp_fn, "sin/cos": trig,
+                   "floor": floor}
             t = call_by_call(fns, {k: a for k in fns}, 1.0)
             rows.append((dtype, n, t))
     clock = "process CPU time" if CLOCK[0] is time.process_time else "wall time"
@@ -266,15 +295,16 @@ def parts() -> None:
           f"{np.__version__}  one thread  one block, the kernels alone  10th percentile of "
           f"single calls, {clock}  load average {load0} before, {loadavg()} after")
     print("| dtype | points | symgrad kernel | with SymPy's hypot | sympy cse | sin/cos alone "
-          "| symgrad/sympy | with SymPy's hypot | the rest (without sin/cos) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| symgrad/sympy | with SymPy's hypot | the rest (without sin/cos) "
+          "| fewest calls by hand | by hand/sympy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for dtype, n, t in rows:
         us = {k: v * 1e6 for k, v in t.items()}
         rest = (us["symgrad"] - us["sin/cos"]) / (us["sympy"] - us["sin/cos"])
         print(f"| {dtype} | {n:.0e} | {us['symgrad']:.2f} us | {us['naive hypot']:.2f} us | "
               f"{us['sympy']:.2f} us | {us['sin/cos']:.2f} us | "
               f"{us['symgrad'] / us['sympy']:.2f} | {us['naive hypot'] / us['sympy']:.2f} | "
-              f"{rest:.2f} |")
+              f"{rest:.2f} | {us['floor']:.2f} us | {us['floor'] / us['sympy']:.2f} |")
     if jax is None:
         return
     # JAX: the whole gradient (one fused loop) beside its own sin/cos calls
