@@ -19,7 +19,7 @@ none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
-                                        [--vars 3] [--family]
+                                        [--vars 3] [--wide] [--family]
 
 ``--family`` audits the held-out family of :mod:`benchmarks.heldout` (FPBench-
 style benchmarks of Herbie's own folder and ML functions nobody here had used,
@@ -44,6 +44,7 @@ import time
 
 import numpy as np
 import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
 
 import symgrad
 
@@ -53,30 +54,38 @@ X, Y, Z = sp.symbols("x y z", real=True)
 UNARY = [sp.exp, sp.log, sp.sqrt, sp.tanh, sp.erf, sp.sin, sp.atan,
          lambda u: sp.log(1 + u), lambda u: u**2, lambda u: 1 / u, lambda u: -u]
 BINARY = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b]
+# --wide (2026-11-27, session 6): functions the old seeds never drew
+WIDE_UNARY = UNARY + [sp.erfc, sp.cosh, sp.sinh, expm1, log1p, sp.Abs,
+                      lambda u: sp.Max(0, u), lambda u: u**3]
+WIDE_BINARY = BINARY + [lambda a, b: sp.Max(a, b), lambda a, b: a**2 + b**2]
 BOXES = [(-1.0, 1.0), (-30.0, 30.0), (-1000.0, 1000.0), (1e-6, 1e6), (0.5, 2.0),
          (-1e300, 1e300), (1.0, 1e15)]
 
 
-def formula(rng: random.Random, size: int, variables: int = 2) -> sp.Expr:
+def formula(rng: random.Random, size: int, variables: int = 2, wide: bool = False) -> sp.Expr:
     leaves = [X, X, Y, sp.Integer(1), sp.Integer(2), sp.Rational(1, 2)] + [Z] * (variables > 2)
+    unary, binary = (WIDE_UNARY, WIDE_BINARY) if wide else (UNARY, BINARY)
     parts = [rng.choice(leaves) for _ in range(size)]
     while len(parts) > 1 or rng.random() < 0.5:
         if len(parts) > 1 and rng.random() < 0.6:
             a, b = parts.pop(rng.randrange(len(parts))), parts.pop(rng.randrange(len(parts)))
-            parts.append(rng.choice(BINARY)(a, b))
+            parts.append(rng.choice(binary)(a, b))
         else:
             i = rng.randrange(len(parts))
-            parts[i] = rng.choice(UNARY)(parts[i])
+            parts[i] = rng.choice(unary)(parts[i])
         if len(parts) == 1 and rng.random() < 0.5:
             break
     return parts[0]
 
 
-def cases(n: int, seed: int, variables: int = 2) -> list[tuple[sp.Expr, dict]]:
+def cases(n: int, seed: int, variables: int = 2, wide: bool = False) -> list[tuple[sp.Expr, dict]]:
     rng = random.Random(seed)
     out = []
     while len(out) < n:
-        e = formula(rng, rng.randint(2, 4) + (variables > 2), variables)
+        try:
+            e = formula(rng, rng.randint(2, 4) + (variables > 2), variables, wide)
+        except (ValueError, TypeError):  # (Max of a non-comparable constant, as zoo)
+            continue
         if not isinstance(e, sp.Expr) or not e.free_symbols or \
                 e.has(sp.I, sp.zoo, sp.nan, sp.oo, -sp.oo):
             continue
@@ -260,6 +269,9 @@ def main() -> None:
                     help="per formula, check_stability and stabilize together")
     ap.add_argument("--vars", type=int, default=2, choices=(2, 3),
                     help="variables of the formulas (3: z too; 2 keeps the old seeds' formulas)")
+    ap.add_argument("--wide", action="store_true",
+                    help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
+                         "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", action="store_true",
                     help="the held-out family of benchmarks/heldout.py instead of random "
                          "formulas (--n and --seed then pick rows: --n rows from --seed)")
@@ -272,7 +284,7 @@ def main() -> None:
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
     else:
-        todo = cases(a.n, a.seed, a.vars)
+        todo = cases(a.n, a.seed, a.vars, a.wide)
         names, controls = [""] * len(todo), [False] * len(todo)
     print(f"# bench_verdicts: {len(todo)} formulas, "
           f"{'held-out family from row' if a.family else 'seed'} {a.seed}, {a.dtype}, "

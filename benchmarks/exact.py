@@ -117,6 +117,14 @@ def _acos(b):
     return b.acos()
 
 
+def _extreme(balls, largest):
+    """Max or Min of balls: the one certainly above (below) all others."""
+    for b in balls:
+        if all(b is c or (b >= c if largest else b <= c) for c in balls):
+            return b
+    raise Unresolved
+
+
 def _sign(b):
     if b > 0:
         return arb(1)
@@ -134,6 +142,8 @@ UNARY = {
     "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
     "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(), "sign": _sign,
     "acos": _acos,
+    # SymPy's d|u| of a u not known to be real: the balls are real
+    "conjugate": lambda b: b, "re": lambda b: b, "im": lambda b: arb(0),
 }
 
 
@@ -176,6 +186,16 @@ class Exact:
                 v = _pow(kids[0], node.exp)
             elif node.is_Pow:
                 v = _real_pow(kids[0], kids[1])
+            elif type(node).__name__ == "Heaviside":  # SymPy's: H(0) = 1/2 or its 2nd arg
+                u = kids[0]
+                if u > 0 or u < 0:
+                    v = arb(1 if u > 0 else 0)
+                elif u.is_zero():
+                    v = kids[1] if len(kids) > 1 else arb(1) / 2
+                else:
+                    raise Unresolved
+            elif type(node).__name__ in ("Max", "Min"):
+                v = _extreme(kids, type(node).__name__ == "Max")
             elif type(node).__name__ in UNARY and len(kids) == 1:
                 v = UNARY[type(node).__name__](kids[0])
             else:
