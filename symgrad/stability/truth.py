@@ -35,6 +35,7 @@ from .balls import BallProgram, SignlessZero
 from .balls import _const as ball_const
 from .bits import Format, float_format, ordinal, round_mpf
 from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
+from .rational import RationalProgram, round_fraction
 
 __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
 
@@ -450,7 +451,10 @@ class GroundTruth:
     ) -> None:
         self.fmt: Format = float_format(dtype)
         self.symbols = list(symbols)
-        self.program = Program(lower(list(exprs)), self.symbols, complements=True)
+        lowered = lower(list(exprs))
+        self.program = Program(lowered, self.symbols, complements=True)
+        # a rational formula's exact value, where the intervals do not decide
+        self.rational = RationalProgram.of(lowered, self.symbols)
         self.max_prec = max_prec
         self.start_prec = self.fmt.prec + 24
         self.balls = BallProgram.of(self.program)  # the fast tier (None: mpmath only)
@@ -469,10 +473,26 @@ class GroundTruth:
         v = self.decided(xs)
         if v is not None:
             zero = [type(a) is SignlessZero for a in v]
-            return ([math.nan if z else a for a, z in zip(v, zero)],
-                    [UNRESOLVED if z else RESOLVED for z in zero])
-        vals, status, _, _ = self.resolve(xs)
+            vals = [math.nan if z else a for a, z in zip(v, zero)]
+            status = [UNRESOLVED if z else RESOLVED for z in zero]
+        else:
+            vals, status, _, _ = self.resolve(xs)
+        self._exactly(xs, vals, status)
         return vals, status
+
+    def _exactly(self, xs: Sequence[float], vals: list, status: list) -> list[int]:
+        """Outputs left UNRESOLVED, decided in place from the exact rational
+        value where the formula is rational (:mod:`.rational`); the
+        outputs so decided."""
+        if self.rational is None or UNRESOLVED not in status:
+            return []
+        exact = self.rational.values(xs)
+        if exact is None:
+            return []
+        done = [k for k, st in enumerate(status) if st == UNRESOLVED]
+        for k in done:
+            vals[k], status[k] = round_fraction(exact[k], self.fmt), RESOLVED
+        return done
 
     def resolve(self, xs: Sequence[float]) -> tuple[list[float], list[int], list, int]:
         """Like :meth:`at`, also returning every node's value at the last
@@ -587,15 +607,21 @@ class GroundTruth:
                 for k, a in enumerate(v):
                     if type(a) is SignlessZero:  # a zero of unknown sign: unresolved
                         vals[k, i], lo[k, i], status[k, i] = math.nan, -0.0, UNRESOLVED
-                continue
-            v, s, nodes, _ = self.resolve(row)
-            vals[:, i] = v
-            status[:, i] = s
-            for k in range(n_out):
-                if s[k] == RESOLVED:
-                    lo[k, i] = hi[k, i] = v[k]
-                elif s[k] == UNRESOLVED:
-                    lo[k, i], hi[k, i] = self._rounded_ends(nodes[self.program.outputs[k]])
+            else:
+                v, s, nodes, _ = self.resolve(row)
+                vals[:, i] = v
+                status[:, i] = s
+                for k in range(n_out):
+                    if s[k] == RESOLVED:
+                        lo[k, i] = hi[k, i] = v[k]
+                    elif s[k] == UNRESOLVED:
+                        lo[k, i], hi[k, i] = self._rounded_ends(
+                            nodes[self.program.outputs[k]])
+            if self.rational is not None and (status[:, i] == UNRESOLVED).any():
+                v, s = list(vals[:, i]), list(status[:, i])
+                for k in self._exactly(row, v, s):
+                    vals[k, i] = lo[k, i] = hi[k, i] = v[k]
+                    status[k, i] = RESOLVED
         return vals, status, lo, hi
 
     def decided(self, xs: Sequence[float]) -> list[float] | None:

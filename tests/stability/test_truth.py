@@ -364,3 +364,30 @@ def test_the_log_of_a_complement_keeps_the_complement():
     vals, status = g.at([-1e-300])
     assert time.perf_counter() - t0 < 0.1
     assert status == [RESOLVED] and vals == [3.2974425414002563e+300]
+
+
+def test_a_rational_formula_beside_a_midpoint_is_resolved_exactly():
+    """x + y - x*y at x = 1.3e-268, y = 1.4e-269: x + y is halfway between
+    two floats and x*y, 1e-537 below it, needs ~900 bits to see; the
+    intervals give up (the straddle rule) and the exact rational value
+    decides (Herbie's colour formulas left up to 242 of 5,000 points
+    unresolved so).  A sibling with a division and a tie that the exact
+    value breaks the other way."""
+    from fractions import Fraction
+
+    from symgrad import check_stability
+
+    a = 1.2866941400000001e-268
+    b = math.ldexp(1.0, math.frexp(a)[1] - 54)  # a + b: a midpoint (a's last bit is 0 or 1)
+    fa, fb = Fraction(a), Fraction(b)
+    for f, xs, want in [
+        (x + y - x * y, [a, b], fa + fb - fa * fb),
+        ((x + y) / (1 + x * y), [a, b], (fa + fb) / (1 + fa * fb)),
+    ]:
+        vals, status = GroundTruth([f], [x, y]).at(xs)
+        assert status[0] == RESOLVED
+        assert vals[0] == float(want)  # (Python rounds a Fraction correctly)
+    z = symbols("z")
+    r = check_stability(x + (y - x) * 6 * (Rational(2, 3) - z), {x: (0, 1), y: (0, 1), z: (0, 1)},
+                        samples=512)
+    assert r.unresolved == 0
