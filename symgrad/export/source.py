@@ -31,7 +31,7 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
-from .branches import shared_branches
+from .branches import clamped_branches, shared_branches
 from .printers import HEADERS, RESERVED, printer_for
 
 __all__ = ["require", "generate", "compile_source", "compile_matrix", "EXTRAS"]
@@ -167,6 +167,8 @@ def generate(
     fname = namer.name(name)
     roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
     roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared
+    if backend == "torch":  # eager selects cost ~5 exps: a branch to a constant is a clamp
+        roots = clamped_branches(roots)
     # scaled(u): u on its inputs scaled by a power of two per point (ldexp);
     # compensated(u): u in pairs of floats where the backend has the helpers
     # (elsewhere its plain float form: Order warns before)

@@ -8,7 +8,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
 import symgrad
-from symgrad.export.branches import shared_branches
+from symgrad.export.branches import clamped_branches, shared_branches
 from symgrad.graph import postorder
 from symgrad.stability.bits import FORMATS, bits_error
 from symgrad.stability.sampling import sample
@@ -137,3 +137,28 @@ def test_piecewise_factors_on_one_sign_are_multiplied_into_one():
     f = symgrad.lambdify([x], [two])
     assert [float(f(v)[0]) for v in (-1.0, 0.0, 1.5)] == [-float(np.exp(-2.0)), 0.0, 3.0]
     assert np.signbit(f(-0.0)[0])  # 2*(-0.0): the sign of the zero is the product's
+
+
+def test_a_branch_to_a_constant_is_a_clamp_in_torch_with_the_same_values():
+    # sigmoid as stabilize writes it: (1 if x >= 0 else t)/(1 + t), t = exp(-|x|):
+    # exp(min(x, 0)) on the numerator, no torch.where (random signs make a select
+    # cost ~5 exps in eager PyTorch); bitwise the same values, specials included
+    from symgrad.export.source import compile_source, generate
+
+    from ..backends import torch
+
+    t = sp.exp(-sp.Abs(x))
+    form = sp.Piecewise((1, x >= 0), (t, True)) / (1 + t)
+    (out,) = clamped_branches([form])
+    assert _pieces(out) == 0 and sp.Min(x, 0) in postorder([out], lambda n: n.args)[0]
+    (odd,) = clamped_branches([sp.Piecewise((x, x >= 0), (2 * x, True))])  # no constant side
+    assert _pieces(odd) == 1
+    pts = np.concatenate([sample({x: (-800.0, 800.0)}, [x], 200, FMT, 4)[:, 0],
+                          [0.0, -0.0, 5e-324, -5e-324, np.inf, -np.inf, np.nan, -745.2]])
+    src = generate("torch", [x], [form])
+    assert "torch.where" not in src
+    got = compile_source(src)(torch.from_numpy(pts))[0].numpy()
+    want = np.asarray(symgrad.lambdify([x], form)(pts))
+    nan = np.isnan(want)  # (NaN's sign bit differs between the libraries)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got[~nan].view(np.int64), want[~nan].view(np.int64))
