@@ -57,8 +57,26 @@ def pytest_unconfigure(config):
         _file[0].close()
 
 
+def two_workers(tests: dict[str, float], workers: int = 2) -> tuple[float, float]:
+    """The CPU each of ``workers`` idle workers spends on the tests (not the
+    collection), dispatched as tests/conftest.py's scheduler does: the
+    framework tests as one unit first, then one test at a time in the run's
+    order, each to the first free worker.  (busiest, least busy): the wall
+    time of the real command at idle is about the collection plus the first;
+    their difference is the idle tail."""
+    from tests.conftest import FRAMEWORK_TESTS
+
+    fw = sum(c for n, c in tests.items() if n.startswith(FRAMEWORK_TESTS))
+    units = [fw] + [c for n, c in tests.items() if not n.startswith(FRAMEWORK_TESTS)]
+    free = [0.0] * workers
+    for c in units:
+        free[free.index(min(free))] += c
+    return max(free), min(free)
+
+
 def summary(paths: list[str], top: int = 30) -> str:
-    """Collection per process, the per-test CPU sum, and the costliest tests
+    """Collection per process, the per-test CPU sum, the two workers' load
+    (from a ``-n 0`` run: its order is the run's), and the costliest tests
     and files."""
     tests, lines, files = {}, [], {}
     for p in paths:
@@ -71,6 +89,8 @@ def summary(paths: list[str], top: int = 30) -> str:
                 f = name.split("::")[0]
                 files[f] = files.get(f, 0.0) + float(cpu)
     lines.append(f"{len(tests)} tests, per-test CPU sum {sum(tests.values()):.1f} s")
+    busy, idle = two_workers(tests)
+    lines.append(f"2 workers: the busiest {busy:.1f} s of tests, the other {idle:.1f} s")
     lines += [f"{c:7.2f}  {n}" for n, c in sorted(tests.items(), key=lambda t: -t[1])[:top]]
     lines.append("by file:")
     lines += [f"{c:7.2f}  {n}" for n, c in sorted(files.items(), key=lambda t: -t[1])[:top]]
