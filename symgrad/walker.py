@@ -21,12 +21,23 @@ before the group's answer reaches it); ``cts[i]`` is ``members[i]``'s
 cotangent, ``S.Zero`` where none reached it, and members absent from the
 formula are the rule's business (their cotangent is zero).  Forward mode
 calls each member's ``jvp`` as usual; a grouped rule keeps it consistent.
+
+Python's cyclic garbage collector is paused while a walk runs (where it
+was enabled, and enabled again after, whatever happens).  A walk builds
+its answer's nodes, which live as long as the answer, and every few
+thousand of them the collector scanned every object alive, the formula
+and SymPy's caches included: 30% of the gradient's time at depth 10⁴ of
+``y ← a·sin(y) + cos(y)`` and 10-20% of Rosenbrock's at n = 1,000.  The
+nodes hold no reference cycles, so nothing waits for a collection.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import gc
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
+from functools import wraps
 
 from sympy import Add, Basic, Expr, I, Piecewise, S, Symbol
 from sympy.functions.elementary.complexes import (
@@ -90,6 +101,40 @@ def _complex_part_message(node: Basic) -> str:
                    "symbols (a gradient of Abs or sign of it holds this part): bound the "
                    "symbols so SymPy proves it real (Symbol('y', nonnegative=True) for "
                    "sqrt(y)), or use sympy.diff for complex analysis")
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off inside the block, if it was on
+    (on again after it, also on an error); a block inside another is the
+    outer one's.
+
+    >>> import gc
+    >>> with collector_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _paused(fn: Callable) -> Callable:
+    """``fn`` run with the collector paused (:func:`collector_paused`)."""
+
+    @wraps(fn)
+    def run(*args, **kwargs):
+        with collector_paused():
+            return fn(*args, **kwargs)
+
+    return run
 
 
 class Walk:
@@ -229,6 +274,7 @@ def _groups(walk: Walk) -> tuple[dict[Basic, Hashable], dict[Hashable, list]]:
     return key_of, members
 
 
+@_paused
 def reverse(
     outputs: Sequence[Expr], cotangents: Sequence[Expr], wrt: Sequence[Symbol], opts: Opts
 ) -> dict[Symbol, Expr]:
@@ -329,6 +375,7 @@ def _accumulate(
     return result
 
 
+@_paused
 def forward(
     outputs: Sequence[Expr], tangents: dict[Symbol, Expr], opts: Opts
 ) -> list[Expr | None]:

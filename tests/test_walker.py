@@ -303,6 +303,8 @@ def test_unary_chain_gradient_is_linear_not_quadratic():
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_a_failing_rule_does_not_leave_the_walks_nodes_behind(mode):
+    import gc
+
     from symgrad.rules.shared import NODES
 
     def broken(node, g):
@@ -319,6 +321,13 @@ def test_a_failing_rule_does_not_leave_the_walks_nodes_behind(mode):
     finally:
         DEFAULT_TABLE.add("sin", old.rule, old.cls, replace=True)
     assert NODES.get() is None  # the formula is not kept alive by the context
+    assert gc.isenabled()  # the collector, paused during the walk, runs again
+    gc.disable()  # and one the user turned off stays off
+    try:
+        grad(sin(x) * exp(x), x)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 # ---- grouped nodes: one rule call for the sibling outputs of one operation ----
