@@ -312,22 +312,21 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
     scalar = namer.name("f_scalar") if scalar_prog is not None else None
     ip_prog = prog.inplace_program() if dt is None or np.dtype(dt).kind == "f" else None
     inplace = namer.name("f_inplace") if ip_prog is not None else None
-    source = "\n\n".join(
-        [
-            _imports(prog, runtime=True),
-            kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
-            *([kernel_source(scalar, params, leaf, scalar_prog, None,
-                             _doc(prog, n_out)[:-1] + ", on NumPy scalars.")]
-              if scalar else []),
-            *([kernel_source(point, params, leaf, point_prog, None,
-                             _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
-              if point else []),
-            *([kernel_source(inplace, params, leaf, ip_prog, None,
-                             _doc(prog, n_out)[:-1] + ", in place.", outs=n_out)]
-              if inplace else []),
-            entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
-                         prog.max_live, prog.fresh, point, scalar, inplace,
-                         prog.inplace_direct, prog.typed and scalar is not None),
-        ]
-    )
-    return load(source, name, threads, prog.n_ops)
+    parts = [
+        _imports(prog, runtime=True),
+        kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
+        *([kernel_source(scalar, params, leaf, scalar_prog, None,
+                         _doc(prog, n_out)[:-1] + ", on NumPy scalars.")]
+          if scalar else []),
+        *([kernel_source(point, params, leaf, point_prog, None,
+                         _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
+          if point else []),
+        *([kernel_source(inplace, params, leaf, ip_prog, None,
+                         _doc(prog, n_out)[:-1] + ", in place.", outs=n_out)]
+          if inplace else []),
+        entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
+                     prog.max_live, prog.fresh, point, scalar, inplace,
+                     prog.inplace_direct, prog.typed and scalar is not None),
+    ]
+    source = "\n\n".join(parts)
+    return load(source, name, threads, prog.n_ops, entry=len(source) - len(parts[-1]))

@@ -52,3 +52,33 @@ def test_it_reads_like_a_function():
     assert f.__name__ == "f" and "blocks" in f.__doc__
     assert list(inspect.signature(f).parameters) == ["x", "y"]
     assert repr(f) == "<symgrad generated function f, 1 operation>"
+
+
+def test_functions_sharing_an_entry_point_keep_their_kernels_lines_and_tracebacks():
+    # the entry point's code is compiled once per text (compiled._ENTRY_CODE)
+    # and moved to each function's lines: two functions with one entry text
+    # compute their own kernels, and a traceback through either names the
+    # line of its own source
+    import sys
+    import traceback
+
+    from symgrad.codegen import compiled
+
+    f = lambdify([x, y], [sp.sin(x) * y, x / y])
+    g = lambdify([x, y], [sp.cos(x) * y, x * y])
+    head = f.source.index("\n_ARGS = ")
+    assert f.source[head:] == g.source[g.source.index("\n_ARGS = "):]
+    assert f.source[head + 1:] in compiled._ENTRY_CODE
+    np.testing.assert_array_equal(g(np.arange(3.0), 2.0)[0], np.cos(np.arange(3.0)) * 2.0)
+    for fn in (f, g):
+        lines = fn.source.splitlines()
+        code = fn.__wrapped__.__code__
+        assert lines[code.co_firstlineno - 1].startswith("def f(")
+        assert inspect.getsource(fn.__wrapped__).startswith("def f(x, y):")
+        try:
+            fn("a", 1.0)
+        except TypeError:
+            frames = traceback.extract_tb(sys.exc_info()[2])
+        mine = [fr for fr in frames if fr.filename == code.co_filename]
+        assert mine and all(lines[fr.lineno - 1].strip() == fr.line for fr in mine)
+        assert "_arg(x" in mine[-1].line
