@@ -45,7 +45,7 @@ from ..matrices.entries import expand_entries
 from ..pickling import keep_as_written
 from ..progress import stage
 from ..rewrites.candidates import Candidate, candidates, taylor
-from ..rewrites.exact_exponents import split_subnormal_products
+from ..rewrites.exact_exponents import exact_exponents, split_subnormal_products
 from ..rewrites.expsums import EXP32, EXP_LO
 from ..rewrites.facts import Facts
 from ..rewrites.regimes import bisect_threshold, piecewise, split
@@ -834,11 +834,21 @@ class _Search:
     def _zeros(self, e: Expr, best: Expr, bits: np.ndarray) -> list[Candidate]:
         """Taylor polynomials about the zero crossings of a formula in one
         variable near the points where ``best`` loses more than the
-        tolerance, each in a bisected regime (:mod:`.zeros`)."""
+        tolerance, each in a bisected regime (:mod:`.zeros`), beside
+        ``best`` with its exponentials of rounded arguments computed from
+        the exact argument and its products with a subnormal exp split (as
+        the candidates' 'exponents exact'): the best form on the samples
+        seldom has them, because the samples seldom land where they matter
+        (the GELU-tanh gradient in float32: its best, 'together+factor',
+        loses 5 bits to exp of a rounded cubic at x = -8.08, so the series
+        beside it failed and the gradient was computed in float64)."""
         bad = bits > TOLERANCE
         free = free_symbols([e])
         if len(free) != 1 or not bad.any():
             return []
+        lo = EXP32[0] if np.dtype(self.fmt.dtype).itemsize < 8 else EXP_LO
+        facts = Facts(self.user_domain)
+        best = split_subnormal_products(exact_exponents([best], facts), facts, lo)[0]
         j = self.symbols.index(next(iter(free)))
         row = self.points[self.keep][int(np.argmax(bits))].copy()
         truths: dict[float, float | None] = {}

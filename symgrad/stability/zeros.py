@@ -18,7 +18,6 @@ on fresh points.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import product
 
 import numpy as np
 from sympy import Expr, Piecewise, Symbol, lambdify
@@ -32,9 +31,10 @@ __all__ = ["series_at_zeros"]
 
 TERMS = (8, 16, 32)  # polynomials tried about each root
 MAX_ROOTS = 3  # distinct zero crossings tried per formula
-SHRINK = (1.0, 0.5, 0.25)  # the bisected interval, and narrower ones
+# the bisected interval, and narrower ones: each end shrunk by these factors
+SHRINK = ((1.0, 1.0), (1.0, 0.5), (0.5, 1.0), (0.5, 0.5), (0.25, 0.25))
 _NOISE = 1 << 16  # ordinals to the other floats judging an edge (_good)
-_STEPS = 48  # bisection steps over the float ordinals (2^48 floats apart at most)
+_STEPS = 32  # bisection steps over the float ordinals (a 2^-32 of the span at most)
 
 
 def series_at_zeros(
@@ -72,9 +72,15 @@ def series_at_zeros(
         # about the GELU-tanh gradient's zero is exact to 1.6 bits over
         # [-1.56, 0.09], and the form it replaces loses 3 bits at -1.23)
         reach = max(width, float(np.max(np.abs(near - at))), abs(at), 0.5) * 4
-        got = []
+        got = None
         every = taylor_about(f, at, max(TERMS))
-        for terms in TERMS if every is not None else ():
+        # the most terms first, bisected; then each fewer-term polynomial,
+        # fewest first, where it is good at nine tenths of that interval on
+        # each side (more terms cost time in every evaluation, a 32-term
+        # Horner sum under jax.jit as long as JAX's whole GELU gradient, and
+        # buy nothing where fewer are as exact as far): two points, no
+        # bisection
+        for terms in sorted(TERMS, reverse=True) if every is not None else ():
             s = horner(every[:terms], sym, at)
             s_at = error_at(s)
 
@@ -83,14 +89,21 @@ def series_at_zeros(
 
             if not good(at):
                 continue
-            lo = _edge(at, max(at - reach, span[0]), good, fmt)
-            hi = _edge(at, min(at + reach, span[1]), good, fmt)
+            lo, hi = _interval(at, reach, span, good, fmt)
             if lo < hi:
-                got.append((s, lo, hi, terms))
-        if not got:
+                got = (s, lo, hi, terms)
+                break
+        if got is None:
             done.append((x0, x0))
             continue
-        s, lo, hi, terms = _fewest_terms(got, at)
+        s, lo, hi, terms = got
+        for fewer in sorted(t for t in TERMS if t < terms):
+            p = horner(every[:fewer], sym, at)
+            p_at = error_at(p)
+            a, b = at - 0.9 * (at - lo), at + 0.9 * (hi - at)
+            if all(_good(v, p_at, best_at, tolerance, fmt) for v in (at, a, b)):
+                s, lo, hi, terms = p, a, b, fewer
+                break
         done.append((lo, hi))
         # the bisection saw one point a step: the interval and narrower ones,
         # each side on its own, for the measurement to choose among (the
@@ -98,26 +111,12 @@ def series_at_zeros(
         # its best form is too about 0, where the float ordinals crowd: the
         # whole interval lost to a narrow one on the mean, and the form beside
         # it loses 3 bits at -1.23)
-        for k_lo, k_hi in product(SHRINK, SHRINK):
+        for k_lo, k_hi in SHRINK:
             a, b = at - (at - lo) * k_lo, at + (hi - at) * k_hi
             form = Piecewise((s, (sym >= a) & (sym <= b)), (best, True))
             out.append(Candidate(form, f"Taylor series at the zero {sym} = {float(c):.17g}, "
                                        f"{terms} terms, on [{a:.6g}, {b:.6g}]"))
     return out
-
-
-def _fewest_terms(got: list[tuple], at: float) -> tuple:
-    """Of the polynomials and their intervals ``(s, lo, hi, terms)``, by
-    terms, the first whose interval reaches nine tenths of the widest on
-    each side of ``at``: more terms cost time in every evaluation (a 32-term
-    Horner sum under ``jax.jit`` takes as long as JAX's whole GELU gradient)
-    and buy nothing where fewer are as exact as far."""
-    lo_most = min(g[1] for g in got)
-    hi_most = max(g[2] for g in got)
-    for g in got:
-        if at - g[1] >= 0.9 * (at - lo_most) and g[2] - at >= 0.9 * (hi_most - at):
-            return g
-    return got[-1]
 
 
 def _good(v: float, s_at: Callable, best_at: Callable, tolerance: float, fmt) -> bool:
@@ -131,9 +130,17 @@ def _good(v: float, s_at: Callable, best_at: Callable, tolerance: float, fmt) ->
     o = int(ordinal(np.array([v], dtype=fmt.dtype), fmt)[0])
     for d in (0, -_NOISE, _NOISE):
         w = float(from_ordinal(np.array([o + d]), fmt)[0]) if d else v
-        if s_at(w) <= max(best_at(w), tolerance):
+        if s_at(w) <= max(best_at(w), tolerance / 2):
             return True
     return False
+
+
+def _interval(at: float, reach: float, span: tuple[float, float], good: Callable,
+              fmt) -> tuple[float, float]:
+    """The ends of the interval about ``at`` where ``good`` holds, within
+    ``reach`` of it and inside ``span``, each bisected (:func:`_edge`)."""
+    return (_edge(at, max(at - reach, span[0]), good, fmt),
+            _edge(at, min(at + reach, span[1]), good, fmt))
 
 
 def _edge(inside: float, outside: float, good: Callable[[float], bool], fmt) -> float:

@@ -114,21 +114,37 @@ def test_stabilize_chooses_the_series_at_a_zero_crossing():
     assert c.before[0] >= 40 and c.after[0] <= 3, (c.before, c.after)
 
 
-def test_the_interval_reaches_as_far_as_the_polynomial_is_exact():
-    # the GELU (tanh form) gradient: its 32-term polynomial about the zero
-    # -0.75246 keeps every bit over [-1.56, 0.09]; the interval stopped at
-    # -1.15 (reach: 4x the spread of the bad points; one draw of rounding
-    # noise ends a bisection), and the form beside it loses 3 bits at -1.23,
-    # so no float form was accurate (the whole gradient went to pairs)
+
+def test_the_series_reaches_as_far_as_it_is_exact_beside_exact_exponents():
+    # the GELU (tanh form) gradient in float32 beside its safe forms (as
+    # 'together+factor', the best on the samples): (1) the series about the zero -0.75246 was cut at
+    # 0.4 of it (reach: 4x the spread of the bad points; one draw of
+    # rounding noise ended a bisection) where the form beside it loses 3
+    # bits (-1.23 in float64); (2) that form takes exp of the rounded cubic,
+    # 5 bits lost at x = -8.08: stabilize's series now stands beside it with
+    # its exponents exact. Both made the gradient computed in float64 (or
+    # in pairs, widen=False); the float64 gradient is checked whole in
+    # tests/rewrites/test_exact_exponents.py
+    from symgrad.rewrites import safe_forms
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import _Search
+
     c = sp.sqrt(2 / sp.pi)
     e = sp.diff(x / 2 * (1 + sp.tanh(c * (x + sp.Rational(44715, 10**6) * x**3))), x)
+    f32 = float_format("float32")
+    (best,) = safe_forms([e])
     rng = np.random.default_rng(1)
-    pts = np.sort(np.concatenate([-0.7525 + rng.uniform(-0.02, 0.02, 12), [-1.2304, -1.2778]]))
-    before = _errors(e, e, pts)
-    got = series_at_zeros(e, x, pts, before, e, (-1e4, 1e4), F64, _error_at(e, F64), 2.0)
+    pts = np.sort(np.concatenate([-0.7525 + rng.uniform(-0.02, 0.02, 12), [-1.2304, -8.084]]))
+    pts = pts.astype(np.float32).astype(np.float64)
+    dom = {x: (-1e4, 1e4)}
+    search = _Search([x], parse_domain(dom, [x], f32), pts[:, None], f32, dom)
+    search.truth = GroundTruth([e], [x], "float32")
+    search.keep = np.ones(len(pts), dtype=bool)
+    bits = _errors(e, best, pts, f32)
+    assert bits.max() > 4  # -8.084, and the zero
+    got = search._zeros(e, best, bits)
     widest = got[0].expr.args[0][1]  # (x >= lo) & (x <= hi), the bisected interval
     lo = min(float(a.rhs) for a in widest.args if a.rel_op == ">=")
-    assert lo < -1.4, got[0].how
-    assert "32 terms" in got[0].how
-    after = _errors(e, got[0].expr, np.linspace(-1.4, -1.1, 40))
+    assert lo < -1.4 and "32 terms" in got[0].how, got[0].how
+    after = _errors(e, got[0].expr, np.concatenate([pts, np.linspace(-1.4, -1.1, 20)]), f32)
     assert after.max() <= 2, after.max()
