@@ -21,7 +21,7 @@ import re
 
 from sympy import Basic, Function, Symbol
 
-from ..build import bare, cancelling
+from ..build import bare, cancelling, mapped
 from ..graph import postorder
 from ..widen import widen
 from . import widen_helpers
@@ -78,45 +78,31 @@ def widened(roots: list[Basic]) -> list[Basic]:
     """``roots`` with each ``widen(u)`` replaced by code-only nodes that
     compute ``u`` wide and cast it back (see the module's docstring);
     roots without ``widen`` come back as they are."""
-    order, kids = postorder(roots, lambda n: n.args)
+    order, _ = postorder(roots, lambda n: n.args)
     if not any(isinstance(n, widen) for n in order):
         return roots
-    narrow: dict[Basic, Basic] = {}
-    wide: dict[Basic, Basic] = {}  # node -> its wide copy
+    wide: dict[Basic, Basic] = {}  # node -> its wide copy (every widened subtree's)
 
-    def wide_copy(top: Basic) -> Basic:
-        sub, sub_kids = postorder([top], lambda n: () if n in wide else n.args)
-        for n in sub:
-            if n in wide:
-                continue
-            if isinstance(n, Symbol):
-                wide[n] = _Up(n)
-            elif not sub_kids[n]:
-                wide[n] = n  # numbers and constants: Python floats
-            elif isinstance(n, widen):
-                wide[n] = wide[sub_kids[n][0]]
-            else:
-                args = tuple(wide[k] for k in sub_kids[n])
-                if isinstance(n, Function) and _scipy_only(n):
-                    args = tuple(a if a.is_Number else _D64(a) for a in args)
-                same = all(a is k for a, k in zip(args, sub_kids[n]))
-                wide[n] = n if same else cancelling(n, args)
-        return wide[top]
+    def up(n: Basic, args: tuple) -> Basic | None:  # a node of a wide copy
+        if isinstance(n, Symbol):
+            return _Up(n)
+        if isinstance(n, widen):  # (already wide)
+            return args[0]
+        if args and isinstance(n, Function) and _scipy_only(n):
+            return cancelling(n, tuple(a if a.is_Number else _D64(a) for a in args))
+        return None  # (cancelling where an argument changed)
 
-    for node in order:
-        args = kids[node]
-        if isinstance(node, widen):
-            u = args[0]
-            leaves = sorted((s for s in postorder([u], lambda n: n.args)[0]
-                             if isinstance(s, Symbol)), key=str)
-            if not leaves:  # a constant: nothing to widen
-                narrow[node] = narrow[u]
-                continue
-            narrow[node] = bare(_Narrow, (wide_copy(u), *leaves))
-            continue
-        low = tuple(narrow[a] for a in args)
-        narrow[node] = cancelling(node, low) if any(a is not b for a, b in zip(low, args)) else node
-    return [narrow[r] for r in roots]
+    def narrow(n: Basic, args: tuple) -> Basic | None:
+        if not isinstance(n, widen):
+            return None
+        u = n.args[0]
+        leaves = sorted((s for s in postorder([u], lambda m: m.args)[0]
+                         if isinstance(s, Symbol)), key=str)
+        if not leaves:  # a constant: nothing to widen
+            return args[0]
+        return bare(_Narrow, (mapped([u], cancelling, hook=up, memo=wide)[0], *leaves))
+
+    return mapped(roots, cancelling, hook=narrow)
 
 
 _UP_CALL = re.compile(r"\b_up\(")
