@@ -58,7 +58,6 @@ from .resolver import node_name, resolver
 from .rules import NONSMOOTH, Opts, Rule
 from .rules.forms import WalkState, piecewise, total
 from .rules.realness import is_real, real_part
-from .rules.shared import NODES
 
 __all__ = ["Walk", "reverse", "forward"]
 
@@ -297,7 +296,7 @@ def reverse(
     walk = Walk(outputs, wrtset, opts)
     nodes = {n: n for n in walk.order}
     state = WalkState(walk.heights, nodes)
-    got = _accumulate(walk, outputs, cotangents, wrtset, replace(opts, walk=state), nodes)
+    got = _accumulate(walk, outputs, cotangents, wrtset, replace(opts, walk=state))
     if not state.projected:
         return got
     if all(is_real(e) for e in (*outputs, *cotangents)):
@@ -313,65 +312,61 @@ def reverse(
 
 def _accumulate(
     walk: Walk, outputs: Sequence[Expr], cotangents: Sequence[Expr], wrtset: frozenset,
-    opts: Opts, nodes: dict,
+    opts: Opts,
 ) -> dict[Symbol, Expr]:
     """Reverse accumulation over ``walk``, the rules given ``opts`` (which
     carries the walk's state)."""
-    token = NODES.set(nodes)
-    try:
-        acc: dict[Basic, list] = {}
-        for out, c in zip(outputs, cotangents):
-            if c is not S.Zero and c != 0:
-                acc.setdefault(out, []).append(c)
-        result: dict[Symbol, Expr] = {}
-        depends, inputs, rules, steps = walk.depends, walk.inputs, walk.rules, walk.steps
-        key_of, groups = _groups(walk)
-        gathered: dict[Hashable, dict[Basic, Expr]] = {}
-        inner_wrt = [s for s in wrtset if s in steps]  # symbols with arguments (x[i])
-        for node in reversed(walk.order):
-            terms = acc.pop(node, None)
-            key = key_of.get(node) if key_of else None
-            if key is not None:  # a member of a group: gather, answer at the last
-                got = gathered.setdefault(key, {})
-                if terms:
-                    got[node] = _sum(terms)
-                members = groups[key]
-                if node is not members[0]:
-                    continue
-                del gathered[key]
-                if not got:
-                    continue
-                kids = inputs[node]
-                needed = [depends[k] for k in kids]
-                cts = rules[node].group_vjp(
-                    members, [got.get(m, S.Zero) for m in members], needed, opts
-                )
-            elif not terms:
+    acc: dict[Basic, list] = {}
+    for out, c in zip(outputs, cotangents):
+        if c is not S.Zero and c != 0:
+            acc.setdefault(out, []).append(c)
+    result: dict[Symbol, Expr] = {}
+    depends, inputs, rules, steps = walk.depends, walk.inputs, walk.rules, walk.steps
+    key_of, groups = _groups(walk)
+    gathered: dict[Hashable, dict[Basic, Expr]] = {}
+    inner_wrt = [s for s in wrtset if s in steps]  # symbols with arguments (x[i])
+    for node in reversed(walk.order):
+        terms = acc.pop(node, None)
+        key = key_of.get(node) if key_of else None
+        if key is not None:  # a member of a group: gather, answer at the last
+            got = gathered.setdefault(key, {})
+            if terms:
+                got[node] = _sum(terms)
+            members = groups[key]
+            if node is not members[0]:
                 continue
-            else:
-                step = steps.get(node)
-                if step is None:  # a leaf: a symbol differentiated, or a constant
-                    if node in wrtset:
-                        result[node] = _sum(terms)
-                    continue
-                rule, kids, needed, d = step
-                if not d:
-                    continue
-                g = terms[0] if len(terms) == 1 else _sum(terms)
-                if inner_wrt and node in wrtset:
-                    result[node] = g
-                    continue
-                cts = rule.vjp(node, g, list(needed), opts)
-            if len(cts) != len(kids):
-                raise RuleError(
-                    f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
-                    f"{describe(node)}, which has {len(kids)} inputs"
-                )
-            for k, c in zip(kids, cts):
-                if c is not None and c is not S.Zero:
-                    acc.setdefault(k, []).append(c)
-    finally:
-        NODES.reset(token)
+            del gathered[key]
+            if not got:
+                continue
+            kids = inputs[node]
+            needed = [depends[k] for k in kids]
+            cts = rules[node].group_vjp(
+                members, [got.get(m, S.Zero) for m in members], needed, opts
+            )
+        elif not terms:
+            continue
+        else:
+            step = steps.get(node)
+            if step is None:  # a leaf: a symbol differentiated, or a constant
+                if node in wrtset:
+                    result[node] = _sum(terms)
+                continue
+            rule, kids, needed, d = step
+            if not d:
+                continue
+            g = terms[0] if len(terms) == 1 else _sum(terms)
+            if inner_wrt and node in wrtset:
+                result[node] = g
+                continue
+            cts = rule.vjp(node, g, list(needed), opts)
+        if len(cts) != len(kids):
+            raise RuleError(
+                f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
+                f"{describe(node)}, which has {len(kids)} inputs"
+            )
+        for k, c in zip(kids, cts):
+            if c is not None and c is not S.Zero:
+                acc.setdefault(k, []).append(c)
     return result
 
 
@@ -384,20 +379,16 @@ def forward(
     walk = Walk(outputs, frozenset(seeds), opts)
     nodes = {n: n for n in walk.order}
     opts = replace(opts, walk=WalkState(walk.heights, nodes))
-    token = NODES.set(nodes)
     tan: dict[Basic, Expr] = dict(seeds)
-    try:
-        steps = walk.steps
-        for node in walk.order:
-            step = steps.get(node)  # (rule, inputs, which depend, depends)
-            if step is None or not step[3] or node in seeds:
-                continue
-            ts = [tan.get(k) for k in step[1]]
-            if all(t is None for t in ts):
-                continue
-            t = step[0].jvp(node, ts, opts)
-            if t is not None and t is not S.Zero:
-                tan[node] = t
-    finally:
-        NODES.reset(token)
+    steps = walk.steps
+    for node in walk.order:
+        step = steps.get(node)  # (rule, inputs, which depend, depends)
+        if step is None or not step[3] or node in seeds:
+            continue
+        ts = [tan.get(k) for k in step[1]]
+        if all(t is None for t in ts):
+            continue
+        t = step[0].jvp(node, ts, opts)
+        if t is not None and t is not S.Zero:
+            tan[node] = t
     return [tan.get(o) for o in outputs]

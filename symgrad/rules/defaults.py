@@ -80,19 +80,24 @@ def _pow_base(o, b, e):
     return piecewise([(S.Zero, Eq(b, 0) & Eq(e, 0)), (p, True)])
 
 
-def _pow_exponent(o, b, e):
+def _pow_exponent(o, b, e, w):
     """∂bᵉ/∂e = bᵉ·log b, and 0 where b = 0 (0ᵉ is flat in e where it is
     defined; not 0·log 0 = nan): JAX's and TensorFlow's convention."""
-    p = o * log(b)
+    p = o * log(w, b)
     return p if b.is_zero is False else piecewise([(S.Zero, Eq(b, 0)), (p, True)])
 
 
 def build_default_table() -> RuleTable:
     t = RuleTable()
 
-    def rule(cls: type, *partials) -> None:
+    def rule(cls: type, *partials, walk: bool = False) -> None:
         cls = getattr(cls, "cls", cls)  # unwrap a ``shared`` constructor
-        t.add(cls.__name__, PartialsRule(cls.__name__, *partials), cls)
+        t.add(cls.__name__, PartialsRule(cls.__name__, *partials, walk=walk), cls)
+
+    def walked(cls: type, *partials) -> None:
+        """Partials ``d(o, *args, w)`` given the walk ``w``: they build nodes
+        with :mod:`.shared`'s constructors, ``cos(w, x)``."""
+        rule(cls, *partials, walk=True)
 
     def special(cls: type, r: Rule) -> None:
         cls = getattr(cls, "cls", cls)
@@ -107,17 +112,17 @@ def build_default_table() -> RuleTable:
     # ---- arithmetic --------------------------------------------------------
     special(Add, AddRule())
     special(Mul, MulRule())
-    rule(Pow,      _pow_base,                           _pow_exponent)
+    walked(Pow,    lambda o, b, e, w: _pow_base(o, b, e), _pow_exponent)
     # ---- exponential and logarithmic ---------------------------------------
     rule(exp,      lambda o, x: o)
     rule(log,      lambda o, x: 1 / x)
     # ---- trigonometric -----------------------------------------------------
-    rule(sin,      lambda o, x: cos(x))
-    rule(cos,      lambda o, x: -sin(x))
+    walked(sin,    lambda o, x, w: cos(w, x))
+    walked(cos,    lambda o, x, w: -sin(w, x))
     rule(tan,      lambda o, x: 1 + o**2)
     rule(cot,      lambda o, x: -1 - o**2)
-    rule(sec,      lambda o, x: o * tan(x))
-    rule(csc,      lambda o, x: -o * cot(x))
+    walked(sec,    lambda o, x, w: o * tan(w, x))
+    walked(csc,    lambda o, x, w: -o * cot(w, x))
     # ---- inverse trigonometric ---------------------------------------------
     rule(asin,     lambda o, x: 1 / sqrt(1 - x**2))
     rule(acos,     lambda o, x: -1 / sqrt(1 - x**2))
@@ -127,12 +132,12 @@ def build_default_table() -> RuleTable:
     rule(acsc,     lambda o, x: -1 / (x**2 * sqrt(1 - 1 / x**2)))
     rule(atan2,    lambda o, y, x: x / (x**2 + y**2),   lambda o, y, x: -y / (x**2 + y**2))
     # ---- hyperbolic ----------------------------------------------------------
-    rule(sinh,     lambda o, x: cosh(x))
-    rule(cosh,     lambda o, x: sinh(x))
+    walked(sinh,   lambda o, x, w: cosh(w, x))
+    walked(cosh,   lambda o, x, w: sinh(w, x))
     rule(tanh,     lambda o, x: 1 - o**2)
     rule(coth,     lambda o, x: 1 - o**2)
-    rule(sech,     lambda o, x: -o * tanh(x))
-    rule(csch,     lambda o, x: -o * coth(x))
+    walked(sech,   lambda o, x, w: -o * tanh(w, x))
+    walked(csch,   lambda o, x, w: -o * coth(w, x))
     # ---- inverse hyperbolic ----------------------------------------------------
     rule(asinh,    lambda o, x: 1 / sqrt(x**2 + 1))
     rule(acosh,    lambda o, x: 1 / (sqrt(x - 1) * sqrt(x + 1)))
@@ -141,14 +146,14 @@ def build_default_table() -> RuleTable:
     rule(asech,    lambda o, x: -1 / (x * sqrt(1 - x**2)))
     rule(acsch,    lambda o, x: -1 / (x**2 * sqrt(1 + 1 / x**2)))
     # ---- special functions -----------------------------------------------------
-    rule(erf,      lambda o, x: 2 * exp(-x**2) / sqrt(pi))
-    rule(erfc,     lambda o, x: -2 * exp(-x**2) / sqrt(pi))
-    rule(gamma,    lambda o, x: o * polygamma(0, x))
-    rule(loggamma, lambda o, x: polygamma(0, x))
+    walked(erf,    lambda o, x, w: 2 * exp(w, -x**2) / sqrt(pi))
+    walked(erfc,   lambda o, x, w: -2 * exp(w, -x**2) / sqrt(pi))
+    walked(gamma,  lambda o, x, w: o * polygamma(w, 0, x))
+    walked(loggamma, lambda o, x, w: polygamma(w, 0, x))
     # ---- non-smooth: a subgradient, or the derivative of the smooth part -----
     special(Abs, AbsRule())
     rule(frac,     lambda o, x: 1)
-    rule(Mod,      lambda o, x, y: 1,                   lambda o, x, y: -floor(x / y))
+    walked(Mod,    lambda o, x, y, w: 1,                lambda o, x, y, w: -floor(w, x / y))
     special(Max, ExtremumRule("Max", +1))
     special(Min, ExtremumRule("Min", -1))
     special(Piecewise, PiecewiseRule())
@@ -159,11 +164,12 @@ def build_default_table() -> RuleTable:
 
     # polygamma(n, x) and LambertW(x, k): the order n and the branch k are
     # integers; a gradient into them is an error, raised by the walker.
-    t.add("polygamma", IntegerParamRule("polygamma", (0,), lambda o, n, x: polygamma(n + 1, x)),
-          polygamma.cls)
+    # Their partials take the walk last: (o, n, x, w) and (o, x, [k,] w).
+    t.add("polygamma", IntegerParamRule(
+        "polygamma", (0,), lambda o, n, x, w: polygamma(w, n + 1, x)), polygamma.cls)
     # W' = W/(x(1 + W)) is 0/0 at x = 0, where W is smooth: 1/(x + e^W) is not.
-    t.add("LambertW", IntegerParamRule("LambertW", (1,), lambda o, x, *k: 1 / (x + exp(o))),
-          LambertW)
+    t.add("LambertW", IntegerParamRule(
+        "LambertW", (1,), lambda o, x, *kw: 1 / (x + exp(kw[-1], o))), LambertW)
     # ---- symgrad's marker nodes and activations ------------------------------
     # fmt: off
     t.add("stop_gradient", ZeroRule(), stop_gradient)

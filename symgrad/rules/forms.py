@@ -114,12 +114,18 @@ class Rule:
 
 class PartialsRule(Rule):
     """Rule from partials: either one callable per input, ``d(node, *args)``,
-    or (``joint=True``) one callable returning all partials as a tuple."""
+    or (``joint=True``) one callable returning all partials as a tuple.
+    With ``walk=True`` each callable also takes the running walk's state
+    (``opts.walk``, None outside a walk) as its last argument,
+    ``d(node, *args, walk)``: the rule table's partials pass it to the
+    constructors of :mod:`symgrad.rules.shared`."""
 
-    def __init__(self, name: str, *fns: Callable, joint: bool = False) -> None:
+    def __init__(self, name: str, *fns: Callable, joint: bool = False,
+                 walk: bool = False) -> None:
         self.name = name
         self.fns = fns
         self.joint = joint
+        self.walk = walk
 
     def partials(self, node: Basic, needed: Sequence[bool], opts: Opts) -> tuple:
         args = self.inputs(node)
@@ -128,16 +134,16 @@ class PartialsRule(Rule):
                 f"rule {self.name!r} has {len(self.fns)} partials but node {describe(node)} has "
                 f"{len(args)} arguments"
             )
-        st = stencil(node, args, opts.walk)
+        walk = opts.walk
+        st = stencil(node, args, walk)
         if st is None:
-            return self._partials(node, node, args, needed)
+            return self._partials(node, node, args, needed, walk)
         # the rule's answer on a stencil, and the plan to put the arguments
         # back in it, serve every node of the same key
-        walk = opts.walk
         key = (self, st.key, tuple(needed))
         got = walk.memo.get(key)
         if got is None:
-            ps = self._partials(node, st.node, st.args, needed)
+            ps = self._partials(node, st.node, st.args, needed, walk)
             back = st.back()
             got = walk.memo[key] = (st.node, tuple(
                 None if p is None else (p, plan(p, back)) for p in ps
@@ -146,8 +152,11 @@ class PartialsRule(Rule):
         back = st.back(at)
         return tuple(None if e is None else put_back(e[0], back, e[1], walk) for e in planned)
 
-    def _partials(self, node: Basic, at: Basic, at_args: tuple, needed: Sequence[bool]) -> tuple:
+    def _partials(self, node: Basic, at: Basic, at_args: tuple, needed: Sequence[bool],
+                  walk: WalkState | None) -> tuple:
         args = at_args
+        if self.walk:
+            at_args = (*at_args, walk)
         if self.joint:
             out = _call(self.name, node, self.fns[0], at, *at_args)
             ps = as_tuple(out, len(args), self.name, node, "partials")

@@ -189,7 +189,9 @@ class PiecewiseRule(Rule):
 
 class IntegerParamRule(Rule):
     """A function with integer-valued parameters (an order, a branch) that
-    admit no gradient; ``d`` is the partial in the one real argument."""
+    admit no gradient; ``d(node, *args, walk)`` is the partial in the one
+    real argument (``walk``: the running walk's state, for the
+    constructors of :mod:`.shared`)."""
 
     def __init__(self, name: str, int_positions: tuple[int, ...], d) -> None:
         self.name = name
@@ -208,7 +210,7 @@ class IntegerParamRule(Rule):
                     "differentiate with respect to"
                 )
             else:
-                out.append(self.d(node, *node.args))
+                out.append(self.d(node, *node.args, opts.walk))
         return tuple(out)
 
 
@@ -235,23 +237,25 @@ class AbsRule(Rule):
     name = "Abs"
 
     def partials(self, node, needed, opts):
-        return (sign(node.args[0]) if needed[0] else None,)
+        return (sign(opts.walk, node.args[0]) if needed[0] else None,)
 
     def vjp(self, node, ct, needed, opts):
         u = node.args[0]
         if is_real(u):
-            return (scale(ct, sign(u), opts.walk),)
+            return (scale(ct, sign(opts.walk, u), opts.walk),)
         c = _real_cotangent(ct, opts.walk)
         _mark_projected(opts.walk)
-        return (scale(c, conjugate(sign(u)), opts.walk),)
+        w = opts.walk
+        return (scale(c, conjugate(w, sign(w, u)), w),)
 
     def jvp(self, node, tangents, opts):
         u, (t,) = node.args[0], tangents
         if t is None:
             return None
         if is_real(u):
-            return product(sign(u), t)
-        return real_part(product(conjugate(sign(u)), t))
+            return product(sign(opts.walk, u), t)
+        w = opts.walk
+        return real_part(product(conjugate(w, sign(w, u)), t))
 
 
 class SignRule(Rule):
@@ -269,14 +273,16 @@ class SignRule(Rule):
         if is_real(u):
             return (None,)
         _mark_projected(opts.walk)  # sign(u) is complex: its cotangent stays whole
-        s = sign(u)
-        g = (ct - real_part(ct * s) * conjugate(s)) / Abs(u)
+        w = opts.walk
+        s = sign(w, u)
+        g = (ct - real_part(ct * s) * conjugate(w, s)) / Abs(w, u)
         return (piecewise([(S.Zero, Eq(u, 0)), (g, True)]),)
 
     def jvp(self, node, tangents, opts):
         u, (t,) = node.args[0], tangents
         if t is None or is_real(u):
             return None
-        s = sign(u)
-        g = (t - s * real_part(conjugate(s) * t)) / Abs(u)
+        w = opts.walk
+        s = sign(w, u)
+        g = (t - s * real_part(conjugate(w, s) * t)) / Abs(w, u)
         return piecewise([(S.Zero, Eq(u, 0)), (g, True)])
