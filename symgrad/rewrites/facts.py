@@ -60,7 +60,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, hypot, log1p
 
 from ..graph import postorder
-from .forms import betaln, digamma_remainder, erfcx, lgamma_remainder
+from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
 
 __all__ = ["Facts", "Bound"]
 
@@ -190,6 +190,10 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     expm1: lambda a: _monotone(_safe(math.expm1, -1.0, INF), a),
     sin: lambda a: (-1.0, 1.0),
     hypot: lambda a, b: (0.0, INF),  # (at least |a| and |b|: see _norm_minus_part)
+    # the accurate forms' nodes (a rewrite sees them before they are expanded:
+    # 1 - tanh(softplus(x))**2 in mish's gradient)
+    Sigmoid: lambda a: (0.0, 1.0),
+    Softplus: lambda a: (max(a[0], 0.0), _up(max(a[1], 0.0) + math.log(2)) if a[1] < INF else INF),
     cos: lambda a: (-1.0, 1.0),
     tanh: lambda a: _monotone(_safe(math.tanh, -1.0, 1.0), a),
     erf: lambda a: _monotone(_safe(math.erf, -1.0, 1.0), a),

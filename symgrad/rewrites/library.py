@@ -42,6 +42,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
+from ..compensated import compensated
 from ..graph import count_ops
 from .facts import Facts
 from .forms import Sigmoid, Softplus, erfcx
@@ -104,6 +105,15 @@ def _log_near_one(m: Match, f: Facts) -> bool:
     # log(a) = log1p(a - 1) for real a (both -inf at 0, NaN below): pays where
     # a holds a number that the 1 cancels (log(erf(u)/2 + 1/2))
     return f.real(m[a]) and m[a].is_Add and any(t.is_Number for t in m[a].args)
+
+
+def _may_be_positive(m: Match, f: Facts) -> bool:
+    # log1p(exp(u)) is softplus's own form where u ≤ 0 (its expansion,
+    # log1p(exp(-|v|))): rewriting it again rebuilds every node above it, and
+    # SymPy's evaluation then merges what was kept apart (the halves of a
+    # subnormal product split)
+    b = f.bound(m[u])
+    return b is not None and b[1] > 0
 
 
 def _sqrt_square_valid(m: Match, f: Facts) -> bool:
@@ -199,12 +209,28 @@ ERFC_FAR = 0.8
 ERFC_ALL = (-1e150, 1e150)
 
 
-def _split(v, top):
-    # v = vh + vl for 0 ≤ v, with vh = v to 6 binary places below ``top`` ≤ 64:
-    # at most 12 significant bits, so vh² is exact in float32 and float64,
-    # and vl = v - vh is exact (Sterbenz), below 2^-6
-    vh = floor(Min(v, top) * 64) / 64
+def _split(v, top, places=6):
+    # v = vh + vl for 0 ≤ v, with vh = v to ``places`` binary places below
+    # ``top`` = 2^(12 - places): at most 12 significant bits, so vh² is exact
+    # in float32 and float64, and vl = v - vh is exact (Sterbenz), below
+    # 2^-places
+    scale = Integer(2) ** places
+    vh = floor(Min(v, top) * scale) / scale
     return vh, v - vh
+
+
+EXP_SPAN = 745  # |c·u²| past it, exp(c·u²) has overflowed or underflowed in float64
+
+
+def _square_top(k) -> int:
+    # the exponent t of the split's top 2^t: the smallest with |k|·4^t ≥ 745
+    # (past it exp(k·u²) is 0 or inf), at least 6 (64, as for |k| ≥ 1/4):
+    # 128 for exp(-u²/16) (erfc(x/4), whose exp loses 3.9 bits past 64 with
+    # a top of 64)
+    t = 6
+    while abs(k) * 4**t < EXP_SPAN:
+        t += 1
+    return t
 
 
 def _erfc_far(v):
@@ -219,17 +245,40 @@ def _exp_square(c=c):
     # exp(c·u²), c = ±2^k, with |u| split exactly (_split): exp(c*u*u) loses
     # |c|u²·2^-53 of its value to the rounding of u² (8 bits at u = 36 for
     # c = -1/2).  Past |u| = 64, |c|u² > 1e3 for |c| ≥ 1/4: exp has long
-    # overflowed or underflowed there either way
+    # overflowed or underflowed there either way (the template, for the
+    # proofs: the build below takes the top from c)
     uh, ul = _split(Abs(u), 64)
     return exp(c * uh**2) * exp(c * (2 * uh * ul + ul**2))
 
 
-def _power_of_two(m: Match, f: Facts) -> bool:
+def _exp_square_build(k=None):
+    # per match: the top of the split from c (_square_top); where c is not a
+    # power of two, c·uh² rounds (9.5 bits at |c·u²| = 745: exp(-x²/9) at
+    # x = -70), so that exp is computed from the exact exponent (pairs; at the
+    # root of a compensated node: a few operations)
+    def build(m: Match):
+        kk = m[c] if k is None else k
+        t = _square_top(kk)
+        uh, ul = _split(Abs(m[u]), Integer(2) ** t, 12 - t)
+        high = exp(kk * uh**2)
+        if not _is_power_of_two(kk):
+            high = compensated(high)
+        return high * exp(kk * (2 * uh * ul + ul**2))
+    return build
+
+
+def _is_power_of_two(k) -> bool:
+    return k.is_Rational and k != 0 and (abs(k.p) & (abs(k.p) - 1)) == 0 \
+        and (k.q & (k.q - 1)) == 0
+
+
+def _square_valid(m: Match, f: Facts) -> bool:
+    # exp(c·u²) for a rational c ≠ 0 (a power of two or not), u real, not
+    # already the high part of a split (uh² is exact)
     k = m[c]
     if any(isinstance(t, floor) for t in Mul.make_args(m[u])):
-        return False  # the high part of a split already: uh² is exact
-    return f.real(m[u]) and k.is_Rational and k != 0 and \
-        (abs(k.p) & (abs(k.p) - 1)) == 0 and (k.q & (k.q - 1)) == 0
+        return False
+    return f.real(m[u]) and k.is_Rational and k != 0
 
 
 def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", family="",
@@ -250,7 +299,7 @@ LIBRARY: tuple[Rewrite, ...] = (
     _rw("softplus-log1p",  log1p(exp(u)),       Softplus(u),      "codegen",
         "exp(u) overflows for u > 709",
         Example(log1p(exp(x)), {x: (710, 1e4)}, {x: (-700, 700)}, {x: EXP}),
-        real(u), "u real", "exp-log"),
+        _may_be_positive, "u real, not ≤ 0", "exp-log"),
     _rw("logaddexp",       log(exp(a) + exp(b)), logaddexp(a, b), "codegen",
         "exp overflows for arguments over 709, and drops the smaller term",
         Example(log(exp(x) + exp(y)), {x: (710, 1e4), y: (710, 1e4)},
@@ -520,16 +569,18 @@ LIBRARY: tuple[Rewrite, ...] = (
         real(u), "u real", "erf"),
     # ---- exponential factors: a square split exactly, a log of a product with exp,
     #      a log near 1 -----------------------------------------------------------
-    _rw("exp-square",      exp(c * u**2),       _exp_square(),    "safe",
+    Rewrite("exp-square",  exp(c * u**2),       _exp_square(),    "safe",
         "u² rounds, and exp(c·u²) loses |c·u²|·2^-53 of its value: 8 bits for "
         "exp(-u²/2) at u = 36",
         Example(exp(-x**2 / 2), {x: (30, 37.5)}, {x: (-3, 3)}, {x: ALL}),
-        _power_of_two, "u real, c = ±2^k", "exponents",
-        loses=6),  # log2 of |c·u²| < 745 wherever exp(c·u²) is a float: 9.5 at most
-    _rw("exp-square-unit", exp(u**2),           _exp_square(1),   "safe",
+        _square_valid, "u real, c rational", "exponents",
+        # log2 of |c·u²| < 745 wherever exp(c·u²) is a float: 9.5 at most
+        {"loses": 6, "build": _exp_square_build()}),
+    Rewrite("exp-square-unit", exp(u**2),       _exp_square(1),   "safe",
         "u² rounds, and exp(u²) loses u²·2^-53 of its value: 9 bits at u = 26",
         Example(exp(x**2), {x: (20, 26.6)}, {x: (-3, 3)}, {x: ALL}),
-        lambda m, f: _power_of_two({**m, c: Integer(1)}, f), "u real", "exponents", loses=6),
+        lambda m, f: _square_valid({**m, c: Integer(1)}, f), "u real", "exponents",
+        {"loses": 6, "build": _exp_square_build(Integer(1))}),
     _rw("log-exp-product", log(exp(a) * b),     a + log(b),       "measured",
         "exp(a) underflows or overflows where log(exp(a)·b) is an ordinary number "
         "(the log of erfc through erfcx: log(exp(-u²)·erfcx(u)))",

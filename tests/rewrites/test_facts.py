@@ -73,3 +73,13 @@ def test_sums_past_the_largest_float_are_unbounded_not_an_error():
     big = 1.7976931348623157e308
     f = Facts({x: (-big, big), y: (-big, big)})
     assert f.bound((x + y) ** 2) == (0.0, math.inf) and f.real(x + y + x)
+
+
+def test_the_accurate_forms_nodes_are_bounded():
+    # a rewrite sees Softplus(u) before it is expanded: 1 - tanh(softplus(x))**2 in
+    # mish's gradient is one-minus-tanh-squared's only where softplus is known real
+    from symgrad.rewrites.forms import Sigmoid, Softplus
+
+    f = Facts({x: (-3, 2)})
+    assert f.bound(Sigmoid(x)) == (0.0, 1.0) and f.nonnegative(Softplus(x))
+    assert f.bound(Softplus(x))[1] <= 2 + math.log(2) + 1e-12 and Facts().real(Softplus(x))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from sympy import Symbol, simplify
 
 from symgrad.rewrites import LIBRARY, SCOPES, Facts, apply_rewrites, by_name, in_scope
@@ -15,6 +16,7 @@ from symgrad.rewrites.proof import NotProved, definition, prove
 from .measure import as_run, as_written, errors
 
 IDS = [rw.name for rw in LIBRARY]
+X = Symbol("x")
 
 
 @pytest.mark.parametrize("rw", LIBRARY, ids=IDS)
@@ -164,3 +166,17 @@ def test_power_difference_over_every_order():
     logs = np.maximum(np.log(pts[:, 0] + 1), np.abs(np.log(pts[:, 0])))
     floor = np.log2(1 + logs / np.abs(pts[:, 1]))  # the rounding of 1/n, |E| < 710
     assert np.all(bits(got, want) <= 3 + floor), list(zip(pts.tolist(), got, want))
+
+
+@pytest.mark.parametrize("source, region", [
+    (sp.exp(-X**2 / 16), {X: (64, 109)}),  # |c| < 1/4: the split's top past 64 (128)
+    (sp.exp(-X**2 / 9), {X: (40, 81)}),  # c no power of two: c·uh² rounds, in pairs
+    (sp.erfc(X / 3), {X: (40, 81)}),  # erfc-far's exp(-v²) for v = x/3
+])
+def test_exp_square_splits_every_rational_coefficient_over_its_range(source, region):
+    # (special5's 08:01 note: erfc(x/4) lost 3.9 bits past x = 64, x/3 9 at x = 70)
+    form = apply_rewrites([source], [*in_scope("codegen", "safe"), by_name("erfc-far")],
+                          Facts(region))[0]
+    got = errors(source, {"source": (source, as_written), "form": (form, as_run)}, region, n=48)
+    assert got["form"].max() <= 2.5 and got["source"].max() > 5, (got["form"].max(),
+                                                                   got["source"].max())
