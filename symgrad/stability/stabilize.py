@@ -49,6 +49,7 @@ from ..rewrites.exact_exponents import exact_exponents, split_subnormal_products
 from ..rewrites.expsums import EXP32, EXP_LO
 from ..rewrites.facts import Facts
 from ..rewrites.regimes import bisect_threshold, piecewise, split
+from ..rewrites.rewrite import replace_nodes
 from ..safe import refuse_string
 from ..scaled import homogeneity, scaled
 from ..shapes import flatten_exprs
@@ -463,19 +464,27 @@ class _Search:
                     fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
         """``best``, or the same form computed more exactly where that passes
         too and loses fewer bits: a form that loses nothing against the
-        source on fresh points may still lose more than ``WIDEN_ABOVE`` bits
+        source on fresh points may still lose more than ``WIDEN_ABOVE + 1`` bits
         at points the screening never saw (the TNG eigenvalue's conjugate
         over scaled inputs: 10.4 bits where its determinant ``ad - bc``
-        cancels; in pairs too, 1.0).  The plain form in pairs, a scaled one
-        in pairs over its scaled inputs, then (where allowed) a plain form in
-        the wider type."""
-        if best.after[0] <= WIDEN_ABOVE:
+        cancels; in pairs too, 1.0).  A plain form with its subnormal
+        products split, then in pairs; a scaled one in pairs over its scaled
+        inputs; then (where allowed) a plain form in the wider type."""
+        if best.after[0] <= WIDEN_ABOVE + 1:
+            # (a form kept must gain over a bit: from within a bit of the
+            # tolerance it seldom does, and verifying pairs costs seconds)
             return best
         e = best.chosen
         if isinstance(e, scaled) and not isinstance(e.args[0], FloatMarker):
-            forms = [(scaled(compensated(e.args[0])), "compensated, scaled")]
+            forms = [(scaled(compensated(_unnested(e.args[0]))), "compensated, scaled")]
         elif not isinstance(e, FloatMarker):
-            forms = [(compensated(e), "compensated")]
+            # its products of an exp that may be subnormal split first (free: the
+            # screening rarely has a point in that band, so the split did not
+            # win there: mish's gradient in float32 near x = -103, 5.7 bits)
+            lo = EXP32[0] if np.dtype(self.fmt.dtype).itemsize < 8 else EXP_LO
+            split = split_subnormal_products([e], Facts(self.user_domain), lo)[0]
+            forms = [(split, "subnormal products split")] if split != e else []
+            forms.append((compensated(_unnested(e)), "compensated"))
             if self.widen:
                 forms.append((widened(e), "widened"))
         else:
@@ -550,7 +559,7 @@ class _Search:
         for marker, label in markers:
             mine = []
             for c in plain:
-                e = marker(c.expr)
+                e = marker(_unnested(c.expr) if marker is compensated else c.expr)
                 if e != c.expr and e not in seen:
                     seen.add(e)
                     mine.append(Candidate(e, f"{c.how}, {label} (the plain form lost bits on "
@@ -770,10 +779,20 @@ class _Search:
             todo += sorted((i for i in range(len(cands))
                             if not isinstance(cands[i].expr, FloatMarker)),
                            key=lambda i: (_nonfinite(errs[i], self.fmt), _mean(errs[i])))[:8]
+        if marker in (compensated, _scaled_pairs):
+            # in pairs, the form each came from too: its exponents made exact and
+            # its subnormal products split into Piecewise branches, whose values
+            # pairs round to one float each (the focal loss's gradient in
+            # float32: 13.2 bits at its zero curve y = 1/2 that way, 0 from the
+            # form before)
+            by_how = {c.how: k for k, c in enumerate(cands)}
+            todo += [by_how[h] for h in (_parent_how(cands[i].how) for i in todo)
+                     if h in by_how]
         for i in dict.fromkeys(todo):
             if marker in (scaled, _scaled_pairs) and homogeneity(cands[i].expr) is None:
                 continue  # scaling its inputs would change its value
-            c = Candidate(marker(cands[i].expr), f"{cands[i].how}, {label}")
+            c = Candidate(marker(_unnested(cands[i].expr) if marker in (compensated, _scaled_pairs)
+                                 else cands[i].expr), f"{cands[i].how}, {label}")
             if c.expr == cands[i].expr:
                 continue
             b = self._bits(c.expr)
@@ -970,6 +989,25 @@ class _TruthCache:
         lo = np.array([g[2] for g in got], dtype=float)
         hi = np.array([g[3] for g in got], dtype=float)
         return vals, ok, lo, hi
+
+
+def _parent_how(how: str) -> str:
+    """The ``how`` of the form a candidate was made from by exact exponents
+    or a subnormal split (itself where neither)."""
+    for tail in (", subnormal products split", ", exponents exact"):
+        how = how.removesuffix(tail)
+    return how
+
+
+def _unnested(e: Expr) -> Expr:
+    """``e`` with each ``compensated(v)`` in it replaced by ``v``, for ``e``
+    to be computed in pairs whole: a compensated node inside one is rounded
+    to a float where its parent takes it (the exact exponents of the focal
+    loss's gradient, ``compensated(exp(3x))``: 12.9 bits in float32 pairs at
+    its zero curve, 0 with them unwrapped)."""
+    order, _ = postorder([e], lambda n: n.args)
+    inner = {n: n.args[0] for n in order if isinstance(n, compensated)}
+    return replace_nodes([e], inner)[0] if inner else e
 
 
 def _scaled_pairs(e: Expr) -> Expr:

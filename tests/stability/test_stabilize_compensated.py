@@ -84,3 +84,15 @@ def test_float32_takes_pairs_of_float32_before_float64(expr, domain):
     assert r.choices[0].after[0] <= 3
     plain = stabilize(expr, domain, dtype="float32", samples=96, widen=False)
     assert has_compensated([plain]) and not has_widen([plain])
+
+
+def test_a_form_in_pairs_is_in_pairs_whole():
+    # compensated(u) holding compensated(v) rounds v to one float where u takes
+    # it (the focal loss's gradient in float32: 13.2 bits at its zero curve that
+    # way, 0 unwrapped); and pairs are tried on the form before its exact
+    # exponents and subnormal split (their Piecewise values are rounded alike)
+    from symgrad.stability.stabilize import _parent_how, _unnested
+
+    e = x * compensated(sp.exp(3 * x)) - y + compensated(sp.exp(x))
+    assert _unnested(e) == x * sp.exp(3 * x) - y + sp.exp(x)
+    assert _parent_how("cancel, exponents exact, subnormal products split") == "cancel"
