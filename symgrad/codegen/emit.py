@@ -48,7 +48,7 @@ from sympy import (
 from sympy.core.function import AppliedUndef
 from sympy.printing.codeprinter import PrintMethodNotImplementedError
 
-from ..build import piecewise, unevaluated
+from ..build import mapped, piecewise, unevaluated
 from ..graph import postorder
 from .inplace import in_place
 from .printer import (
@@ -599,14 +599,15 @@ def _renamed(tree: Basic, symbols: dict[Basic, Basic]) -> Basic:
     replaced at once, nothing re-evaluated."""
     if not symbols:
         return tree
-    order, kids = postorder([tree], _kids)
-    new: dict[Basic, Basic] = {}
-    for n in order:
-        if n in symbols:
-            new[n] = symbols[n]
-        elif kids[n] and any(k in new for k in kids[n]):
-            new[n] = _rebuild(n, [new.get(k, k) for k in kids[n]])
-    return new.get(tree, tree)
+    return mapped([tree], _rebuilt, swap=symbols.get)[0]
+
+
+def _rebuilt(node: Basic, args: tuple) -> Basic:
+    """``node`` over new arguments as written (a ``Piecewise`` over its
+    rebuilt value/condition pairs)."""
+    if isinstance(node, Piecewise):
+        return piecewise([pair.args for pair in args], evaluate=False)
+    return unevaluated(node, args)
 
 
 def _divisor(node: Basic, kids: tuple) -> Basic | None:
