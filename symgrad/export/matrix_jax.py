@@ -85,9 +85,11 @@ def _loss(level: MatrixLevel) -> Callable:
     def rule(primals, tangents):
         out = f(*primals)
         gs = gradient.fn(*primals)
-        t = sum((jnp.sum(g * dt) for g, dt in zip(gs, tangents)
+        # summed over each argument's own axes: one value per batch element
+        t = sum((jnp.sum(g * dt, axis=tuple(range(-len(shape_of(s)), 0)))
+                 for g, dt, s in zip(gs, tangents, level.inputs)
                  if not isinstance(dt, SymbolicZero)), jnp.zeros((), out.dtype))
-        return out, jnp.asarray(t, out.dtype)
+        return out, jnp.broadcast_to(jnp.asarray(t, out.dtype), jnp.shape(out))
 
     f.defjvp(rule, symbolic_zeros=True)
     f.gradient = gradient

@@ -30,6 +30,11 @@ def _zero(torch, expr, level: MatrixLevel, xs: tuple):
     return torch.zeros(tuple(batch) + shape_of(expr), dtype=xs[0].dtype, device=xs[0].device)
 
 
+def _batch(x, sym) -> tuple:
+    """The leading (batch) axes of the argument ``x`` of ``sym``."""
+    return tuple(x.shape)[:x.ndim - len(shape_of(sym))]
+
+
 def _floats(torch, values) -> list:
     ts = [v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for v in values]
     dt = ts[0].dtype
@@ -112,6 +117,7 @@ def _loss(level: MatrixLevel):
 
     value = level.kernel("torch")
     gradient = _TorchLevel(level.gradient())
+    ins = level.inputs
 
     class Loss(torch.autograd.Function):
         generate_vmap_rule = True
@@ -127,14 +133,30 @@ def _loss(level: MatrixLevel):
 
         @staticmethod
         def jvp(ctx, *tangents):
-            gs = gradient.fn.apply(*ctx.saved_tensors)
-            return sum(((g * t).sum() for g, t in zip(gs, tangents) if t is not None),
-                       torch.zeros((), dtype=gs[0].dtype, device=gs[0].device))
+            xs = ctx.saved_tensors
+            gs = gradient.fn.apply(*xs)
+            out = torch.zeros(torch.broadcast_shapes(*(_batch(x, s) for x, s in zip(xs, ins))),
+                              dtype=gs[0].dtype, device=gs[0].device)
+            for g, t, sym in zip(gs, tangents, ins):
+                if t is not None:  # summed over the argument's own axes, per batch element
+                    k = len(shape_of(sym))
+                    out = out + ((g * t).sum(dim=tuple(range(-k, 0))) if k else g * t)
+            return out
 
         @staticmethod
         def backward(ctx, ct):
-            gs = gradient.fn.apply(*ctx.saved_tensors)
-            return tuple(ct * g if need else None for g, need in zip(gs, ctx.needs_input_grad))
+            xs = ctx.saved_tensors
+            gs = gradient.fn.apply(*xs)
+            out = []
+            for g, x, sym, need in zip(gs, xs, ins, ctx.needs_input_grad):
+                if not need:
+                    out.append(None)
+                    continue
+                # the cotangent per batch element times its gradient, summed over
+                # the batch axes an argument shared by the batch does not have
+                v = ct.reshape(tuple(ct.shape) + (1,) * len(shape_of(sym))) * g
+                out.append(v.sum_to_size(x.shape) if v.shape != x.shape else v)
+            return tuple(out)
 
     Loss.gradient = gradient
     return Loss

@@ -174,3 +174,26 @@ def test_logsumexp_near_its_zero_is_as_accurate_as_numpys():
             for name, got in (("numpy", f_np(zs)), ("jax", got_jax), ("torch", got_torch))}
     assert lost["numpy"] < 6 and lost["jax"] <= lost["numpy"] + 1, lost
     assert lost["torch"] <= lost["numpy"] + 1, lost
+
+
+def test_a_loss_over_batched_matrix_arguments_has_its_gradient_summed_over_the_batch():
+    # one loss per batch element (leading axes of X): a shared W and s get the
+    # sum of the rows' gradients, X its gradient per row (a shape error before)
+    x1, w1, s = sp.MatrixSymbol("x1", 1, 3), sp.MatrixSymbol("w1", 3, 2), sp.Symbol("s", real=True)
+    loss, args = symgrad.logsumexp(s * x1 * w1), [w1, x1, s]
+    w, xs, sv = RNG.normal(size=(3, 2)), RNG.normal(size=(4, 1, 3)), 0.7
+    per_row = symgrad.lambdify(args, symgrad.grad(loss, args))
+    rows = [per_row(w, x, sv) for x in xs]
+    want = [sum(np.asarray(r[0]) for r in rows), np.stack([np.asarray(r[1]) for r in rows]),
+            sum(float(r[2]) for r in rows)]
+    f_jax, f_torch = symgrad.to_jax(loss, args), symgrad.to_torch(loss, args)
+    with jax.enable_x64():
+        got = jax.jit(jax.grad(lambda *a: f_jax(*a).sum(), argnums=(0, 1, 2)))(w, xs, sv)
+        tangent = jax.jit(lambda v, t: jax.jvp(lambda u: f_jax(u, xs, sv), (v,), (t,))[1])(
+            w, np.ones_like(w))
+    leaves = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (w, xs, sv)]
+    f_torch(*leaves).sum().backward()
+    for g_jax, leaf, ref in zip(got, leaves, want):
+        np.testing.assert_allclose(np.asarray(g_jax).reshape(np.shape(ref)), ref, rtol=1e-13)
+        np.testing.assert_allclose(leaf.grad.numpy().reshape(np.shape(ref)), ref, rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(tangent), [np.sum(r[0]) for r in rows], rtol=1e-13)
