@@ -565,66 +565,138 @@ def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray
     >>> amplification(NodeEvaluator(g, [x], np.float64), g, rows, FORMATS["float64"]).round(1)
     array([1. , 6.5])
     """
-    vals = nodes.values([rows[:, j] for j in range(rows.shape[1])])
+    read, plan, numbers = _amplification_plan(nodes)
+    vals = nodes.values_at([rows[:, j] for j in range(rows.shape[1])],
+                           lambda node: None if node in read else _NO_ROWS)
     n = len(rows)
     h = 2.0 ** -(fmt.prec // 2)
-    err: dict = {}
+    big = 2.0 ** fmt.prec
+    err: dict = {}  # a node's bound: an array over the rows, or one float for all of them
+    floats: dict = {}
 
-    def arr(v) -> np.ndarray:
-        return np.broadcast_to(np.asarray(v, dtype=float), (n,))
+    def arr(node: Basic) -> np.ndarray:  # a node's values as floats over the rows, once
+        got = floats.get(node)
+        if got is None:
+            a = np.asarray(vals[node], dtype=float)
+            got = floats[node] = a if a.shape == (n,) else np.broadcast_to(a, (n,))
+        return got
 
     with np.errstate(all="ignore"):
-        for node in nodes.order:
-            kids = nodes.kids.get(node, ())
-            v = vals[node]
-            name = type(node).__name__
-            if name == "ExprCondPair":
-                if kids and kids[0] in err:
-                    err[node] = err[kids[0]]
+        for kind, node, what in plan:
+            if kind == _PAIR:
+                if what in err:
+                    err[node] = err[what]
                 continue
-            if name == "Piecewise":
+            if kind == _REGIME:
                 taken = np.zeros(n, dtype=bool)
                 e = np.zeros(n)
-                for pair in node.args:
-                    cond = np.broadcast_to(np.asarray(vals[pair.cond], dtype=bool), (n,))
-                    now = cond & ~taken
+                for pair, cond in what:
+                    c = np.broadcast_to(np.asarray(vals[cond], dtype=bool), (n,))
+                    now = c & ~taken
                     e = np.where(now, err.get(pair, 0.0), e)
                     taken |= now
                 err[node] = e
                 continue
-            if not isinstance(v, np.ndarray) or v.dtype.kind not in "fiu" or not kids:
-                continue  # a leaf (exact), a number, a condition
-            v = arr(v)
-            if isinstance(node, Add):  # n - 1 roundings of partial sums below sum |t_i|
-                t = sum(np.abs(arr(vals[k])) * (err.get(k, 0.0) + 1) for k in kids)
-                e = t / np.abs(v) - 1
-            elif isinstance(node, Mul):
-                e = sum(err.get(k, 0.0) * (1.0 if k is a else float(abs(a.exp)))
-                        for k, a in zip(kids, node.args)) + len(kids) - 2
-            elif isinstance(node, Pow) and node.exp.is_number:
-                e = err.get(kids[0], 0.0) * float(abs(node.exp))
+            if node in read:
+                v = vals[node]
+                if not isinstance(v, np.ndarray) or v.dtype.kind not in "fiu":
+                    continue  # a condition
+            if kind == _SUM:
+                t = sum(np.abs(arr(k)) * (err.get(k, 0.0) + 1) for k in what)
+                e = t / np.abs(arr(node)) - 1
+            elif kind == _PRODUCT:  # (weights: 1, or a reciprocal factor's |exponent|)
+                e = sum(err.get(k, 0.0) * w for k, w in what) + len(what) - 2
+            elif kind == _POWER:
+                k, w = what
+                e = err.get(k, 0.0) * w
+            elif kind == _OF_LEAVES:  # exact arguments: its own rounding only
+                e = 0.0
             else:
                 e = np.zeros(n)
-                args = [vals[k] for k in kids]
+                args = [vals[k] for k in what]
                 op = nodes.op(node)
-                for i, k in enumerate(kids):
+                v = arr(node)
+                for i, k in enumerate(what):
                     ek = err.get(k, 0.0)
-                    if k.is_number or not np.any(ek):
+                    if k in numbers or not np.any(ek):
                         continue
                     u = np.asarray(args[i], dtype=float)
                     up, dn = list(args), list(args)
                     up[i] = np.asarray(u * (1 + h), dtype=nodes.dtype)
                     dn[i] = np.asarray(u * (1 - h), dtype=nodes.dtype)
-                    d = arr(op(*up)) - arr(op(*dn))
+                    d = np.broadcast_to(np.asarray(op(*up), dtype=float), (n,)) - \
+                        np.broadcast_to(np.asarray(op(*dn), dtype=float), (n,))
                     cond = np.abs(d / (2 * h * v))
                     e = e + np.where(np.isfinite(cond), cond, 0.0) * ek
-            err[node] = np.where(np.isfinite(e), e, 2.0 ** fmt.prec) + 1.0
+            if isinstance(e, np.ndarray):
+                err[node] = np.where(np.isfinite(e), e, big) + 1.0
+            else:
+                err[node] = (float(e) if math.isfinite(e) else big) + 1.0
         out = np.zeros(n)
         for f in forms:
             if f in err:
                 e = np.where(np.isnan(err[f]), 0.0, err[f])
                 out = np.maximum(out, np.minimum(np.log2(1.0 + e), float(fmt.prec)))
     return out
+
+
+_PAIR, _REGIME, _SUM, _PRODUCT, _POWER, _OF_LEAVES, _FUNCTION = range(7)
+_PLANS: dict = {}  # id(NodeEvaluator) -> (the evaluator, its plan)
+
+
+def _amplification_plan(nodes: NodeEvaluator) -> tuple[set, list, set]:
+    """Once per evaluator: the nodes whose float values
+    :func:`amplification` reads, with every node they are computed from;
+    per node what it does; and the operands that are numbers (SymPy's
+    questions, ``is_number`` a walk of a node's tree, asked once).  Read:
+    a sum's and its terms' values (its condition number), a function's
+    and its arguments' (the central difference), unless its arguments are
+    all leaves (exact: nothing to propagate), and the conditions of a
+    regime.  Not read: a product's and a power's (only their errors are)
+    and a function of leaves' (a ``compensated(u)`` is a function of u's
+    symbols, ~600 array operations in pairs; it was computed at every call
+    of the joint climb and read by none)."""
+    got = _PLANS.get(id(nodes))
+    if got is not None and got[0] is nodes:
+        return got[1]
+    want: list = []
+    plan: list = []
+    numbers: set = set()
+    for node in nodes.order:
+        kids = nodes.kids.get(node, ())
+        name = type(node).__name__
+        if name == "ExprCondPair":
+            if kids:
+                plan.append((_PAIR, node, kids[0]))
+            continue
+        if name == "Piecewise":
+            conds = [(pair, pair.cond) for pair in node.args]
+            want += [c for _, c in conds]
+            plan.append((_REGIME, node, conds))
+            continue
+        if not kids or node.is_Boolean or node.is_Relational:
+            continue  # a leaf (exact), a number, a condition
+        if isinstance(node, Add):
+            want += [node, *kids]
+            plan.append((_SUM, node, kids))
+        elif isinstance(node, Mul):
+            plan.append((_PRODUCT, node, [(k, 1.0 if k is a else float(abs(a.exp)))
+                                          for k, a in zip(kids, node.args)]))
+        elif isinstance(node, Pow) and node.exp.is_number:
+            plan.append((_POWER, node, (kids[0], float(abs(node.exp)))))
+        else:
+            num = [k for k in kids if k.is_number]
+            numbers.update(num)
+            if all(k.is_Symbol or k in num for k in kids):
+                plan.append((_OF_LEAVES, node, kids))
+            else:
+                want += [node, *kids]
+                plan.append((_FUNCTION, node, kids))
+    read = set(postorder(want, lambda x: nodes.kids.get(x, ()))[0])
+    if len(_PLANS) > 64:
+        _PLANS.clear()
+    _PLANS[id(nodes)] = (nodes, (read, plan, numbers))
+    return read, plan, numbers
 
 
 # thresholds and edges are exact and few: kept first; zeros and conditions fill the rest

@@ -422,3 +422,27 @@ def test_watching_some_tracks_finds_their_transitions_as_watching_all(only, labe
     got = [[(lb, [r.tobytes() for r in rs], t) for lb, rs, t in g
             if lb == SOURCES.index(label)] for g in tr.along_many(asks, only=only)]
     assert got == want and sum(map(len, want)) > 0
+
+
+def test_the_amplification_computes_only_the_values_it_reads():
+    """A product's value is never read by the amplification (only its
+    factors' errors are), nor a function of exact leaves' (its error is its
+    own rounding): a compensated(u), pairs of floats over u's symbols, was
+    computed at every call of the joint climb and read by none."""
+    from symgrad import compensated
+    from symgrad.stability.floats import NodeEvaluator
+    from symgrad.stability.search import amplification
+
+    y = symbols("y", real=True)
+    pair = compensated(exp(x) - 1)
+    fs = [pair * y, pair + exp(x * y) - x]  # read beside a sum, not beside a product
+    rows = np.array([[1e-8, 3.0], [-2.0, 0.5], [40.0, -1.0]])
+    for form, read in ((fs[0], 0), (fs[1], 1)):
+        ev = NodeEvaluator([form], [x, y], np.float64)
+        calls = []
+        real = ev.op(pair)
+        ev._ops[pair] = lambda *a, _f=real, _c=calls: _c.append(1) or _f(*a)
+        got = amplification(ev, [form], rows, FORMATS["float64"])
+        assert len(calls) == read
+        if not read:  # its own rounding and the product's: log2(1 + 2)
+            assert np.allclose(got, math.log2(3))
