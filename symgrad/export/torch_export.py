@@ -145,9 +145,11 @@ def _eager_backward(xs) -> bool:
     import torch
     from torch.autograd import forward_ad
 
+    wrapped = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
     return (torch.is_grad_enabled() and any(x.requires_grad for x in xs)
-            and forward_ad._current_level < 0 and not torch.compiler.is_compiling()
-            and not any(torch._C._functorch.is_functorch_wrapped_tensor(x) for x in xs))
+            and getattr(forward_ad, "_current_level", 0) < 0
+            and not torch.compiler.is_compiling()
+            and wrapped is not None and not any(wrapped(x) for x in xs))
 
 
 def to_torch(expr: object, args: object, *, stabilize: bool = False,
