@@ -436,6 +436,7 @@ class PointSearch:
             order = list(np.argsort(-amplification(tracks.nodes, self.forms, rows, fmt),
                                     kind="stable"))
         levels = np.int64(1) << np.arange(0, fmt.prec, 4, dtype=np.int64)
+        every = np.int64(1) << np.arange(0, fmt.prec, dtype=np.int64)  # (the joint points')
         out, seen, zeros = [], set(), 0
         for is_zero, (r, j) in [(True, at[i]) for i in order] + [(False, b) for b in beside]:
             key = (r.tobytes(), j)
@@ -445,7 +446,8 @@ class PointSearch:
             zeros += is_zero
             lo, hi = (int(v) for v in ordinal(np.array(self.ranges[j]), fmt))
             o = int(ordinal(np.array([r[j]]), fmt)[0])
-            offs = np.concatenate([o - levels, o + levels])
+            step = levels if is_zero else every
+            offs = np.concatenate([o - step, o + step])
             offs = offs[(offs >= lo) & (offs <= hi)]
             pts = np.repeat(r[None, :], len(offs), axis=0)
             pts[:, j] = from_ordinal(offs, fmt)

@@ -12,7 +12,24 @@ import math
 
 import numpy as np
 import pytest
-from sympy import Abs, Add, Mul, Pow, Rational, erf, exp, gamma, log, pi, sinh, sqrt, symbols, tanh
+from sympy import (
+    Abs,
+    Add,
+    Mul,
+    Pow,
+    Rational,
+    acos,
+    erf,
+    exp,
+    gamma,
+    log,
+    pi,
+    sinh,
+    sqrt,
+    symbols,
+    tanh,
+)
+from sympy import cos as sp_cos
 from sympy.codegen.cfunctions import expm1
 
 from symgrad import check_stability, grad, stabilize
@@ -345,6 +362,20 @@ def test_a_cancellation_whose_zero_is_the_domains_edge_is_found_beside_it(f, dom
     w = r.regions[0].witness.point
     syms = list(dom)
     assert _truth_bits(f, syms, [w[s] for s in syms]) > 45  # (the figure is true)
+
+
+def test_a_peak_one_binade_wide_beside_a_corner_is_measured():
+    """2-ancestry mixing (Herbie's bench/mathematics/statistics): the
+    rounding of -g/h near 1, amplified by acos, loses 10.2 bits at g = -1,
+    h = 1 + 2**-27 and 1.0 at 1 + 2**-26; with points at every fourth
+    power of two beside the corner it was reported at 9.1 (a denser probe
+    of the held-out family found it)."""
+    g, h = symbols("g h", real=True)
+    f = 2 * sp_cos(2 * pi / 3 + acos(-g / h) / 3)
+    r = check_stability(f, {g: (-1, 1), h: (1, 2)}, samples=256)
+    assert r.max_bits_error > 10.1, r.max_bits_error
+    w = r.regions[0].witness.point
+    assert _truth_bits(f, [g, h], [w[g], w[h]]) > 10.1
 
 
 def test_stabilized_softsign_derivative_claims_what_its_carries_lose():
