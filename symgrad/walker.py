@@ -52,12 +52,13 @@ from sympy.functions.elementary.complexes import (
 )
 
 from .errors import ComplexValueError, RuleError, describe
-from .graph import postorder
+from .graph import numbered
 from .matrices.rules import madd
 from .resolver import node_name, resolver
 from .rules import NONSMOOTH, Opts, Rule
 from .rules.forms import WalkState, piecewise, total
 from .rules.realness import is_real, real_part
+from .rules.walkstate import NodeTable
 
 __all__ = ["Walk", "reverse", "forward"]
 
@@ -138,13 +139,18 @@ def _paused(fn: Callable) -> Callable:
 
 class Walk:
     """One formula's DAG, with each node's rule, inputs and dependence on
-    the symbols being differentiated."""
+    the symbols being differentiated.
+
+    Nodes are numbered in the walk's order (children first), and its tables
+    are lists over those positions: SymPy's ``Basic.__hash__`` is a Python
+    call, asked once per edge and once per node here (by
+    :func:`symgrad.graph.numbered`), not at every look-up of the walk."""
 
     def __init__(self, roots: Sequence[Expr], wrt: frozenset, opts: Opts) -> None:
         self.opts = opts
         self.wrt = wrt
-        self.rules: dict[Basic, Rule] = {}
-        rules, rule_of = self.rules, resolver(opts)
+        rule_by_id: dict[int, Rule] = {}
+        rule_of = resolver(opts)
 
         # whether any rule groups its nodes (custom rules): else no node is
         # asked for a group key (two lookups a node)
@@ -153,32 +159,36 @@ class Walk:
         def children(node: Basic) -> tuple:
             if not node.args or not isinstance(node, Expr):
                 return ()
-            rule = rules[node] = rule_of(node)
+            rule = rule_by_id[id(node)] = rule_of(node)
             if not self.grouped and getattr(rule, "group_key", None) is not None:
                 self.grouped = True
             return rule.inputs(node)
 
-        self.order, self.inputs = postorder(roots, children)
-        self.depends: dict[Basic, bool] = {}
-        # Longest path down to a leaf: a rule over a taller argument runs on
-        # a stencil (:func:`symgrad.rules.forms.stencil`); rules read it in
-        # ``opts.walk``.
-        self.heights: dict[Basic, int] = {}
-        depends, inputs, heights = self.depends, self.inputs, self.heights
-        # Per node: (depends on wrt, complex, numeric, height); a numeric
-        # (constant) node's own assumptions say whether it is complex:
-        # asin(2), log(-2), LambertW(-1) hold no I.
-        seen: dict[Basic, tuple] = {}
-        # Per node with arguments: (rule, inputs, which inputs depend, depends).
-        self.steps: dict[Basic, tuple] = {}
-        steps = self.steps
-        for node in self.order:
-            kids = inputs[node]
+        order, kid_pos, index = numbered(roots, children)
+        self.order, self.kids, self.index = order, kid_pos, index
+        self.ids = {id(n): i for i, n in enumerate(order)}
+        count = len(order)
+        # Per position: the rule (None at a leaf), whether the node depends
+        # on wrt, its height (longest path down to a leaf: a rule over a
+        # taller argument runs on a stencil, :func:`symgrad.rules.forms.
+        # stencil`; rules read it in ``opts.walk``) and which of its inputs
+        # depend on wrt.  A numeric (constant) node's own assumptions say
+        # whether it is complex: asin(2), log(-2), LambertW(-1) hold no I.
+        self.rule_at: list = [None] * count
+        self.depends_at: list = [False] * count
+        self.height_at: list = [0] * count
+        self.needed_at: list = [()] * count
+        rule_at, depends_at, height_at, needed_at = (
+            self.rule_at, self.depends_at, self.height_at, self.needed_at)
+        cplx = [False] * count
+        numeric = [True] * count
+        for i, node in enumerate(order):
+            kids = kid_pos[i]
             if not kids:
                 d = node in wrt
-                seen[node] = (d, node is I or _is_complex_symbol(node), node.is_number, 0)
-                heights[node] = 0
-                depends[node] = d
+                cplx[i] = node is I or _is_complex_symbol(node)
+                numeric[i] = node.is_number
+                depends_at[i] = d
                 if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
                     raise RuleError(
                         f"{describe(node)} ({type(node).__name__}) is not an expression, so no "
@@ -186,33 +196,35 @@ class Walk:
                         "differentiate with respect to"
                     )
                 continue
+            rule = rule_at[i] = rule_by_id[id(node)]
             d = False
             c = False
             n = True
             h = 0
             needed = []
             for k in kids:
-                kd, kc, kn, kh = seen[k]
+                kd = depends_at[k]
                 needed.append(kd)
                 d = d or kd
-                c = c or kc
-                n = n and kn
-                if kh > h:
-                    h = kh
-            steps[node] = (rules[node], kids, tuple(needed), d)
+                c = c or cplx[k]
+                n = n and numeric[k]
+                if height_at[k] > h:
+                    h = height_at[k]
+            needed_at[i] = tuple(needed)
             # SymPy asks it of every factor and term it builds, recursively
             # when not yet known: ask it children first, one level each.
             node.is_commutative  # noqa: B018
             if n:
                 real = node.is_extended_real
                 c = real is False or (c and real is not True)
-            seen[node] = (d, c, n, h + 1)
-            heights[node] = h + 1
-            depends[node] = d
+            cplx[i] = c
+            numeric[i] = n
+            height_at[i] = h + 1
+            depends_at[i] = d
             if d:
                 if _is_complex_part(type(node)):
                     raise ComplexValueError(_complex_part_message(node))
-                if c and rules[node].name in _NONHOLOMORPHIC:
+                if c and rule.name in _NONHOLOMORPHIC:
                     raise ComplexValueError(
                         f"{describe(node)} applies {node_name(node)}, which is not complex-"
                         "differentiable, to a complex-valued argument; its real-valued "
@@ -220,9 +232,21 @@ class Walk:
                         "constants (asin(2), log(-2)) out of its argument"
                     )
 
+    def state(self) -> WalkState:
+        """What the rules get from this walk (``opts.walk``): each node's
+        height, and the walk's own nodes."""
+        return WalkState(NodeTable(self.order, self.height_at, self.index, self.ids),
+                         NodeTable(self.order, self.order, self.index, self.ids))
+
+    @property
+    def inputs(self) -> dict[Basic, tuple]:
+        """Each node's inputs (the walk's own nodes), by node."""
+        order = self.order
+        return {n: tuple(order[k] for k in ks) for n, ks in zip(order, self.kids)}
+
     def nodes(self) -> list:
         """Nodes that depend on the symbols, children first."""
-        return [n for n in self.order if self.depends[n]]
+        return [n for n, d in zip(self.order, self.depends_at) if d]
 
 
 def _sum(terms: list) -> Expr:
@@ -248,28 +272,32 @@ def _sum(terms: list) -> Expr:
     return rest[0] if len(rest) == 1 else total(rest)
 
 
-def _groups(walk: Walk) -> tuple[dict[Basic, Hashable], dict[Hashable, list]]:
-    """Each grouped node's key, and each group's members in walk order."""
-    key_of: dict[Basic, Hashable] = {}
+def _groups(walk: Walk) -> tuple[dict[int, Hashable], dict[Hashable, list]]:
+    """Each grouped node's key (by position), and each group's members'
+    positions in walk order."""
+    key_of: dict[int, Hashable] = {}
     members: dict[Hashable, list] = {}
     if not walk.grouped:
         return key_of, members
-    for node in walk.nodes():
-        rule = walk.rules.get(node)
+    order, kids = walk.order, walk.kids
+    for i, node in enumerate(order):
+        rule = walk.rule_at[i]
+        if not walk.depends_at[i] or rule is None:
+            continue
         group_key = getattr(rule, "group_key", None)
         key = group_key(node) if group_key is not None else None
         if key is None:
             continue
-        first = members.setdefault(key, [node])[0]
-        if first is not node:
-            if walk.inputs[first] != walk.inputs[node]:
+        first = members.setdefault(key, [i])[0]
+        if first != i:
+            if kids[first] != kids[i]:
                 raise RuleError(
-                    f"rule {rule.name!r} groups the nodes {describe(first)} and "
+                    f"rule {rule.name!r} groups the nodes {describe(order[first])} and "
                     f"{describe(node)}, whose inputs differ; a group's members must share "
                     "their inputs"
                 )
-            members[key].append(node)
-        key_of[node] = key
+            members[key].append(i)
+        key_of[i] = key
     return key_of, members
 
 
@@ -294,8 +322,7 @@ def reverse(
     """
     wrtset = frozenset(wrt)
     walk = Walk(outputs, wrtset, opts)
-    nodes = {n: n for n in walk.order}
-    state = WalkState(walk.heights, nodes)
+    state = walk.state()
     got = _accumulate(walk, outputs, cotangents, wrtset, replace(opts, walk=state))
     if not state.projected:
         return got
@@ -315,58 +342,70 @@ def _accumulate(
     opts: Opts,
 ) -> dict[Symbol, Expr]:
     """Reverse accumulation over ``walk``, the rules given ``opts`` (which
-    carries the walk's state)."""
-    acc: dict[Basic, list] = {}
+    carries the walk's state), over the walk's positions."""
+    order, kid_pos, index = walk.order, walk.kids, walk.index
+    rule_at, needed_at, depends_at = walk.rule_at, walk.needed_at, walk.depends_at
+    acc: list = [None] * len(order)
     for out, c in zip(outputs, cotangents):
         if c is not S.Zero and c != 0:
-            acc.setdefault(out, []).append(c)
+            i = index[out]
+            if acc[i] is None:
+                acc[i] = [c]
+            else:
+                acc[i].append(c)
     result: dict[Symbol, Expr] = {}
-    depends, inputs, rules, steps = walk.depends, walk.inputs, walk.rules, walk.steps
     key_of, groups = _groups(walk)
-    gathered: dict[Hashable, dict[Basic, Expr]] = {}
-    inner_wrt = [s for s in wrtset if s in steps]  # symbols with arguments (x[i])
-    for node in reversed(walk.order):
-        terms = acc.pop(node, None)
-        key = key_of.get(node) if key_of else None
+    gathered: dict[Hashable, dict[int, Expr]] = {}
+    # symbols with arguments (x[i]): their gradient stops at them
+    inner_wrt = {index[s] for s in wrtset if s in index and rule_at[index[s]] is not None}
+    for i in range(len(order) - 1, -1, -1):
+        terms = acc[i]
+        key = key_of.get(i) if key_of else None
         if key is not None:  # a member of a group: gather, answer at the last
+            acc[i] = None
             got = gathered.setdefault(key, {})
             if terms:
-                got[node] = _sum(terms)
+                got[i] = _sum(terms)
             members = groups[key]
-            if node is not members[0]:
+            if i != members[0]:
                 continue
             del gathered[key]
             if not got:
                 continue
-            kids = inputs[node]
-            needed = [depends[k] for k in kids]
-            cts = rules[node].group_vjp(
-                members, [got.get(m, S.Zero) for m in members], needed, opts
+            kids = kid_pos[i]
+            cts = rule_at[i].group_vjp(
+                [order[m] for m in members], [got.get(m, S.Zero) for m in members],
+                [depends_at[k] for k in kids], opts,
             )
-        elif not terms:
+        elif terms is None:
             continue
         else:
-            step = steps.get(node)
-            if step is None:  # a leaf: a symbol differentiated, or a constant
+            acc[i] = None
+            node = order[i]
+            rule = rule_at[i]
+            if rule is None:  # a leaf: a symbol differentiated, or a constant
                 if node in wrtset:
                     result[node] = _sum(terms)
                 continue
-            rule, kids, needed, d = step
-            if not d:
+            if not depends_at[i]:
                 continue
             g = terms[0] if len(terms) == 1 else _sum(terms)
-            if inner_wrt and node in wrtset:
+            if inner_wrt and i in inner_wrt:
                 result[node] = g
                 continue
-            cts = rule.vjp(node, g, list(needed), opts)
+            kids = kid_pos[i]
+            cts = rule.vjp(node, g, list(needed_at[i]), opts)
         if len(cts) != len(kids):
             raise RuleError(
-                f"rule {rules[node].name!r} returned {len(cts)} cotangents for node "
-                f"{describe(node)}, which has {len(kids)} inputs"
+                f"rule {rule_at[i].name!r} returned {len(cts)} cotangents for node "
+                f"{describe(order[i])}, which has {len(kids)} inputs"
             )
         for k, c in zip(kids, cts):
             if c is not None and c is not S.Zero:
-                acc.setdefault(k, []).append(c)
+                if acc[k] is None:
+                    acc[k] = [c]
+                else:
+                    acc[k].append(c)
     return result
 
 
@@ -377,18 +416,24 @@ def forward(
     """The tangent of each output given a tangent per symbol (None = zero)."""
     seeds = {s: t for s, t in tangents.items() if t is not None and t is not S.Zero and t != 0}
     walk = Walk(outputs, frozenset(seeds), opts)
-    nodes = {n: n for n in walk.order}
-    opts = replace(opts, walk=WalkState(walk.heights, nodes))
-    tan: dict[Basic, Expr] = dict(seeds)
-    steps = walk.steps
-    for node in walk.order:
-        step = steps.get(node)  # (rule, inputs, which depend, depends)
-        if step is None or not step[3] or node in seeds:
+    opts = replace(opts, walk=walk.state())
+    order, kid_pos, index = walk.order, walk.kids, walk.index
+    rule_at, depends_at = walk.rule_at, walk.depends_at
+    tan: list = [None] * len(order)
+    seeded = set()
+    for s, t in seeds.items():
+        i = index.get(s)
+        if i is not None:
+            tan[i] = t
+            seeded.add(i)
+    for i, node in enumerate(order):
+        rule = rule_at[i]
+        if rule is None or not depends_at[i] or i in seeded:
             continue
-        ts = [tan.get(k) for k in step[1]]
+        ts = [tan[k] for k in kid_pos[i]]
         if all(t is None for t in ts):
             continue
-        t = step[0].jvp(node, ts, opts)
+        t = rule.jvp(node, ts, opts)
         if t is not None and t is not S.Zero:
-            tan[node] = t
-    return [tan.get(o) for o in outputs]
+            tan[i] = t
+    return [tan[index[o]] for o in outputs]

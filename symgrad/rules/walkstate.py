@@ -19,7 +19,41 @@ from sympy import Basic, Dummy, Expr
 from ..build import TALL, replaced, unevaluated
 from ..graph import postorder
 
-__all__ = ["WalkState", "Stencil", "stencil", "plan", "put_back"]
+__all__ = ["WalkState", "NodeTable", "Stencil", "stencil", "plan", "put_back"]
+
+
+class NodeTable:
+    """A walk's value per node, looked up by the node's identity first (an
+    integer's hash, not SymPy's ``Basic.__hash__``, a Python call: a
+    quarter of a deep gradient's time went to it), then by equality (an
+    equal copy of a walk's node, or a node built since).  Reads like a
+    dict's ``get``.
+
+    >>> from sympy import cos, Symbol
+    >>> x = Symbol("x")
+    >>> t = NodeTable([x, cos(x)], [0, 1])
+    >>> t.get(cos(x)), t.get(cos(x + 1), -1), len(t)
+    (1, -1, 2)
+    """
+
+    __slots__ = ("ids", "index", "values")
+
+    def __init__(self, order: Sequence[Basic], values: Sequence, index: dict | None = None,
+                 ids: dict | None = None) -> None:
+        self.values = values
+        self.index = index if index is not None else {n: i for i, n in enumerate(order)}
+        self.ids = ids if ids is not None else {id(n): i for i, n in enumerate(order)}
+
+    def get(self, node: Basic, default=None):
+        i = self.ids.get(id(node))
+        if i is None:
+            i = self.index.get(node)
+            if i is None:
+                return default
+        return self.values[i]
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 class WalkState:
@@ -31,8 +65,9 @@ class WalkState:
 
     __slots__ = ("heights", "memo", "projected", "nodes")
 
-    def __init__(self, heights: dict | None = None, nodes: dict | None = None) -> None:
-        self.heights = heights or {}
+    def __init__(self, heights: dict | NodeTable | None = None,
+                 nodes: dict | NodeTable | None = None) -> None:
+        self.heights = heights if heights is not None else {}
         self.memo: dict = {}
         self.projected = False
         # the walk's own nodes, each its own key: a node a rule rebuilds
