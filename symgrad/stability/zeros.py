@@ -9,8 +9,11 @@ the Taylor polynomial about the float nearest it
 (:func:`~symgrad.rewrites.series.taylor_about`, :func:`~symgrad.rewrites.series.horner`)
 replaces the best form on the largest interval around it where the
 polynomial is as accurate as that form or within the tolerance, found by
-bisection over the float ordinals on each side (that interval, and two
-narrower ones about the root).  What this yields are candidates like any
+bisection over the float ordinals on each side, as far as four times the
+root's scale (that interval, and narrower ones, each end shrunk on its
+own; 32 terms, or 16 or 8 where as good over nine tenths of it), beside
+the best form with its exponentials of rounded arguments exact
+(:meth:`symgrad.stability.stabilize._Search._zeros`).  What this yields are candidates like any
 other: :func:`symgrad.stabilize` ranks them and verifies the one it chooses
 on fresh points.
 """
@@ -123,10 +126,10 @@ def _good(v: float, s_at: Callable, best_at: Callable, tolerance: float, fmt) ->
     """Whether the series is as accurate as the best form at ``v`` or
     within half the tolerance, at one of ``v`` and two floats ``2**16``
     ordinals either side: the error at one float is a draw of rounding
-    noise (a 32-term polynomial, exact to 1.6 bits over [-1.56, 0.09]
-    about the GELU-tanh gradient's zero, was cut at -1.15 by a draw of its
-    rounding where the best form's draw was lower), while where the
-    truncation error takes over it does at all three."""
+    noise (0 to 1.6 bits for a 32-term polynomial about the GELU-tanh
+    gradient's zero, where the best form beside it draws 0 to 3), and one
+    unlucky draw would end the bisection there; where the truncation error
+    takes over, it does at all three."""
     o = int(ordinal(np.array([v], dtype=fmt.dtype), fmt)[0])
     for d in (0, -_NOISE, _NOISE):
         w = float(from_ordinal(np.array([o + d]), fmt)[0]) if d else v
