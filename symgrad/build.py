@@ -330,7 +330,9 @@ def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], B
     new: dict = {}
     changed: set = set()  # by equality: an argument may be an equal copy of the node seen
     for n in order:
-        if n in done:
+        fresh = n not in done  # (a hook or ``after`` that runs a nested pass over the
+        # same memo may put n in it: its form here is still the one recorded)
+        if not fresh:
             new[n] = out = done[n]
         elif n in hits:
             out = hits[n]
@@ -344,10 +346,10 @@ def mapped(roots: Sequence[Basic], rebuild: Callable[[Basic, Sequence[Basic]], B
                 out = after(out)
         if out is not n and (n in hits or hash(out) != hash(n) or out != n):
             changed.add(n)
-        elif n not in done:
+        elif fresh:
             out = n
         new[n] = out
-        if memo is not None and n not in done:
+        if memo is not None and fresh:
             done[n] = out
             done.setdefault(out, out)
     return [new[r] for r in roots]

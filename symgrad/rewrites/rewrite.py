@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from sympy import Add, Basic, Mul
 
 from ..build import EVALUATED_TREE, evaluated, mapped, replaced, tree_size
-from ..graph import free_symbols, postorder
+from ..graph import free_symbols
 from .facts import Facts
 from .forms import Sigmoid, Softplus, expand_forms
 from .pattern import Match, match
@@ -174,31 +174,27 @@ def apply_rewrites(
     new: dict[Basic, Basic] = {}  # node -> rewritten; a result maps to itself
     made_forms = False  # an accurate-form node to expand at the end
 
-    def run(tops: list[Basic], depth: int, made_by: tuple[Rewrite, ...]) -> None:
-        order, kids = postorder(tops, lambda n: () if n in new else n.args)
-        for node in order:
-            if node in new:
-                continue
-            cur = reevaluated(node, kids[node], new)
-            if depth < _MAX_STEPS:
-                for rw in by_root.get(type(cur), ()):
-                    if rw in made_by:
-                        continue  # a rewrite does not rewrite what it made
-                    out = rw.apply(cur, facts)
-                    if out is not None and out != cur:
-                        nonlocal made_forms
-                        made_forms = made_forms or rw.makes_forms
-                        # the source is done (a regime keeps it as a branch), then the
-                        # rewrite's new nodes go through the pass, as deep as rewrites nest
-                        new.setdefault(cur, cur)
-                        run([out], depth + 1, (*made_by, rw))
-                        cur = new[out]
-                        break
-            new[node] = cur
-            new.setdefault(cur, cur)
+    def run(tops: list[Basic], depth: int, made_by: tuple[Rewrite, ...]) -> list[Basic]:
+        # one build.mapped pass, its memo shared by the passes it nests
+        def rewritten(cur: Basic) -> Basic:  # a node rebuilt over its rewritten arguments
+            if depth >= _MAX_STEPS:
+                return cur
+            for rw in by_root.get(type(cur), ()):
+                if rw in made_by:
+                    continue  # a rewrite does not rewrite what it made
+                out = rw.apply(cur, facts)
+                if out is not None and out != cur:
+                    nonlocal made_forms
+                    made_forms = made_forms or rw.makes_forms
+                    # the source is done (a regime keeps it as a branch), then the
+                    # rewrite's new nodes go through the pass, as deep as rewrites nest
+                    new.setdefault(cur, cur)
+                    return run([out], depth + 1, (*made_by, rw))[0]
+            return cur
 
-    run(roots, 0, ())
-    out = [new[r] for r in roots]
+        return mapped(tops, evaluated, after=rewritten, memo=new)
+
+    out = run(roots, 0, ())
     return expand_forms(out) if made_forms else out
 
 
