@@ -352,15 +352,17 @@ def _const(value: Basic, prec: int):
         return arb(int(value))
     if value.is_Rational:
         return arb(int(value.p)) / int(value.q)
+    # (int(): with gmpy2 installed mpmath's mantissas are gmpy2.mpz, which
+    # python-flint's arf does not take)
     if value.is_Float:
         sign, man, exp, _ = value._mpf_
-        return arb((-man if sign else man, exp))
+        return arb((int(-man if sign else man), int(exp)))
     v = value.evalf(prec // 3 + 10)
     if not v.is_Float or not v._mpf_[1]:
         return None
     sign, man, exp, bc = v._mpf_
     # within one unit of prec bits, as the mpmath tier trusts evalf
-    return arb((-man if sign else man, exp), (1, exp + bc - prec))
+    return arb((int(-man if sign else man), int(exp)), (1, int(exp + bc - prec)))
 
 
 class BallProgram:

@@ -92,6 +92,7 @@ def round_mpf(v: tuple, fmt: Format) -> float:
     if v == fnan:
         return math.nan
     sign, man, exp, bc = v
+    man, exp, bc = int(man), int(exp), int(bc)  # (gmpy2.mpz under mpmath's gmpy backend)
     top = exp + bc - 1  # v in [2**top, 2**(top + 1))
     if top > fmt.emax:
         return -math.inf if sign else math.inf

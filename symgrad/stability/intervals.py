@@ -183,7 +183,7 @@ def _pow(prec: int, b: tuple, e: tuple) -> tuple | str:
     if is_point(e) and e[0] not in (finf, fninf):
         ev = e[0]
         if ev == from_int(to_int(ev)):  # integer exponent
-            n = to_int(ev)
+            n = int(to_int(ev))
             if n >= 0:
                 return mpi.mpi_pow_int(b, n, prec)
             r = recip(prec + GUARD, b)
@@ -304,7 +304,7 @@ def _exp_at(prec: int, u: tuple) -> tuple:
         return _mpi_exp(prec, (u, u))
     wp = prec + GUARD + _mag(u) + 10
     ln2 = _widen(mpf_ln2(wp, round_floor), mpf_ln2(wp, round_ceiling), wp - 4)
-    n = to_int(mpf_floor(mpf_div(u, ln2[0], _mag(u) + 10, round_floor)))
+    n = int(to_int(mpf_floor(mpf_div(u, ln2[0], _mag(u) + 10, round_floor))))  # (gmpy: mpz)
     r = mpi.mpi_sub(point(u), mpi.mpi_mul(point(from_int(n)), ln2, wp), wp)
     e = _mpi_exp(prec, r)  # |r| < 1, the interval ~2**-(prec + GUARD) wide
     return mpf_shift(e[0], n), mpf_shift(e[1], n)
@@ -562,7 +562,7 @@ def _loggamma(prec, s):
 def _polygamma(prec, n, s):
     if not is_point(n) or mpf_cmp(n[0], fzero) < 0 or n[0] != from_int(to_int(n[0])):
         return UNDEF  # polygamma's order is a non-negative integer
-    m = to_int(n[0])
+    m = int(to_int(n[0]))
     bad = _pole(s)
     if bad:
         return bad
@@ -613,7 +613,7 @@ def _digamma_remainder(prec, s):
 
 
 def _lambertw(prec, x, *k):
-    branch = 0 if not k else to_int(k[0][0])
+    branch = 0 if not k else int(to_int(k[0][0]))
     edge = mpf_neg(mpi.mpi_exp(point(_NEG1), prec + GUARD)[0])  # -1/e, to GUARD bits
     if branch == 0:
         fn = _ctx.lambertw
