@@ -15,7 +15,7 @@ import linecache
 import re
 from collections.abc import Callable, Mapping
 
-from sympy import Basic, Symbol
+from sympy import Abs, Basic, Mul, S, Symbol
 
 from ..codegen.compensating import (
     COMPENSATED_HELPERS,
@@ -34,7 +34,7 @@ from ..widen import widen
 from .branches import clamped_branches, shared_branches
 from .printers import HEADERS, RESERVED, printer_for
 
-__all__ = ["require", "generate", "compile_source", "compile_matrix", "EXTRAS"]
+__all__ = ["require", "generate", "compile_source", "compile_matrix", "abs_folded", "EXTRAS"]
 
 EXTRAS = {"jax": "jax", "torch": "torch"}
 _counter = itertools.count()
@@ -73,6 +73,44 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
         else:
             memo[n] = n
     return [memo[r] for r in roots]
+
+
+def abs_folded(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with ``Abs(Abs(u))`` and ``Abs(-Abs(u))`` written ``Abs(u)``
+    (the same float for every input, NaN included).  The accurate forms make
+    them when a rewrite for a real ``u`` meets ``u = -|x|`` (softplus-log1p
+    turns stabilize's ``log1p(exp(-|x|))`` into ``log1p(exp(-|-|x||))``): as
+    ``Abs(x)`` the exponential is one node with the gradient's
+    ``exp(-|x|)``, computed once where the value and the Jacobian share a
+    program.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> abs_folded([sp.exp(-sp.Abs(sp.Abs(x, evaluate=False), evaluate=False))])
+    [exp(-Abs(x))]
+    """
+    from ..build import mapped
+    from ..graph import postorder
+
+    def fold(n: Basic) -> Basic:
+        if isinstance(n, Abs):
+            u = n.args[0]
+            if isinstance(u, Mul) and len(u.args) == 2 and u.args[0] is S.NegativeOne:
+                u = u.args[1]
+            if isinstance(u, Abs):
+                return u
+        return n
+
+    order, _ = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, Abs) and _abs_inside(n.args[0]) for n in order):
+        return roots
+    return mapped(roots, after=fold)
+
+
+def _abs_inside(u: Basic) -> bool:
+    if isinstance(u, Mul) and len(u.args) == 2 and u.args[0] is S.NegativeOne:
+        u = u.args[1]
+    return isinstance(u, Abs)
 
 
 def _scale_helpers(backend: str) -> str:
@@ -166,6 +204,7 @@ def generate(
         leaf[s] = namer.name(s.name)
     fname = namer.name(name)
     roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
+    roots = abs_folded(roots)
     roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared
     if backend == "torch":  # eager selects cost ~5 exps: a branch to a constant is a clamp
         roots = clamped_branches(roots)

@@ -162,3 +162,22 @@ def test_a_branch_to_a_constant_is_a_clamp_in_torch_with_the_same_values():
     nan = np.isnan(want)  # (NaN's sign bit differs between the libraries)
     assert np.array_equal(np.isnan(got), nan)
     assert np.array_equal(got[~nan].view(np.int64), want[~nan].view(np.int64))
+
+
+def test_an_abs_of_an_abs_is_one_abs_in_exported_code():
+    # a rewrite for a real u meeting u = -|x| (softplus-log1p on stabilize's
+    # log1p(exp(-|x|))) writes exp(-|-|x||): as exp(-|x|) it is one node with the
+    # gradient's exp(-|x|), computed once where value and Jacobian share a program
+    from sympy.codegen.cfunctions import log1p
+
+    from symgrad.export.source import compile_source, generate
+
+    from ..backends import torch
+
+    twice = sp.Abs(sp.Mul(-1, sp.Abs(x), evaluate=False), evaluate=False)
+    value = log1p(sp.exp(sp.Mul(-1, twice, evaluate=False))) + sp.Max(0, x)
+    src = generate("torch", [x], [value, sp.exp(-sp.Abs(x))])
+    assert src.count("torch.abs") == 1 and src.count("torch.exp") == 1
+    pts = np.array([-800.0, -30.0, -0.0, 0.0, 2.5, 750.0, np.inf, -np.inf])
+    got = compile_source(src)(torch.from_numpy(pts))[0].numpy()
+    assert np.array_equal(got, symgrad.lambdify([x], value)(pts))
