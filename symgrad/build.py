@@ -637,8 +637,18 @@ def piecewise(pairs: Sequence[tuple], *, evaluate: bool = True) -> Basic:
         raise ValueError("piecewise: every condition is false; give a last pair (value, True)")
     if len(out) == 1 and out[0].cond is S.true:
         return out[0].expr
-    if len(out) >= 2 and out[-1].cond is S.true and _same(out[-2].expr, out[-1].expr):
-        return piecewise([*[p.args for p in out[:-2]], (out[-1].expr, True)], evaluate=evaluate)
+    if len(out) >= 2 and out[-1].cond is S.true:
+        # pairs before the last with its value are the last's (one pass:
+        # a branch's cotangent has as many trailing zero branches as the
+        # node has branches after it)
+        last = out[-1].expr
+        k = len(out) - 1
+        while k >= 1 and _same(out[k - 1].expr, last):
+            k -= 1
+        if k < len(out) - 1:
+            if k == 0:
+                return last
+            out = [*out[:k], Tuple.__new__(ExprCondPair, last, S.true)]
     if evaluate and all(_small(p.cond) for p in out):
         return sympy.Piecewise(*out)
     return Basic.__new__(Piecewise, *out)

@@ -251,25 +251,56 @@ class Walk:
 
 def _sum(terms: list) -> Expr:
     """Add cotangent terms, merging Piecewise terms over the same conditions
-    (the branches of one Piecewise node) into a single Piecewise."""
+    (the branches of one Piecewise node) into a single Piecewise; a term
+    whose conditions begin another's, up to its last (true) one, is that
+    one's too (:func:`_aligned`)."""
     if len(terms) == 1:
         return terms[0]
     if getattr(terms[0], "is_Matrix", False):  # matrix cotangents
         return madd(*terms)
+    # conditions -> [(the term, or None where extended), its values]
     groups: dict[tuple, list] = {}
     rest = []
     for t in terms:
         if isinstance(t, Piecewise):
-            groups.setdefault(tuple(c for _, c in t.args), []).append(t)
+            groups.setdefault(tuple(c for _, c in t.args), []).append(
+                (t, [e for e, _ in t.args]))
         else:
             rest.append(t)
-    for conds, pws in groups.items():
-        if len(pws) == 1:
-            rest.append(pws[0])
+    if len(groups) > 1:
+        groups = _aligned(groups)
+    for conds, members in groups.items():
+        if len(members) == 1 and members[0][0] is not None:
+            rest.append(members[0][0])
             continue
-        branches = [total([pw.args[i].expr for pw in pws]) for i in range(len(conds))]
+        branches = [total([vs[i] for _, vs in members if vs[i] is not S.Zero] or [S.Zero])
+                    for i in range(len(conds))]
         rest.append(piecewise(list(zip(branches, conds))))
     return rest[0] if len(rest) == 1 else total(rest)
+
+
+def _aligned(groups: dict) -> dict:
+    """``groups`` with the condition lists that end in a true condition and
+    whose other conditions begin a longer such list merged into it.  A
+    Piecewise takes its last value wherever its other conditions fail, so
+    ``((a, c₀), (b, True))`` is ``((a, c₀), (b, c₁), (b, True))``: the
+    cotangents of one Piecewise node's branches, whose trailing zero
+    branches were folded into the last, add up as one Piecewise again (n
+    branches: n terms of up to n branches each, quadratic, otherwise)."""
+    out: dict = {}
+    tops: list = []  # the longest lists, ending in a true condition
+    for conds in sorted(groups, key=len, reverse=True):
+        members = groups[conds]
+        if conds[-1] is S.true:
+            head = conds[:-1]
+            top = next((t for t in tops if t[:len(head)] == head), None)
+            if top is not None:
+                extra = len(top) - len(head)
+                out[top].extend((None, vs[:-1] + [vs[-1]] * extra) for _, vs in members)
+                continue
+            tops.append(conds)
+        out[conds] = list(members)
+    return out
 
 
 def _groups(walk: Walk) -> tuple[dict[int, Hashable], dict[Hashable, list]]:
