@@ -51,6 +51,7 @@ x >= y
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 
@@ -419,7 +420,7 @@ def normalized(expr: Basic, facts: Facts | None = None, together: bool = False) 
         log_form = {s: _log_branches(s) for s in sums}
         scale = {}
         for k in keys:
-            m = Max(*groups[k][0].exponents)
+            m = _max_of(tuple(groups[k][0].exponents))
             scale.update({s: m for s in groups[k]})
         got = _substitute([expr], scale, log_form, hyper)[0]
         return _together(got) if together else got
@@ -567,11 +568,22 @@ def normalized_beyond(expr: Basic, facts: Facts | None = None, lo: float = EXP_L
     # exps a logaddexp, which the stability package's node evaluator lacks)
     # (the sum's size bounded by Σ |cᵢ|·exp(aᵢ - M): a sum of negative or
     # mixed terms has no real log, and SymPy refuses to compare one)
-    below = [Max(*s.exponents) + log1p(_size_bound(s, Max(*s.exponents)) - 1) <= hi / d
+    below = [_max_of(tuple(s.exponents))
+             + log1p(_size_bound(s, _max_of(tuple(s.exponents))) - 1) <= hi / d
              for s in sums]
     inside = And(*(a >= lo / d for a in exps), *(a <= hi / d for a in exps), *below)
     return Piecewise((expr, inside), (form, True))
 
+
+
+@functools.lru_cache(maxsize=256)
+def _max_of(exponents: tuple) -> Basic:
+    """``Max(*exponents)``, built once per exponents: SymPy's Max compares
+    its arguments pairwise with assumption queries (a 10-logit softmax's
+    exponents: 45 ms each), and every output of a gradient holds the same
+    sum (140 builds of one Max were 6 s of the 10-output softmax
+    cross-entropy's stabilize)."""
+    return Max(*exponents)
 
 def _exp_degree(expr: Basic) -> float:
     """The most exponentials multiplied together in ``expr``: 1 for an

@@ -294,3 +294,20 @@ def test_safe_forms_rebuild_a_where_chain_as_written():
     f, g = lambdify([x], safe), lambdify([x], e)
     for x0 in (-30.0, -0.2, 0.1, 0.7, 2.5):
         assert float(f(x0)) == pytest.approx(float(g(x0)), rel=1e-14)
+
+
+def test_the_largest_exponent_of_a_sum_is_built_once_for_every_output(monkeypatch):
+    """Every output of a softmax gradient holds the same sum of
+    exponentials: its Max (SymPy compares the arguments pairwise, 45 ms
+    for 10 logits; 6 s of the 10-output softmax cross-entropy's stabilize)
+    is built once, not per output and per use."""
+    from symgrad.rewrites import expsums
+
+    built = []
+    real = expsums.Max
+    monkeypatch.setattr(expsums, "Max", lambda *a: built.append(a) or real(*a))
+    expsums._max_of.cache_clear()
+    z = sp.symbols("z0:3", real=True)
+    den = sum(sp.exp(t) for t in z)
+    first, second = (expsums.normalized_beyond(sp.exp(z[k]) / den) for k in (0, 1))
+    assert len(built) == 1 and first.has(sp.Max) and second.has(sp.Max)
