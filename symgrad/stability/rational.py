@@ -39,6 +39,10 @@ class RationalProgram:
     [Fraction(1, 2)]
     >>> RationalProgram.of([x**0.5], [x]) is None
     True
+    >>> from sympy import Float
+    >>> v = RationalProgram.of([x + Float("0.1", 60)], [x]).values([0.0])[0]
+    >>> v != Fraction(0.1) and abs(v - Fraction(1, 10)) < Fraction(1, 10**55)  # all its digits
+    True
     """
 
     def __init__(self, order: list, kids: dict, outputs: list, symbols: list) -> None:
@@ -73,7 +77,7 @@ class RationalProgram:
                     v = Fraction(float(xs[self.pos[node]]))
                 elif not k:
                     v = Fraction(int(node.p), int(node.q)) if node.is_Rational else \
-                        Fraction(float(node))  # (a SymPy Float: a binary number)
+                        _binary(node._mpf_)  # (a SymPy Float: a binary number, any precision)
                 elif isinstance(node, Add):
                     v = sum(k, Fraction(0))
                 elif isinstance(node, Mul):
@@ -90,6 +94,13 @@ class RationalProgram:
         except ZeroDivisionError:
             return None
         return [val[e] for e in self.outputs]
+
+
+def _binary(mpf: tuple) -> Fraction:
+    sign, man, exp, _ = mpf
+    man, exp = int(man), int(exp)
+    v = Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+    return -v if sign else v
 
 
 def round_fraction(q: Fraction, fmt: Format) -> float:
