@@ -344,27 +344,25 @@ def _substitute(exprs: list[Basic], scale: dict[Basic, Basic], log_form: dict,
     (``M = scale[S]``), each ``log(S)`` as ``log_form[S]``, and the
     exponentials of every product rebuilt added into one."""
     sums = {s.node: s for s in scale}
-    order, kids = postorder(exprs, lambda n: () if isinstance(n, exp) else n.args)
-    new: dict[Basic, Basic] = {}
+    order, _ = postorder(exprs, lambda n: () if isinstance(n, exp) else n.args)
     hyper = hyper or {}
     terms = {a for n in order if isinstance(n, Add) for a in n.args}
-    for node in order:
+
+    def replacement(node: Basic) -> Basic | None:  # (mapped's swap: before the arguments)
         if node in hyper:
-            new[node] = hyper[node]
-            continue
+            return hyper[node]
         if node in sums:
             s = sums[node]
             m = scale[s]
-            new[node] = Mul(exp(m), _scaled_sum(s, m), evaluate=False)
-            continue
+            return Mul(exp(m), _scaled_sum(s, m), evaluate=False)
         if isinstance(node, log):
             split = _log_split(node.args[0], sums, log_form)
             if split is not None:
-                new[node] = split
-                continue
-        args = kids[node]
-        low = tuple(new.get(a, a) for a in args)
-        if any(a is not b for a, b in zip(low, args)):
+                return split
+        return node if isinstance(node, exp) else None  # (an exp is kept whole)
+
+    def rebuilt(node: Basic, low: tuple) -> Basic:  # (mapped's hook: over the new arguments)
+        if any(a is not b for a, b in zip(low, node.args)):
             if isinstance(node, Pow) and isinstance(low[0], Mul) and node.exp.is_Integer:
                 cur = Mul(*(f**node.exp for f in _factors(low[0])))
             else:
@@ -374,8 +372,9 @@ def _substitute(exprs: list[Basic], scale: dict[Basic, Basic], log_form: dict,
         if isinstance(cur, Mul):
             cur = _combine_exps(cur)
             cur = cur if node in terms else _fold_coefficient(cur)
-        new[node] = cur
-    return [new.get(r, r) for r in exprs]
+        return cur
+
+    return mapped(exprs, swap=replacement, hook=rebuilt)
 
 
 def _log_split(arg: Basic, sums: dict, log_form: dict) -> Basic | None:
