@@ -767,13 +767,13 @@ def _all_splits(a: list[int], b: list[int]) -> np.ndarray:
     """:func:`_splits` of each bracket ``a[i] < b[i]``, one row each, a
     shorter row padded with its last ordinal (a repeated candidate changes
     nothing: the first candidate of another class is the same)."""
-    w = [bb - aa for aa, bb in zip(a, b)]
     out = np.empty((len(a), SPLIT - 1), dtype=np.int64)
-    plain = np.array([SPLIT <= v < 1 << 58 for v in w], dtype=bool)
+    aa = np.array(a, dtype=np.int64)  # (ordinals: int64; a width past 2**63 wraps negative)
+    with np.errstate(over="ignore"):
+        ww = np.array(b, dtype=np.int64) - aa
+    plain = (ww >= SPLIT) & (ww < 1 << 58)
     if plain.any():
-        aa = np.array(a, dtype=object)[plain].astype(np.int64)
-        ww = np.array(w, dtype=object)[plain].astype(np.int64)
-        out[plain] = aa[:, None] + (ww[:, None] * _STEPS[None, :]) // SPLIT
+        out[plain] = aa[plain][:, None] + (ww[plain][:, None] * _STEPS[None, :]) // SPLIT
     for r in np.flatnonzero(~plain):
         c = _splits(a[r], b[r])
         out[r, :len(c)] = c

@@ -477,3 +477,19 @@ def test_the_amplification_computes_only_the_values_it_reads():
         assert len(calls) == read
         if not read:  # its own rounding and the product's: log2(1 + 2)
             assert np.allclose(got, math.log2(3))
+
+
+def test_the_splits_of_many_brackets_are_each_brackets_own():
+    """_all_splits (vectorized over the brackets of a bisection round) gives
+    each bracket's _splits, padded with its last ordinal: narrow brackets,
+    wide ones, and ones wider than 2**63 ordinals (the width wraps in int64)."""
+    from symgrad.stability.search import SPLIT, _all_splits, _splits
+
+    top = (1 << 63) - (1 << 52)
+    a = [5, -top, 0, -7, 1 << 40, -top + 3]
+    b = [7, top, 40, (1 << 58) + 3, (1 << 40) + 33, -top + 40]
+    got = _all_splits(a, b)
+    assert got.shape == (len(a), SPLIT - 1)
+    for row, lo, hi in zip(got, a, b):
+        want = _splits(lo, hi)
+        assert list(row[:len(want)]) == list(want) and set(row[len(want):]) <= {want[-1]}
