@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from sympy import Abs, Basic, GreaterThan, Mul, Piecewise, S, Symbol, exp
 from sympy.codegen.cfunctions import expm1
 
-from ..build import piecewise, replaced, unevaluated
+from ..build import mapped, piecewise, replaced, unevaluated
 from ..compensated import compensated
 from ..graph import postorder
 from .facts import Facts
@@ -195,14 +195,11 @@ def split_subnormal_products(exprs: Iterable[Basic], facts: Facts | None = None,
     # first branch holds where exp(e) is normal, and its halves were split a
     # second time into quarters, a third exp in every evaluation of the GELU
     # gradient, for products that underflow to 0 anyway)
-    order, kids = postorder(exprs, lambda n: () if isinstance(n, compensated)
-                            or _split_before(n, lo) else n.args)
+    def kept(n: Basic) -> bool:
+        return isinstance(n, compensated) or _split_before(n, lo)
+
+    order, _ = postorder(exprs, lambda n: () if kept(n) else n.args)
     if not any(_exp_arg(n) is not None for n in order):
         return exprs
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new.get(a, a) for a in args)
-        cur = unevaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
-        new[node] = _split(cur, facts, lo) if isinstance(cur, Mul) else cur
-    return [new.get(r, r) for r in exprs]
+    return mapped(exprs, swap=lambda n: n if kept(n) else None,
+                  after=lambda cur: _split(cur, facts, lo) if isinstance(cur, Mul) else cur)
