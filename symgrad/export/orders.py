@@ -93,10 +93,10 @@ def dtype_name(dtype: object) -> str:
     type stabilize chooses the forms for."""
     import numpy as np
 
-    try:
-        size = np.dtype(dtype).itemsize  # NumPy's and JAX's types
-    except TypeError:
-        size = dtype.itemsize  # a torch.dtype
+    # a torch.dtype and NumPy's have .itemsize (no exception: torch.compile traces this)
+    size = getattr(dtype, "itemsize", None)
+    if not isinstance(size, int):
+        size = np.dtype(dtype).itemsize
     return "float32" if size <= 4 else "float64"
 
 
