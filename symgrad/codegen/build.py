@@ -102,7 +102,7 @@ def _compile(
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
-    roots = compensating(roots)  # compensated(u): u computed in pairs of floats
+    roots = compensating(roots, domain if stabilize else None)  # compensated(u): u in pairs
     roots = widened(roots)  # widen(u): u computed in the next wider type
     prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime, point=point,
                          scalars=scalars)

@@ -29,6 +29,17 @@ _DD_TINY = _DDConsts(lambda t: np.finfo(t).tiny * 2.0 ** (np.finfo(t).nmant + 1)
 _DD_BIG = _DDConsts(lambda t: np.finfo(t).max / _DD_SPLIT[t])
 _DD_DOWN = _DDConsts(lambda t: t.type(2.0 ** -(np.finfo(t).nmant // 2 + 2)))
 _DD_UP = _DDConsts(lambda t: t.type(2.0 ** (np.finfo(t).nmant // 2 + 2)))
+# the largest k such that magnitudes below 2**k cannot make a guard below fire
+# in the type (no product of two overflows, no split is of a big number)
+_DD_BOUNDED = _DDConsts(lambda t: (np.finfo(t).maxexp - 1) // 2 - 2)
+
+
+def _dd_ok(k, *values):
+    """Whether ``k`` (the code generator's proof, from interval bounds over
+    the domain, that a helper's operands, partial values and result are below
+    2**k in magnitude; None: no proof) keeps the overflow guards from firing
+    in the values' working type: then they are left out (the same values)."""
+    return k is not None and k <= _DD_BOUNDED[np.result_type(*values)]
 
 
 def _dd_fin(e):
@@ -36,23 +47,25 @@ def _dd_fin(e):
     return np.where(np.isfinite(e), e, 0)
 
 
-def _dd_two_sum(a, b):
+def _dd_two_sum(a, b, ok=False):
     s = a + b
     bb = s - a
-    return s, _dd_fin((a - (s - bb)) + (b - bb))
+    e = (a - (s - bb)) + (b - bb)
+    return s, e if ok else _dd_fin(e)
 
 
-def _dd_fast(s, e):
+def _dd_fast(s, e, ok=False):
     h = s + e
-    return h, _dd_fin(e - (h - s))
+    e = e - (h - s)
+    return h, e if ok else _dd_fin(e)
 
 
-def _dd_split(a):
+def _dd_split(a, ok=False):
     if type(a) in (int, float):  # a literal every float type holds (11 bits at most)
         return a, 0.0
     t = np.result_type(a)
     big = np.abs(a) > _DD_BIG[t]
-    if np.any(big):  # a * splitter would overflow: split a scaled by a power of two
+    if not ok and np.any(big):  # a * splitter would overflow: split a scaled by a power of two
         s = np.where(big, a * _DD_DOWN[t], a)
         c = s * _DD_SPLIT[t]
         h = c - (c - s)
@@ -63,14 +76,15 @@ def _dd_split(a):
     return h, a - h
 
 
-def _dd_two_prod(a, b):
+def _dd_two_prod(a, b, ok=False):
     p = a * b
-    ah, al = _dd_split(a)
-    bh, bl = _dd_split(b)
+    ah, al = _dd_split(a, ok)
+    bh, bl = _dd_split(b, ok)
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     # 0 where not finite, and where p is so small that its error is below the
     # subnormals (the splits are inexact there): the plain product
-    return p, np.where(np.isfinite(e) & (np.abs(p) >= _DD_TINY[np.result_type(p)]), e, 0)
+    tiny = np.abs(p) >= _DD_TINY[np.result_type(p)]
+    return p, np.where(tiny if ok else np.isfinite(e) & tiny, e, 0)
 
 
 def _dd_hi(a):
@@ -99,30 +113,36 @@ def _dd_abs(a):
     return a[0] * s, a[1] * s
 
 
-def _dd_add(a, b):
+def _dd_add(a, b, k=None):
+    """a + b (floats or pairs) as a pair; ``k``: see :func:`_dd_ok`."""
     if not isinstance(a, tuple):
         a, b = b, a
+    ok = _dd_ok(k, _dd_hi(a), _dd_hi(b))
     if not isinstance(a, tuple):
-        return _dd_two_sum(a, b)
+        return _dd_two_sum(a, b, ok)
     if not isinstance(b, tuple):
-        s, e = _dd_two_sum(a[0], b)
-        return _dd_fast(s, e + a[1])
-    s, e = _dd_two_sum(a[0], b[0])
-    t, f = _dd_two_sum(a[1], b[1])
-    s, e = _dd_fast(s, e + t)
-    return _dd_fast(s, e + f)
+        s, e = _dd_two_sum(a[0], b, ok)
+        return _dd_fast(s, e + a[1], ok)
+    s, e = _dd_two_sum(a[0], b[0], ok)
+    t, f = _dd_two_sum(a[1], b[1], ok)
+    s, e = _dd_fast(s, e + t, ok)
+    return _dd_fast(s, e + f, ok)
 
 
-def _dd_mul(a, b):
+def _dd_mul(a, b, k=None):
+    """a * b (floats or pairs) as a pair; ``k``: see :func:`_dd_ok`."""
     if not isinstance(a, tuple):
         a, b = b, a
+    ok = _dd_ok(k, _dd_hi(a), _dd_hi(b))
     if not isinstance(a, tuple):
-        return _dd_two_prod(a, b)
+        return _dd_two_prod(a, b, ok)
     if not isinstance(b, tuple):
-        p, e = _dd_two_prod(a[0], b)
-        return _dd_fast(p, _dd_fin(e + a[1] * b))
-    p, e = _dd_two_prod(a[0], b[0])
-    return _dd_fast(p, _dd_fin(e + (a[0] * b[1] + a[1] * b[0])))
+        p, e = _dd_two_prod(a[0], b, ok)
+        e = e + a[1] * b
+        return _dd_fast(p, e if ok else _dd_fin(e), ok)
+    p, e = _dd_two_prod(a[0], b[0], ok)
+    e = e + (a[0] * b[1] + a[1] * b[0])
+    return _dd_fast(p, e if ok else _dd_fin(e), ok)
 
 
 def _dd_div(a, b):

@@ -36,6 +36,9 @@ as uncompensated code would give.  Nodes without an arithmetic of pairs
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import mpmath
 import numpy as np
 from sympy import (
@@ -46,6 +49,7 @@ from sympy import (
     Expr,
     Float,
     Function,
+    Integer,
     Mul,
     Pow,
     S,
@@ -60,6 +64,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from ..build import cancelling, mapped
 from ..compensated import compensated
 from ..graph import postorder
+from ..rewrites.facts import Facts
 from . import compensated_helpers
 from .texts import HelperCall, module_text
 
@@ -206,12 +211,56 @@ def _opaque(n: Basic) -> bool:
     return getattr(n, "_symgrad_input", False)
 
 
-class _Copy:
-    """The compensated copy of subtrees, memoized over one program."""
+def _exponent(m: float) -> int | None:
+    """The least k with m < 2**k (None past any float type's range)."""
+    if not math.isfinite(m) or m > 2.0**1000:
+        return None
+    return math.frexp(m)[1] if m > 0 else -1000
 
-    def __init__(self) -> None:
+
+class _Copy:
+    """The compensated copy of subtrees, memoized over one program.  With
+    ``facts`` (interval bounds over the domain), a sum's and a product's
+    helper call is given k, 2**k bounding its operands, partial values and
+    result over the domain: the helpers leave out the overflow guards such a
+    bound proves cannot fire (see ``_dd_ok``)."""
+
+    def __init__(self, facts: Facts | None = None) -> None:
         self.dd: dict[Basic, Basic] = {}
         self.top: Basic | None = None  # the root of the subtree being copied
+        self.facts = facts
+
+    def _size(self, n: Basic) -> float:
+        """A bound of |n| over the domain (inf: none known)."""
+        if self.facts is None:
+            return math.inf
+        try:
+            b = self.facts.bound(n)
+        except Exception:  # noqa: BLE001  (a code-only node Facts cannot read: no bound)
+            return math.inf
+        return math.inf if b is None else max(abs(float(b[0])), abs(float(b[1])))
+
+    def _k(self, n: Basic, product: bool) -> tuple:
+        """``(k,)`` for a helper call computing ``n`` from its arguments (the
+        sum of their sizes bounds a chain of partial sums; the product of
+        max(1, size) a chain of partial products, powers by squaring
+        included), or () where no bound is known."""
+        if self.facts is None:
+            return ()
+        sizes = [self._size(a) for a in n.args] + [self._size(n)]
+        if any(math.isinf(v) for v in sizes):
+            return ()
+        if product:  # log2 of the bound (a float product could overflow)
+            n_pow = abs(int(n.exp)) if n.is_Pow and n.exp.is_Integer else None
+            if n.is_Pow and n_pow is None:
+                return ()
+            logs = [math.log2(max(1.0, v)) for v in sizes[:-1]]
+            lg = n_pow * logs[0] if n.is_Pow else sum(logs)
+            m = 2.0 ** min(lg, 1100.0) if lg < 1100 else math.inf
+        else:
+            m = sum(sizes[:-1])
+        k = _exponent(max(m, sizes[-1]))
+        return () if k is None else (Integer(k),)
 
     @staticmethod
     def out(v: Basic) -> Basic:
@@ -234,16 +283,16 @@ class _Copy:
     def mul(self, a: Basic, b: Basic) -> Basic:
         return _Mul(a, b)
 
-    def power(self, a: Basic, n: int) -> Basic:
+    def power(self, a: Basic, n: int, k: tuple = ()) -> Basic:
         """``a**n`` for an integer ``n >= 1``, by squaring."""
         out = None
         sq = a
         while n:
             if n & 1:
-                out = sq if out is None else _Mul(out, sq)
+                out = sq if out is None else _Mul(out, sq, *k)
             n >>= 1
             if n:
-                sq = _Mul(sq, sq)
+                sq = _Mul(sq, sq, *k)
         return out
 
     def copy(self, top: Basic) -> Basic:
@@ -266,9 +315,10 @@ class _Copy:
         if isinstance(n, compensated):
             return args[0]
         if n.is_Add:
+            k = self._k(n, False)
             acc = args[0]
             for a in args[1:]:
-                acc = _Add(acc, a)
+                acc = _Add(acc, a, *k)
             return acc
         if n.is_Mul:
             return self._mul(n, args, like)
@@ -315,9 +365,10 @@ class _Copy:
                 neg = True
             elif c != 1:
                 num.insert(0, self.const(c, like))
+        k = self._k(n, True) if not den else ()
         acc = num[0] if num else S.One
         for a in num[1:]:
-            acc = _Mul(acc, a)
+            acc = _Mul(acc, a, *k)
         if den:
             d = den[0]
             for a in den[1:]:
@@ -328,7 +379,7 @@ class _Copy:
     def _pow(self, n: Basic, args: list, like: Symbol | None) -> Basic:
         base, e = args[0], n.exp
         if e.is_Integer and e > 0:
-            return self.power(base, int(e))
+            return self.power(base, int(e), self._k(n, True))
         if e.is_Integer and e < 0:
             return _Div(S.One, self.power(base, int(-e)))
         if e == S.Half:
@@ -344,14 +395,16 @@ class _Copy:
         return cancelling(n, [self.out(a) for a in args])
 
 
-def compensating(roots: list[Basic]) -> list[Basic]:
+def compensating(roots: list[Basic], domain: Mapping | None = None) -> list[Basic]:
     """``roots`` with each ``compensated(u)`` replaced by code-only nodes
     that compute ``u`` in pairs of floats and round it (see the module's
-    docstring); roots without ``compensated`` come back as they are."""
+    docstring); roots without ``compensated`` come back as they are.  With
+    a ``domain`` (symbol -> (lo, hi)) the code is for values over it: the
+    pairs' overflow guards that its interval bounds rule out are left out."""
     order, kids = postorder(roots, lambda n: n.args)
     if not any(isinstance(n, compensated) for n in order):
         return roots
-    cp = _Copy()
+    cp = _Copy(Facts(domain) if domain else None)
     return mapped(roots, cancelling, swap=lambda n: _Copy.out(cp.copy(n.args[0]))
                   if isinstance(n, compensated) else None)
 
@@ -410,7 +463,7 @@ COMPENSATED_NAMES = frozenset({
     "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DDConsts",
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
     "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
-    "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL",
+    "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL", "_dd_ok", "_DD_BOUNDED",
 })
 
 

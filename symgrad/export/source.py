@@ -127,9 +127,13 @@ def _scale_helpers(backend: str) -> str:
 # constant's pair made as a constant (jax.numpy's would be traced).
 _SPLIT = """
 
-def _dd_split(a):
+def _dd_split(a, ok=False):
     if type(a) in (int, float):  # a literal every float type holds (11 bits at most)
         return a, 0.0
+    if ok:  # no big number (_dd_ok): the plain split
+        c = a * _DD_SPLIT[NP.result_type(a)]
+        h = c - (c - a)
+        return h, a - h
     t = NP.result_type(a)
     big = NP.abs(a) > _DD_BIG[t]
     s = NP.where(big, a * _DD_DOWN[t], a)
@@ -212,7 +216,7 @@ def generate(
     # compensated(u): u in pairs of floats where the backend has the helpers
     # (elsewhere its plain float form: Order warns before)
     roots = scaling(unmark(roots, (widen,) if backend in PAIRS else (widen, compensated)))
-    roots = compensating(roots)
+    roots = compensating(roots, domain if stabilize else None)
     prog: Program = build_program(roots, leaf, namer.temps(), False, printer_for(backend))
     codes = [st.code for st in prog.statements] + list(prog.results)
     scales, pairs = any(map(uses_scaling, codes)), any(map(uses_compensated, codes))

@@ -257,3 +257,50 @@ def test_a_difference_of_exp_or_log_and_an_input_keeps_its_bits(dtype):
                 assert abs(mpmath.mpf(float(g)) - tv) <= abs(tv) * 2.0 ** -(np.finfo(dt).nmant - 4)
                 lost += abs(mpmath.mpf(float(q)) - tv) > abs(tv) * 2.0 ** -8
             assert lost >= 3, e  # (plain code loses most of them: the test can fail)
+
+
+# the overflow guards the domain's interval bounds rule out (codegen's
+# _dd_ok): the same values, bitwise, as the guarded code, over the domain;
+# JAX and PyTorch: tests/export/test_jax.py, test_torch.py (same cases)
+_u = sp.sqrt(8 / sp.pi) * (x + sp.Rational(44715, 10**6) * x**3)  # GELU-tanh's exponent
+BOUNDED_CASES = [
+    ([x], sp.Abs(compensated(_u)), {x: (-1e4, 1e4)}),
+    ([x, y], compensated(x * y - sp.Rational(1, 3) * x**3 * y + x**2 / 10),
+     {x: (-50, 50), y: (-1e6, 1e6)}),
+]
+
+
+def bounded_points(n, domain, dtype):
+    """Points over each symbol's interval: uniform, normal(0, 3), magnitudes
+    log-uniform down to the subnormals, the ends and zeros of both signs."""
+    rng = np.random.default_rng(7)
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    cols = []
+    for lo, hi in domain.values():
+        mag = np.exp(rng.uniform(np.log(tiny), np.log(hi), n)) * rng.choice([-1, 1], n)
+        v = np.concatenate([rng.uniform(lo, hi, n), rng.normal(0, 3, n), mag,
+                            [lo, hi, 0.0, -0.0, tiny, -tiny]])
+        cols.append(rng.permutation(v).astype(dtype))
+    return cols
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("case", range(len(BOUNDED_CASES)))
+def test_guards_left_out_by_the_domain_give_the_same_values(case, dtype):
+    syms, expr, domain = BOUNDED_CASES[case]
+    guarded, bounded = (lambdify(syms, expr, stabilize=True, domain=d) for d in (None, domain))
+    assert "_dd_mul(x, x, " in bounded.source and "_dd_mul(x, x)" in guarded.source
+    cols = bounded_points(300, domain, dtype)
+    np.testing.assert_array_equal(bounded(*cols), guarded(*cols), strict=True)
+
+
+def test_no_bound_past_the_types_range():
+    # |x**3| up to 1e600: no k (the guards stay); up to 1e300: k = 997 (the power's
+    # bound, for each of its products), which
+    # the helpers compare with the working type's limit at run time
+    e = compensated(x**3 - 3 * x)
+    assert "_dd_mul(x, x)" in lambdify([x], e, stabilize=True, domain={x: (-1e200, 1e200)}).source
+    f = lambdify([x], e, stabilize=True, domain={x: (-1e100, 1e100)})
+    assert "_dd_mul(x, x, 997)" in f.source
+    v = np.array([1e100, -3e99, 2.5])
+    np.testing.assert_array_equal(f(v), lambdify([x], e, stabilize=True)(v))

@@ -113,3 +113,16 @@ def test_source_is_jax_numpy():
     f = symgrad.to_jax(sp.erf(x) + sp.Max(x, 0), [x])
     assert "jsp.erf(x)" in f.source and "jnp.maximum" in f.source
     assert "jnp." in f.order(1).source
+
+
+def test_guards_left_out_by_the_domain_give_the_same_values():
+    # the pairs' overflow guards a domain's bounds rule out: the same values,
+    # bitwise, under jax.jit (NumPy: tests/codegen/test_compensating.py)
+    from ..codegen.test_compensating import BOUNDED_CASES, bounded_points
+
+    syms, expr, domain = BOUNDED_CASES[0]  # (the 2-symbol sibling: NumPy's test)
+    fs = [jax.jit(symgrad.lambdify(syms, expr, stabilize=True, domain=d, backend="jax"))
+          for d in (None, domain)]
+    for dtype in ("float64", "float32"):
+        cols = [jnp.asarray(c) for c in bounded_points(200, domain, dtype)]
+        np.testing.assert_array_equal(*(np.asarray(f(*cols)) for f in fs), strict=True)

@@ -121,3 +121,17 @@ def test_a_value_that_needs_a_gradient_keeps_its_jacobian_for_the_backward():
     np.testing.assert_allclose(b.grad.numpy(), want[1], rtol=1e-15)
     with torch.no_grad():  # no backward can follow: the value's own program
         assert f(a, b).grad_fn is None
+
+
+def test_guards_left_out_by_the_domain_give_the_same_values():
+    # the pairs' overflow guards a domain's bounds rule out: the same values,
+    # bitwise (NumPy: tests/codegen/test_compensating.py)
+    from ..codegen.test_compensating import BOUNDED_CASES, bounded_points
+
+    syms, expr, domain = BOUNDED_CASES[0]  # (the 2-symbol sibling: NumPy's test)
+    fs = [symgrad.lambdify(syms, expr, stabilize=True, domain=d, backend="torch")
+          for d in (None, domain)]
+    assert ", 40)" in fs[1].source
+    for dtype in ("float64", "float32"):
+        cols = [torch.from_numpy(c) for c in bounded_points(200, domain, dtype)]
+        np.testing.assert_array_equal(*(f(*cols).numpy() for f in fs), strict=True)
