@@ -276,13 +276,11 @@ def test_tanh_written_with_exponentials_over_every_float_is_all_resolved():
     assert r.mean_bits_error > 30
 
 
-def test_unresolved_points_are_counted_never_dropped():
-    # the truth straddles 0 under the square root at every precision: nothing known
-    r = check_stability(sqrt(1 - sin(x)**2 - cos(x)**2) + x, {x: (1.0, 2.0)}, samples=16)
-    assert r.unresolved == r.samples == r.outputs[0].unresolved and r.unresolved_within == 0
-    assert not r.ok and r.verdict == f"ok on resolved points; {r.unresolved} unresolved"
-    assert (f"{r.unresolved} points unresolved: the exact value could not be established; "
-            "not in the figures") in str(r)
+# Points whose truth is never established are counted, never dropped (the truth
+# straddles 0 under sqrt(1 - sin(x)**2 - cos(x)**2) at every precision), and the
+# NaN of sin(exp(x)) past x ~ 709.78 is wrong where sin is only known in [-1, 1]:
+# docs/stability.md's example makes those two calls and checks the same (each
+# point escalates to the highest precision: 2.4 s of CPU, run once).
 
 
 def test_unresolved_points_the_bounds_decide():
@@ -291,12 +289,6 @@ def test_unresolved_points_the_bounds_decide():
     half = Float(2.0**-53, 30)
     r = check_stability(1 + half * (sin(x)**2 + cos(x)**2), {x: (1.0, 2.0)}, samples=16)
     assert r.unresolved == r.unresolved_within == r.samples and r.ok and r.verdict == "ok"
-    # sin(exp(x)) past x ~ 5680: exp(x) has more bits before its point than the
-    # truth will spend, so sin is only known in [-1, 1]; the code's NaN is wrong anyway
-    r = check_stability(sin(exp(x)), {x: (-math.inf, math.inf)}, samples=64)
-    assert r.unresolved and r.unresolved_wrong == r.unresolved and not r.ok
-    (nan,) = [g for g in r.regions if g.kind == "nan"]
-    assert nan.ranges[x] == (709.7827128933841, 1.7976931348623157e308)
 
 
 def test_a_zero_of_unknown_sign_is_counted_unresolved_and_kept_in_the_figures():
