@@ -113,18 +113,12 @@ def _scaled_code(u: Basic) -> Basic:
             bounds += [est[n], Integer(e.numerator), Integer(e.denominator)]
     k = _ScaleExp(Integer(2 * d.denominator), Integer(len(leaves)), *(est[s] for s in leaves),
                   *bounds)
-    copy: dict[Basic, Basic] = {}
-    for n in sub:
+    def down(n: Basic, args: tuple) -> Basic | None:  # the copy over scaled inputs
         if isinstance(n, Symbol):
-            copy[n] = _Down(n, k)
-        elif not sub_kids[n]:
-            copy[n] = n
-        elif isinstance(n, scaled):
-            copy[n] = copy[sub_kids[n][0]]
-        else:
-            new = tuple(copy[c] for c in sub_kids[n])
-            copy[n] = cancelling(n, new) if any(a is not b for a, b in zip(new, sub_kids[n])) else n
-    top = copy[u]
+            return _Down(n, k)
+        return args[0] if isinstance(n, scaled) else None  # (a nested scaled: already)
+
+    top = mapped([u], cancelling, hook=down)[0]
     if d == 0:
         return top
     return _Back(top, k, Integer(d.numerator), Integer(d.denominator))

@@ -464,19 +464,18 @@ def _together(e: Basic) -> Basic:
 def _recombine(e: Basic) -> Basic:
     """``e`` with the exponentials of each product added into one (one
     bottom-up pass): together puts ``exp(-x)`` and ``exp(x)`` side by side."""
-    order, kids = postorder([e], lambda n: () if isinstance(n, exp) else n.args)
+    order, _ = postorder([e], lambda n: () if isinstance(n, exp) else n.args)
     # the terms of a sum are normalized: their exp does not overflow
     terms = {a for n in order if isinstance(n, Add) for a in n.args}
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, args)) else node
+
+    def rebuilt(node: Basic, low: tuple) -> Basic:  # (mapped's hook)
+        cur = evaluated(node, low) if any(a is not b for a, b in zip(low, node.args)) else node
         if isinstance(cur, Mul):
             cur = _distribute(_combine_exps(cur))
             cur = cur if node in terms or not isinstance(cur, Mul) else _fold_coefficient(cur)
-        new[node] = cur
-    return new[e]
+        return cur
+
+    return mapped([e], swap=lambda n: n if isinstance(n, exp) else None, hook=rebuilt)[0]
 
 
 def _distribute(node: Mul) -> Basic:
