@@ -16,6 +16,7 @@ PyTorch's derivative of emitted code."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from .matrix_levels import MatrixLevel, shape_of
@@ -28,6 +29,14 @@ def _zero(torch, expr, level: MatrixLevel, xs: tuple):
     batch = torch.broadcast_shapes(*(tuple(x.shape)[:x.ndim - len(shape_of(s))]
                                      for x, s in zip(xs, level.inputs)))
     return torch.zeros(tuple(batch) + shape_of(expr), dtype=xs[0].dtype, device=xs[0].device)
+
+
+def _on_device(torch, xs):
+    """The inputs' device as the default one while the matrix code runs: its
+    constants (an Identity's ``np.eye``, a OneMatrix's ``np.ones``) are made
+    there (on the CPU, next to tensors of another device, they fail)."""
+    dev = xs[0].device
+    return contextlib.nullcontext() if dev == torch.get_default_device() else torch.device(dev)
 
 
 def _batch(x, sym) -> tuple:
@@ -61,7 +70,8 @@ class _TorchLevel:
 
             @staticmethod
             def forward(*xs):
-                got = dict(zip(level.live, kernel(*xs))) if level.live else {}
+                with _on_device(torch, xs):
+                    got = dict(zip(level.live, kernel(*xs))) if level.live else {}
                 outs = []
                 for k, e in enumerate(level.exprs):
                     o = got[k] if k in got else _zero(torch, e, level, xs)
@@ -124,7 +134,9 @@ def _loss(level: MatrixLevel):
 
         @staticmethod
         def forward(*xs):
-            return torch.as_tensor(value(*xs)[0], dtype=xs[0].dtype, device=xs[0].device)
+            with _on_device(torch, xs):
+                out = value(*xs)[0]
+            return torch.as_tensor(out, dtype=xs[0].dtype, device=xs[0].device)
 
         @staticmethod
         def setup_context(ctx, inputs, output):

@@ -97,4 +97,6 @@ def const_pair(h: float, lo: float, t: torch.dtype) -> tuple[torch.Tensor, torch
     """The constant h + lo as a pair of 0-d tensors of ``t`` (a Python float
     would be taken for a literal of at most 11 bits by Dekker's split)."""
     hi, low = float_pair(h, lo, t)
-    return torch.tensor(hi, dtype=t), torch.tensor(low, dtype=t)
+    # on the CPU whatever the default device: a 0-d CPU tensor combines with a
+    # tensor of any device, and the helpers cache these per type
+    return torch.tensor(hi, dtype=t, device="cpu"), torch.tensor(low, dtype=t, device="cpu")

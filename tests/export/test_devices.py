@@ -36,10 +36,14 @@ def test_outputs_and_derivatives_stay_on_the_inputs_device():
 
 
 def test_matrix_outputs_and_derivatives_stay_on_the_inputs_device():
+    # the matrix code's constants (an Identity's eye, a OneMatrix's ones) too:
+    # made on the CPU they failed next to 'meta' tensors; logsumexp's pairs of
+    # floats near its zero are computed for every row there (no data to branch on)
     X, W = sp.MatrixSymbol("X", 3, 2), sp.MatrixSymbol("W", 2, 2)
-    f = symgrad.to_torch(symgrad.logsumexp(X * W, axis=1), [W, X])
+    f = symgrad.to_torch([symgrad.logsumexp(X * (W + sp.Identity(2)), axis=1),
+                          X * W + sp.OneMatrix(3, 2)], [W, X])
     w = torch.empty(2, 2, device="meta", dtype=torch.float64, requires_grad=True)
-    out = f(w, torch.empty(3, 2, device="meta", dtype=torch.float64))
-    (g,) = torch.autograd.grad(out.sum(), w, create_graph=True)
+    out, more = f(w, torch.empty(3, 2, device="meta", dtype=torch.float64))
+    (g,) = torch.autograd.grad(out.sum() + more.sum(), w, create_graph=True)
     (h,) = torch.autograd.grad(g.sum(), w)
-    assert _devices(out, g, h) == {"meta"} and out.shape == (3, 1)
+    assert _devices(out, more, g, h) == {"meta"} and out.shape == (3, 1)
