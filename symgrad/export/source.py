@@ -216,7 +216,7 @@ def generate(
     # compensated(u): u in pairs of floats where the backend has the helpers
     # (elsewhere its plain float form: Order warns before)
     roots = scaling(unmark(roots, (widen,) if backend in PAIRS else (widen, compensated)))
-    roots = compensating(roots, domain if stabilize else None)
+    roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
     prog: Program = build_program(roots, leaf, namer.temps(), False, printer_for(backend))
     codes = [st.code for st in prog.statements] + list(prog.results)
     scales, pairs = any(map(uses_scaling, codes)), any(map(uses_compensated, codes))
