@@ -83,6 +83,7 @@ def check_stability(
     seed: int = 0,
     tolerance_bits: float = 3,
     rewrites: bool = True,
+    _source: object = None,
 ) -> StabilityReport:
     """Where ``expr`` overflows, turns NaN or loses its bits on ``domain``,
     what is proved for the whole domain, and which subexpression is to blame.
@@ -103,6 +104,10 @@ def check_stability(
     709.7827128933841
     >>> check_stability(x / (x + 1), {x: (1, 4)}, samples=256).ok
     True
+
+    (``_source``, stabilize's: the formulas whose exact values the code of
+    ``expr`` is measured against, where ``expr`` is a form chosen for them
+    that may approximate them: a Taylor series.)
     """
     refuse_string(expr, "check_stability", "expr")
     refuse_string(domain, "check_stability", "domain")
@@ -113,7 +118,8 @@ def check_stability(
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
     fmt = float_format(dtype)
     refuse_non_real(flat, "check_stability", "check")
-    symbols = _symbols(flat, domain)
+    source = flat if _source is None else flatten_exprs(_source, "expr")[0]
+    symbols = _symbols(flat + source if source is not flat else flat, domain)
     dom = parse_domain(domain, symbols, fmt)
     shown = dom  # the report's domain: a constant has none
     if not symbols:  # a constant (the gradient of x is 1): checked at one point
@@ -121,7 +127,7 @@ def check_stability(
         symbols = [Dummy("constant", real=True)]
         dom = {symbols[0]: (0.0, 0.0)}
         samples = 1
-    truth = GroundTruth(flat, symbols, fmt.name)
+    truth = GroundTruth(source, symbols, fmt.name)
     form = evaluated_form(flat, rewrites)
     run = None
     if rewrites:  # the code that runs: a matrix formula's own, else the entries'

@@ -300,3 +300,17 @@ def test_a_zero_of_unknown_sign_is_counted_unresolved_and_kept_in_the_figures():
     assert r.unresolved_known >= 1 and r.unresolved >= r.unresolved_known
     assert r.max_bits_error > 60 and not r.ok and r.regions
     assert "zero of unknown sign" in str(r)
+
+
+def test_a_form_is_measured_against_its_sources_values():
+    """stabilize's report `after` measures the chosen form's code against the
+    source's exact values (`_source`): a Taylor series approximates them, and
+    against its own values it measures only its rounding (NMSE 3.9's series
+    at a numerical root x = -2.5e-309 was reported at 26.7 bits, 47.2 true)."""
+    from sympy import tan
+
+    series = x / 3 + x**3 / 45
+    own = check_stability(series, {x: (0.01, 0.5)}, samples=256)
+    vs = check_stability(series, {x: (0.01, 0.5)}, samples=256, _source=[1 / x - 1 / tan(x)])
+    assert own.max_bits_error <= 2 and vs.max_bits_error > 30, (own.max_bits_error,
+                                                                vs.max_bits_error)
