@@ -177,6 +177,26 @@ def _dd_fun(f, *parts):
     return _dd_two_sum(f, _dd_fin(lo))
 
 
+# the largest k such that a normalized pair below 2**k has |lo| < 1 with margin
+_DD_LOW = _DDConsts(lambda t: np.finfo(t).nmant - 1)
+
+
+def _dd_fun_b(k, f, *parts):
+    """``_dd_fun`` where 2**k bounds f, each partial and each argument (the
+    code generator's proof over the domain): within the type's limits
+    (``_dd_ok``, and |lo| < 1 for every argument below 2**k) its guards
+    cannot fire and are left out (the same values)."""
+    if not (_dd_ok(k, f) and k <= _DD_LOW[np.result_type(f)]):
+        return _dd_fun(f, *parts)
+    lo = None
+    for d, a in zip(parts[::2], parts[1::2]):
+        if isinstance(a, tuple):
+            lo = d * a[1] if lo is None else lo + d * a[1]
+    if lo is None:
+        return f
+    return _dd_two_sum(f, lo, True)
+
+
 # exp, expm1, log and log1p of pairs, as pairs (a double-float exp, not the
 # function of the rounded value: exp(x) - y keeps its bits where it cancels)
 def _dd_const(h, lo, t):

@@ -117,6 +117,13 @@ class _Fun(_DD):
     _helper = "_dd_fun"
 
 
+class _FunBounded(_Fun):
+    """``_dd_fun`` with k first: 2**k bounds the value, each partial
+    derivative and each argument over the domain (see ``_dd_fun_b``)."""
+
+    _helper = "_dd_fun_b"
+
+
 class _Const(_DD):
     """A constant no float holds, as a pair of the type of ``like``."""
 
@@ -240,6 +247,17 @@ class _Copy:
             return math.inf
         return math.inf if b is None else max(abs(float(b[0])), abs(float(b[1])))
 
+    def _k_fun(self, n: Basic, holes: list, ds: list) -> tuple:
+        """``(k,)`` for a function of pairs: 2**k bounds its value, its
+        arguments and its partial derivatives at them over the domain, or ()."""
+        if self.facts is None:
+            return ()
+        at = dict(zip(holes, n.args))
+        sizes = [self._size(n)] + [self._size(a) for a in n.args] \
+            + [self._size(d.xreplace(at)) for d in ds]
+        k = _exponent(max(sizes))
+        return () if k is None else (Integer(k),)
+
     def _k(self, n: Basic, product: bool) -> tuple:
         """``(k,)`` for a helper call computing ``n`` from its arguments (the
         sum of their sizes bounds a chain of partial sums; the product of
@@ -343,7 +361,8 @@ class _Copy:
                 for d, a in zip(ds, args):
                     if _is_pair(a):
                         terms += [d.xreplace(table), a]
-                return _Fun(fv, *terms)
+                k = self._k_fun(n, holes, ds)
+                return _FunBounded(*k, fv, *terms) if k else _Fun(fv, *terms)
         # no arithmetic of pairs: the node of the rounded values
         return cancelling(n, [self.out(a) for a in args])
 
@@ -464,6 +483,7 @@ COMPENSATED_NAMES = frozenset({
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
     "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
     "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL", "_dd_ok", "_DD_BOUNDED",
+    "_dd_fun_b", "_DD_LOW",
 })
 
 
