@@ -245,7 +245,10 @@ class _Copy:
             b = self.facts.bound(n)
         except Exception:  # noqa: BLE001  (a code-only node Facts cannot read: no bound)
             return math.inf
-        return math.inf if b is None else max(abs(float(b[0])), abs(float(b[1])))
+        if b is None:
+            return math.inf
+        m = max(abs(float(b[0])), abs(float(b[1])))
+        return m if m == m else math.inf  # (a NaN end: no bound)
 
     def _k_fun(self, n: Basic, holes: list, ds: list) -> tuple:
         """``(k,)`` for a function of pairs: 2**k bounds its value, its

@@ -308,3 +308,14 @@ def test_no_bound_past_the_types_range():
     assert "_dd_mul(x, x, 997)" in f.source
     v = np.array([1e100, -3e99, 2.5])
     np.testing.assert_array_equal(f(v), lambdify([x], e, stabilize=True)(v))
+
+
+def test_a_nan_bound_is_no_bound():
+    # max() with a NaN depends on the order: a NaN end must not lose a bound
+    from symgrad.codegen.compensating import _Copy
+    from symgrad.rewrites.facts import Facts
+
+    cp = _Copy(Facts({x: (-1, 1)}))
+    cp.facts._memo[x + 7] = (float("nan"), 1.0)
+    assert cp._size(x + 7) == float("inf") and cp._size(x) == 1.0
+    assert cp._k((x + 7) * x, True) == ()  # (max(1.0, nan) is 1.0: it was (1,))
