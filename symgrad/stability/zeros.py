@@ -76,7 +76,7 @@ def series_at_zeros(
         # [-1.56, 0.09], and the form it replaces loses 3 bits at -1.23)
         reach = max(width, float(np.max(np.abs(near - at))), abs(at), 0.5) * 4
         got = None
-        every = taylor_about(f, at, max(TERMS))
+        every = taylor_about(f, at, max(TERMS), radius=reach)
         # the most terms first, bisected; then each fewer-term polynomial,
         # fewest first, where it is good at nine tenths of that interval on
         # each side (more terms cost time in every evaluation, a 32-term

@@ -1,0 +1,55 @@
+"""Taylor coefficients from Cauchy's integral (rewrites/series.py) against
+exact series and mpmath's own differences."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+
+from symgrad.rewrites.series import cauchy_coefficients, taylor_about
+
+x = sp.Symbol("x", real=True)
+
+
+def _close(got, want, rho):
+    """The polynomial-level agreement the series search needs: every term's
+    difference at ``rho`` within 2^-50 of the linear term."""
+    lin = abs(want[1])
+    return all(abs(g - w) * rho ** (k - 1) <= 2.0**-50 * lin for k, (g, w)
+               in enumerate(zip(got, want)) if k)
+
+
+def test_loggamma_about_one_is_its_zeta_series():
+    # log Γ(1 + t) = -γ t + Σ_{k≥2} (-1)^k ζ(k) t^k / k: 32 terms, no mpmath.diff
+    cs = cauchy_coefficients(mpmath.loggamma, 1.0, 32, 2.0)
+    with mpmath.workdps(40):
+        exact = [0.0, float(-mpmath.euler)] + [float((-1) ** k * mpmath.zeta(k) / k)
+                                               for k in range(2, 32)]
+    assert [float(c) for c in cs[1:]] == exact[1:]
+
+
+@pytest.mark.parametrize("e, at, terms", [
+    (sp.loggamma(x), 1.4616321449683622, 8),    # the gamma family: slow differences
+    (sp.polygamma(0, x), 1.4616321449683622, 8),
+    (sp.erf(x) - sp.Rational(1, 2), 0.4769362762044699, 32),
+    (sp.exp(x) * sp.tanh(x) - 1, 0.6, 32),
+    (sp.diff(x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + sp.Float("0.044715") * x**3))), x),
+     -0.75246, 32),                               # the GELU-tanh gradient's zero
+    (sp.cos(x) - x, 0.7390851332151607, 32),
+])
+def test_cauchy_coefficients_agree_with_mpmaths_differences(e, at, terms):
+    f = sp.lambdify(x, e, modules="mpmath")
+    rho = 4 * max(abs(at), 0.5)
+    got = taylor_about(f, at, terms, radius=rho)
+    want = taylor_about(f, at, terms)  # mpmath.taylor: numerical differences
+    assert got is not None and got[0] == want[0] and _close(got, want, rho)
+
+
+@pytest.mark.parametrize("f", [
+    lambda z: abs(z - 1) - z / 3,                        # not holomorphic
+    lambda z: mpmath.sqrt(z - 1.2),                      # a branch point in the circle
+    lambda z: mpmath.mpf(1) if z.real > 1 else z,        # a comparison
+])
+def test_no_cauchy_coefficients_where_the_function_is_not_holomorphic(f):
+    assert cauchy_coefficients(f, 1.0, 8, 4.0) is None
