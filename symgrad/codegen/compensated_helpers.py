@@ -64,8 +64,8 @@ def _dd_split(a, ok=False):
     if type(a) in (int, float):  # a literal every float type holds (11 bits at most)
         return a, 0.0
     t = np.result_type(a)
-    big = np.abs(a) > _DD_BIG[t]
-    if not ok and np.any(big):  # a * splitter would overflow: split a scaled by a power of two
+    big = None if ok else np.abs(a) > _DD_BIG[t]  # ok (_dd_ok): no big number, no test
+    if big is not None and np.any(big):  # a * splitter would overflow: split a scaled by 2^-k
         s = np.where(big, a * _DD_DOWN[t], a)
         c = s * _DD_SPLIT[t]
         h = c - (c - s)
