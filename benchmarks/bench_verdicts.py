@@ -19,12 +19,14 @@ none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
-                                        [--vars 3] [--wide] [--family]
+                                        [--vars 3] [--wide] [--family [a|b]]
 
 ``--family`` audits the held-out family of :mod:`benchmarks.heldout` (FPBench-
 style benchmarks of Herbie's own folder and ML functions nobody here had used,
 with accurate controls: a control reported not ok is a false alarm) instead of
-random formulas; ``--seed`` and ``--n`` then pick its rows.
+random formulas; ``--family b`` the second one, :mod:`benchmarks.heldout_b`
+(session 7: more of Herbie's folder, textbook physics, scipy log-domain
+functions, ML parameters); ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
 too: its witness point re-measured against the Arb oracle; an alarm is false
@@ -272,14 +274,16 @@ def main() -> None:
     ap.add_argument("--wide", action="store_true",
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
-    ap.add_argument("--family", action="store_true",
-                    help="the held-out family of benchmarks/heldout.py instead of random "
-                         "formulas (--n and --seed then pick rows: --n rows from --seed)")
+    ap.add_argument("--family", nargs="?", const="a", choices=("a", "b"),
+                    help="a held-out family instead of random formulas: a (benchmarks/"
+                         "heldout.py, the default) or b (benchmarks/heldout_b.py, session 7); "
+                         "--n and --seed then pick rows: --n rows from --seed")
     a = ap.parse_args()
     dtype = np.dtype(a.dtype).type
     if a.family:
         from .heldout import family
-        held = family()[a.seed:a.seed + a.n]
+        from .heldout_b import family_b
+        held = (family() if a.family == "a" else family_b())[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
@@ -287,7 +291,7 @@ def main() -> None:
         todo = cases(a.n, a.seed, a.vars, a.wide)
         names, controls = [""] * len(todo), [False] * len(todo)
     print(f"# bench_verdicts: {len(todo)} formulas, "
-          f"{'held-out family from row' if a.family else 'seed'} {a.seed}, {a.dtype}, "
+          f"{f'held-out family {a.family} from row' if a.family else 'seed'} {a.seed}, {a.dtype}, "
           f"load {open('/proc/loadavg').read().split()[:3]}")
     print("| # | formula | domain | check: reported | independent | alarms | "
           "stabilize: reported | independent | s |")
