@@ -25,7 +25,7 @@ from collections.abc import Callable
 import mpmath
 from sympy import Add, Expr, Float, Mul, Symbol
 
-__all__ = ["root_near", "taylor_about", "cauchy_coefficients", "horner"]
+__all__ = ["root_near", "exact_root", "taylor_about", "cauchy_coefficients", "horner"]
 
 DPS = 60  # decimal digits of the root's arithmetic
 COEFF_DPS = 30  # of the coefficients' (mpmath's differences raise it as they need)
@@ -54,8 +54,61 @@ def root_near(f: Callable, x0: float, width: float) -> mpmath.mpf | None:
         return c
 
 
+SNAP = 12  # a root within 10^-SNAP (relatively) of a simple number where f vanishes is it
+_DENOMINATORS = 12  # simple numbers: 0, integers, and p/q for q up to this
+
+
+def exact_root(f: Callable, c: mpmath.mpf) -> mpmath.mpf | None:
+    """The simple number (0, an integer, ``p/q`` with ``q <= 12``) within
+    ``10^-SNAP`` (relatively) of the numerical root ``c`` of ``f`` where
+    ``f`` vanishes exactly (its value shrinks with the working precision)
+    or is undefined (a removable singularity: ``1/x - 1/tan(x)`` at 0);
+    None where there is none.  (A multiple root, ``x - sin(x)`` at 0,
+    comes out of the secant iteration only to about ``10^-17``.)
+
+    A root found by iteration is exact only to its tolerance: the root of
+    ``1/x - 1/tan(x)`` at 0 came out as ``-2.5e-309``, a subnormal, and the
+    series about it had a constant term ``f(c)`` no working precision
+    resolves (``x/3`` of 1/x's ``1e308``: 620 digits).  About the exact
+    root the constant term is 0.
+
+    >>> import mpmath
+    >>> exact_root(lambda x: 1 / x - 1 / mpmath.tan(x), mpmath.mpf("-2.5e-309"))
+    mpf('0.0')
+    >>> exact_root(lambda x: x * x - 2, mpmath.sqrt(2)) is None
+    True
+    >>> exact_root(lambda x: mpmath.sin(mpmath.pi * x), mpmath.mpf(3) + mpmath.mpf(10) ** -55)
+    mpf('3.0')
+    """
+    with mpmath.workdps(DPS):
+        simple = [mpmath.mpf(0), mpmath.nint(c)]
+        simple += [mpmath.nint(c * q) / q for q in range(2, _DENOMINATORS + 1)]
+        for s in simple:
+            if abs(c - s) > mpmath.mpf(10) ** -SNAP * max(1, abs(s)):
+                continue
+            return s if _vanishes(f, s) else None
+    return None
+
+
+def _vanishes(f: Callable, s: mpmath.mpf) -> bool:
+    """Whether ``f(s)`` is 0 or undefined: what mpmath computes there
+    shrinks with the working precision (rounding of a zero: ``sin(3π)``),
+    or is exactly 0, NaN, or raises; a number that stays is not 0."""
+    vals = []
+    for dps in (DPS, 2 * DPS):
+        with mpmath.workdps(dps):
+            try:
+                v = f(s)
+            except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+                return True  # undefined exactly there: its limit is the root's 0
+            if v == 0 or not mpmath.isfinite(v):
+                return True
+            vals.append(abs(v))
+    return vals[1] < vals[0] * mpmath.mpf(10) ** (-DPS // 2)
+
+
 def taylor_about(f: Callable, at: float, terms: int,
-                 radius: float | None = None) -> list[float] | None:
+                 radius: float | None = None, root: bool = False) -> list[float] | None:
     """``f(at + t) = Σ a_k t^k``: the first ``terms`` coefficients, computed
     in mpmath about the float ``at`` (exact), each rounded to a float once;
     None where they are not finite numbers.  With a ``radius`` (how far the
@@ -63,6 +116,9 @@ def taylor_about(f: Callable, at: float, terms: int,
     (:func:`cauchy_coefficients`), which evaluates ``f`` at working precision
     only; where that does not hold, from mpmath's differences at
     :data:`COEFF_DPS` digits, whose working precision grows with the order.
+    With ``root`` (``at`` is an exact root, :func:`exact_root`), the
+    constant term is 0, and the coefficients come from Cauchy's integral
+    only (``f`` may be undefined at ``at`` itself).
 
     >>> import mpmath
     >>> taylor_about(mpmath.exp, 0.0, 4)
@@ -71,6 +127,12 @@ def taylor_about(f: Callable, at: float, terms: int,
     [1.0, 1.0, 0.5, 0.16666666666666666]
     """
     cs = cauchy_coefficients(f, at, terms, radius) if radius else None
+    if cs is None and root:
+        return None
+    if root:
+        out = [float(c) for c in cs]
+        out[0] = 0.0
+        return out if all(map(_finite, out)) else None
     if cs is None:
         with mpmath.workdps(COEFF_DPS):
             try:

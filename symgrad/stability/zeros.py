@@ -26,7 +26,7 @@ import numpy as np
 from sympy import Expr, Piecewise, Symbol, lambdify
 
 from ..rewrites.candidates import Candidate
-from ..rewrites.series import horner, root_near, taylor_about
+from ..rewrites.series import exact_root, horner, root_near, taylor_about
 from .bits import ordinal
 from .sampling import from_ordinal
 
@@ -68,7 +68,14 @@ def series_at_zeros(
         if c is None:
             done.append((x0, x0))
             continue
+        # a root at a simple number (0, an integer, p/q) that the iteration
+        # found only to its tolerance is taken exactly (NMSE 3.9's 1/x -
+        # 1/tan(x): -2.5e-309 for 0); about an exact root that is a float the
+        # constant term is 0
+        exact = exact_root(f, c)
+        c = c if exact is None else exact
         at = float(fmt.dtype.type(float(c)))
+        root = exact is not None and at == c
         if not span[0] <= at <= span[1]:
             continue
         # (as far as the root's own scale, at least: a polynomial of 32 terms
@@ -76,7 +83,7 @@ def series_at_zeros(
         # [-1.56, 0.09], and the form it replaces loses 3 bits at -1.23)
         reach = max(width, float(np.max(np.abs(near - at))), abs(at), 0.5) * 4
         got = None
-        every = taylor_about(f, at, max(TERMS), radius=reach)
+        every = taylor_about(f, at, max(TERMS), radius=reach, root=root)
         # the most terms first, bisected; then each fewer-term polynomial,
         # fewest first, where it is good at nine tenths of that interval on
         # each side (more terms cost time in every evaluation, a 32-term

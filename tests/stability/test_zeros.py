@@ -148,3 +148,35 @@ def test_the_series_reaches_as_far_as_it_is_exact_beside_exact_exponents():
     assert lo < -1.4 and "32 terms" in got[0].how, got[0].how
     after = _errors(e, got[0].expr, np.concatenate([pts, np.linspace(-1.4, -1.1, 20)]), f32)
     assert after.max() <= 2, after.max()
+
+
+@pytest.mark.parametrize("e, near, exact", [
+    (1 / x - 1 / sp.sin(x), 0.2, 0.0),        # removable at 0, as NMSE 3.9's 1/x - 1/tan(x)
+    (sp.sin(sp.pi * x), 2.9, 3.0),            # vanishes at 3 only to mpmath's working precision
+    (sp.log(x) + x - 1, 0.9, 1.0),            # f(1) = 0 exactly
+])
+def test_a_root_at_a_simple_number_is_taken_exactly(e, near, exact):
+    # the secant iteration stops within its tolerance of the root (NMSE 3.9's
+    # root at 0 came out as -2.5e-309, a subnormal whose constant term
+    # f(c) = c/3 of 1/c = 4e308 no working precision resolved): the series is
+    # about the exact root, its constant term 0
+    from symgrad.rewrites.series import exact_root
+
+    f = sp.lambdify(x, e, "mpmath")
+    c = root_near(f, near, 1.0)
+    assert c is not None and exact_root(f, c) == exact
+    cs = taylor_about(f, exact, 8, radius=0.5, root=True)
+    assert cs[0] == 0.0 and cs[1] != 0.0
+    if exact == 0.0:  # at subnormal x the series is its linear term, to the last bit
+        v = np.array([3e-310, -5e-321])
+        got = generated([x], [horner(cs, x, 0.0)], np.float64)(v)[0]
+        assert np.all(np.abs(got - cs[1] * v) <= np.abs(cs[1] * v) * 2.0**-52)
+
+
+def test_no_exact_root_beside_a_root_that_is_not_simple():
+    from symgrad.rewrites.series import exact_root
+
+    f = sp.lambdify(x, x - sp.Rational(1, 10**13), "mpmath")  # a root 1e-13 from 0
+    assert exact_root(f, root_near(f, 0.1, 1.0)) is None
+    f = sp.lambdify(x, sp.exp(x) - 2, "mpmath")
+    assert exact_root(f, root_near(f, 0.7, 1.0)) is None
