@@ -39,6 +39,14 @@ def test_blocks_out_of_range_take_hypot(dtype):
     with np.errstate(all="raise"):  # the square's overflow is not the caller's
         got = lambdify([x, y], r)(a, b)
     np.testing.assert_array_equal(got, np.hypot(a, b))
+    # a long block (the square's test) takes np.hypot in the caller's error
+    # state: none raised here, and a subnormal hypot ignored where it says so
+    la, lb = np.tile(a, HYPOT_SMALL_32 // 8), np.tile(b, HYPOT_SMALL_32 // 8)
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(_hypot(la, lb), np.hypot(la, lb))
+    with np.errstate(all="ignore"):
+        sub = np.full(HYPOT_SMALL_32, np.finfo(dtype).smallest_subnormal * 4)
+        np.testing.assert_array_equal(_hypot(sub, sub), np.hypot(sub, sub))
     for k in range(len(a)):  # one point at a time: the single-point path
         with np.errstate(all="raise"):
             np.testing.assert_array_equal(lambdify([x, y], r)(a[k], b[k]), np.hypot(a[k], b[k]))
