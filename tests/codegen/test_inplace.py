@@ -94,9 +94,14 @@ def test_liveness_of_reused_names():
     codes = ["_np_sin(x)", "_mul(t0, y)", "_np_cos(t1)", "_add(t0, t1)"]
     out, results, direct = in_place(["t0", "t1", "t0", "t2"], codes, ["t0", "t2"],
                                     {"x", "y"}, iter(["w0", "w1"]))
-    assert out == ["_np_sin(x)", "_mul(t0, y, out=t0)", "_np_cos(t1, out=_o[0])",
-                   "_add(t0, t1, out=_o[1])"]
+    assert out == ["_np_sin(x)", "_mul(t0, y, t0)", "_np_cos(t1, _o[0])",
+                   "_add(t0, t1, _o[1])"]
     assert direct == [True, True]
+    # the output array is passed by position (cheaper), but by keyword to
+    # np.maximum and np.minimum, where NumPy deprecates a positional one
+    out, _, _ = in_place(["t0", "t1"], ["_np_maximum(_np_sin(x), y)", "_np_minimum(t0, x)"],
+                         ["t1"], {"x", "y"}, iter(["w0"]))
+    assert out == ["_np_maximum((w0 := _np_sin(x)), y, out=w0)", "_np_minimum(t0, x, out=_o[0])"]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
