@@ -61,17 +61,24 @@ erf erfc erfinv erfcx gammaln digamma polygamma zeta gamma expit logit xlogy xlo
 i0 i1 ndtr ndtri log_ndtr beta betaln gammainc gammaincc expn expi spence loggamma factorial
 """.split())
 
+# XLA computes these one element at a time in float64, which serializes the
+# fused loop around them: symgrad.export.jax_ops writes them vectorizable
+_JAX_OPS = frozenset({"erf"})
+
 HEADERS = {
-    "jax": "import jax.numpy as jnp\nimport jax.scipy.special as jsp\n",
+    "jax": "import jax.numpy as jnp\nimport jax.scipy.special as jsp\n"
+           "from symgrad.export import jax_ops as _jg\n",
     "torch": "import torch\nfrom symgrad.export import torch_ops as _sg\n",
 }
-RESERVED = frozenset({"jnp", "jsp", "jax", "torch", "_sg", "np", "scipy"})
+RESERVED = frozenset({"jnp", "jsp", "_jg", "jax", "torch", "_sg", "np", "scipy"})
 
 
 def _jax_name(m: re.Match) -> str:
     mod, name = m.group(1), m.group(2)
     if mod == "np":
         return f"jnp.{name}"
+    if name in _JAX_OPS:
+        return f"_jg.{name}"
     if name in _JAX_SPECIAL:
         return f"jsp.{name}"
     raise NoNumpyFormError(f"scipy.special.{name} has no jax.scipy.special form")
