@@ -37,3 +37,26 @@ def test_a_deep_cond_chain_lambdifies_in_a_fraction_of_a_second():
         assert time.process_time() - t < 5
         for v in (-0.7, 0.3, 2.5):
             assert math.isclose(f(v), _expected(14, v, fneg, fpos), rel_tol=1e-12)
+
+
+def test_matches_are_remembered_per_node_and_validity_asked_at_each_call():
+    # Rewrite.matches is remembered per (rewrite, node) (stabilize rewrites the
+    # same nodes in every candidate and in every candidate's code); whether a
+    # match is valid depends on the domain, so it is asked at every call
+    from sympy.codegen.cfunctions import log1p
+
+    from symgrad.rewrites import Facts, by_name
+    from symgrad.rewrites.rewrite import _MATCHES
+
+    x, y = sp.symbols("x y", real=True)
+    rw = by_name("log-difference")
+    node = 3 * sp.log(x) - 3 * sp.log(y) + x  # a scaled match: k = +-3, x kept
+    inside, outside = Facts({x: (1, 2), y: (1, 2)}), Facts({x: (-1, 2), y: (1, 2)})
+    first = rw.apply(node, inside)
+    assert first is not None and first.has(log1p)
+    assert (id(rw), node) in _MATCHES
+    assert rw.apply(node, outside) is None  # log(x) for x < 0: not valid
+    assert rw.apply(node, inside) == first
+    plain = sp.log(x) - sp.log(y)  # a match at the root that is not valid: None
+    assert rw.apply(plain, outside) is None
+    assert rw.apply(plain, inside) == log1p((x - y) / y)
