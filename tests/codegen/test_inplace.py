@@ -200,3 +200,22 @@ def test_unparse_writes_operators_and_their_parentheses_as_ast_unparse_does():
     for _ in range(300):
         tree = ast.parse(gen(4), mode="eval").body
         assert unparse(tree) == ast.unparse(tree)
+
+
+def test_one_block_of_one_type_takes_the_shortest_path():
+    # 1-D arrays of one float type and length, up to the block's length, go
+    # straight to the kernel (in place from INPLACE_FROM elements): its floats,
+    # the arguments' type; a program that may not keep the type (scipy's expn
+    # computes float64 for float32) has its results converted
+    fn = lambdify([x, y], [sp.sin(x) * sp.exp(x * y), sp.tanh(x - y) * y], block=1000)
+    ip, block = _kernels(fn)
+    assert ip is not None and "_shape[0] < 1001" in fn.source
+    for dtype in (np.float64, np.float32):
+        for n in (300, 1000):
+            a, b = np.linspace(-1, 2, n, dtype=dtype), np.linspace(3, -1, n, dtype=dtype)
+            for g, w in zip(fn(a, b), block(a, b)):
+                assert g.dtype == dtype
+                np.testing.assert_array_equal(g, w)
+    other = lambdify([x, y], [sp.expint(2, x) * y, x * y + y])
+    a = np.linspace(0.5, 2, 300, dtype=np.float32)
+    assert [v.dtype for v in other(a, a)] == [np.float32, np.float32]
