@@ -36,7 +36,7 @@ from sympy import Abs, Basic, Interval, Mul, S, Symbol, oo
 from ..build import mapped, piecewise, replaced
 from ..graph import postorder
 
-__all__ = ["shared_branches", "clamped_branches"]
+__all__ = ["shared_branches", "clamped_branches", "cancelled_into_branches"]
 
 _NEGATIVE = Interval(-oo, 0)
 _POSITIVE = Interval(0, oo)
@@ -299,3 +299,75 @@ def _clamped(p: Basic) -> Basic | None:
         outer = -Abs(sym) if bound is sympy.Min else Abs(sym)  # = clamp on the side
         return replaced(side, {outer: clamp, sym: clamp}.get)
     return None
+
+
+def cancelled_into_branches(forms: list) -> list:
+    """``forms`` with each product of a Piecewise and exponentials
+    ``exp(A)`` multiplied into the Piecewise's branches, where a branch
+    holds a factor ``exp(-A)`` (or ``compensated`` of one) that then cancels
+    it: ``exp(-A) * Piecewise((exp(A) * u, c), (v, True))`` is
+    ``Piecewise((u, c), (exp(-A) * v, True))``.  The same function; the
+    branch loses two exponentials and their roundings (a product of
+    ``exp(A)`` and ``exp(-A)`` that overflows there is no longer computed),
+    and traced code, which computes every branch at every point, two
+    ``exp`` per point.  stabilize's forms make such products where a
+    rewrite of one factor of a derivative brings the inverse of another
+    (log Phi's gradient: ``exp(-x**2/2) / erfc(-x/sqrt(2))`` with erfc
+    written ``erfcx(u) exp(-u**2)`` where it underflows).  Factors are
+    multiplied as written (nothing else rewritten); a product without such a
+    cancellation is left as it is.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> a = x**2 / 2 + x
+    >>> p = sp.Piecewise((sp.exp(a) * sp.erf(x), x < -1), (1 / sp.erfc(x), True))
+    >>> cancelled_into_branches([sp.exp(-a) * p])
+    [Piecewise((erf(x), x < -1), (exp(-x**2/2 - x)/erfc(x), True))]
+    """
+    order, _ = postorder(forms, lambda n: n.args)
+    if not any(_cancelling(n) is not None for n in order):
+        return list(forms)
+    return mapped(forms, after=lambda n: _cancelling(n) or n)
+
+
+def _exp_argument(f: Basic) -> Basic | None:
+    """A of a factor exp(A) or compensated(exp(A)), else None."""
+    from ..compensated import compensated
+
+    if isinstance(f, compensated) and isinstance(f.args[0], sympy.exp):
+        f = f.args[0]
+    return f.args[0] if isinstance(f, sympy.exp) else None
+
+
+def _cancelling(n: Basic) -> Basic | None:
+    """The product ``n`` with the exponentials that cancel in a branch of its
+    one Piecewise factor moved into its branches (cancelled where they do);
+    else None."""
+    if not isinstance(n, Mul):
+        return None
+    at = [k for k, a in enumerate(n.args) if isinstance(a, sympy.Piecewise)]
+    if len(at) != 1:
+        return None
+    exps = [(k, _exp_argument(a)) for k, a in enumerate(n.args)]
+    exps = [(k, a) for k, a in exps if a is not None]
+    if not exps:
+        return None
+    branches = []  # per branch: its factors, and (outer k -> its factor j) cancelled
+    for pair in n.args[at[0]].args:
+        factors, hits = list(Mul.make_args(pair.expr)), {}
+        for k, a in exps:
+            for j, f in enumerate(factors):
+                b = _exp_argument(f)
+                if j not in hits.values() and b is not None and (a + b) == 0:
+                    hits[k] = j
+                    break
+        branches.append((factors, hits, pair.cond))
+    moved = sorted({k for _, hits, _ in branches for k in hits})
+    if not moved:
+        return None
+    arms = []
+    for factors, hits, cond in branches:  # the branch's factors as written, then the moved
+        kept = [f for j, f in enumerate(factors) if j not in hits.values()]
+        arms.append((_product(kept + [n.args[k] for k in moved if k not in hits]), cond))
+    p = piecewise(arms, evaluate=False)
+    return _product([p if k == at[0] else a for k, a in enumerate(n.args) if k not in moved])

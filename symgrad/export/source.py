@@ -31,7 +31,7 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
-from .branches import clamped_branches, shared_branches
+from .branches import cancelled_into_branches, clamped_branches, shared_branches
 from .printers import HEADERS, RESERVED, printer_for
 
 __all__ = ["require", "generate", "compile_source", "compile_matrix", "abs_folded", "EXTRAS"]
@@ -208,7 +208,7 @@ def generate(
         leaf[s] = namer.name(s.name)
     fname = namer.name(name)
     roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
-    roots = abs_folded(roots)
+    roots = cancelled_into_branches(abs_folded(roots))  # exp(-A) * (exp(A) if c else v)
     roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared
     if backend == "torch":  # eager selects cost ~5 exps: a branch to a constant is a clamp
         roots = clamped_branches(roots)

@@ -8,7 +8,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
 import symgrad
-from symgrad.export.branches import clamped_branches, shared_branches
+from symgrad.export.branches import cancelled_into_branches, clamped_branches, shared_branches
 from symgrad.graph import postorder
 from symgrad.stability.bits import FORMATS, bits_error
 from symgrad.stability.sampling import sample
@@ -181,3 +181,27 @@ def test_an_abs_of_an_abs_is_one_abs_in_exported_code():
     pts = np.array([-800.0, -30.0, -0.0, 0.0, 2.5, 750.0, np.inf, -np.inf])
     got = compile_source(src)(torch.from_numpy(pts))[0].numpy()
     assert np.array_equal(got, symgrad.lambdify([x], value)(pts))
+
+
+def test_exponentials_that_cancel_in_a_branch_are_moved_into_the_branches():
+    # d/dx log(erfc(x)) as a rewrite of erfc writes it: exp(-x**2) outside,
+    # exp(x**2)/erfcx(x) in the branch where erfc underflows (log Phi's gradient
+    # has the same shape with exp(-x**2/2)): there the two cancel
+    from scipy.special import erfcx
+
+    from symgrad.rewrites.forms import erfcx as g
+
+    tail = sp.Piecewise((sp.exp(x**2) / g(x), x > 1), (1 / sp.erfc(x), True))
+    form = sp.Mul(-2, sp.exp(-(x**2)), tail, sp.Pow(sp.sqrt(sp.pi), -1), evaluate=False)
+    (out,) = cancelled_into_branches([form])
+    exps = [n for n in postorder([out], lambda n: n.args)[0] if isinstance(n, sp.exp)]
+    assert exps == [sp.exp(-(x**2))]  # only the other branch's
+    other = sp.Mul(2, sp.exp(x), tail, evaluate=False)  # nothing cancels: left as it is
+    assert cancelled_into_branches([other])[0] is other
+    pts = np.array([-3.0, 0.0, 0.5, 1.5, 4.0, 25.0, 30.0, 1e3])
+    f = symgrad.lambdify([x], out)
+    with np.errstate(all="ignore"):
+        old = symgrad.lambdify([x], form)(pts)
+    want = np.where(pts > 1, -2 / np.sqrt(np.pi) / erfcx(pts), old)
+    np.testing.assert_allclose(f(pts), want, rtol=4e-16)
+    assert np.isnan(old[-2:]).all()  # exp(x**2) overflowed there: 0 * inf
