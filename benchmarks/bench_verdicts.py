@@ -31,6 +31,9 @@ functions, ML parameters); ``--seed`` and ``--n`` then pick its rows.
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
 too: its witness point re-measured against the Arb oracle; an alarm is false
 where the code is within the tolerance there, or the formula has no real value.
+So is ``stabilize``'s own report of a loss above the tolerance (since 2026-11-27
+session 7): its chosen form re-measured at the point of its reported max
+(``Choice.worst``) against the Arb value of the source.
 
 Each formula's check_stability and stabilize run in a child process, killed
 past the budget (SymPy's series can hang inside C code) and counted.
@@ -208,6 +211,28 @@ def false_alarms(expr: sp.Expr, dom: dict, witnesses: list, dtype) -> int:
     return bad
 
 
+def worst_bits(chosen: sp.Expr, source: sp.Expr, dom: dict, worst: dict | None,
+               dtype) -> float | None:
+    """The bits the chosen form loses at the point where ``stabilize``
+    measured its reported max (``Choice.worst``), against the Arb value of
+    the source: NaN where the source has no real value there, None where
+    not decided (or no point).  A report above the tolerance whose point
+    the oracle puts within it is a false alarm of ``stabilize``."""
+    if not worst:
+        return None
+    syms = sorted(dom, key=str)
+    row = [float(worst.get(s, 0.0)) for s in syms]
+    t = Exact([source], syms, dtype).at(row)[0]
+    if t is UNRESOLVED:
+        return None
+    if math.isnan(t):
+        return math.nan
+    run = symgrad.lambdify(syms, chosen)
+    with np.errstate(all="ignore"):
+        c = np.asarray(run(*[np.asarray([v], dtype=dtype) for v in row]), dtype=dtype).ravel()
+    return float(_bits(c, np.array([t]), dtype)[0])
+
+
 def _child(conn, e, dom, a, k) -> None:
     stage = "check_stability"
     try:
@@ -224,7 +249,8 @@ def _child(conn, e, dom, a, k) -> None:
         # evaluation, and an unevaluated (-1/(2*y))/y comes back as -1/(2*y**2)
         ind = independent_max(chosen, e, dom, 10 * a.samples, a.seed + 2000 + k,
                               np.dtype(a.dtype).type)
-        conn.send(("done", (str(chosen), s.choices[0].after[0], ind)))
+        at_worst = worst_bits(chosen, e, dom, s.choices[0].worst, np.dtype(a.dtype).type)
+        conn.send(("done", (str(chosen), s.choices[0].after[0], ind, at_worst)))
     except Exception as exc:  # noqa: BLE001  (reported, not hidden)
         conn.send(("error", f"error in {stage}: {type(exc).__name__}: {exc}"))
 
@@ -297,6 +323,7 @@ def main() -> None:
           "stabilize: reported | independent | s |")
     print("|---|---|---|---|---|---|---|---|---|")
     false_check = false_stab = timeouts = false_alarm = n_alarms = 0
+    n_s_alarms = false_s_alarm = 0
     for k, (e, dom) in enumerate(todo):
         t0 = time.perf_counter()
         got = _reported(e, dom, a, k)
@@ -304,7 +331,7 @@ def main() -> None:
             timeouts += got.startswith("timeout")
             print(f"| {k} | `{_short(e)}` | {dom} | {got} | | | | |", flush=True)
             continue
-        (check_max, samples, alarms, ok), (chosen, rep_s, (ind_s, _, _)) = got
+        (check_max, samples, alarms, ok), (chosen, rep_s, (ind_s, _, _), at_worst) = got
         secs = time.perf_counter() - t0
         n_ind = 10 * samples
         ind_c, _, unres_c = independent_max(e, e, dom, n_ind, a.seed + 1000 + k, dtype)
@@ -317,15 +344,27 @@ def main() -> None:
             wrong = max(wrong, 1)  # an accurate control reported not ok
         n_alarms += len(alarms)
         false_alarm += wrong
+        s_alarm = ""  # stabilize's own report of a loss, re-measured at its worst point
+        if rep_s > TOLERANCE:
+            n_s_alarms += 1
+            if at_worst is None:
+                s_alarm = " (worst point: not decided)"
+            else:
+                bad = math.isnan(at_worst) or at_worst <= TOLERANCE
+                false_s_alarm += bad
+                s_alarm = f" (Arb at its worst point: {at_worst:.1f}{' ✗' if bad else ''})"
         text = names[k] + _short(e)
         told = f"{len(alarms)}" + (f" ({wrong} false ✗)" if wrong else "")
         print(f"| {k} | `{text}` | {dom} | {check_max:.1f}{' ✗' if bad_c else ''} | "
-              f"{ind_c:.1f} ({unres_c} unres.) | {told} | {rep_s:.1f}{' ✗' if bad_s else ''} | "
+              f"{ind_c:.1f} ({unres_c} unres.) | {told} | "
+              f"{rep_s:.1f}{' ✗' if bad_s else ''}{s_alarm} | "
               f"{ind_s:.1f} | {secs:.1f} |", flush=True)
     print(f"\nfalse claims (independent max > reported + 1 bit): check_stability "
           f"{false_check}, stabilize {false_stab}, of {len(todo)}; false alarms (a region whose "
           f"witness the Arb oracle puts within {TOLERANCE} bits, or undefined): {false_alarm} "
-          f"of {n_alarms}; over the budget: {timeouts}")
+          f"of {n_alarms}; stabilize reports above {TOLERANCE} bits whose worst point the Arb "
+          f"oracle puts within them, or undefined: {false_s_alarm} of {n_s_alarms}; "
+          f"over the budget: {timeouts}")
 
 
 if __name__ == "__main__":
