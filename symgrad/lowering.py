@@ -128,16 +128,19 @@ def canonical(exprs: list[Basic], built: set[Basic]) -> list[Basic]:
     """
     depth: dict[Basic, int] = {}
 
-    def evaluate(node: Basic, low: tuple) -> Basic | None:
-        d = depth[node] = 1 + max((depth[a] for a in node.args), default=0)
-        changed = any(a is not b for a, b in zip(low, node.args))
-        if not changed and node not in built:
-            return node  # as SymPy built it
-        if type(node).__name__ in _ARITHMETIC and d <= CANONICAL_DEPTH:
-            return node.func(*low)
-        return None  # as written where an argument changed
+    def evaluates(node: Basic) -> bool:
+        return type(node).__name__ in _ARITHMETIC and depth[node] <= CANONICAL_DEPTH
 
-    return mapped(exprs, cancelling, hook=evaluate)
+    def rebuild(node: Basic, args: tuple) -> Basic:  # (where an argument changed)
+        return node.func(*args) if evaluates(node) else cancelling(node, args)
+
+    def as_written(node: Basic, low: tuple) -> Basic | None:  # (mapped's hook, every node)
+        depth[node] = 1 + max((depth[a] for a in node.args), default=0)
+        if node in built and evaluates(node):  # lowering built it without evaluation
+            return node.func(*low)
+        return None  # SymPy's own node is kept unless an argument changed
+
+    return mapped(exprs, rebuild, hook=as_written)
 
 
 def expand(expr: Expr | list | tuple) -> Expr | list | tuple:

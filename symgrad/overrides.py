@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from sympy import Add, Basic, Dummy, Function, Mul, Pow, S
 from sympy.core.operations import LatticeOp
 
+from .build import mapped, unevaluated
 from .errors import NoRuleError, RuleError, SymgradError, describe
-from .graph import postorder
 from .linearity import nonlinear_witness
 from .node_names import _canonical_rule_name, canonical_node_name
 from .resolver import ACTIVE_MAPS, node_name
@@ -344,17 +344,14 @@ def override(expr: Basic, mapping: Mapping[str, str]) -> Basic:
     """
     canon = _canonical_mapping(mapping, "override")
     exprs, struct = flatten_exprs(expr, "expr")
-    order, kids = postorder(exprs, lambda n: n.args)
-    new: dict[Basic, Basic] = {}
-    for node in order:
-        args = kids[node]
-        low = tuple(new[a] for a in args)
-        out = node.func(*low) if any(a is not b for a, b in zip(low, args)) else node
-        rule = canon.get(node_name(node)) if args else None
-        if rule is not None:
-            out = _tag(out, rule)
-        new[node] = out
-    return struct.build([new[e] for e in exprs])
+
+    def tag(form: Basic) -> Basic:  # (mapped's after: each node over its tagged arguments)
+        rule = canon.get(node_name(form)) if form.args else None
+        return form if rule is None else _tag(form, rule)
+
+    # as written above a tag: the parents are the user's nodes, already
+    # evaluated, over a twin of an argument (build.mapped, issue 20 part 1)
+    return struct.build(mapped(exprs, unevaluated, after=tag))
 
 
 def _tag(node: Basic, rule: str) -> Basic:

@@ -73,6 +73,17 @@ def test_override_tags_one_node_only():
     assert grad(e, [x, y]) == [1, 0]
 
 
+def test_override_keeps_every_tag_it_puts():
+    # the parents of a tagged node were rebuilt with SymPy's evaluation, whose
+    # product merges exponentials into a new plain exp: both tags of sinh's
+    # textbook form were lost and grad gave cosh, silently (before 2026-11-27)
+    t = override(sp.exp(x) / 2 - sp.exp(-x) / 2, {"exp": "Identity"})
+    assert grad(t, x) == 1
+    t = override(sp.floor(2 * sp.exp(-x) / (1 + sp.exp(-x)) - 1), {"floor": "Identity",
+                                                                   "exp": "Identity"})
+    e = float(sp.exp(-0.3))  # d exp[Identity](-x) = -dx: -(2/(1 + e) - 2e/(1 + e)**2)
+    assert float(grad(t, x).subs(x, 0.3)) == pytest.approx(-(2 / (1 + e) - 2 * e / (1 + e)**2))
+
 def test_stop_gradient_product():
     g = grad(x * stop_gradient(x), x)
     assert g == stop_gradient(x)

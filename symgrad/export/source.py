@@ -57,22 +57,13 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
     """``roots`` with each marker of ``kinds`` (default ``widen(u)``) replaced
     by ``u``: exported code computes in its inputs' type (JAX and PyTorch
     have no wider type than float64 on every device)."""
-    from ..build import cancelling
+    from ..build import cancelling, mapped
     from ..graph import postorder
 
     order, kids = postorder(roots, lambda n: n.args)
     if not any(isinstance(n, kinds) for n in order):
         return roots
-    memo: dict = {}
-    for n in order:
-        if isinstance(n, kinds):
-            memo[n] = memo[n.args[0]]
-        elif n.args:
-            new = [memo[k] for k in n.args]
-            memo[n] = n if all(a is b for a, b in zip(new, n.args)) else cancelling(n, new)
-        else:
-            memo[n] = n
-    return [memo[r] for r in roots]
+    return mapped(roots, cancelling, hook=lambda n, low: low[0] if isinstance(n, kinds) else None)
 
 
 def abs_folded(roots: list[Basic]) -> list[Basic]:

@@ -124,10 +124,12 @@ def _expand(expr: object, subs: dict) -> object:
     return ImmutableMatrix(e) if isinstance(e, MatrixBase) else e
 
 
+def _leaf(n: Basic) -> bool:
+    return isinstance(n, (MatrixSymbol, Lambda, MatrixBase)) or not n.args
+
+
 def _kids(n: Basic) -> tuple:
-    if isinstance(n, (MatrixSymbol, Lambda, MatrixBase)) or not n.args:
-        return ()
-    return n.args
+    return () if _leaf(n) else n.args
 
 
 def explicit(expr: Basic, subs: dict) -> Basic:
@@ -150,19 +152,18 @@ def explicit(expr: Basic, subs: dict) -> Basic:
     from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
     from sympy.matrices.expressions.matexpr import MatrixElement
 
-    from ..graph import postorder
+    from ..build import mapped
     from .nodes import Reduction
 
-    order, _ = postorder([expr], _kids)
-    new: dict = dict(subs)
-    for n in order:
-        if n in new:
-            continue
-        args = [new.get(a, a) for a in n.args]
-        if isinstance(n, MatrixSymbol) or not any(a is not b for a, b in zip(args, n.args)):
-            continue  # (a ones matrix, a symbol not in subs: explicit where used)
-        new[n] = _node(n, args, ElementwiseApplyFunction, MatrixElement, Reduction)
-    out = new.get(expr, expr)
+    def leaf(n: Basic) -> Basic | None:  # (mapped's swap: the matrices of subs; leaves)
+        got = subs.get(n)
+        return got if got is not None else n if _leaf(n) else None
+
+    def computed(n: Basic, args: tuple) -> Basic:  # (the policy, where an argument changed)
+        return _node(n, list(args), ElementwiseApplyFunction, MatrixElement, Reduction)
+
+    # (a ones matrix, a symbol not in subs: kept, explicit where used)
+    out = mapped([expr], computed, swap=leaf)[0]
     if getattr(out, "is_Matrix", False) and not isinstance(out, MatrixBase):
         out = out.as_explicit()  # a matrix formula the symbols of subs do not reach
     return out

@@ -35,6 +35,7 @@ def reroll(expr: Expr) -> Expr:
     >>> reroll(((A*x - b).T*(A*x - b))[0, 0])
     sum(Lambda(_x, _x**2).(A*x - b))
     """
+    from ..build import mapped
     from ..graph import postorder
 
     if not isinstance(expr, Add):
@@ -43,17 +44,15 @@ def reroll(expr: Expr) -> Expr:
     if not all(d.is_Integer for n in order if isinstance(n, MatrixElement)
                for d in n.args[0].shape):
         return expr  # symbolic shapes: SymPy does not expand their entries
-    new: dict = {}
     lone: dict = {}  # node -> the one entry under it, None (no entry) or _MANY
-    for n in order:
-        if isinstance(n, MatrixElement) or not n.args:
-            continue
-        args = [new.get(a, a) for a in n.args]
-        rebuilt = n if all(a is b for a, b in zip(args, n.args)) else n.func(*args)
-        rolled = _roll(rebuilt, lone) if isinstance(rebuilt, Add) else None
-        if rolled is not None or rebuilt is not n:
-            new[n] = rolled if rolled is not None else rebuilt
-    out = new.get(expr, expr)
+
+    def rolled(form: Expr) -> Expr:  # (mapped's after: each sum over its rolled terms)
+        return (_roll(form, lone) or form) if isinstance(form, Add) else form
+
+    # SymPy's evaluation where a term rolled (the check below compares with
+    # SymPy's own expansion); an entry is a leaf
+    out = mapped([expr], _sympy, swap=lambda n: n if isinstance(n, MatrixElement) else None,
+                 after=rolled)[0]
     if out is expr or _expanded(out) != expr:
         return expr
     return out
@@ -62,21 +61,24 @@ def reroll(expr: Expr) -> Expr:
 def _expanded(e: Expr) -> Expr:
     """SymPy's expansion of the entries and sums in ``e`` (what the user's
     indexing gave)."""
-    from ..graph import postorder
+    from ..build import mapped
     from .nodes import SumAll
 
-    order, _ = postorder([e], lambda n: () if isinstance(n, MatrixElement) else n.args)
-    new: dict = {}
-    for n in order:
-        args = [new.get(a, a) for a in n.args]
+    def entries(n: Expr) -> Expr | None:  # (mapped's swap: before the arguments)
         if isinstance(n, MatrixElement):
-            new[n] = n.args[0][int(n.args[1]), int(n.args[2])]
-        elif isinstance(n, SumAll):
+            return n.args[0][int(n.args[1]), int(n.args[2])]
+        if isinstance(n, SumAll):
             X = n.args[0]
-            new[n] = Add(*[X[i, k] for i, k in product(range(X.rows), range(X.cols))])
-        elif any(a is not b for a, b in zip(args, n.args)):
-            new[n] = n.func(*args)
-    return new.get(e, e)
+            return Add(*[X[i, k] for i, k in product(range(X.rows), range(X.cols))])
+        return None
+
+    return mapped([e], _sympy, swap=entries)[0]
+
+
+def _sympy(node: Expr, args: tuple) -> Expr:
+    """``node``'s class over ``args`` with SymPy's evaluation (what the
+    user's indexing did, so a rolled formula compares with it)."""
+    return node.func(*args)
 
 
 def _entry(e: Expr) -> tuple | None:
