@@ -125,6 +125,11 @@ def _pow_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.positive(m[b]) and f.real(m[p]) and not m[p].is_integer
 
 
+def _pow_one_valid(m: Match, f: Facts) -> bool:
+    # a^p = exp(p·log a) for a > 0 (a ≤ 0: log a is not real); p real
+    return f.positive(m[a]) and f.real(m[p])
+
+
 def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
     return f.real(m[u]) and f.nonnegative(m[a])
 
@@ -289,6 +294,8 @@ def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", fam
                    {**extra, "loses": loses} if loses else extra)
 
 
+_POW_T = p * log(a)  # a^p = exp(_POW_T)
+
 # fmt: off
 LIBRARY: tuple[Rewrite, ...] = (
     # ---- exponential and logarithmic: the forms code generation applies ----
@@ -321,6 +328,20 @@ LIBRARY: tuple[Rewrite, ...] = (
         "1 - exp(u) cancels for small u",
         Example(1 - exp(x), {x: (-1e-6, 1e-6)}, {x: (-700, -1)}, {x: EXP}),
         family="exp-log"),
+    # a^p - 1 near a^p = 1 (p·log a near 0): expm1 of the product, which
+    # rounds relatively (the Box-Cox transform (x^y - 1)/y near y = 0 lost
+    # every bit); where |p·log a| > 1 nothing cancels, and the product's
+    # rounding, |p·log a|·2^-53 of exp's value (9.5 bits at 709), would lose
+    _rw("power-minus-one", a**p - 1,
+        Piecewise((expm1(_POW_T), Abs(_POW_T) < 1), (a**p - 1, True)), "measured",
+        "a^p - 1 cancels where a^p is near 1 (a near 1 or p near 0)",
+        Example((x**y - 1) / y, {x: (0.5, 2), y: (-1e-9, 1e-9)}, {x: (0.5, 2), y: (1, 5)}),
+        _pow_one_valid, "a > 0, p real", "exp-log"),
+    _rw("one-minus-power", 1 - a**p,
+        Piecewise((-expm1(_POW_T), Abs(_POW_T) < 1), (1 - a**p, True)), "measured",
+        "1 - a^p cancels where a^p is near 1 (a near 1 or p near 0)",
+        Example(1 - 2**x, {x: (-1e-9, 1e-9)}, {x: (1, 100)}),
+        _pow_one_valid, "a > 0, p real", "exp-log"),
     _rw("hypot",           sqrt(a**2 + b**2),   hypot(a, b),      "codegen",
         "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
         Example(sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},
