@@ -319,3 +319,131 @@ def _dd_log(a):
 def _dd_log1p(a):
     """log1p(a) of a float or pair, as a pair: the log of the pair 1 + a."""
     return _dd_log(_dd_add(a, 1))
+
+
+# sin, cos, tan and atan of pairs, as pairs: a transcendental's own rounding
+# (half an ulp of its value) is what a cancellation after it amplifies (atan's
+# value added to 1e5 rad inside cos near its zeros; 1/x - cot(x) where tan(x)
+# = x; 1 + 2 sin(x) cos(x) near its double zeros), and f(hi) + f'(hi) lo does
+# not undo it.  x = k pi/2 + r with pi/2 as three floats (the products by k
+# exact), then Taylor series of sin and cos at |r| <= pi/4 in pairs
+def _dd_pio2(t):
+    """pi/2 as three floats of type ``t`` (from float64s: 160 bits), each
+    made by ``_dd_const`` (a backend's own constants)."""
+    p = (1.5707963267948966, 6.123233995736766e-17, -1.4973849048591698e-33)
+    q1, q2 = _dd_const(p[0], p[1], t)
+    r = ((p[0] - float(q1)) - float(q2)) + p[1]  # (exact but the last addition)
+    return q1, q2, _dd_const(r + p[2], 0.0, t)[0]
+
+
+def _dd_trig_terms(t):
+    """Terms of sin's (and cos's) Taylor series at |r| <= pi/4, to twice the
+    type's precision."""
+    n, term = 1, 0.7854
+    while term >= 2.0 ** (-2 * (np.finfo(t).nmant + 1) - 4):
+        n += 2
+        term = term * 0.7854**2 / ((n - 1) * n)
+    return n // 2 + 1
+
+
+def _dd_signed_inv_factorial(n, t):
+    h, lo = _dd_inv_factorial(n, t)
+    return (-h, -lo) if (n // 2) % 2 else (h, lo)
+
+
+_DD_PIO2 = _DDConsts(_dd_pio2)
+_DD_2OPI = _DDConsts(lambda t: t.type(0.6366197723675814))
+# below this |x| the reduction is exact enough (k * pi/2's three floats, k
+# exact in the type); beyond, the function of the rounded value to first order
+_DD_TRIG_MAX = _DDConsts(lambda t: t.type(2.0 ** ((np.finfo(t).nmant + 1) // 2)))
+_DD_SIN_C = _DDConsts(lambda t: [_dd_signed_inv_factorial(2 * i + 1, t)
+                                 for i in range(_dd_trig_terms(t))])
+_DD_COS_C = _DDConsts(lambda t: [_dd_signed_inv_factorial(2 * i, t)
+                                 for i in range(_dd_trig_terms(t))])
+
+
+def _dd_sincos_small(r):
+    """sin(r) and cos(r) of a pair |r| <= pi/4 (or a float), as pairs."""
+    t = np.result_type(_dd_hi(r), 1.0)
+    z = _dd_mul(r, r)
+    cs, cc = _DD_SIN_C[t], _DD_COS_C[t]
+    s, c = cs[-1], cc[-1]
+    for a, b in zip(cs[-2::-1], cc[-2::-1]):
+        s = _dd_add(_dd_mul(s, z), a)
+        c = _dd_add(_dd_mul(c, z), b)
+    return _dd_mul(s, r), c
+
+
+def _dd_sincos(a):
+    """sin(a) and cos(a) of a float or pair, as pairs (to about twice the
+    type's precision for |a| below 2**(p/2), p the type's bits; beyond, the
+    functions of the rounded value to first order, as ``_dd_fun``)."""
+    ah, al = a if isinstance(a, tuple) else (a, 0)
+    t = np.result_type(ah, 1.0)
+    ok = np.abs(ah) < _DD_TRIG_MAX[t]
+    x = np.where(ok, ah, 0)
+    k = np.rint(x * _DD_2OPI[t])
+    q1, q2, q3 = _DD_PIO2[t]
+    p, e = _dd_two_prod(k, q1, True)  # (k and q1 below 2**(p/2): exact, no guard)
+    r = _dd_two_sum(x - p, -e)  # x - p is exact (Sterbenz)
+    r = _dd_add(r, _dd_neg(_dd_two_prod(k, q2, True)))
+    r = _dd_add(r, -(k * q3))
+    if isinstance(a, tuple):
+        r = _dd_add(r, np.where(ok, al, 0))
+    s, c = _dd_sincos_small(r)
+    q = k - 4 * np.floor(k * 0.25)  # the quadrant, 0 ... 3
+    swap = (q == 1) | (q == 3)
+    sh, sl = np.where(swap, c[0], s[0]), np.where(swap, c[1], s[1])
+    ch, cl = np.where(swap, s[0], c[0]), np.where(swap, s[1], c[1])
+    ns, nc = q >= 2, (q == 1) | (q == 2)  # negated
+    sh, sl = np.where(ns, -sh, sh), np.where(ns, -sl, sl)
+    ch, cl = np.where(nc, -ch, ch), np.where(nc, -cl, cl)
+    fs, fc = np.sin(ah), np.cos(ah)  # beyond: to first order in al (|al| < 1)
+    if isinstance(a, tuple):
+        low = np.where(np.abs(al) < 1, al, 0)
+        ls, lc = _dd_fin(fc * low), _dd_fin(-fs * low)
+    else:
+        ls = lc = 0
+    return ((np.where(ok, sh, fs), np.where(ok, sl, ls)),
+            (np.where(ok, ch, fc), np.where(ok, cl, lc)))
+
+
+def _dd_sin(a):
+    """sin(a) of a float or pair, as a pair (see ``_dd_sincos``)."""
+    return _dd_sincos(a)[0]
+
+
+def _dd_cos(a):
+    """cos(a) of a float or pair, as a pair (see ``_dd_sincos``)."""
+    return _dd_sincos(a)[1]
+
+
+def _dd_tan(a):
+    """tan(a) of a float or pair, as a pair: sin over cos."""
+    s, c = _dd_sincos(a)
+    return _dd_div(s, c)
+
+
+def _dd_atan(a):
+    """atan(a) of a float or pair, as a pair: for |a| <= 1 one Newton step
+    from the float atan, y0 - (sin y0 - a cos y0) cos y0 (the residual in
+    pairs); beyond, pi/2 - atan(1/a) with 1/a a pair."""
+    ah, al = a if isinstance(a, tuple) else (a, 0)
+    t = np.result_type(ah, 1.0)
+    big = np.abs(ah) > 1
+    if isinstance(a, tuple):
+        inv = _dd_div(1, (np.where(big, ah, 1), np.where(big, al, 0)))
+        b = (np.where(big, inv[0], ah), np.where(big, inv[1], al))
+    else:
+        inv = _dd_div(1, np.where(big, ah, 1))
+        b = (np.where(big, inv[0], ah), np.where(big, inv[1], 0))
+    y0 = np.arctan(b[0])
+    s, c = _dd_sincos_small(y0)
+    rho = _dd_add(s, _dd_neg(_dd_mul(b, c)))
+    y = _dd_two_sum(y0, -(rho[0] * c[0]))
+    q1, q2, _ = _DD_PIO2[t]
+    neg = ah < 0
+    far = _dd_add((np.where(neg, -q1, q1), np.where(neg, -q2, q2)), _dd_neg(y))
+    fin = np.isfinite(ah)
+    return (np.where(big, far[0], y[0]),
+            np.where(big & fin, far[1], np.where(big, 0, _dd_fin(y[1]))))

@@ -55,8 +55,12 @@ from sympy import (
     S,
     Subs,
     Symbol,
+    atan,
+    cos,
     exp,
     log,
+    sin,
+    tan,
 )
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
@@ -150,12 +154,30 @@ class _Log1p(_DD):
     _helper = "_dd_log1p"
 
 
-# the functions computed as pairs (a double-float exp and log), not as the
-# function of the rounded value: exp(x) - y, log(y) - x keep their bits where
-# they cancel
-_PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p}
+class _Sin(_DD):
+    _helper = "_dd_sin"
 
-_PAIRS = (_Add, _Mul, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const, _Exp, _Expm1, _Log, _Log1p)
+
+class _Cos(_DD):
+    _helper = "_dd_cos"
+
+
+class _Tan(_DD):
+    _helper = "_dd_tan"
+
+
+class _Atan(_DD):
+    _helper = "_dd_atan"
+
+
+# the functions computed as pairs (a double-float exp, log, sin, cos, tan,
+# atan), not as the function of the rounded value: exp(x) - y, log(y) - x,
+# 1/x - 1/tan(x), cos(w*t + atan(u)) keep their bits where they cancel
+_PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p,
+                   sin: _Sin, cos: _Cos, tan: _Tan, atan: _Atan}
+
+_PAIRS = (_Add, _Mul, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const, _Exp, _Expm1, _Log, _Log1p,
+          _Sin, _Cos, _Tan, _Atan)
 
 
 def _is_pair(node: Basic) -> bool:
@@ -486,7 +508,9 @@ COMPENSATED_NAMES = frozenset({
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
     "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
     "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL", "_dd_ok", "_DD_BOUNDED",
-    "_dd_fun_b", "_DD_LOW",
+    "_dd_fun_b", "_DD_LOW", "_dd_pio2", "_dd_trig_terms", "_dd_signed_inv_factorial",
+    "_DD_PIO2", "_DD_2OPI", "_DD_TRIG_MAX", "_DD_SIN_C", "_DD_COS_C", "_dd_sincos_small",
+    "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan",
 })
 
 

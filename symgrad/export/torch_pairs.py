@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
-           "exp2", "exp", "log", "log1p", "const_pair"]
+           "exp2", "exp", "log", "log1p", "floor", "sin", "cos", "arctan", "const_pair"]
 
 
 class _Type:
@@ -84,6 +84,22 @@ def log(a):
 
 def log1p(a):
     return torch.log1p(a)
+
+
+def floor(a):
+    return torch.floor(a)
+
+
+def sin(a):
+    return torch.sin(a)
+
+
+def cos(a):
+    return torch.cos(a)
+
+
+def arctan(a):
+    return torch.atan(a)
 
 
 def float_pair(h: float, lo: float, t: torch.dtype) -> tuple[float, float]:

@@ -168,11 +168,13 @@ def test_helpers_only_where_compensated_and_the_code_is_plain_numpy():
     (-x * y - 2 * y * t - x - t, False),  # negated terms are exact (rigidBody1)
     (sp.sqrt((a + b + c) * (c - (a - b)) * (c + (a - b)) * (a + (b - c))) / 4, False),  # Heron
     (x * sp.cos(t * sp.pi / 180), False),  # a function value, multiplied only
-    (x + y * sp.sin(t) * sp.cos(t), True),  # function values in a sum (FPBench's sphere)
-    # exp and log are computed as pairs (a double-float exp and log), not rounded
+    (x + y * sp.tanh(t) * sp.erf(t), True),  # function values in a sum
+    # exp, log, sin, cos, tan, atan are computed as pairs, not rounded
     (sp.exp(-(x - 1) ** 2) - sp.exp(-(y - 2) ** 2), False),
     (sp.log(x) - sp.log(y) - t, False),
-    (sp.sin(x) - sp.sin(y), True),  # ... other function values are rounded
+    (x + y * sp.sin(t) * sp.cos(t), False),  # FPBench's sphere
+    (sp.sin(x) - sp.sin(y), False),
+    (sp.tanh(x) - sp.tanh(y), True),  # ... other function values are rounded
 ])
 def test_rounded_terms_tells_function_values_from_exact_inputs(expr, rounded):
     from symgrad.codegen.compensating import rounded_terms
@@ -269,7 +271,8 @@ BOUNDED_CASES = [
      {x: (-50, 50), y: (-1e6, 1e6)}),
     # a function of a pair (first order: _dd_fun_b), its value and partials bounded
     ([x], compensated(sp.exp(-sp.Abs(_u))), {x: (-1e4, 1e4)}),
-    ([x, y], compensated(sp.cos(sp.pi * x * y / 180) + x), {x: (-50, 50), y: (-1e3, 1e3)}),
+    # (tanh: sin and cos of pairs are computed as pairs, _dd_sincos)
+    ([x, y], compensated(sp.tanh(sp.pi * x * y / 180) + x), {x: (-50, 50), y: (-1e3, 1e3)}),
 ]
 
 
@@ -319,3 +322,64 @@ def test_a_nan_bound_is_no_bound():
     cp.facts._memo[x + 7] = (float("nan"), 1.0)
     assert cp._size(x + 7) == float("inf") and cp._size(x) == 1.0
     assert cp._k((x + 7) * x, True) == ()  # (max(1.0, nan) is 1.0: it was (1,))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sin_cos_tan_atan_of_pairs_to_twice_the_precision(dtype):
+    # _dd_sincos / _dd_atan: floats and pairs (x + 2^-(p+7) x, p the type's
+    # bits) against mpmath, at |x| up to 2**(p/2) (beyond: the first order)
+    import mpmath
+
+    from symgrad.codegen import compensated_helpers as h
+
+    t = np.dtype(dtype).type
+    rng = np.random.default_rng(3)
+    top = 1e5 if dtype == "float64" else 2e3
+    xs = np.concatenate([rng.uniform(-4, 4, 6), rng.uniform(-top, top, 6),
+                         [np.pi / 2, 3 * np.pi / 4, 1e-30, -7.725251836937707]]).astype(t)
+    pairs = (xs, (xs * t(2.0 ** -(np.finfo(t).nmant + 8))).astype(t))
+    limit = 2.0 ** (-100 if dtype == "float64" else -44)
+    with mpmath.workprec(260):
+        for a in (xs, pairs):
+            args = [mpmath.mpf(float(v)) for v in xs] if a is xs else \
+                [mpmath.mpf(float(v)) + mpmath.mpf(float(w)) for v, w in zip(*pairs)]
+            for f, g in ((h._dd_sin, mpmath.sin), (h._dd_cos, mpmath.cos),
+                         (h._dd_tan, mpmath.tan), (h._dd_atan, mpmath.atan)):
+                hi, lo = f(a)
+                assert hi.dtype == lo.dtype == np.dtype(dtype)
+                for u, v, w in zip(hi, lo, args):
+                    want = g(w)
+                    got = mpmath.mpf(float(u)) + mpmath.mpf(float(v))
+                    assert abs(got - want) <= limit * abs(want), (f.__name__, w, got, want)
+
+
+@pytest.mark.parametrize("expr, at", [
+    # 1/x - cot(x) at the zeros of tan(x) = x (NMSE example 3.9's second zero on)
+    (1 / x - sp.cos(x) / sp.sin(x), [4.493409457909064, -7.725251836937707, 10.904121659428899]),
+    (1 / x - 1 / sp.tan(x), [4.493409457909064, 14.066193912831473]),
+    # atan's value added to a large angle inside cos, near its zeros
+    # (FPBench's instantaneousCurrent: cos(2 pi f t + atan(...)))
+    (sp.cos(x + sp.atan(y)), [(1.4509e5 + 0.4e-3, 0.5), (1570.0 + 0.2, 1.3)]),
+])
+def test_a_functions_own_rounding_is_undone_in_pairs(expr, at):
+    # f(hi) + f'(hi)·lo left sin/cos/tan/atan's own rounding, which the
+    # cancellation after it amplified (46-50 bits at the points below)
+    import mpmath
+
+    syms = [x] if isinstance(at[0], float) else [x, y]
+    f = lambdify(syms, compensated(expr), stabilize=True)
+    g = sp.lambdify(syms, expr, "mpmath")
+    for p in at:
+        p = (p,) if len(syms) == 1 else p
+        if len(syms) == 2:  # the float nearest a zero of cos(x + atan(y)) along x
+            with mpmath.workprec(300):
+                z = (mpmath.mpf(int(p[0] / mpmath.pi + 0.5)) - 0.5) * mpmath.pi \
+                    - mpmath.atan(p[1])
+            p = (float(z), p[1])
+        else:  # the float nearest the zero of tan(x) = x beside it
+            with mpmath.workprec(300):
+                p = (float(mpmath.findroot(lambda v: mpmath.tan(v) - v, p[0])),)
+        got = float(f(*[np.array([v]) for v in p])[0])
+        with mpmath.workprec(600):
+            want = g(*[mpmath.mpf(v) for v in p])
+        assert abs(got - want) <= 4 * 2.0**-53 * abs(want), (p, got, want)
