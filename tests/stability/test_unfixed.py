@@ -14,10 +14,10 @@ x, y = sp.symbols("x y", real=True)
 
 
 def test_an_unfixable_cancellation_is_said_plainly():
-    # sin(x) - y near sin(x) = y: sin's value rounds, and no float form of the
-    # dtype keeps the bits (compensated arithmetic does not undo a rounded
-    # function value; a wider type would)
-    s = stabilize(sp.sin(x) - y, {x: (0.5, 1.5), y: (0.5, 1)}, widen=False, explain=True,
+    # erf(x) - y near erf(x) = y: erf's value rounds, and no float form of the
+    # dtype keeps the bits (pairs do not undo erf's rounding; a wider type
+    # would).  (sin(x) - y was the example until sin of pairs, 2026-11-27)
+    s = stabilize(sp.erf(x) - y, {x: (0.5, 1.5), y: (0.5, 1)}, widen=False, explain=True,
                   samples=128)
     assert len(s.unfixed) == 1
     text = s.unfixed[0]
@@ -47,7 +47,7 @@ def test_the_reason_follows_the_kind_of_the_region_left():
 def test_the_command_says_it_cannot_fix():
     from ..test_cli import run
 
-    code, out, _ = run("stabilize", "sin(x) - y", "--domain", "x=0.5:1.5", "--domain",
+    code, out, _ = run("stabilize", "erf(x) - y", "--domain", "x=0.5:1.5", "--domain",
                        "y=0.5:1", "--no-widen", "--samples", "128", "--text")
     assert code == 1
     assert "symgrad cannot fix output 0" in out
