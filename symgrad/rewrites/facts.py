@@ -45,10 +45,12 @@ from sympy import (
     asin,
     atan,
     atanh,
+    ceiling,
     cos,
     cosh,
     erf,
     exp,
+    floor,
     gamma,
     log,
     loggamma,
@@ -218,6 +220,12 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     betaln: lambda a, b: (-INF, INF) if a[0] > 0 and b[0] > 0 else None,
     lgamma_remainder: lambda a: (0.0, INF) if a[0] > 0 else None,
     digamma_remainder: lambda a: (-INF, 0.0) if a[0] > 0 else None,
+    # monotone, exact on floats (the exact split of a square: floor(64*min(64, |x|)),
+    # whose bound tells where exp(-floor(...)**2/8192) may be subnormal)
+    floor: lambda a: (math.floor(a[0]) if math.isfinite(a[0]) else a[0],
+                      math.floor(a[1]) if math.isfinite(a[1]) else a[1]),
+    ceiling: lambda a: (math.ceil(a[0]) if math.isfinite(a[0]) else a[0],
+                        math.ceil(a[1]) if math.isfinite(a[1]) else a[1]),
     # real for every real argument (infinite or undefined at a pole: not complex)
     gamma: lambda a: (-INF, INF),
     Mod: lambda a, b: (-INF, INF),
@@ -348,6 +356,9 @@ class Facts:
             return None
         if isinstance(node, Add):
             b = _add(bs)
+            part = self._fraction_part(node)
+            if part is not None:  # v - floor(s*v)/s: interval arithmetic alone sees v - v
+                b = (max(b[0], part[0]), min(b[1], part[1]))
             sign = _norm_minus_part(node)
             return (max(b[0], 0.0), b[1]) if sign > 0 else (b[0], min(b[1], 0.0)) if sign else b
         if isinstance(node, Mul):
@@ -361,6 +372,40 @@ class Facts:
         if rule is not None:
             return rule(*bs)
         return (-INF, INF) if _real_for_real_arguments(node) else None
+
+    def _fraction_part(self, node: Add) -> Bound | None:
+        """(0, 1/s) for ``v - floor(s*v)/s`` (s > 0; ``floor(s*Min(top, v))``
+        where v <= top over the domain): the exact square split's low part
+        (rewrites.library._split), which the interval sum bounds as wide as
+        v itself (a product with it then looked subnormal where it is not).
+        None for any other sum."""
+        if len(node.args) != 2:
+            return None
+        for v, term in (node.args, node.args[::-1]):
+            if not isinstance(term, Mul):
+                continue
+            nums = [a for a in term.args if a.is_Number]
+            rest = [a for a in term.args if not a.is_Number]
+            if len(rest) != 1 or not isinstance(rest[0], floor):
+                continue
+            inner = Mul.make_args(rest[0].args[0])
+            scale = [a for a in inner if a.is_Number]
+            m = [a for a in inner if not a.is_Number]
+            if len(scale) != 1 or len(m) != 1 or not scale[0].is_positive:
+                continue
+            c = Mul(*nums) if nums else Rational(1)
+            if c != -1 / scale[0]:
+                continue
+            m = m[0]
+            if isinstance(m, Min) and len(m.args) == 2 and v in m.args:
+                top = m.args[0] if m.args[1] == v else m.args[1]
+                vb = self._memo.get(v)
+                if not (top.is_Number and vb is not None and vb[1] <= float(top)):
+                    continue
+            elif m != v:
+                continue
+            return 0.0, _up(float(1 / scale[0]))
+        return None
 
     def _polynomial_sign(self, e: Basic, b: Bound) -> int:
         """+1 where ``e`` is a polynomial in one symbol with no real root in

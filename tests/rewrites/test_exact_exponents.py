@@ -146,3 +146,16 @@ def test_a_split_is_not_split_again(src):
     order, _ = postorder([twice], lambda n: n.args)
     exps = {n.args[0] for n in order if isinstance(n, sp.exp)}
     assert len(exps) == 2, exps  # exp(e) and its half exp(e/2)
+
+
+def test_the_exact_squares_halves_are_not_split_where_the_domain_keeps_them_normal():
+    # exp(-x**2/2) split exactly (two exps of floor parts) beside erfcx: over
+    # (-30, 30) the exponents are >= -450 and > -1, never subnormal: no split
+    # (log Phi's value carried a dead pair branch for |x| > 37.6); over
+    # (-40, 40) the square's part may be: split
+    from symgrad.rewrites import safe_forms
+    from symgrad.rewrites.forms import erfcx
+
+    (runs,) = exact_exponents(safe_forms([erfcx(-x) * E(-x**2 / 2)]), Facts({x: (-30, 30)}))
+    assert split_subnormal_products([runs], Facts({x: (-30, 30)})) == [runs]
+    assert split_subnormal_products([runs], Facts({x: (-40, 40)})) != [runs]

@@ -83,3 +83,22 @@ def test_the_accurate_forms_nodes_are_bounded():
     f = Facts({x: (-3, 2)})
     assert f.bound(Sigmoid(x)) == (0.0, 1.0) and f.nonnegative(Softplus(x))
     assert f.bound(Softplus(x))[1] <= 2 + math.log(2) + 1e-12 and Facts().real(Softplus(x))
+
+
+def test_floor_and_the_exact_square_splits_low_part_are_bounded():
+    # the exp-square rewrite writes u = vh + vl with vh = floor(64*Min(64, v))/64:
+    # vl = v - vh is in [0, 1/64) where v <= 64; the interval sum alone saw
+    # [-64, 30] for v = |x| over (-30, 30) (and a product with exp(-vl**2/2 - ...)
+    # looked subnormal, a dead pair branch in log Phi's code)
+    from sympy import Abs, ceiling, floor
+
+    from symgrad.rewrites.library import _split
+
+    vh, vl = _split(Abs(x), 64)
+    f = Facts({x: (-30, 30)})
+    assert f.bound(floor(x / 4)) == (-8, 7) and f.bound(ceiling(x / 4)) == (-7, 8)
+    assert f.bound(vh) == (0, 30) and 0 <= f.bound(vl)[0] and f.bound(vl)[1] <= 1 / 64 + 1e-15
+    assert f.bound(-vl**2 / 2 - vl * vh)[0] > -1  # never near the subnormals
+    lo, hi = f.bound(x - floor(4 * x) / 4)
+    assert lo == 0 and 0.25 <= hi < 0.25 + 1e-15
+    assert Facts({x: (-100, 100)}).bound(vl)[0] < 0  # past the split's top: v - 64, not bounded so
