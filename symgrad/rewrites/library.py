@@ -519,6 +519,20 @@ LIBRARY: tuple[Rewrite, ...] = (
         "cos(u) - 1 cancels for small u",
         Example(cos(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 3)}, {x: ALL}),
         family="differences"),
+    # 1 ± 2 sin(u)cos(u) = (sin u ± cos u)²: a double zero at u = ∓π/4 + kπ,
+    # where the sum cancels twice (the derivative of Snake, x + sin²(x), lost
+    # every bit); the square of a sum with a simple zero, in pairs (sin and cos
+    # of pairs as pairs: their own rounding undone), keeps them
+    _rw("double-angle-plus-one", 2 * sin(u) * cos(u) + 1,
+        compensated((sin(u) + cos(u))**2), "measured",
+        "1 + 2 sin(u) cos(u) cancels twice near its double zeros u = -π/4 + kπ",
+        Example(2 * sin(x) * cos(x) + 1, {x: (-0.78539817, -0.78539815)}, {x: (0.1, 1.4)}),
+        real(u), "u real", "differences"),
+    _rw("one-minus-double-angle", 1 - 2 * sin(u) * cos(u),
+        compensated((sin(u) - cos(u))**2), "measured",
+        "1 - 2 sin(u) cos(u) cancels twice near its double zeros u = π/4 + kπ",
+        Example(1 - 2 * sin(x) * cos(x), {x: (0.78539815, 0.78539817)}, {x: (-1.4, -0.1)}),
+        real(u), "u real", "differences"),
     _rw("cosh-minus-one",  cosh(u) - 1,         2 * sinh(u / 2)**2, "safe",
         "cosh(u) - 1 cancels for small u",
         Example(cosh(x) - 1, {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),

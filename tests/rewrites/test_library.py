@@ -198,3 +198,18 @@ def test_a_power_near_one_minus_one_is_expm1_of_its_logarithm(source, region):
     got = errors(source, {"source": (source, as_written), "form": (form, as_run)}, region, n=24)
     assert got["form"].max() <= 2 and got["source"].max() > 10, (got["form"].max(),
                                                                   got["source"].max())
+
+
+@pytest.mark.parametrize("source, region", [
+    (2 * sp.sin(2 * X) * sp.cos(2 * X) + 1, {X: (-0.3926991, -0.3926990)}),  # Snake, a = 2
+    (1 - 2 * sp.sin(3 * X) * sp.cos(3 * X), {X: (1.3089969, 1.3089970)}),    # u = 5pi/4
+])
+def test_one_plus_a_double_angle_is_a_square_in_pairs(source, region):
+    # double-angle-plus-one / one-minus-double-angle (Snake's derivative,
+    # 1 + 2 sin(x) cos(x), lost every bit at its double zeros) on siblings: u a
+    # product a*x (rounded: computed in pairs too), another zero u = pi/4 + k pi
+    form = apply_rewrites([source], [by_name("double-angle-plus-one"),
+                                     by_name("one-minus-double-angle")], Facts(region))[0]
+    got = errors(source, {"source": (source, as_written), "form": (form, as_run)}, region, n=24)
+    assert got["form"].max() <= 2 and got["source"].max() > 20, (got["form"].max(),
+                                                                  got["source"].max())
