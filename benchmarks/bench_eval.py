@@ -234,8 +234,10 @@ def parts() -> None:
     ``hypot`` computed as SymPy's code computes it (``sqrt(x**2 + y**2)``,
     which overflows past 1e154), SymPy's function, and the four sin/cos
     calls both make, alone, and the gradient written by hand as the fewest
-    NumPy calls, in place (a floor for code of one NumPy call per operation);
-    every call timed on its own, in turn (10th percentiles)."""
+    NumPy calls, in place (a floor for code of one NumPy call per operation),
+    with symgrad's ``hypot`` (the same accuracy) and with SymPy's; and
+    symgrad's whole call (its entry point's tests too); every call timed on
+    its own, in turn (10th percentiles)."""
     import types
 
     x, y = sp.symbols("x y")
@@ -250,31 +252,38 @@ def parts() -> None:
     def trig(a, b):
         return np.sin(a), np.cos(a), np.sin(b), np.cos(b)
 
-    def floor(x, y):
-        # the gradient written by hand as the fewest NumPy calls (SymPy's
-        # hypot form, every call but the first of each value in place):
-        # what any code of one NumPy call per operation costs at least
+    def floor(x, y, hyp=naive):
+        # the gradient written by hand as the fewest NumPy calls (by default
+        # SymPy's hypot form), every call but the first of each value in
+        # place, the output array passed by position: what any code of one
+        # NumPy call per operation costs at least
         m, a, s, d = np.multiply, np.add, np.subtract, np.divide
-        t0 = np.tanh(s(x, y))
-        t1 = m(x, x)
-        t9 = m(y, y)
-        np.sqrt(a(t1, t9, out=t1), out=t1)
+        one = x.dtype.type(1)  # (a NumPy scalar: a Python float costs more)
+        t0 = s(x, y)
+        np.tanh(t0, t0)
+        t1 = hyp(x, y)
         t9 = m(t0, t0)
-        m(s(1.0, t9, out=t9), t1, out=t9)
-        d(t0, t1, out=t0)
-        t4 = np.exp(m(x, y))
-        d(t4, a(t4, 1.0), out=t4)
+        m(s(one, t9, t9), t1, t9)
+        d(t0, t1, t0)
+        t4 = m(x, y)
+        np.exp(t4, t4)
+        d(t4, a(t4, one, t1), t4)
         c, c2 = np.cos(x), np.cos(y)
-        m(c, c2, out=c)
-        a(c, t9, out=c)
-        a(c, m(x, t0, out=c2), out=c)
-        a(c, m(y, t4), out=c)
+        m(c, c2, c)
+        a(c, t9, c)
+        a(c, m(x, t0, c2), c)
+        a(c, m(y, t4, c2), c)
         sn, s2 = np.sin(x), np.sin(y)
-        m(sn, s2, out=sn)
-        a(sn, t9, out=sn)
-        s(m(x, t4, out=s2), sn, out=s2)
-        a(s2, m(y, t0, out=sn), out=s2)
+        m(sn, s2, sn)
+        a(sn, t9, sn)
+        s(m(x, t4, s2), sn, s2)
+        a(s2, m(y, t0, sn), s2)
         return c, s2
+
+    accurate = names["_hypot"]  # symgrad's (np.hypot below HYPOT_SMALL elements)
+
+    def floor_accurate(x, y):
+        return floor(x, y, accurate)
 
     load0 = loadavg()
     rows = []
@@ -286,25 +295,30 @@ def parts() -> None:
             plain = types.FunctionType(kernel.__code__, {**kernel.__globals__, "_hypot": naive},
                                        None, kernel.__defaults__)
             np.testing.assert_allclose(floor(*a), sp_fn(*a), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(floor_accurate(*a), sp_fn(*a), rtol=1e-5, atol=1e-5)
             fns = {"symgrad": kernel, "naive hypot": plain, "sympy": sp_fn, "sin/cos": trig,
-                   "floor": floor}
+                   "floor": floor, "floor accurate": floor_accurate, "call": sg}
             t = call_by_call(fns, {k: a for k in fns}, 1.0)
             rows.append((dtype, n, t))
     clock = "process CPU time" if CLOCK[0] is time.process_time else "wall time"
     print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
           f"{np.__version__}  one thread  one block, the kernels alone  10th percentile of "
           f"single calls, {clock}  load average {load0} before, {loadavg()} after")
-    print("| dtype | points | symgrad kernel | with SymPy's hypot | sympy cse | sin/cos alone "
-          "| symgrad/sympy | with SymPy's hypot | the rest (without sin/cos) "
-          "| fewest calls by hand | by hand/sympy |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| dtype | points | symgrad call | symgrad kernel | with SymPy's hypot | sympy cse "
+          "| sin/cos alone | call/sympy | kernel/sympy | with SymPy's hypot "
+          "| the rest (without sin/cos) | fewest calls by hand, symgrad's hypot | /sympy "
+          "| by hand, SymPy's hypot | /sympy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for dtype, n, t in rows:
         us = {k: v * 1e6 for k, v in t.items()}
         rest = (us["symgrad"] - us["sin/cos"]) / (us["sympy"] - us["sin/cos"])
-        print(f"| {dtype} | {n:.0e} | {us['symgrad']:.2f} us | {us['naive hypot']:.2f} us | "
-              f"{us['sympy']:.2f} us | {us['sin/cos']:.2f} us | "
+        print(f"| {dtype} | {n:.0e} | {us['call']:.2f} us | {us['symgrad']:.2f} us | "
+              f"{us['naive hypot']:.2f} us | {us['sympy']:.2f} us | {us['sin/cos']:.2f} us | "
+              f"{us['call'] / us['sympy']:.2f} | "
               f"{us['symgrad'] / us['sympy']:.2f} | {us['naive hypot'] / us['sympy']:.2f} | "
-              f"{rest:.2f} | {us['floor']:.2f} us | {us['floor'] / us['sympy']:.2f} |")
+              f"{rest:.2f} | {us['floor accurate']:.2f} us | "
+              f"{us['floor accurate'] / us['sympy']:.2f} | {us['floor']:.2f} us | "
+              f"{us['floor'] / us['sympy']:.2f} |")
     if jax is None:
         return
     # JAX: the whole gradient (one fused loop) beside its own sin/cos calls
