@@ -355,7 +355,7 @@ _DD_PIO2 = _DDConsts(_dd_pio2)
 _DD_2OPI = _DDConsts(lambda t: t.type(0.6366197723675814))
 # below this |x| the reduction is exact enough (k * pi/2's three floats, k
 # exact in the type); beyond, the function of the rounded value to first order
-_DD_TRIG_MAX = _DDConsts(lambda t: t.type(2.0 ** ((np.finfo(t).nmant + 1) // 2)))
+_DD_TRIG_MAX = _DDConsts(lambda t: t.type(2.0 ** (np.finfo(t).nmant - 2)))
 _DD_SIN_C = _DDConsts(lambda t: [_dd_signed_inv_factorial(2 * i + 1, t)
                                  for i in range(_dd_trig_terms(t))])
 _DD_COS_C = _DDConsts(lambda t: [_dd_signed_inv_factorial(2 * i, t)
