@@ -319,6 +319,7 @@ def parts() -> None:
               f"{rest:.2f} | {us['floor accurate']:.2f} us | "
               f"{us['floor accurate'] / us['sympy']:.2f} | {us['floor']:.2f} us | "
               f"{us['floor'] / us['sympy']:.2f} |")
+    one_point(sg, sp_fn, names)
     if jax is None:
         return
     # JAX: the whole gradient (one fused loop) beside its own sin/cos calls
@@ -356,6 +357,43 @@ def parts() -> None:
         print(f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sin/cos'])} | "
               f"{fmt(t['symgrad'] - t['sin/cos'])} | {fmt(t['jax'])} | {fmt(t['jax sin/cos'])} | "
               f"{fmt(t['jax'] - t['jax sin/cos'])} | {t['symgrad'] / t['jax']:.2f} |")
+
+
+def one_point(sg, sp_fn, names: dict) -> None:
+    """One point: symgrad's call beside its kernel for that point alone (the
+    one-point kernel on Python floats, the NumPy-scalar one on float32
+    scalars), the same kernel behind the least dispatch an entry point can
+    do (one test of the arguments' type), and SymPy's function; the time of
+    a call of a function that does nothing is subtracted from each."""
+    kernels = {"float64": names.get("f_point"), "float32": names.get("f_scalar")}
+    points = {"float64": (0.3, -0.7), "float32": (np.float32(0.3), np.float32(-0.7))}
+    load0 = loadavg()
+    rows = []
+    for dtype, kernel in kernels.items():
+        if kernel is None:
+            continue
+        kind = float if dtype == "float64" else np.float32
+
+        def least(a, b, kernel=kernel, kind=kind):
+            if type(a) is kind and type(b) is kind:
+                return list(kernel(a, b))
+            return None
+
+        def nothing(a, b):
+            return None
+        fns = {"call": sg, "kernel": kernel, "least": least, "sympy": sp_fn, "nothing": nothing}
+        t = call_by_call(fns, {k: points[dtype] for k in fns}, 1.0)
+        rows.append((dtype, {k: (v - t["nothing"]) * 1e6 for k, v in t.items()}))
+    print()
+    print(f"# one point, net of a call of a function doing nothing; load average {load0} "
+          f"before, {loadavg()} after")
+    print("| dtype | symgrad call | its kernel alone | the kernel behind one type test "
+          "| sympy cse | call/sympy | least/sympy |")
+    print("|---|---|---|---|---|---|---|")
+    for dtype, us in rows:
+        print(f"| {dtype} | {us['call']:.2f} us | {us['kernel']:.2f} us | {us['least']:.2f} us "
+              f"| {us['sympy']:.2f} us | {us['call'] / us['sympy']:.2f} "
+              f"| {us['least'] / us['sympy']:.2f} |")
 
 
 def operations(repeat: int) -> None:
