@@ -528,3 +528,30 @@ def test_a_variable_at_exactly_zero_is_measured():
     s = stabilize(f, {x: (-10, 10), y: (-1000, 1000)}, dtype="float32", samples=256,
                   explain=True)
     assert s.choices[0].after[0] > 30, s.choices[0].after
+
+
+def test_the_brackets_bisected_are_those_the_cap_may_keep():
+    # along_many bisects every bracket of a sum's track and of a carry's (their
+    # zeros and carries are all read later); of the other kinds, per kind, at
+    # most PRESELECT * cap, each track's first transition before any second
+    from symgrad.stability.search import PRESELECT, _Tracks
+
+    x, y = symbols("x y", real=True)
+    tracks = _Tracks([exp(x) * y + sinh(x)], [x, y], FORMATS["float64"])
+    sums = [t for t, n in enumerate(tracks.watched) if isinstance(n, Add)]
+    others = [t for t, n in enumerate(tracks.watched)
+              if not isinstance(n, Add) and not n.is_Symbol][:2]
+    assert sums and len(others) == 2
+    asks = [(np.zeros(2), 0, (-1.0, 1.0))]
+    cap = 4
+    # (track, a, b, class at a, class at b, ask, b, class at b): a track's n-th
+    # bracket along x; classes 3 -> 7 are an overflow for a node's track
+    brackets = [(t, 10 * i, 10 * i + 5, 3, 7, 0, 10 * i + 5, 7)
+                for i in range(12) for t in others] + \
+        [(sums[0], 10 * i, 10 * i + 5, 3, 5, 0, 10 * i + 5, 5) for i in range(12)]
+    kept = tracks._preselected(brackets, asks, cap, np.random.default_rng(0))
+    assert [b for b in kept if b[0] == sums[0]] == brackets[24:]  # every sum's bracket
+    rest = [b for b in kept if b[0] != sums[0]]
+    assert len(rest) == PRESELECT * cap
+    # the first PRESELECT * cap / 2 transitions of each of the two tracks, in order
+    assert rest == brackets[:PRESELECT * cap]
