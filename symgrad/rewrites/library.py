@@ -125,6 +125,11 @@ def _pow_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.positive(m[b]) and f.real(m[p]) and not m[p].is_integer
 
 
+def _sqrt_plus_valid(m: Match, f: Facts) -> bool:
+    # sqrt(a² + b), real; b = 1 is hypot-one's (the same form, once)
+    return f.real(m[a]) and f.real(m[b]) and m[b] != 1
+
+
 def _pow_one_valid(m: Match, f: Facts) -> bool:
     # a^p = exp(p·log a) for a > 0 (a ≤ 0: log a is not real); p real
     return f.positive(m[a]) and f.real(m[p])
@@ -659,6 +664,21 @@ LIBRARY: tuple[Rewrite, ...] = (
         "a² overflows for |a| > 1.3e154 where sqrt(a² + 1) ≈ |a| is a float",
         Example(sqrt(x**2 + 1), {x: (1e160, 1e300)}, {x: (-1e3, 1e3)}),
         real(a), "a real", "regimes"),
+    # sqrt(a² + b) where a² overflows (|a| > 1.3e154) or underflows (below
+    # 1.5e-154) and the root need not (Herbie's quaternion log, sqrt(x·x + y)):
+    # hypot(a, √b) for b ≥ 0 (no square, nothing cancels); for b < 0, as
+    # written up to |a| = 2^60 (float32's a² too), where a² + b may cancel (pairs
+    # keep that: a² is exact in them), and |a|·√((1 - t)(1 + t)), t = √-b/|a|,
+    # beyond
+    _rw("sqrt-square-plus", sqrt(a**2 + b),
+        Piecewise((hypot(a, sqrt(b)), b >= 0), (sqrt(a**2 + b), Abs(a) < Integer(2)**60),
+                  (Abs(a) * sqrt((1 - sqrt(-b) / Abs(a)) * (1 + sqrt(-b) / Abs(a))), True)),
+        "measured",
+        "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154 where sqrt(a² + b) "
+        "is a float",
+        Example(sqrt(x**2 + y), {x: (1e160, 1e300), y: (-1e300, 1e300)},
+                {x: (-1e3, 1e3), y: (0, 1e3)}),
+        _sqrt_plus_valid, "a, b real, b not 1 (hypot-one's)", "regimes", needs=("hypot",)),
     # a square under a root taken out: sqrt(a²·b) = |a|·sqrt(b) (a² overflows
     # for |a| > 1.3e154 and underflows below 1.5e-162 where the root need not:
     # the complex square root's im²/(|z| - re) after its conjugate)

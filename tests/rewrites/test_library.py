@@ -16,7 +16,7 @@ from symgrad.rewrites.proof import NotProved, definition, prove
 from .measure import as_run, as_written, errors
 
 IDS = [rw.name for rw in LIBRARY]
-X = Symbol("x")
+X, Y = Symbol("x"), Symbol("y")
 
 
 @pytest.mark.parametrize("rw", LIBRARY, ids=IDS)
@@ -84,7 +84,10 @@ def test_real_only_rewrites_skip_complex_arguments():
     from sympy import I, asin, exp, log, sqrt, symbols
 
     x, y = symbols("x y")
-    for e in (log(exp(I * x) + exp(y)), sqrt((I * x) ** 2 + y**2), exp(I * x) / (1 + exp(I * x))):
+    # ((I*x)**2 + y**2 is y**2 - x**2 once SymPy evaluates it, which is real:
+    # (x + I)**2 stays complex)
+    for e in (log(exp(I * x) + exp(y)), sqrt((x + I) ** 2 + y**2),
+              exp(I * x) / (1 + exp(I * x))):
         assert apply_rewrites([e], LIBRARY)[0] == e, e
     # no softplus form (Max, Abs) for a complex argument; log1p holds for complex ones too
     assert str(apply_rewrites([log(1 + exp(I * x))], LIBRARY)[0]) == "log1p(exp(I*x))"
@@ -210,6 +213,19 @@ def test_one_plus_a_double_angle_is_a_square_in_pairs(source, region):
     # product a*x (rounded: computed in pairs too), another zero u = pi/4 + k pi
     form = apply_rewrites([source], [by_name("double-angle-plus-one"),
                                      by_name("one-minus-double-angle")], Facts(region))[0]
+    got = errors(source, {"source": (source, as_written), "form": (form, as_run)}, region, n=24)
+    assert got["form"].max() <= 2 and got["source"].max() > 20, (got["form"].max(),
+                                                                  got["source"].max())
+
+
+@pytest.mark.parametrize("source, region", [
+    (sp.sqrt(X**2 - 1), {X: (1e155, 1e300)}),      # b < 0 constant: |a|·√((1 - t)(1 + t))
+    (sp.sqrt(X**2 + Y), {X: (1e-170, 1e-160), Y: (0, 1e-330)}),  # a² underflows: hypot(a, √b)
+])
+def test_a_square_under_a_root_past_the_float_range(source, region):
+    # sqrt-square-plus (Herbie's quaternion log sqrt(x·x + y): inf past
+    # |x| = 1.3e154) on siblings: another constant b, a² underflowing
+    form = apply_rewrites([source], [by_name("sqrt-square-plus")], Facts(region))[0]
     got = errors(source, {"source": (source, as_written), "form": (form, as_run)}, region, n=24)
     assert got["form"].max() <= 2 and got["source"].max() > 20, (got["form"].max(),
                                                                   got["source"].max())
