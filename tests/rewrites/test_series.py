@@ -29,11 +29,12 @@ def test_loggamma_about_one_is_its_zeta_series():
     assert [float(c) for c in cs[1:]] == exact[1:]
 
 
+# (polygamma(0, x) at 1.46 and exp(x)·tanh(x) - 1 at 0.6 were cases too, 1.3 and
+#  0.5 s of mpmath's differences: loggamma keeps the gamma family, the three
+#  others 32 terms of erf, tanh-of-a-cubic and trigonometric formulas)
 @pytest.mark.parametrize("e, at, terms", [
     (sp.loggamma(x), 1.4616321449683622, 8),    # the gamma family: slow differences
-    (sp.polygamma(0, x), 1.4616321449683622, 8),
     (sp.erf(x) - sp.Rational(1, 2), 0.4769362762044699, 32),
-    (sp.exp(x) * sp.tanh(x) - 1, 0.6, 32),
     (sp.diff(x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + sp.Float("0.044715") * x**3))), x),
      -0.75246, 32),                               # the GELU-tanh gradient's zero
     (sp.cos(x) - x, 0.7390851332151607, 32),
