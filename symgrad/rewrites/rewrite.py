@@ -89,19 +89,19 @@ class Rewrite:
         validity not asked): ``((m, None, rest),)`` where it matches at the
         root (``rest``: the root's arguments left over), else each match of
         :meth:`_scaled_matches` ``(m, k, rest)`` in order.  Remembered per
-        node (:data:`_MATCHES`): ``stabilize`` rewrites the same nodes again
+        node object (:data:`_MATCHES`): ``stabilize`` rewrites the same nodes again
         and again, in every candidate and in every candidate's code (25,939
         calls on 3,632 distinct nodes for the focal loss's gradient), and
         the scaled search builds SymPy quotients for each pair of terms."""
-        key = (id(self), node)
+        key = (id(self), id(node))
         got = _MATCHES.get(key)
-        if got is not None and got[0] is self:
-            return got[1]
+        if got is not None and got[0] is self and got[1] is node:
+            return got[2]
         found = match(self.lhs, node)
         out = ((found[0], None, found[1]),) if found is not None else self._scaled_matches(node)
         if len(_MATCHES) >= _MATCHES_MAX:
             _MATCHES.clear()
-        _MATCHES[key] = (self, out)
+        _MATCHES[key] = (self, node, out)  # (both kept alive: their ids stay theirs)
         return out
 
     def replacement(self, m: Match) -> Basic:
@@ -158,7 +158,10 @@ def _variable(node: Basic) -> bool:
 
 
 _SCALED_TERMS = 6  # sums as long as this are searched for a scaled pair
-# (id(rewrite), node) -> (the rewrite, its structural matches there): Rewrite.matches
+# (id(rewrite), id(node)) -> (the rewrite, the node, its structural matches there):
+# Rewrite.matches.  Keyed by identity: a node as key would make a look-up compare an
+# equal copy with SymPy's ==, recursive over the tree (a RecursionError at 100
+# nested sigmoids, seen after another test left an equal chain in the dict)
 _MATCHES: dict = {}
 _MATCHES_MAX = 1 << 17  # entries kept at most (then forgotten, all at once)
 _MAX_STEPS = 8  # rewrites nested in the nodes that rewrites create

@@ -54,9 +54,35 @@ def test_matches_are_remembered_per_node_and_validity_asked_at_each_call():
     inside, outside = Facts({x: (1, 2), y: (1, 2)}), Facts({x: (-1, 2), y: (1, 2)})
     first = rw.apply(node, inside)
     assert first is not None and first.has(log1p)
-    assert (id(rw), node) in _MATCHES
+    assert _MATCHES[(id(rw), id(node))][1] is node
     assert rw.apply(node, outside) is None  # log(x) for x < 0: not valid
     assert rw.apply(node, inside) == first
     plain = sp.log(x) - sp.log(y)  # a match at the root that is not valid: None
     assert rw.apply(plain, outside) is None
     assert rw.apply(plain, inside) == log1p((x - y) / y)
+
+
+def test_an_equal_copy_of_a_deep_node_is_not_compared_by_the_matches_kept():
+    # Rewrite.matches keeps matches by the node's identity: keyed by the node,
+    # a look-up of an equal copy (built again after SymPy's cache was cleared)
+    # ran SymPy's recursive == over the chain: RecursionError at 100 nested
+    # sigmoids (test_lowering's chain after test_overrides, -n 0)
+    from sympy.core.cache import clear_cache
+
+    from symgrad.rewrites import LIBRARY
+
+    x = sp.Symbol("x", real=True)
+
+    def chain():
+        e = x
+        for _ in range(150):  # (unevaluated: SymPy's assumptions recurse too)
+            u = sp.exp(sp.Mul(-1, e, evaluate=False), evaluate=False)
+            e = sp.Pow(sp.Add(1, u, evaluate=False), -1, evaluate=False)
+        return e
+
+    a = chain()
+    clear_cache()
+    b = chain()
+    assert a is not b and hash(a) == hash(b)
+    for rw in LIBRARY:
+        assert len(rw.matches(a)) == len(rw.matches(b))  # (no == of their deep bindings)
