@@ -232,9 +232,15 @@ def prove_equal(source: Basic, form: Basic) -> str:
     for br in _branches(definition(form)):
         d = lhs - br
         syms = sorted(d.free_symbols, key=str)
-        got = _vanishes(d, syms, False)
-        if got is None and d.has(log) and simplify(exp(d)) == 1:
-            # exp(d) = 1 makes d a multiple of 2πi: 0 where both sides are real
+        # exp(d) = 1 makes d a multiple of 2πi: 0 where both sides are real
+        # (cheap steps on d, then on exp(d) - 1, before simplify on either)
+        logs = d.has(log)
+        got = next((how for how, step in _CHEAP if step(d) == 0), None)
+        if got is None and logs and _cheap_zero(exp(d) - 1):
+            got = "the exponential of the difference is 1 by cheap steps (both sides real)"
+        if got is None:
+            got = _vanishes(d, syms, False)
+        if got is None and logs and simplify(exp(d)) == 1:
             got = "the exponential of the difference simplifies to 1 (both sides real)"
         if got is None:
             raise NotProved(f"SymPy cannot show {source} = {br}")
