@@ -19,7 +19,7 @@ none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
-                                        [--vars 3] [--wide] [--family [a|b]]
+                                        [--vars 3] [--wide] [--family [a|b]] [--probe]
 
 ``--family`` audits the held-out family of :mod:`benchmarks.heldout` (FPBench-
 style benchmarks of Herbie's own folder and ML functions nobody here had used,
@@ -34,6 +34,11 @@ where the code is within the tolerance there, or the formula has no real value.
 So is ``stabilize``'s own report of a loss above the tolerance (since 2026-11-27
 session 7): its chosen form re-measured at the point of its reported max
 (``Choice.worst``) against the Arb value of the source.
+
+``--probe`` adds to both independent measurements points no random draw is
+likely to reach: at ``2**k`` floats inside each end of each variable's box and
+at ``±2**k`` floats along each variable from the check's alarms and
+``stabilize``'s worst point.
 
 Each formula's check_stability and stabilize run in a child process, killed
 past the budget (SymPy's series can hang inside C code) and counted.
@@ -139,6 +144,43 @@ def _points(dom: dict, syms: list, n: int, seed: int, dtype) -> np.ndarray:
     return np.stack(cols, axis=1)
 
 
+def _probe(dom: dict, syms: list, centres: list, seed: int, dtype) -> np.ndarray:
+    """Points no random draw is likely to reach (``--probe``): at ``2**k``
+    floats inside each end of each variable's box (k = 0, 2, 4, ...), the
+    others at random rows of :func:`_points`, and at ``±2**k`` floats along
+    each variable from each of ``centres`` (the reports' own worst points)."""
+    info = np.finfo(dtype)
+    itype = np.int64 if info.bits == 64 else np.int32
+
+    def ordinal(v):
+        b = np.asarray(v, dtype=dtype).view(itype).astype(np.int64)
+        return np.where(b >= 0, b, -(b & np.iinfo(itype).max))
+
+    def from_ordinal(o):
+        o = np.asarray(o, dtype=np.int64)
+        bits = np.where(o >= 0, o, (-o) | np.int64(np.iinfo(itype).min))
+        return bits.astype(itype).view(dtype)
+
+    ks = np.int64(1) << np.arange(0, info.nmant + 2, 2, dtype=np.int64)
+    base = _points(dom, syms, 4 * len(ks), seed, dtype)
+    rows = []
+    for j, s in enumerate(syms):
+        lo, hi = (max(min(float(v), float(info.max)), -float(info.max)) for v in dom[s])
+        olo, ohi = int(ordinal(lo)), int(ordinal(hi))
+        for end, sign in ((olo, 1), (ohi, -1)):
+            r = base[:len(ks)].copy() if sign > 0 else base[len(ks):2 * len(ks)].copy()
+            o = np.clip(end + sign * ks, olo, ohi)
+            r[:, j] = from_ordinal(o)
+            rows.append(r)
+        for c in centres:
+            oc = int(ordinal(c[j]))
+            o = np.clip(np.concatenate([oc - ks, oc + ks]), olo, ohi)
+            r = np.repeat(np.asarray(c, dtype=dtype)[None, :], len(o), axis=0)
+            r[:, j] = from_ordinal(o)
+            rows.append(r)
+    return np.concatenate(rows) if rows else np.zeros((0, len(syms)), dtype=dtype)
+
+
 def _bits(c: np.ndarray, t: np.ndarray, dtype) -> np.ndarray:
     info = np.finfo(dtype)
     itype = np.int64 if info.bits == 64 else np.int32
@@ -161,13 +203,16 @@ def _bits(c: np.ndarray, t: np.ndarray, dtype) -> np.ndarray:
 
 
 def independent_max(expr: sp.Expr, source: sp.Expr, dom: dict, n: int, seed: int,
-                    dtype) -> tuple[float, int, int]:
+                    dtype, centres: list | None = None) -> tuple[float, int, int]:
     """(max bits, points measured, points unresolved) of ``expr`` as symgrad's
-    code runs it, against the exact value of ``source``."""
+    code runs it, against the exact value of ``source`` (``centres``: the
+    :func:`_probe` points beside them too, and at the box's ends)."""
     syms = sorted(dom, key=str)
     run = symgrad.lambdify(syms, expr)
     exact = Exact([source], syms, dtype)
     pts = _points(dom, syms, n, seed, dtype)
+    if centres is not None:
+        pts = np.concatenate([pts, _probe(dom, syms, centres, seed + 1, dtype)])
     with np.errstate(all="ignore"):
         got = np.asarray(run(*[pts[:, j] for j in range(len(syms))]), dtype=dtype)
     got = np.broadcast_to(got, (len(pts),))
@@ -247,8 +292,12 @@ def _child(conn, e, dom, a, k) -> None:
         chosen = s.choices[0].chosen
         # measured here: through the pipe (pickle) SymPy rebuilds the form with its
         # evaluation, and an unevaluated (-1/(2*y))/y comes back as -1/(2*y**2)
+        syms = sorted(dom, key=str)
+        centres = None if not a.probe else alarms + (
+            [tuple(float(s.choices[0].worst.get(v, 0.0)) for v in syms)]
+            if s.choices[0].worst else [])
         ind = independent_max(chosen, e, dom, 10 * a.samples, a.seed + 2000 + k,
-                              np.dtype(a.dtype).type)
+                              np.dtype(a.dtype).type, centres)
         at_worst = worst_bits(chosen, e, dom, s.choices[0].worst, np.dtype(a.dtype).type)
         conn.send(("done", (str(chosen), s.choices[0].after[0], ind, at_worst)))
     except Exception as exc:  # noqa: BLE001  (reported, not hidden)
@@ -304,6 +353,9 @@ def main() -> None:
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default) or b (benchmarks/heldout_b.py, session 7); "
                          "--n and --seed then pick rows: --n rows from --seed")
+    ap.add_argument("--probe", action="store_true",
+                    help="the independent measurements also at 2**k floats inside each end "
+                         "of each variable's box and beside the reports' own worst points")
     a = ap.parse_args()
     dtype = np.dtype(a.dtype).type
     if a.family:
@@ -334,7 +386,8 @@ def main() -> None:
         (check_max, samples, alarms, ok), (chosen, rep_s, (ind_s, _, _), at_worst) = got
         secs = time.perf_counter() - t0
         n_ind = 10 * samples
-        ind_c, _, unres_c = independent_max(e, e, dom, n_ind, a.seed + 1000 + k, dtype)
+        ind_c, _, unres_c = independent_max(e, e, dom, n_ind, a.seed + 1000 + k, dtype,
+                                            alarms if a.probe else None)
         bad_c = ind_c > check_max + 1
         bad_s = ind_s > rep_s + 1
         false_check += bad_c
