@@ -177,7 +177,8 @@ def masked_regions(roots: list[Basic], numbers: Iterator[int]) -> tuple[list[Bas
         plan = _plan(lit, nodes, kids, users, roots, quotients)
         if plan is not None:
             plans.append(plan)
-    plans = _acyclic(plans, order, kids)
+    plans = _acyclic(plans, order, kids,
+                     lambda lits, nodes: _plan(lits, nodes, kids, users, roots, quotients))
     if not plans:
         return list(roots), []
     swaps: dict = {}
@@ -256,9 +257,13 @@ def _plan(lits: tuple, nodes: list, kids: dict, users: dict, roots: list,
     return lits, inside, inputs, outputs
 
 
-def _acyclic(plans: list, order: list, kids: dict) -> list:
-    """``plans`` less the cheapest of any whose calls would depend on each
-    other (region A reads what region B computes from A's outputs)."""
+def _acyclic(plans: list, order: list, kids: dict, replan) -> list:
+    """``plans`` with no two whose calls would depend on each other (region
+    A reads what region B computes from A's outputs, or A reads through
+    nodes outside it what it computes): of two such, the one needed under
+    more literals joins the other (``replan(lits, nodes)``: its nodes are
+    needed where the other's literals hold too); else the cheapest is
+    dropped, computed in full as before."""
     while plans:
         of = {}
         for i, (_, inside, _, _) in enumerate(plans):
@@ -285,11 +290,23 @@ def _acyclic(plans: list, order: list, kids: dict) -> list:
                     deps[i].add(of[k])
                 elif k not in of:
                     deps[i] |= reach.get(k, set())
-        for i in deps:
-            deps[i].discard(i)
+        # (i in deps[i]: i reads, through nodes outside it, what it computes)
         cyc = _on_cycle(deps)
         if not cyc:
             return plans
+        merged = None
+        for i in sorted(cyc):
+            for j in sorted(deps[i] & cyc):
+                wide, narrow = plans[i], plans[j]
+                if j != i and set(wide[0]) < set(narrow[0]):
+                    merged = replan(wide[0], sorted(wide[1] | narrow[1], key=str))
+                if merged is not None:
+                    plans = [merged if k == i else p for k, p in enumerate(plans) if k != j]
+                    break
+            if merged is not None:
+                break
+        if merged is not None:
+            continue
         worst = min(cyc, key=lambda i: sum(_cost(n) for n in plans[i][1]))
         plans = [p for i, p in enumerate(plans) if i != worst]
     return plans

@@ -25,6 +25,10 @@ CASES = [
     sp.Piecewise((COSTLY * R + log1p(sp.exp(-x)), x > 2), (y * R + sp.exp(x), True)),
     sp.Piecewise((erfcx(y) * sp.exp(-y) * log1p(x**2), x > 50),
                  (sp.Piecewise((COSTLY, y < -1), (x * R, True)), True)),
+    # what is needed where x > 3 reads what is needed where x > 3 and y > 0,
+    # which reads it back: one region (two would call each other)
+    sp.Piecewise((sp.Piecewise((erfcx(COSTLY + y) * sp.exp(y), y > 0), (x, True))
+                  * erfcx(x + 1) + COSTLY, x > 2), (x, True)),
 ]
 
 
