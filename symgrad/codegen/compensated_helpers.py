@@ -337,13 +337,18 @@ def _dd_pio2(t):
 
 
 def _dd_trig_terms(t):
-    """Terms of sin's (and cos's) Taylor series at |r| <= pi/4, to twice the
-    type's precision."""
-    n, term = 1, 0.7854
-    while term >= 2.0 ** (-2 * (np.finfo(t).nmant + 1) - 4):
-        n += 2
-        term = term * 0.7854**2 / ((n - 1) * n)
-    return n // 2 + 1
+    """(K, N) for sin's and cos's Taylor series at |s| <= pi/16 (s = r/4,
+    doubled back twice): terms 0 ... K-1 in pairs, K ... N-1 in floats (each
+    below half an ulp of the sum, so its float rounding is below the pair's),
+    none past N (below the pair's precision)."""
+    p = np.finfo(t).nmant + 1
+    z, k, term, first = 0.2**2, 0, 1.0, None
+    while term >= 2.0 ** (-2 * p - 4):
+        if first is None and term < 2.0 ** -(p + 1):
+            first = k
+        k += 1
+        term = term * z / ((2 * k - 1) * (2 * k))
+    return (k if first is None else first), k
 
 
 def _dd_signed_inv_factorial(n, t):
@@ -351,27 +356,48 @@ def _dd_signed_inv_factorial(n, t):
     return (-h, -lo) if (n // 2) % 2 else (h, lo)
 
 
+def _dd_trig_coeffs(t, odd):
+    """sin's (odd) or cos's Taylor coefficients: the pairs, then the floats."""
+    k, n = _dd_trig_terms(t)
+    cs = [_dd_signed_inv_factorial(2 * i + odd, t) for i in range(n)]
+    return cs[:k], [c[0] for c in cs[k:]]
+
+
 _DD_PIO2 = _DDConsts(_dd_pio2)
 _DD_2OPI = _DDConsts(lambda t: t.type(0.6366197723675814))
 # below this |x| the reduction is exact enough (k * pi/2's three floats, k
 # exact in the type); beyond, the function of the rounded value to first order
 _DD_TRIG_MAX = _DDConsts(lambda t: t.type(2.0 ** (np.finfo(t).nmant - 2)))
-_DD_SIN_C = _DDConsts(lambda t: [_dd_signed_inv_factorial(2 * i + 1, t)
-                                 for i in range(_dd_trig_terms(t))])
-_DD_COS_C = _DDConsts(lambda t: [_dd_signed_inv_factorial(2 * i, t)
-                                 for i in range(_dd_trig_terms(t))])
+# below this |r| (4 times the smallest normal float), r/4 may round: sin(r) is
+# r and cos(r) is 1 (r³ and r² are below the subnormals)
+_DD_TRIG_TINY = _DDConsts(lambda t: t.type(np.finfo(t).tiny * 4))
+_DD_SIN_C = _DDConsts(lambda t: _dd_trig_coeffs(t, 1))
+_DD_COS_C = _DDConsts(lambda t: _dd_trig_coeffs(t, 0))
 
 
 def _dd_sincos_small(r):
-    """sin(r) and cos(r) of a pair |r| <= pi/4 (or a float), as pairs."""
-    t = np.result_type(_dd_hi(r), 1.0)
-    z = _dd_mul(r, r)
-    cs, cc = _DD_SIN_C[t], _DD_COS_C[t]
-    s, c = cs[-1], cc[-1]
-    for a, b in zip(cs[-2::-1], cc[-2::-1]):
-        s = _dd_add(_dd_mul(s, z), a)
-        c = _dd_add(_dd_mul(c, z), b)
-    return _dd_mul(s, r), c
+    """sin(r) and cos(r) of a pair |r| <= pi/4 (or a float), as pairs: the
+    Taylor series at s = r/4 (its tail in floats), doubled back twice
+    (sin 2s = 2 sin s cos s, cos 2s = 1 - 2 sin² s: no cancellation below
+    pi/4)."""
+    rh = _dd_hi(r)
+    t = np.result_type(rh, 1.0)
+    q = (r[0] * 0.25, r[1] * 0.25) if isinstance(r, tuple) else r * 0.25  # exact
+    z = _dd_mul(q, q, 1)  # (every value below 2: no overflow guard, _dd_ok)
+    (ps, fs), (pc, fc) = _DD_SIN_C[t], _DD_COS_C[t]
+    s, c = fs[-1], fc[-1]
+    for a, b in zip(fs[-2::-1], fc[-2::-1]):
+        s, c = s * z[0] + a, c * z[0] + b
+    for a, b in zip(ps[::-1], pc[::-1]):
+        s, c = _dd_add(_dd_mul(s, z, 1), a, 1), _dd_add(_dd_mul(c, z, 1), b, 1)
+    s = _dd_mul(s, q, 1)
+    for _ in range(2):
+        m, w = _dd_mul(s, c, 1), _dd_mul(s, s, 1)
+        s, c = (m[0] * 2, m[1] * 2), _dd_add(1, (w[0] * -2, w[1] * -2), 1)
+    tiny = np.abs(rh) < _DD_TRIG_TINY[t]  # (r/4 of a subnormal r rounds)
+    rl = r[1] if isinstance(r, tuple) else rh * 0
+    return ((np.where(tiny, rh, s[0]), np.where(tiny, rl, s[1])),
+            (np.where(tiny, 1, c[0]), np.where(tiny, 0, c[1])))
 
 
 def _dd_sincos(a):
@@ -386,10 +412,10 @@ def _dd_sincos(a):
     q1, q2, q3 = _DD_PIO2[t]
     p, e = _dd_two_prod(k, q1, True)  # (k and q1 below 2**(p/2): exact, no guard)
     r = _dd_two_sum(x - p, -e)  # x - p is exact (Sterbenz)
-    r = _dd_add(r, _dd_neg(_dd_two_prod(k, q2, True)))
-    r = _dd_add(r, -(k * q3))
+    r = _dd_add(r, _dd_neg(_dd_two_prod(k, q2, True)), 1)  # (|r| < 1: no guard)
+    r = _dd_add(r, -(k * q3), 1)
     if isinstance(a, tuple):
-        r = _dd_add(r, np.where(ok, al, 0))
+        r = _dd_add(r, np.where(ok, al, 0), 1)
     s, c = _dd_sincos_small(r)
     q = k - 4 * np.floor(k * 0.25)  # the quadrant, 0 ... 3
     swap = (q == 1) | (q == 3)

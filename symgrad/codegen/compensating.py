@@ -510,6 +510,7 @@ COMPENSATED_NAMES = frozenset({
     "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL", "_dd_ok", "_DD_BOUNDED",
     "_dd_fun_b", "_DD_LOW", "_dd_pio2", "_dd_trig_terms", "_dd_signed_inv_factorial",
     "_DD_PIO2", "_DD_2OPI", "_DD_TRIG_MAX", "_DD_SIN_C", "_DD_COS_C", "_dd_sincos_small",
+    "_dd_trig_coeffs", "_DD_TRIG_TINY",
     "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan",
 })
 

@@ -351,6 +351,14 @@ def test_sin_cos_tan_atan_of_pairs_to_twice_the_precision(dtype):
                     want = g(w)
                     got = mpmath.mpf(float(u)) + mpmath.mpf(float(v))
                     assert abs(got - want) <= limit * abs(want), (f.__name__, w, got, want)
+    # a tiny r: sin(r) = r - r³/6 with the r³/6 in the low part (x + sin(y) at
+    # x = -y = 4.7e-52 is -y³/6: a shortcut sin(r) = (r, 0) lost all of it)
+    r = t(4.6751102492310165e-52 if dtype == "float64" else 3.1e-12)
+    hi, lo = h._dd_sin(np.array([r]))
+    with mpmath.workprec(400):
+        cube = mpmath.sin(mpmath.mpf(float(r))) - mpmath.mpf(float(r))
+        assert abs(float(hi[0]) - float(r)) + abs(mpmath.mpf(float(lo[0])) - cube) \
+            <= abs(cube) * 2.0**-20
 
 
 @pytest.mark.parametrize("expr, at", [
