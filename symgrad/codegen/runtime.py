@@ -257,12 +257,12 @@ def _hypot(a, b):
     # and the flags instead of two reductions: 9.0 -> 6.5 us at 10^3 float64)
     token = _errvar.set(_SQUARES)
     try:
-        s = _mul(a, a)
-        q = _mul(b, b)
-        if type(s) is _nd and (type(q) is not _nd or q.shape == s.shape):
+        s = a * a  # (operators: a Python float stays weakly typed, as in np.hypot)
+        q = b * b
+        if type(s) is _nd and type(q) is _nd and q.dtype is s.dtype and q.shape == s.shape:
             _add(s, q, s)
-        else:
-            s = _add(s, q)
+        else:  # (mixed types or shapes: NumPy's promotion and broadcasting)
+            s = s + q
     except FloatingPointError:  # an inexact subnormal square, or an overflow
         s = None
     finally:

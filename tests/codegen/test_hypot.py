@@ -63,6 +63,12 @@ def test_short_blocks_take_hypot_itself():
     assert np.array_equal(_hypot(b, b), np.hypot(b, b))
     b = np.full(HYPOT_SMALL_32, 3, np.float32)
     assert _hypot(b, np.float32(4)).dtype == np.float32 and _hypot(b, np.float32(4))[0] == 5
+    # mixed types promote as np.hypot's do (a Python float is weak, a float64
+    # scalar or array is not), in either order
+    for other in (4.0, 4, np.float64(4), np.full(HYPOT_SMALL_32, 4.0), np.array(4.0)):
+        for got, want in ((_hypot(b, other), np.hypot(b, other)),
+                          (_hypot(other, b), np.hypot(other, b))):
+            assert got.dtype == want.dtype and got[0] == 5
 
 
 def test_numpy_code_takes_any_arguments():
