@@ -51,6 +51,7 @@ from sympy.functions.elementary.complexes import (
     re,
 )
 
+from .build import SORTED_HEIGHT, WIDE
 from .errors import ComplexValueError, RuleError, describe
 from .graph import numbered
 from .matrices.rules import madd
@@ -249,11 +250,17 @@ class Walk:
         return [n for n, d in zip(self.order, self.depends_at) if d]
 
 
-def _sum(terms: list) -> Expr:
+def _sum(terms: list, heights: NodeTable | None = None) -> Expr:
     """Add cotangent terms, merging Piecewise terms over the same conditions
     (the branches of one Piecewise node) into a single Piecewise; a term
     whose conditions begin another's, up to its last (true) one, is that
-    one's too (:func:`_aligned`)."""
+    one's too (:func:`_aligned`).  Many tall terms (at least ``WIDE``, one
+    of their factors a node of the formula taller than ``SORTED_HEIGHT`` by
+    ``heights``) are added in the order they came, as forward mode adds
+    tall tangents: SymPy's canonical order compares them node by node until
+    they differ, and the cotangents of a weight shared by every level of a
+    recurrence are alike down to the bottom (quadratic in the depth, times
+    the depth: 700 levels, 0.7 s of a 0.8 s gradient)."""
     if len(terms) == 1:
         return terms[0]
     if getattr(terms[0], "is_Matrix", False):  # matrix cotangents
@@ -276,7 +283,21 @@ def _sum(terms: list) -> Expr:
         branches = [total([vs[i] for _, vs in members if vs[i] is not S.Zero] or [S.Zero])
                     for i in range(len(conds))]
         rest.append(piecewise(list(zip(branches, conds))))
-    return rest[0] if len(rest) == 1 else total(rest)
+    if len(rest) == 1:
+        return rest[0]
+    if heights is not None and len(rest) >= WIDE and _tall(rest, heights):
+        return Add(*rest, evaluate=False)
+    return total(rest)
+
+
+def _tall(terms: list, heights: NodeTable) -> bool:
+    """Whether a term has a factor (or is a node) of the formula taller
+    than ``SORTED_HEIGHT``."""
+    for t in terms:
+        for f in (t.args if t.is_Mul else (t,)):
+            if heights.get(f, 0) > SORTED_HEIGHT:
+                return True
+    return False
 
 
 def _aligned(groups: dict) -> dict:
@@ -376,6 +397,7 @@ def _accumulate(
     carries the walk's state), over the walk's positions."""
     order, kid_pos, index = walk.order, walk.kids, walk.index
     rule_at, needed_at, depends_at = walk.rule_at, walk.needed_at, walk.depends_at
+    heights = opts.walk.heights if opts.walk is not None else None
     acc: list = [None] * len(order)
     for out, c in zip(outputs, cotangents):
         if c is not S.Zero and c != 0:
@@ -396,7 +418,7 @@ def _accumulate(
             acc[i] = None
             got = gathered.setdefault(key, {})
             if terms:
-                got[i] = _sum(terms)
+                got[i] = _sum(terms, heights)
             members = groups[key]
             if i != members[0]:
                 continue
@@ -416,11 +438,11 @@ def _accumulate(
             rule = rule_at[i]
             if rule is None:  # a leaf: a symbol differentiated, or a constant
                 if node in wrtset:
-                    result[node] = _sum(terms)
+                    result[node] = _sum(terms, heights)
                 continue
             if not depends_at[i]:
                 continue
-            g = terms[0] if len(terms) == 1 else _sum(terms)
+            g = terms[0] if len(terms) == 1 else _sum(terms, heights)
             if inner_wrt and i in inner_wrt:
                 result[node] = g
                 continue
