@@ -382,20 +382,22 @@ def _ray_max(f, x0, dom):
     return float(np.max(bits_error(got, t[0], F64)[st[0] == RESOLVED]))
 
 
-@pytest.mark.parametrize("f, dom, x0", [
-    (tanh(x) / (sqrt(x - Rational(1, 2)) - Rational(1, 2)), (-1000, 1000), 0.75),  # audit seed 14
-    (1 / (x**2 - 1), (0.5, 2), 1.0),
-    (1 / (x**3 - 8), (1, 3), 2.0),
-    (x / ((x - Rational(1, 2))**2 - Rational(1, 4)), (0.6, 3), 1.0),
+# (samples: the default where the peak is reached only by the ascent's full budget;
+# 512 for the siblings, whose scales beside the zero alone reach it: -0.7 s CPU)
+@pytest.mark.parametrize("f, dom, x0, n", [
+    (tanh(x) / (sqrt(x - Rational(1, 2)) - Rational(1, 2)), (-1000, 1000), 0.75, 4096),
+    (1 / (x**2 - 1), (0.5, 2), 1.0, 512),
+    (1 / (x**3 - 8), (1, 3), 2.0, 512),
+    (x / ((x - Rational(1, 2))**2 - Rational(1, 4)), (0.6, 3), 1.0, 512),
 ], ids=["audit-seed-14", "x**2-1", "x**3-8", "(x-1/2)**2-1/4"])
-def test_a_cancellation_exact_at_its_zero_is_measured_at_every_scale(f, dom, x0):
+def test_a_cancellation_exact_at_its_zero_is_measured_at_every_scale(f, dom, x0, n):
     """Where the cancelling term is exact at the zero (sqrt(1/4) = 1/2, 1**2 = 1),
     its rounding grows with the distance from the zero while the difference
     does too: nothing is lost beside the zero, about 25 bits at 2**25.5 floats
     from it.  The audit's seed 14 found 1.0 bit reported, 3.6 measured
     independently, 25.3 true (the zero hid behind the domain edge at x = 1/2,
     in the same grid bracket)."""
-    r = check_stability(f, {x: dom}, seed=0)
+    r = check_stability(f, {x: dom}, seed=0, samples=n)
     want = _ray_max(f, x0, dom)
     assert want > 20
     assert r.max_bits_error >= want - 1, (r.max_bits_error, want)
