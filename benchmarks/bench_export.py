@@ -21,7 +21,8 @@ exponential is subnormal (libm's slow path).  Accuracy: bits lost against
 the exact derivative (symgrad's GroundTruth, arbitrary precision) at 2000
 points drawn over the whole float range of the domain (max/mean).
 
-Run:  python benchmarks/bench_export.py [words: only the formulas named with one]
+Run:  python benchmarks/bench_export.py [--torch] [words: only the formulas named with one]
+(``--torch``: the PyTorch implementations only)
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def _bits(values: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
     return float(np.nanmax(b)), float(np.nanmean(b))
 
 
-def run(only: list[str] | None = None) -> list[tuple]:
+def run(only: list[str] | None = None, frameworks: tuple = ("JAX", "PyTorch")) -> list[tuple]:
     """The rows of the cases whose name contains one of ``only`` (all if none)."""
     rng = np.random.default_rng(0)
     rows = []
@@ -167,6 +168,7 @@ def run(only: list[str] | None = None) -> list[tuple]:
         if tlib is not None:
             impl.append(("PyTorch", getattr(tlib, "label", None) or f"torch {tlib.__name__}",
                          _torch_grad(tlib)))
+        impl = [i for i in impl if i[0] in frameworks]
         with np.errstate(all="ignore"):
             times = _best_times([lambda g=g, big=big: np.asarray(g(big)) for _, _, g in impl])
             usual = _best_times([lambda g=g, v=typical: np.asarray(g(v)) for _, _, g in impl])
@@ -204,4 +206,5 @@ def table(rows: list[tuple]) -> str:
 if __name__ == "__main__":
     import sys
 
-    print(table(run(sys.argv[1:])))
+    words = [w for w in sys.argv[1:] if w != "--torch"]
+    print(table(run(words, ("PyTorch",) if "--torch" in sys.argv else ("JAX", "PyTorch"))))

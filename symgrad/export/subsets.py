@@ -164,6 +164,10 @@ def masked_regions(roots: list[Basic], numbers: Iterator[int]) -> tuple[list[Bas
     order, kids = postorder(roots, _kids)
     if not any(isinstance(n, Piecewise) for n in order):
         return list(roots), []
+    explicit = _explicit_quotients(roots)
+    if explicit is not None:  # every shared quotient a node: none is left to check
+        roots = explicit
+        order, kids = postorder(roots, _kids)
     need = _needs(order, kids, roots)
     rank = {n: i for i, n in enumerate(order)}
     users: dict = {n: [] for n in order}
@@ -171,14 +175,13 @@ def masked_regions(roots: list[Basic], numbers: Iterator[int]) -> tuple[list[Bas
         for k in kids[n]:
             users[k].append(n)
     groups = _groups(order, need, rank)
-    quotients = _quotient_pairs(order, kids)
+    quotients = _quotient_pairs(order, kids) if explicit is None else {"users": {}}
     plans = []
     for lit, nodes in groups.items():
         plan = _plan(lit, nodes, kids, users, roots, quotients)
         if plan is not None:
             plans.append(plan)
-    plans = _acyclic(plans, order, kids,
-                     lambda lits, nodes: _plan(lits, nodes, kids, users, roots, quotients))
+    plans = _acyclic(plans, order, kids)
     if not plans:
         return list(roots), []
     swaps: dict = {}
@@ -235,7 +238,9 @@ def _plan(lits: tuple, nodes: list, kids: dict, users: dict, roots: list,
     """``(lits, inside, inputs, outputs)`` for a region of ``nodes``, or None
     if they cost too little or a quotient is shared across its boundary."""
     inside = set(nodes)
-    if sum(_cost(n) for n in inside) < REGION_COST or any(c in inside for c, _ in lits):
+    # (its mask costs about three kernels a literal: a select, a not, an and)
+    if sum(_cost(n) for n in inside) < REGION_COST + 3 * (len(lits) - 1) \
+            or any(c in inside for c, _ in lits):
         return None
     todo = [k for n in nodes for k in kids[n] if k not in inside]
     while todo:  # a reciprocal read from outside is computed inside again
@@ -257,13 +262,12 @@ def _plan(lits: tuple, nodes: list, kids: dict, users: dict, roots: list,
     return lits, inside, inputs, outputs
 
 
-def _acyclic(plans: list, order: list, kids: dict, replan) -> list:
+def _acyclic(plans: list, order: list, kids: dict) -> list:
     """``plans`` with no two whose calls would depend on each other (region
     A reads what region B computes from A's outputs, or A reads through
-    nodes outside it what it computes): of two such, the one needed under
-    more literals joins the other (``replan(lits, nodes)``: its nodes are
-    needed where the other's literals hold too); else the cheapest is
-    dropped, computed in full as before."""
+    nodes outside it what it computes): of a cycle, the region under the
+    fewest literals (computed at the most points, where it saves least) is
+    dropped, computed in full as before, the cheapest of those first."""
     while plans:
         of = {}
         for i, (_, inside, _, _) in enumerate(plans):
@@ -294,20 +298,8 @@ def _acyclic(plans: list, order: list, kids: dict, replan) -> list:
         cyc = _on_cycle(deps)
         if not cyc:
             return plans
-        merged = None
-        for i in sorted(cyc):
-            for j in sorted(deps[i] & cyc):
-                wide, narrow = plans[i], plans[j]
-                if j != i and set(wide[0]) < set(narrow[0]):
-                    merged = replan(wide[0], sorted(wide[1] | narrow[1], key=str))
-                if merged is not None:
-                    plans = [merged if k == i else p for k, p in enumerate(plans) if k != j]
-                    break
-            if merged is not None:
-                break
-        if merged is not None:
-            continue
-        worst = min(cyc, key=lambda i: sum(_cost(n) for n in plans[i][1]))
+        # the widest (fewest literals: the most points) goes, then the cheapest
+        worst = min(cyc, key=lambda i: (len(plans[i][0]), sum(_cost(n) for n in plans[i][1])))
         plans = [p for i, p in enumerate(plans) if i != worst]
     return plans
 
@@ -342,3 +334,57 @@ def _quotient_pairs(order: list, kids: dict) -> dict:
         for q in pairs:
             out["users"].setdefault(q, []).append(n)
     return out
+
+
+def _emit_pairs(roots: list) -> dict:
+    """The products ``codegen.emit`` writes with a shared quotient (node ->
+    (factor, reciprocal)), found by its own planning steps."""
+    from ..codegen import emit
+
+    order, kids = postorder(roots, emit._kids)
+    negated = emit._negated_products(order)
+    if negated:
+        order, kids = postorder(roots, lambda n: negated.get(n) or emit._kids(n))
+    uses, other = emit._uses(order, kids)
+    is_root = set(roots)
+    pairs, _ = emit._shared_quotients(order, kids, uses, other, is_root,
+                                      emit._loud(order, kids, is_root))
+    return pairs
+
+
+def _explicit_quotients(roots: list) -> list | None:
+    """``roots`` with each product ``codegen.emit`` writes with a shared
+    quotient ``f/d`` (``a*f*b*d``, ``d = 1/r`` shared: ``a*q*b`` with ``q =
+    f/r`` computed once) holding that quotient as a node ``Mul(f, d)`` in
+    ``f``'s place (and its negation, if emit negates it, as ``-1`` times
+    it): the same code, whose quotients are values a region can read.  None
+    if emit's planning of the result would differ (a product with a second
+    reciprocal factor, or a shared quotient left)."""
+    pairs = _emit_pairs(roots)
+    if not pairs:
+        return list(roots)
+    for n in pairs:
+        if sum(_reciprocal(k) for k in n.args) != 1:
+            return None
+    quotient: dict = {}
+
+    def with_quotient(n: Basic, args: tuple) -> Basic | None:
+        if n not in pairs:
+            return None
+        f, d = pairs[n]
+        at = dict(zip(n.args, args))
+        q = quotient.setdefault((f, d), Mul(at[f], at[d], evaluate=False))
+        return Mul(*[q if k is f else a for k, a in zip(n.args, args) if k is not d],
+                   evaluate=False)
+
+    memo: dict = {}
+    out = mapped(roots, hook=with_quotient, memo=memo)
+    negated = {}
+    for n in memo:
+        if isinstance(n, Mul) and len(n.args) > 2 and n.args[0] is S.NegativeOne:
+            positive = Mul(*n.args[1:], evaluate=False)
+            if positive in pairs:  # emit computes it as -(positive)
+                negated[memo[n]] = Mul(S.NegativeOne, memo[positive], evaluate=False)
+    if negated:
+        out = mapped(out, swap=negated.get)
+    return out if not _emit_pairs(out) else None

@@ -17,14 +17,15 @@ from ..backends import torch
 
 x, y = sp.symbols("x y", real=True)
 R = 1 / (1 + x**2)  # a reciprocal read inside and outside the arm
-COSTLY = erfcx(x) * sp.erfc(x / 3) * sp.exp(-x)
+COSTLY = erfcx(x) * sp.exp(-x)
 RARE = sp.Piecewise((erfcx(x) * sp.exp(-x), x > 2), (y * sp.exp(x), True))  # x > 2: rare
 CASES = [
-    # a rare arm reading a reciprocal the other arm reads; a dead arm
-    # (x > 50) beside a common one holding a rare one (y < -1)
-    sp.Piecewise((COSTLY * R + log1p(sp.exp(-x)), x > 2), (y * R + sp.exp(x), True)),
-    sp.Piecewise((erfcx(y) * sp.exp(-y) * log1p(x**2), x > 50),
-                 (sp.Piecewise((COSTLY, y < -1), (x * R, True)), True)),
+    # a rare arm reading a reciprocal the other arm reads, and a quotient
+    # y/(1 + x**2) the code computes once for both; a dead arm (x > 50)
+    # beside a common one holding a rare one (y < -1)
+    sp.Piecewise((COSTLY * y * R, x > 2), (sp.exp(x) * y * R + x * R, True)),
+    sp.Piecewise((erfcx(y) * log1p(x**2), x > 50),
+                 (sp.Piecewise((COSTLY * R, y < -1), (x * R, True)), True)),
     # what is needed where x > 3 reads what is needed where x > 3 and y > 0,
     # which reads it back: one region (two would call each other)
     sp.Piecewise((sp.Piecewise((erfcx(COSTLY + y) * sp.exp(y), y > 0), (x, True))
