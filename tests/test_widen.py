@@ -138,9 +138,10 @@ def test_stabilize_never_widens_where_there_is_no_wider_type(monkeypatch):
 def test_stabilize_keeps_to_the_dtype_when_asked():
     r = stabilize(sin(x + eps) - sin(x), {x: (-MAX64, MAX64), eps: (-MAX64, MAX64)},
                   widen=False, explain=True, samples=128)
-    # either trigonometric rewrite (their means differ by 0.03 bits at 4096 points,
-    # max 61.9 both; which one 128 screening points rank first depends on the search)
-    assert r.how in ("sin-difference", "sin-angle-sum") and not r.result.has(widen)
+    # a form of the dtype (either trigonometric rewrite, plain or in pairs: which
+    # one 128 screening points rank first depends on the search), never widened
+    assert r.how.startswith(("sin-difference", "sin-angle-sum")) and "widened" not in r.how
+    assert not r.result.has(widen)
 
 
 @pytest.mark.skipif(not LONG_IS_WIDER, reason="np.longdouble is float64 here: nothing to widen to")

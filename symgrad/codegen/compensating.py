@@ -462,10 +462,12 @@ def rounded_terms(expr: Basic) -> bool:
     (``sin``, ``exp``, ...) rounded to one float, whose rounding no pair
     undoes; where such a sum cancels, the compensated form loses bits.
 
-    >>> from sympy import symbols, sin, cos, pi, exp
+    >>> from sympy import symbols, sin, cos, pi, exp, tanh, erf
     >>> x, r, t = symbols("x r t")
-    >>> rounded_terms(x + r * sin(t) * cos(t)), rounded_terms(r * cos(t * pi / 180))
+    >>> rounded_terms(x + r * tanh(t) * erf(t)), rounded_terms(r * cos(t * pi / 180))
     (True, False)
+    >>> rounded_terms(x + r * sin(t) * cos(t))  # sin and cos of pairs are pairs
+    False
     >>> rounded_terms(x**2 - 4 * r * t)  # a polynomial: every rounding is undone
     False
     >>> u = symbols("u", real=True)
