@@ -152,8 +152,9 @@ def masked_regions(roots: list[Basic], numbers: Iterator[int]) -> tuple[list[Bas
     regions (numbered from ``numbers``).
 
     >>> import sympy as sp, itertools
+    >>> from symgrad.rewrites.forms import erfcx
     >>> x = sp.Symbol("x", real=True)
-    >>> tail = sp.erfcx(sp.exp(x) + 1) * sp.erfcx(x)
+    >>> tail = erfcx(sp.exp(x) + 1) * erfcx(x)
     >>> new, regions = masked_regions([sp.Piecewise((tail, x > 30), (x, True))],
     ...                               itertools.count())
     >>> new[0].args[0].args[0].args[0].func.__name__, [len(r.outputs) for r in regions]
