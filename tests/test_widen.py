@@ -112,7 +112,9 @@ def test_stabilize_widens_float32_to_float64(source):
     # choose, but more than 2 at five of them: widened, as more samples need)
     r = stabilize(source, {x: (-MAX32, MAX32), eps: (-MAX32, MAX32)},
                   dtype="float32", explain=True)
-    assert r.how.endswith(", widened") and r.result.has(widen)
+    # (widened where the plain form lost bits, or where the dtype's pairs did: the
+    # tangent's float32 pairs past |eps| = 2^21)
+    assert ", widened" in r.how and r.result.has(widen)
     # (within 2 bits, not 1: near the difference's zeros float64 keeps fewer than 29
     # extra bits, and the search visits them)
     assert r.after.max_bits_error <= 2 and r.after.mean_bits_error <= 0.5

@@ -311,6 +311,33 @@ class PointSearch:
             return np.zeros((0, len(self.symbols)), dtype=fmt.dtype)
         return np.concatenate(rows)
 
+    def _near_corners(self) -> np.ndarray:
+        """With 2 to 4 variables, points where EVERY variable is near an end of
+        its range at once (``2**U`` floats inside it, U uniform; two per
+        corner): a cancellation at a corner of the box, ``1 + x*y`` in the
+        relativistic velocity addition ``(x + y)/(1 + x*y)`` over x, y in
+        (-1, 1) as x -> 1, y -> -1, is reached by neither variable near its
+        end alone (6.0 bits reported, 8.0 measured by the audit's probe;
+        verdicts7's held-out family b).  Their own random stream, after the
+        other steps (which do not start from them)."""
+        k, fmt = len(self.symbols), self.fmt
+        if not 2 <= k <= 4:
+            return np.zeros((0, k), dtype=fmt.dtype)
+        rng = np.random.default_rng(self.seed + 0xC0)
+        spans = []
+        for lo, hi in self.ranges:
+            olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
+            spans.append((olo, ohi, math.log2(max(min(ohi - olo, 2**62), 2))))
+        rows = []
+        for corner in np.ndindex(*([2] * k)):
+            for _ in range(2):
+                o = []
+                for (olo, ohi, span), c in zip(spans, corner):
+                    off = min(int(2.0 ** rng.uniform(0, max(span - 1, 0))), ohi - olo)
+                    o.append(olo + off if c == 0 else ohi - off)
+                rows.append(o)
+        return from_ordinal(np.array(rows, dtype=np.int64), fmt)
+
     def _subnormals(self) -> np.ndarray:
         normal = math.ldexp(1.0, self.fmt.emin)
         reach = [lo < normal and hi > -normal for lo, hi in self.ranges]
@@ -392,6 +419,9 @@ class PointSearch:
                 self._everyday_zeros(tracks, drawn):
             rows += rs
             labs += [lab] * len(rs)
+        corners = self._near_corners()
+        rows += list(corners)
+        labs += [_label("near the ends")] * len(corners)
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)

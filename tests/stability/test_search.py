@@ -267,6 +267,18 @@ def test_one_variable_subnormal_at_a_time():
         assert alone.any() and (np.abs(sub[alone]) == 5e-324).any(axis=0)[j]
 
 
+def test_a_cancellation_at_a_corner_of_the_box_is_measured():
+    # (x + y)/(1 + x*y) over x, y in (-1, 1): 1 + x*y cancels as x -> 1, y -> -1 together
+    # (held-out family b: 6.0 reported, 8.0 measured with the audit's probe; 2.0 here
+    # before, at seed 0); every variable near an end of its range at once
+    dom = {x: (-1.0, 1.0), y: (-1.0, 1.0)}
+    pts, _ = PointSearch([(x + y) / (1 + x * y)], [x, y], dom, F64, 64, 0).points()
+    both = (np.abs(pts) > 1 - 1e-6).all(axis=1)
+    assert (both & (np.sign(pts[:, 0]) != np.sign(pts[:, 1]))).any()  # the corner that cancels
+    r = check_stability((x + y) / (1 + x * y), dom, seed=0)
+    assert r.max_bits_error > 8, str(r)  # 2.0 before
+
+
 def test_the_amplification_climbs_where_an_exponential_magnifies_a_rounding():
     # exp(-u) turns the rounding of a large u into its relative error
     f = exp(-(3 * (x - Rational(1, 10))**2 + 17 * (y - Rational(4, 5))**2))
