@@ -478,7 +478,7 @@ class _Search:
             # (a form kept must gain over a bit: from within a bit of the
             # tolerance it seldom does, and verifying pairs costs seconds)
             return best
-        e = best.chosen
+        e, how = best.chosen, best.how
         if isinstance(e, scaled) and not isinstance(e.args[0], FloatMarker):
             forms = [(scaled(compensated(_unnested(e.args[0]))), "compensated, scaled")]
         elif not isinstance(e, FloatMarker):
@@ -497,12 +497,10 @@ class _Search:
             # in float32: 31.3 bits in pairs past |eps| = 2^21, where float32
             # pairs reduce sin and cos no more exactly; 2.0 widened)
             forms = [(widened(e.args[0]), "widened")]
+            how = how.split(" (")[0].removesuffix(", compensated")  # (the plain form's)
         else:
             return best
-        how = best.how.split(" (")[0]
         for f, label in forms:
-            if isinstance(e, compensated) and label == "widened":
-                how = how.removesuffix(", compensated")  # (the plain form, widened)
             c = Candidate(f, f"{how}, {label} (it lost bits on fresh points)")
             got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
             if got is not None and got.after[0] < best.after[0] - 1:
