@@ -112,27 +112,37 @@ def cases(n: int, seed: int, variables: int = 2, wide: bool = False) -> list[tup
 # ---- the independent measurement -------------------------------------------------
 
 
+def _itype(dtype):
+    return np.int64 if np.finfo(dtype).bits == 64 else np.int32
+
+
+def _ordinal(v, dtype) -> np.ndarray:
+    """The float's ordinal (its place among the floats of ``dtype``, 0 at
+    ±0), written here rather than taken from symgrad: the measurement is
+    independent of the checker it judges."""
+    itype = _itype(dtype)
+    b = np.asarray(v, dtype=dtype).view(itype).astype(np.int64)
+    return np.where(b >= 0, b, -(b & np.iinfo(itype).max))
+
+
+def _from_ordinal(o, dtype) -> np.ndarray:
+    itype = _itype(dtype)
+    o = np.asarray(o, dtype=np.int64)
+    bits = np.where(o >= 0, o, (-o) | np.int64(np.iinfo(itype).min))
+    return bits.astype(itype).view(dtype)
+
+
 def _points(dom: dict, syms: list, n: int, seed: int, dtype) -> np.ndarray:
     rng = np.random.default_rng(seed)
     info = np.finfo(dtype)
     cols = []
-    itype = np.int64 if info.bits == 64 else np.int32
     for s in syms:
         lo, hi = (float(v) for v in dom[s])
         lo, hi = max(lo, -float(info.max)), min(hi, float(info.max))  # (1e300 in float32: inf)
         k = n // 3
-
-        def ordinal(v):
-            b = np.asarray(v, dtype=dtype).view(itype).astype(np.int64)
-            return np.where(b >= 0, b, -(b & np.iinfo(itype).max))
-
-        def from_ordinal(o):
-            o = np.asarray(o, dtype=np.int64)
-            bits = np.where(o >= 0, o, (-o) | np.int64(np.iinfo(itype).min))
-            return bits.astype(itype).view(dtype)
-
-        o = rng.integers(int(ordinal(lo)), int(ordinal(hi)), size=k, endpoint=True)
-        a = from_ordinal(o)
+        o = rng.integers(int(_ordinal(lo, dtype)), int(_ordinal(hi, dtype)), size=k,
+                         endpoint=True)
+        a = _from_ordinal(o, dtype)
         b = rng.uniform(lo, hi, size=k).astype(dtype)
         mag_lo = max(min(abs(lo), abs(hi)), 1e-300) if lo * hi > 0 else 1e-300
         mag_hi = max(abs(lo), abs(hi))
@@ -150,49 +160,31 @@ def _probe(dom: dict, syms: list, centres: list, seed: int, dtype) -> np.ndarray
     others at random rows of :func:`_points`, and at ``±2**k`` floats along
     each variable from each of ``centres`` (the reports' own worst points)."""
     info = np.finfo(dtype)
-    itype = np.int64 if info.bits == 64 else np.int32
-
-    def ordinal(v):
-        b = np.asarray(v, dtype=dtype).view(itype).astype(np.int64)
-        return np.where(b >= 0, b, -(b & np.iinfo(itype).max))
-
-    def from_ordinal(o):
-        o = np.asarray(o, dtype=np.int64)
-        bits = np.where(o >= 0, o, (-o) | np.int64(np.iinfo(itype).min))
-        return bits.astype(itype).view(dtype)
-
     ks = np.int64(1) << np.arange(0, info.nmant + 2, 2, dtype=np.int64)
     base = _points(dom, syms, 4 * len(ks), seed, dtype)
     rows = []
     for j, s in enumerate(syms):
         lo, hi = (max(min(float(v), float(info.max)), -float(info.max)) for v in dom[s])
-        olo, ohi = int(ordinal(lo)), int(ordinal(hi))
+        olo, ohi = int(_ordinal(lo, dtype)), int(_ordinal(hi, dtype))
         for end, sign in ((olo, 1), (ohi, -1)):
             r = base[:len(ks)].copy() if sign > 0 else base[len(ks):2 * len(ks)].copy()
             o = np.clip(end + sign * ks, olo, ohi)
-            r[:, j] = from_ordinal(o)
+            r[:, j] = _from_ordinal(o, dtype)
             rows.append(r)
         for c in centres:
-            oc = int(ordinal(c[j]))
+            oc = int(_ordinal(c[j], dtype))
             o = np.clip(np.concatenate([oc - ks, oc + ks]), olo, ohi)
             r = np.repeat(np.asarray(c, dtype=dtype)[None, :], len(o), axis=0)
-            r[:, j] = from_ordinal(o)
+            r[:, j] = _from_ordinal(o, dtype)
             rows.append(r)
     return np.concatenate(rows) if rows else np.zeros((0, len(syms)), dtype=dtype)
 
 
 def _bits(c: np.ndarray, t: np.ndarray, dtype) -> np.ndarray:
-    info = np.finfo(dtype)
-    itype = np.int64 if info.bits == 64 else np.int32
-    width = info.bits
-
-    def ordinal(a):
-        b = np.asarray(a, dtype=dtype).view(itype).astype(np.int64)
-        return np.where(b >= 0, b, -(b & np.iinfo(itype).max))
-
+    width = np.finfo(dtype).bits
     out = np.full(len(c), float(width))
     both = np.isfinite(c) & np.isfinite(t)
-    oc, ot = ordinal(c[both]), ordinal(t[both])
+    oc, ot = _ordinal(c[both], dtype), _ordinal(t[both], dtype)
     same = np.sign(oc) == np.sign(ot)  # an int64 difference cannot overflow
     d = np.where(same, np.abs(np.where(same, oc - ot, 0)).astype(float),
                  np.abs(oc.astype(float) - ot.astype(float)))
