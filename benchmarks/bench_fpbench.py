@@ -24,7 +24,7 @@ flagged), **false alarm** (flagged, not lossy), **unfixed** (lossy, more
 than 3 bits after stabilize), **false claim** (stabilize's reported max is
 below the independent one by more than 1 bit, and the latter is over 3),
 **worse** (the stabilized form loses more than the formula as symgrad ran
-it before), **crash**, **timeout** (the per-case budget), **slow** (check
+it before), **crash**, **timeout** (the per-case budget, CPU seconds), **slow** (check
 or stabilize over 5 s with at most 3 variables, over 60 s otherwise).
 
 Run (from the repository root):
@@ -240,8 +240,9 @@ def main(argv: list[str] | None = None) -> None:
                     help="stabilize's samples (its default); the independent points are "
                     "--factor times as many, twice (ordinals and values)")
     ap.add_argument("--factor", type=int, default=10)
-    ap.add_argument("--budget", type=float, default=90.0, metavar="SECONDS",
-                    help="per benchmark, for all of it (default 90)")
+    ap.add_argument("--budget", type=float, default=180.0, metavar="SECONDS",
+                    help="CPU seconds per benchmark, for all of it (default 180; the "
+                    "machine's load does not stretch it; 10x as much wall at most)")
     ap.add_argument("--jobs", type=int, default=2, help="benchmarks at once (default 2)")
     ap.add_argument("--markdown", metavar="OUT.md", help="also write the table here")
     ap.add_argument("--json", metavar="OUT.json", help="also write every figure here")
@@ -252,20 +253,20 @@ def main(argv: list[str] | None = None) -> None:
             f"{machine_line()}",
             f"# check_stability at its defaults; stabilize at {args.samples} samples; "
             f"independent points: {args.factor}x{args.samples} by ordinal + as many by value, "
-            f"seed 20261126; budget {args.budget:.0f} s per benchmark, {args.jobs} at once", ""]
+            f"seed 20261126; budget {args.budget:.0f} CPU s per benchmark, {args.jobs} at once", ""]
     print("\n".join(head), flush=True)
     print(HEADER, flush=True)
 
     def progress(i: int, r: dict) -> None:
         print(f"[{i + 1}/{len(cases)}] {cases[i][1].name}: "
-              f"{', '.join(classify(dict(r))) or 'ok'} ({r['wall']:.1f} s)", file=sys.stderr,
-              flush=True)
+              f"{', '.join(classify(dict(r))) or 'ok'} ({r['wall']:.1f} s wall, "
+              f"{r.get('cpu', 0):.1f} s CPU)", file=sys.stderr, flush=True)
         # the row too, as it is measured: a run cut short keeps what it measured
         stem, b = cases[i]
         print(row(f"{b.name} ({stem})", dict(r), classify(dict(r))), file=sys.stderr, flush=True)
 
     results = run_all(measure, [(c, args.dtype, args.samples, args.factor) for c in cases],
-                      args.budget, args.jobs, progress)
+                      args.budget, args.jobs, progress, cpu=True)
     out = []
     lines = []
     for (stem, b), r in zip(cases, results):

@@ -178,18 +178,35 @@ def _child(conn, fn: Callable, arg: object) -> None:
         out = {"crash": f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}",
                "traceback": traceback.format_exc()[-1500:]}
     try:
-        conn.send({**out, "done": True})
+        conn.send({**out, "cpu": time.process_time(), "done": True})  # (a fork starts at 0)
     finally:
         conn.close()
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user + system) a live process has used so far
+    (``/proc``; 0 where it is not readable: the wall cap still holds)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+WALL_CAP = 10  # with cpu=True, a child is killed after this many budgets of wall time too
+
+
 def run_all(fn: Callable, args: Sequence[object], budget: float, jobs: int = 1,
-            on_result: Callable | None = None) -> list[dict]:
+            on_result: Callable | None = None, cpu: bool = False) -> list[dict]:
     """``fn(arg, send)`` for each arg, each in a forked child (at most
     ``jobs`` at once), killed after ``budget`` seconds: a dict per arg, in
     order.  ``fn`` may ``send`` what it has measured so far; a child
     killed keeps the last of it, with ``timeout`` set to the budget and
-    ``stage`` saying which stage was running; an exception gives ``crash``."""
+    ``stage`` saying which stage was running; an exception gives ``crash``.
+    With ``cpu=True`` the budget is the child's CPU time (user + system),
+    which the machine's load does not stretch, and ``WALL_CAP`` budgets of
+    wall time (a child that sleeps); each result then holds its ``cpu``."""
     ctx = multiprocessing.get_context("fork")
     results: list = [None] * len(args)
     todo = list(range(len(args)))
@@ -215,10 +232,15 @@ def run_all(fn: Callable, args: Sequence[object], budget: float, jobs: int = 1,
             if not done and not p.is_alive() and not conn.poll():
                 part["crash"] = f"the child process died (exit code {p.exitcode})"
                 done = True
-            if not done and time.perf_counter() - start > budget:
+            used = _cpu_seconds(p.pid) if cpu and not done else None
+            wall = time.perf_counter() - start
+            if not done and (wall > budget * WALL_CAP if cpu else wall > budget
+                             ) or used is not None and used > budget:
                 p.kill()
                 part["timeout"] = budget
                 done = True
+            if used is not None:
+                part["cpu"] = used  # (a finished child sends its own, below)
             if not done:
                 continue
             part.pop("done", None)
