@@ -135,6 +135,12 @@ def _pow_one_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.real(m[p])
 
 
+def _pow_quotient_valid(m: Match, f: Facts) -> bool:
+    # (a^p - 1)·v with v = w/p: p·v = w is smaller than v (p cancels), w ≠ 0
+    w = m[p] * m[v]
+    return _pow_one_valid(m, f) and w != 0 and count_ops([w]) < count_ops([m[v]])
+
+
 def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
     return f.real(m[u]) and f.nonnegative(m[a])
 
@@ -300,6 +306,12 @@ def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", fam
 
 
 _POW_T = p * log(a)  # a^p = exp(_POW_T)
+# (a^p - 1)/p = log a + (expm1(t) - t)/p, t = p·log a: where t rounds on the
+# subnormal grid expm1(t) - t is 0, and log a is the value to 2^-1000; where
+# |t| < 1 the difference loses at most 2^-53·|t| of itself, below an ulp of
+# log a.  Past |t| = 1 the terms cancel (at t = -30, 29/p - 30/p): the source
+_POW_QUOTIENT = Piecewise((log(a) + (expm1(_POW_T) - _POW_T) / p, Abs(_POW_T) < 1),
+                          ((a**p - 1) / p, True))
 
 # fmt: off
 LIBRARY: tuple[Rewrite, ...] = (
@@ -347,6 +359,18 @@ LIBRARY: tuple[Rewrite, ...] = (
         "1 - a^p cancels where a^p is near 1 (a near 1 or p near 0)",
         Example(1 - 2**x, {x: (-1e-9, 1e-9)}, {x: (1, 100)}),
         _pow_one_valid, "a > 0, p real", "exp-log"),
+    # (a^p - 1)/p, the Box-Cox family: expm1(p·log a)/p keeps every bit but
+    # where p is SUBNORMAL (or p·log a is): the product rounds on the
+    # subnormal grid (62 bits at y = 1e-320): log a + (expm1(t) - t)/p (above).
+    # (a^p - 1)·v for v = w/p: (x^(2y) - 1)/y and x·(x^y - 1)/y too
+    _rw("power-minus-one-quotient", (a**p - 1) * v, v * p * _POW_QUOTIENT, "measured",
+        "(a^p - 1)/p cancels where a^p is near 1, and p·log a rounds where p is subnormal",
+        Example((x**y - 1) / y, {x: (0.5, 2), y: (1e-320, 1e-310)}, {x: (0.5, 2), y: (1, 5)}),
+        _pow_quotient_valid, "a > 0, p real, v = w/p", "exp-log"),
+    _rw("one-minus-power-quotient", (1 - a**p) * v, -v * p * _POW_QUOTIENT, "measured",
+        "(1 - a^p)/p cancels where a^p is near 1, and p·log a rounds where p is subnormal",
+        Example((1 - 2**y) / y, {y: (-1e-310, -1e-320)}, {y: (1, 5)}),
+        _pow_quotient_valid, "a > 0, p real, v = w/p", "exp-log"),
     _rw("hypot",           sqrt(a**2 + b**2),   hypot(a, b),      "codegen",
         "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
         Example(sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},
