@@ -42,6 +42,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
 
+from ..build import evaluated, replaced
 from ..compensated import compensated
 from ..graph import count_ops
 from .facts import Facts
@@ -139,6 +140,24 @@ def _pow_quotient_valid(m: Match, f: Facts) -> bool:
     # (a^p - 1)·v with v = w/p: p·v = w is smaller than v (p cancels), w ≠ 0
     w = m[p] * m[v]
     return _pow_one_valid(m, f) and w != 0 and count_ops([w]) < count_ops([m[v]])
+
+
+def _rounded_sum(e) -> bool:
+    # a sum holding a number (1 + x): rounded before the power sees it
+    return e.is_Add and any(t.is_Number for t in e.args)
+
+
+def _pow_build(rhs):
+    # per match: rhs, its power a^p as _power(a) (exp(p·log a) near a = 1)
+    # only where a is a rounded sum: a rounded 1 + x raised to p loses
+    # p·2^-53 (the annuity factor (1 - (1 + x)^-y)/x, 8 bits at y = 932),
+    # log1p keeps x; an exact a keeps pow's rounding (exp of the rounded
+    # product loses |p·log a|·2^-53, 9.5 bits at 709)
+    plain = rhs.replace(_power(a), a**p)
+
+    def build(m: Match):
+        return replaced(rhs if _rounded_sum(m[a]) else plain, m.get, evaluated)
+    return build
 
 
 def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
@@ -298,9 +317,12 @@ def _square_valid(m: Match, f: Facts) -> bool:
 
 
 def _rw(name, lhs, rhs, scope, why, example, valid=None, where="everywhere", family="",
-        needs=(), loses=None):
-    # loses: the bits the example's source loses at least, where fewer than 10
+        needs=(), loses=None, build=None):
+    # loses: the bits the example's source loses at least, where fewer than 10;
+    # build: makes the replacement per match from rhs (build(rhs)(match))
     extra = {"needs": tuple(needs)} if needs else {}
+    if build is not None:
+        extra["build"] = build(rhs)
     return Rewrite(name, lhs, rhs, scope, why, example, valid, where, family,
                    {**extra, "loses": loses} if loses else extra)
 
@@ -311,7 +333,7 @@ _POW_T = p * log(a)  # a^p = exp(_POW_T)
 # |t| < 1 the difference loses at most 2^-53·|t| of itself, below an ulp of
 # log a.  Past |t| = 1 the terms cancel (at t = -30, 29/p - 30/p): the source
 _POW_QUOTIENT = Piecewise((log(a) + (expm1(_POW_T) - _POW_T) / p, Abs(_POW_T) < 1),
-                          ((a**p - 1) / p, True))
+                          ((_power(a) - 1) / p, True))
 
 # fmt: off
 LIBRARY: tuple[Rewrite, ...] = (
@@ -350,15 +372,15 @@ LIBRARY: tuple[Rewrite, ...] = (
     # every bit); where |p·log a| > 1 nothing cancels, and the product's
     # rounding, |p·log a|·2^-53 of exp's value (9.5 bits at 709), would lose
     _rw("power-minus-one", a**p - 1,
-        Piecewise((expm1(_POW_T), Abs(_POW_T) < 1), (a**p - 1, True)), "measured",
+        Piecewise((expm1(_POW_T), Abs(_POW_T) < 1), (_power(a) - 1, True)), "measured",
         "a^p - 1 cancels where a^p is near 1 (a near 1 or p near 0)",
         Example((x**y - 1) / y, {x: (0.5, 2), y: (-1e-9, 1e-9)}, {x: (0.5, 2), y: (1, 5)}),
-        _pow_one_valid, "a > 0, p real", "exp-log"),
+        _pow_one_valid, "a > 0, p real", "exp-log", build=_pow_build),
     _rw("one-minus-power", 1 - a**p,
-        Piecewise((-expm1(_POW_T), Abs(_POW_T) < 1), (1 - a**p, True)), "measured",
+        Piecewise((-expm1(_POW_T), Abs(_POW_T) < 1), (1 - _power(a), True)), "measured",
         "1 - a^p cancels where a^p is near 1 (a near 1 or p near 0)",
         Example(1 - 2**x, {x: (-1e-9, 1e-9)}, {x: (1, 100)}),
-        _pow_one_valid, "a > 0, p real", "exp-log"),
+        _pow_one_valid, "a > 0, p real", "exp-log", build=_pow_build),
     # (a^p - 1)/p, the Box-Cox family: expm1(p·log a)/p keeps every bit but
     # where p is SUBNORMAL (or p·log a is): the product rounds on the
     # subnormal grid (62 bits at y = 1e-320): log a + (expm1(t) - t)/p (above).
@@ -366,11 +388,11 @@ LIBRARY: tuple[Rewrite, ...] = (
     _rw("power-minus-one-quotient", (a**p - 1) * v, v * p * _POW_QUOTIENT, "measured",
         "(a^p - 1)/p cancels where a^p is near 1, and p·log a rounds where p is subnormal",
         Example((x**y - 1) / y, {x: (0.5, 2), y: (1e-320, 1e-310)}, {x: (0.5, 2), y: (1, 5)}),
-        _pow_quotient_valid, "a > 0, p real, v = w/p", "exp-log"),
+        _pow_quotient_valid, "a > 0, p real, v = w/p", "exp-log", build=_pow_build),
     _rw("one-minus-power-quotient", (1 - a**p) * v, -v * p * _POW_QUOTIENT, "measured",
         "(1 - a^p)/p cancels where a^p is near 1, and p·log a rounds where p is subnormal",
         Example((1 - 2**y) / y, {y: (-1e-310, -1e-320)}, {y: (1, 5)}),
-        _pow_quotient_valid, "a > 0, p real, v = w/p", "exp-log"),
+        _pow_quotient_valid, "a > 0, p real, v = w/p", "exp-log", build=_pow_build),
     _rw("hypot",           sqrt(a**2 + b**2),   hypot(a, b),      "codegen",
         "a² overflows for |a| > 1.3e154 and underflows below 1.5e-154",
         Example(sqrt(x**2 + y**2), {x: (1e160, 1e300), y: (1e160, 1e300)},

@@ -218,6 +218,21 @@ def test_a_power_minus_one_over_its_exponent_keeps_a_subnormal_exponent(source, 
                                                                   got["source"].max())
 
 
+def test_a_rounded_base_near_one_is_raised_through_log1p():
+    # the annuity factor (1 - (1 + x)^-y)/x (heldout_b): past |y·log1p x| = 1 the
+    # power was pow(fl(1 + x), -y), off by y·2^-53 (8.1 bits at y = 932); now
+    # exp(-y·log1p x) with the exponent exact (exponents exact, in pairs)
+    from symgrad.rewrites.exact_exponents import exact_exponents
+
+    source = (1 - (1 + X)**(-Y)) / X
+    region = {X: (1e-3, 3e-2), Y: (100, 1000)}
+    facts = Facts(region)
+    form = exact_exponents(apply_rewrites([source], [by_name("one-minus-power")], facts), facts)[0]
+    got = errors(source, {"source": (source, as_written), "form": (form, as_run)}, region, n=24)
+    assert got["form"].max() <= 2 and got["source"].max() > 5, (got["form"].max(),
+                                                                 got["source"].max())
+
+
 @pytest.mark.parametrize("source, region", [
     (2 * sp.sin(2 * X) * sp.cos(2 * X) + 1, {X: (-0.3926991, -0.3926990)}),  # Snake, a = 2
     (1 - 2 * sp.sin(3 * X) * sp.cos(3 * X), {X: (1.3089969, 1.3089970)}),    # u = 5pi/4
