@@ -841,18 +841,17 @@ class _Search:
         return [i for *_, i in scored]
 
     def _series(self, e: Expr, bad: np.ndarray) -> list[Candidate]:
-        """Taylor polynomials at 0 of a formula in one variable whose range
-        holds 0, where it is small (below 1 in magnitude) at nine in ten of
-        the ``bad`` points, for regimes to place.  (SymPy's series of a
-        formula in several variables can take minutes.)"""
+        """Taylor polynomials at 0 of a formula in one variable where it is
+        small (below 1 in magnitude) at nine in ten of the ``bad`` points,
+        for regimes to place: 0 in its range or at an end of it (the
+        Langevin function coth(x) - 1/x over (1e-8, 700) cancels toward its
+        removable singularity at 0, outside the range).  (SymPy's series of
+        a formula in several variables can take minutes.)"""
         out = []
         kept = self.points[self.keep]
-        if len(free_symbols([e])) != 1:
+        if len(free_symbols([e])) != 1 or not bad.any():
             return out
         for j, s in enumerate(self.symbols):
-            lo, hi = self.domain[s]
-            if not lo <= 0 <= hi or not bad.any():
-                continue
             if np.quantile(np.abs(kept[bad, j]), 0.9) >= 1:
                 continue
             for terms in _SERIES_TERMS:
