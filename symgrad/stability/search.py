@@ -765,7 +765,7 @@ class PointSearch:
 
 
 def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray,
-                  fmt: Format) -> np.ndarray:
+                  fmt: Format, vals: dict | None = None) -> np.ndarray:
     """At each row, the largest over the outputs of ``log2(1 + E)``, ``E``
     the first-order bound on the output's relative error in units of the
     rounding of one operation, propagated node by node from exact inputs:
@@ -776,6 +776,8 @@ def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray
     ``|u f'(u) / f(u)|`` (estimated by a central difference in floats), a
     regime's that of the branch taken; plus 1 for the node's own rounding.
     Capped at the format's precision, 0 where nothing is known (NaN, inf).
+    ``vals``: the nodes' float values at ``rows`` where the caller has them
+    (:meth:`.floats.NodeEvaluator.values` of the same rows), not computed again.
 
     >>> from sympy import symbols, exp
     >>> from .bits import FORMATS
@@ -790,8 +792,9 @@ def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray
     array([1. , 6.5])
     """
     read, plan, numbers = _amplification_plan(nodes)
-    vals = nodes.values_at([rows[:, j] for j in range(rows.shape[1])],
-                           lambda node: None if node in read else _NO_ROWS)
+    if vals is None:
+        vals = nodes.values_at([rows[:, j] for j in range(rows.shape[1])],
+                               lambda node: None if node in read else _NO_ROWS)
     n = len(rows)
     h = 2.0 ** -(fmt.prec // 2)
     big = 2.0 ** fmt.prec
@@ -861,6 +864,18 @@ def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray
             if f in err:
                 e = np.where(np.isnan(err[f]), 0.0, err[f])
                 out = np.maximum(out, np.minimum(np.log2(1.0 + e), float(fmt.prec)))
+    return out
+
+
+def _rows_of_values(vals: dict, at: slice) -> dict:
+    """Each node's values (:meth:`.floats.NodeEvaluator.values`) at the rows
+    ``at`` of those it was computed at (a value of no row shape kept)."""
+    out = {}
+    for node, v in vals.items():
+        if type(v) is tuple:
+            out[node] = tuple(a[at] if np.ndim(a) == 1 else a for a in v)
+        else:
+            out[node] = v[at] if np.ndim(v) == 1 else v
     return out
 
 
@@ -1259,20 +1274,22 @@ class _Tracks:
             cls_all = self.classes(every, vals=vals)
             conds = self._condition_numbers(every, vals)
         else:
-            cls_all, conds = self.classes(every, watch), None
+            vals, cls_all, conds = None, self.classes(every, watch), None
         brackets = []  # (track, a, b, class at a, class at b, ask)
         at = 0
         for q, (ords, rows) in enumerate(grids):
             cls = cls_all[:, at:at + len(rows)]
-            at += len(rows)
+            at0, at = at, at + len(rows)
             amp = None  # the first-order bound at the grid points, for the carries
             for i, t in enumerate(watch):
                 flips = np.flatnonzero(cls[i, :-1] != cls[i, 1:])
                 if t >= self.first_carry:  # into or out of a carry (a zero is a zero's track)
                     flips = flips[(cls[i, flips] >= 0) & (cls[i, flips + 1] >= 0)]
                 if len(flips) > PER_TRACK and t >= self.first_carry:
-                    if amp is None:
-                        amp = amplification(self.nodes, self.forms, rows, fmt)
+                    if amp is None:  # (every node's values at the grid: computed above)
+                        amp = amplification(self.nodes, self.forms, rows, fmt,
+                                            None if vals is None else
+                                            _rows_of_values(vals, slice(at0, at0 + len(rows))))
                     hi_amp = np.maximum(amp[flips], amp[flips + 1])
                     flips = np.sort(flips[np.argsort(-hi_amp, kind="stable")[:PER_TRACK]])
                 elif len(flips) > PER_TRACK:
