@@ -21,8 +21,8 @@ exponential is subnormal (libm's slow path).  Accuracy: bits lost against
 the exact derivative (symgrad's GroundTruth, arbitrary precision) at 2000
 points drawn over the whole float range of the domain (max/mean).
 
-Run:  python benchmarks/bench_export.py [--torch] [words: only the formulas named with one]
-(``--torch``: the PyTorch implementations only)
+Run:  python benchmarks/bench_export.py [--jax] [--torch] [words: only the formulas named with one]
+(``--jax`` / ``--torch``: that framework's implementations only)
 """
 
 from __future__ import annotations
@@ -153,22 +153,24 @@ def run(only: list[str] | None = None, frameworks: tuple = ("JAX", "PyTorch")) -
         # (over the whole range, libm's exp and log1p take a slow path for each
         # subnormal result: about 400 ns a value against 1-2)
         typical = np.clip(rng.normal(0.0, 3.0, N), dom[0], dom[1])
-        fj = symgrad.to_jax(e, [x], stabilize=True, domain=d)
-        ft = symgrad.to_torch(e, [x], stabilize=True, domain=d)
-        impl = [("JAX", "symgrad to_jax, stabilize=True", _jax_grad(fj)),
-                ("JAX", "symgrad to_jax", _jax_grad(symgrad.to_jax(e, [x]))),
-                ("JAX", "jax.numpy autodiff", _jax_grad(jf))]
-        if jlib is not None:
-            impl.append(("JAX", getattr(jlib, "label", None)
-                         or f"{jlib.__module__.split('._src')[0]}.{jlib.__name__}",
-                         _jax_grad(jlib)))
-        impl += [("PyTorch", "symgrad to_torch, stabilize=True", _torch_grad(ft)),
-                 ("PyTorch", "symgrad to_torch", _torch_grad(symgrad.to_torch(e, [x]))),
-                 ("PyTorch", "torch autograd", _torch_grad(tf))]
-        if tlib is not None:
-            impl.append(("PyTorch", getattr(tlib, "label", None) or f"torch {tlib.__name__}",
-                         _torch_grad(tlib)))
-        impl = [i for i in impl if i[0] in frameworks]
+        impl = []
+        if "JAX" in frameworks:
+            fj = symgrad.to_jax(e, [x], stabilize=True, domain=d)
+            impl += [("JAX", "symgrad to_jax, stabilize=True", _jax_grad(fj)),
+                     ("JAX", "symgrad to_jax", _jax_grad(symgrad.to_jax(e, [x]))),
+                     ("JAX", "jax.numpy autodiff", _jax_grad(jf))]
+            if jlib is not None:
+                impl.append(("JAX", getattr(jlib, "label", None)
+                             or f"{jlib.__module__.split('._src')[0]}.{jlib.__name__}",
+                             _jax_grad(jlib)))
+        if "PyTorch" in frameworks:
+            ft = symgrad.to_torch(e, [x], stabilize=True, domain=d)
+            impl += [("PyTorch", "symgrad to_torch, stabilize=True", _torch_grad(ft)),
+                     ("PyTorch", "symgrad to_torch", _torch_grad(symgrad.to_torch(e, [x]))),
+                     ("PyTorch", "torch autograd", _torch_grad(tf))]
+            if tlib is not None:
+                impl.append(("PyTorch", getattr(tlib, "label", None)
+                             or f"torch {tlib.__name__}", _torch_grad(tlib)))
         with np.errstate(all="ignore"):
             times = _best_times([lambda g=g, big=big: np.asarray(g(big)) for _, _, g in impl])
             usual = _best_times([lambda g=g, v=typical: np.asarray(g(v)) for _, _, g in impl])
@@ -206,5 +208,6 @@ def table(rows: list[tuple]) -> str:
 if __name__ == "__main__":
     import sys
 
-    words = [w for w in sys.argv[1:] if w != "--torch"]
-    print(table(run(words, ("PyTorch",) if "--torch" in sys.argv else ("JAX", "PyTorch"))))
+    words = [w for w in sys.argv[1:] if w not in ("--torch", "--jax")]
+    fws = tuple(fw for fw, flag in (("JAX", "--jax"), ("PyTorch", "--torch")) if flag in sys.argv)
+    print(table(run(words, fws or ("JAX", "PyTorch"))))

@@ -1,5 +1,5 @@
-"""Functions whose ``jax.scipy.special`` form is slow under ``jax.jit``, as
-generated JAX code calls them (``_jg.erf(t0)``).
+"""Functions whose ``jax.scipy.special`` form is slow under ``jax.jit`` or
+wrong, as generated JAX code calls them (``_jg.erf(t0)``, ``_jg.erfcx(t0)``).
 
 XLA on the CPU computes a float64 ``erf`` one element at a time (a scalar
 library call), and that serializes the whole fused loop it sits in: every
@@ -14,7 +14,7 @@ operations (a polynomial and ``erfc``), which is the derivative's series.
 
 from __future__ import annotations
 
-__all__ = ["erf", "ERF_SERIES", "ERF_SERIES_UP_TO"]
+__all__ = ["erf", "erfcx", "ERF_SERIES", "ERF_SERIES_UP_TO"]
 
 # erf(x) = x + x*y(x*x) for |x| <= 1: y's Taylor coefficients, those of
 # 2/sqrt(pi) * sum (-1)**n x**(2n) / (n! (2n + 1)) with 1 taken from the
@@ -30,6 +30,26 @@ ERF_SERIES = (
 )
 ERF_SERIES_UP_TO = 1.0
 
+
+# erfcx(a) = P(a)/Q(a) on [1, 8) and R(a)/S(a) on [8, 16) (a >= 0): the
+# rational approximations of Cephes' ndtr.c (Moshier; scipy's xsf and XLA's
+# erfc use them, multiplied by exp(-a*a)), leading coefficients first; Q and S
+# with their leading 1.  Beyond 16 the asymptotic series 1/(a sqrt(pi)) *
+# sum c_k a**(-2k), c_k = (-1)**k (2k-1)!!/2**k (k <= 8; the first term left
+# out is below 2**-57 there).  Each at most 2 ulps (tests/export/test_jax_ops.py).
+ERFCX_P = (2.46196981473530512524e-10, 5.64189564831068821977e-1, 7.46321056442269912687e0,
+           4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
+           9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2)
+ERFCX_Q = (1.0, 1.32281951154744992508e1, 8.67072140885989742329e1, 3.54937778887819891062e2,
+           9.75708501743205489753e2, 1.82390916687909736289e3, 2.24633760818710981792e3,
+           1.65666309194161350182e3, 5.57535340817727675546e2)
+ERFCX_R = (5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0,
+           6.16021097993053585195e0, 7.40974269950448939160e0, 2.97886665372100240670e0)
+ERFCX_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1,
+           1.70814450747565897222e1, 9.60896809063285878198e0, 3.36907645100081516050e0)
+ERFCX_ASYMPTOTIC = (7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875,
+                    0.75, -0.5, 1.0)
+ERFCX_ASYMPTOTIC_FROM = 16.0
 
 _JITTED: dict = {}
 
@@ -65,3 +85,62 @@ def _erf(x):
     for c in ERF_SERIES[-2::-1]:
         y = y * z + c
     return jnp.where(small, s + s * y, jnp.sign(x) * (1 - jsp.erfc(a)))
+
+
+def erfcx(x):
+    """erfcx(x) = exp(x**2) erfc(x) of a JAX array, float32 or float64.
+
+    ``jax.scipy.special.erfcx`` computes ``exp(x**2) * erfc(x)`` below
+    sqrt(log(max float)) (26.64 in float64, 9.41 in float32), and XLA
+    flushes ``erfc(x)`` to 0 where it is subnormal: it returns 0 for x in
+    [26.55, 26.64] (float64) and [9.2, 9.41] (float32), where erfcx is
+    0.021 / 0.060, and a log Phi gradient exported with it returns inf
+    there.  Here, for a = |x|: exp(a**2) (1 - erf(a)) where a < 1 (erf's
+    series above), Cephes' rational approximations of erfcx itself on
+    [1, 16) and its asymptotic series beyond, no exp(a**2) erfc(a); for
+    x < 0, 2 exp(x**2) - erfcx(-x).  At most 4 ulps in float64 for x >= 0
+    (JAX's and SciPy's: 5-6), and as JAX's and SciPy's for x < 0, where
+    erfcx's own condition number 2x**2 rules.  Only forward values, as
+    :func:`erf`.
+    """
+    if "erfcx" not in _JITTED:
+        import jax
+
+        _JITTED["erfcx"] = jax.jit(_erfcx)
+    return _JITTED["erfcx"](x)
+
+
+def _horner(coefs, x):
+    y = coefs[0]
+    for c in coefs[1:]:
+        y = y * x + c
+    return y
+
+
+def _erfcx(x):
+    import jax.numpy as jnp
+
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        x = x.astype(jnp.result_type(float))
+    a = jnp.abs(x)
+    # each piece on its own interval only (elsewhere a harmless stand-in):
+    # no overflow, no inf * 0 for JAX's autodiff of the selection
+    small = a < 1.0
+    s = jnp.where(small, a, 0.0)
+    z = s * s
+    y = ERF_SERIES[-1]
+    for c in ERF_SERIES[-2::-1]:
+        y = y * z + c
+    e0 = jnp.exp(z) * ((1 - s) - s * y)
+    pq = a < 8.0
+    m = jnp.where(small | ~pq, 2.0, a)
+    e1 = _horner(ERFCX_P, m) / _horner(ERFCX_Q, m)
+    rs = a < ERFCX_ASYMPTOTIC_FROM
+    r = 1 / jnp.where(pq | ~rs, 10.0, a)  # R/S in 1/a: no overflow of a**6
+    e2 = r * _horner(ERFCX_R[::-1], r) / _horner(ERFCX_S[::-1], r)
+    b = jnp.where(rs, ERFCX_ASYMPTOTIC_FROM, a)
+    e3 = _horner(ERFCX_ASYMPTOTIC, 1 / (b * b)) / (b * 1.7724538509055159)
+    e = jnp.where(small, e0, jnp.where(pq, e1, jnp.where(rs, e2, e3)))
+    neg = x < 0
+    return jnp.where(neg, 2 * jnp.exp(jnp.where(neg, x * x, 0.0)) - e, e)

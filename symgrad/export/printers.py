@@ -61,9 +61,10 @@ erf erfc erfinv erfcx gammaln digamma polygamma zeta gamma expit logit xlogy xlo
 i0 i1 ndtr ndtri log_ndtr beta betaln gammainc gammaincc expn expi spence loggamma factorial
 """.split())
 
-# XLA computes these one element at a time in float64, which serializes the
-# fused loop around them: symgrad.export.jax_ops writes them vectorizable
-_JAX_OPS = frozenset({"erf"})
+# XLA computes erf one element at a time in float64, which serializes the
+# fused loop around it, and JAX's erfcx is 0 where XLA's erfc is subnormal:
+# symgrad.export.jax_ops writes them vectorizable and accurate
+_JAX_OPS = frozenset({"erf", "erfcx"})
 
 HEADERS = {
     "jax": "import jax.numpy as jnp\nimport jax.scipy.special as jsp\n"

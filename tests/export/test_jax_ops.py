@@ -28,11 +28,48 @@ def test_erf_as_accurate_as_jaxs_in_float64():
                           [0.0, 1.0, -1.0, np.nextafter(1.0, 2.0), 1e-300, 40.0, -np.inf, np.inf]])
     with jax.enable_x64():
         mine = np.asarray(jax.jit(erf)(jnp.asarray(pts)))
-        jaxs = np.asarray(jax.jit(jax.scipy.special.erf)(jnp.asarray(pts)))
         assert erf(jnp.zeros(2, jnp.float32)).dtype == jnp.float32  # float32: jsp.erf
     with mpmath.workprec(120):
         true = np.array([float(mpmath.erf(mpmath.mpf(float(p)))) for p in pts])
-    ulps = [np.abs(v - true) / np.spacing(np.abs(true)) for v in (mine, jaxs)]
-    assert ulps[0].max() <= max(1.0, ulps[1].max())  # 1 ulp at most, as JAX's own
-    assert ulps[0].mean() <= ulps[1].mean() + 0.05
+    ulps = np.abs(mine - true) / np.spacing(np.abs(true))
+    # as JAX's own jsp.erf on these points (measured 2026-11-27: max 1.0, mean 0.036;
+    # a fixed figure, not a second compiled kernel)
+    assert ulps.max() <= 1.0
+    assert ulps.mean() <= 0.036 + 0.05
     np.testing.assert_array_equal(mine[-3:], [1.0, -1.0, 1.0])
+
+
+def test_erfcx_where_jaxs_is_zero_and_everywhere_as_accurate():
+    # jax.scipy.special.erfcx is exp(x*x) * erfc(x) below 26.64 (9.41 in
+    # float32) and XLA flushes the subnormal erfc(x) to 0 before that: 0.0 at
+    # 26.6 (float32: 9.3), where erfcx is 0.0212 (0.0600).  Bounds measured on
+    # 4000 points: float64 <= 4 ulps (JAX's 8.4 where not 0), float32 4.9 near
+    # x = 1 (1 - erf(x) from the series; JAX's 8.9)
+    import sympy as sp
+
+    import symgrad
+    from symgrad.export.jax_ops import erfcx
+    from symgrad.rewrites.forms import erfcx as erfcx_node
+
+    x = sp.Symbol("x", real=True)
+    f = symgrad.lambdify([x], erfcx_node(x), backend="jax")  # generated code calls it
+    assert "_jg.erfcx(x)" in f.source
+    rng = np.random.default_rng(0)
+    with jax.enable_x64():
+        for dtype, hole, ulps, top, fn in ((np.float64, 26.6, 4.5, 300, erfcx),
+                                           (np.float32, 9.3, 5.5, 38, f)):
+            pts = np.concatenate([rng.uniform(0, 1, 20), rng.uniform(1, 8, 20),
+                                  rng.uniform(8, 30, 20), 10 ** rng.uniform(1.5, top, 6),
+                                  -rng.uniform(0, 1, 10), [0.0, np.inf, -np.inf, np.nan, hole]]
+                                 ).astype(dtype)
+            got = np.asarray(fn(jnp.asarray(pts)))
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got[-5:-1], [1.0, 0.0, np.inf, np.nan])
+            with mpmath.workprec(120):
+                true = np.array([mpmath.exp(mpmath.mpf(float(p)) ** 2)
+                                 * mpmath.erfc(mpmath.mpf(float(p))) if p < 1e6
+                                 else 1 / (mpmath.mpf(float(p)) * mpmath.sqrt(mpmath.pi))
+                                 for p in np.append(pts[:-5], hole)])
+                err = np.array([float(abs(m - t)) for m, t in zip(np.append(got[:-5], got[-1]),
+                                                                   true)])
+            assert (err / np.spacing(np.abs(true.astype(dtype)))).max() <= ulps
