@@ -25,7 +25,7 @@ from .limits import limits_at_infinity
 from .matrix_code import matrix_run
 from .report import OutputStats, StabilityReport
 from .sampling import parse_domain
-from .search import SOURCES, Basis, PointSearch, ascend, random_mask, worst_bits
+from .search import SOURCES, Basis, PointSearch, ascend, random_mask, toward_zeros, worst_bits
 from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
 
 __all__ = ["check_stability"]
@@ -162,7 +162,12 @@ def check_stability(
         # in the figures: resolved points, and unresolved ones whose error the
         # bounds fix (a zero of unknown sign: -0 and +0 are one ordinal)
         known = (st == RESOLVED) | ((st == UNRESOLVED) & (low == up))
+        # the true values, unresolved ones at the middle of their bounds (for
+        # the steps toward the output's zero), in the order measured
+        mids.append(np.where(st == RESOLVED, t, (lo + hi) / 2))
         return c, t, st, b, known
+
+    mids: list[np.ndarray] = []
 
     stage("searching for points")
     search = PointSearch(form, symbols, dom, fmt, samples, seed)
@@ -180,6 +185,21 @@ def check_stability(
 
         more = ascend(points, worst_bits(bits), climb, search.ranges, fmt,
                       search.budget["ascent"])
+        if len(more):
+            points = np.concatenate([points, more])
+            labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
+            computed, true, status, bits, known = (
+                np.concatenate([a, *(f[i] for f in climbed)], axis=1)
+                for i, a in enumerate((computed, true, status, bits, known)))
+        # and toward the true output's own zero beside the worst points
+        climbed = []
+
+        def probe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            climbed.append(measure(rows))
+            return climbed[-1][3], mids[-1]
+
+        more = toward_zeros(points, bits, np.concatenate(mids, axis=1), probe, search.ranges,
+                            fmt)
         if len(more):
             points = np.concatenate([points, more])
             labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])

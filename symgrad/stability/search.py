@@ -45,6 +45,9 @@ by where it came from:
   error from the worst points in ordinal space (the error is locally
   smooth in the ordinal): steps of +-2**k ordinals per coordinate, kept
   when the error grows, k decreasing, on a fixed budget.
+* and then toward the output's own zero (:func:`toward_zeros`): secant
+  steps on the true value along each variable from the worst points (a
+  form in pairs can cancel deeper than the float sums the grids watch).
 
 The grids and bisections are evaluated in floats (:class:`.floats.NodeEvaluator`),
 vectorized; only the points kept cost a ground truth.
@@ -67,7 +70,7 @@ from .floats import NodeEvaluator
 from .sampling import Domain, float_range, from_ordinal, sample
 
 __all__ = ["Basis", "PointSearch", "ascend", "amplification", "climb", "SOURCES", "random_mask",
-           "worst_bits"]
+           "toward_zeros", "worst_bits"]
 
 # where a point came from, in the order a report lists them
 SOURCES = (
@@ -109,6 +112,9 @@ JOINT_SCALED = 2  # joint cancellations with points at every scale beside them
 SUBNORMAL_EACH = 4  # points with one variable subnormal, per variable (several variables)
 EVERYDAY_STEPS = 16  # a wide range's everyday zeros: grid points per binade (sums only)
 PRESELECT = 2  # brackets bisected per kind, at most, per row the structure keeps
+ZERO_STARTS = 2  # the output's own zeros beside the worst points: starts ...
+ZERO_STEPS = 5  # ... secant steps on the true value along each variable ...
+ZERO_ROUNDS = 2  # ... and rounds (the next from the point nearest a zero)
 
 
 def _label(name: str) -> int:
@@ -1566,6 +1572,134 @@ def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray],
     if not rows_out:
         return np.zeros((0, k), dtype=fmt.dtype)
     return np.concatenate(rows_out)
+
+
+def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
+                 probe: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                 domain_ranges: Sequence[tuple[float, float]], fmt: Format,
+                 starts: int = ZERO_STARTS, steps: int = ZERO_STEPS,
+                 rounds: int = ZERO_ROUNDS) -> np.ndarray:
+    """Where a cancellation loses bits, the loss is largest at the exact
+    output's own zero: from the ``starts`` worst of ``points`` (``bits``
+    and the true ``values``: shape (outputs, n), NaN where not known), along
+    each variable, secant steps on the true value of the output worst
+    there toward its zero, then the floats on both sides of the last step;
+    then (``rounds``) the same along the other variables from the point of
+    each start's lines nearest a zero (a zero only a finer variable
+    resolves).  ``probe(rows)`` measures rows: (bits, true values), each
+    (outputs, m).  Returns the rows measured, in the order measured.
+
+    The zeros the structural search finds are those of the sums as floats
+    compute them: where a form in pairs of floats cancels deeper than a
+    float can tell, their signs are rounding noise, and the ascent does not
+    cross the flat error around the true zero (the weighted BCE gradient's
+    form in pairs -(y*z + (y - 1)*exp(x))/(exp(x) + 1): 1.0 bits but within
+    1e-18 of its zero at x ~ -1.8e-16, every bit at the floats beside it).
+    The true value is smooth there, and a secant step lands next to the
+    zero from anywhere its first order holds.
+    """
+    n, k = points.shape
+    b = np.where(np.isnan(bits), -np.inf, bits)
+    b = b if b.ndim == 2 else b[None, :]
+    v = np.asarray(values, dtype=float)
+    v = v if v.ndim == 2 else v[None, :]
+    worst = b.max(axis=0, initial=-np.inf)
+    chosen: list[int] = []
+    for i in (int(i) for i in np.argsort(-worst, kind="stable") if np.isfinite(worst[i])):
+        if len(chosen) >= starts:
+            break
+        if not any((points[i] == points[c]).all() for c in chosen):
+            chosen.append(i)
+    if not chosen or k == 0:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    lo = np.array([r[0] for r in domain_ranges], dtype=float)
+    hi = np.array([r[1] for r in domain_ranges], dtype=float)
+    bounds = np.array([[int(x) for x in ordinal(np.array(r), fmt)] for r in domain_ranges])
+    out: list[np.ndarray] = []
+
+    def measure(rows: np.ndarray, outs: list) -> list:
+        _, got = probe(rows)
+        out.append(rows)
+        got = np.asarray(got, dtype=float)
+        got = got if got.ndim == 2 else got[None, :]
+        return [float(got[o, m]) for m, o in enumerate(outs)]
+
+    # a start: (output, row, its true value, the variable it came along: -1 none)
+    todo = []
+    for i in chosen:
+        o = int(np.argmax(b[:, i]))
+        todo.append((o, points[i].copy(), float(v[o, i]), -1))
+    for _ in range(rounds):
+        # a line: [output, row, variable, x0, f0, x1, f1, start]
+        lines = []
+        for s_i, (o, row, f0, came) in enumerate(todo):
+            if not np.isfinite(f0) or f0 == 0:
+                continue
+            for j in range(k):
+                if j == came:
+                    continue
+                x0 = float(row[j])
+                # a first step small enough for the first order (grown where
+                # the value does not change: from x = 1e-144 toward 1e-16)
+                h = abs(x0) * 2.0**-8 or (hi[j] - lo[j]) * 2.0**-40
+                x1 = x0 + h if x0 + h <= hi[j] else x0 - h
+                lines.append([o, row, j, x0, f0, x1, math.nan, s_i, h])
+        if not lines:
+            break
+        live = lines
+        for step in range(steps + 1):
+            tick()  # a secant step: a step of the search
+            xs = []
+            for it in live:
+                if step == 0:
+                    xs.append(it[5])
+                    continue
+                x0, f0, x1, f1 = it[3], it[4], it[5], it[6]
+                with np.errstate(all="ignore"):
+                    if f1 == f0:  # not visible yet: a larger first step
+                        it[8] = max(it[8] * 2.0**20, (hi[it[2]] - lo[it[2]]) * 2.0**-40)
+                        xs.append(x0 + it[8] if x0 + it[8] <= hi[it[2]] else x0 - it[8])
+                    else:
+                        xs.append(float(fmt.dtype.type(x1 - f1 * (x1 - x0) / (f1 - f0))))
+            keep = [m for m, x in enumerate(xs) if np.isfinite(x)
+                    and lo[live[m][2]] <= x <= hi[live[m][2]] and (step == 0 or x != live[m][5])]
+            live, xs = [live[m] for m in keep], [xs[m] for m in keep]
+            if not live:
+                break
+            rows = np.array([it[1] for it in live], dtype=fmt.dtype)
+            rows[np.arange(len(live)), [it[2] for it in live]] = np.asarray(xs, dtype=fmt.dtype)
+            fs = measure(rows, [it[0] for it in live])
+            nxt = []
+            for it, x, f in zip(live, xs, fs):
+                if step == 0 or it[6] == it[4]:  # (a first step, or a larger one)
+                    it[5], it[6] = x, f
+                else:
+                    it[3], it[4], it[5], it[6] = it[5], it[6], x, f
+                if np.isfinite(f) and f != 0:
+                    nxt.append(it)
+            live = nxt
+        # the floats on both sides of each line's last abscissa
+        ends = [it for it in lines if np.isfinite(it[6])]
+        if not ends:
+            break
+        rows = np.repeat(np.array([it[1] for it in ends], dtype=fmt.dtype), 2, axis=0)
+        o = ordinal(np.array([it[5] for it in ends], dtype=fmt.dtype), fmt).astype(np.int64)
+        js = np.repeat([it[2] for it in ends], 2)
+        side = np.clip(np.stack([o - 1, o + 1], axis=1).ravel(), bounds[js, 0], bounds[js, 1])
+        rows[np.arange(len(rows)), js] = from_ordinal(side, fmt)
+        probe(rows)
+        out.append(rows)
+        # the next round's starts: each start's line that ended nearest a zero
+        best: dict[int, list] = {}
+        for it in ends:
+            if it[6] != 0 and (it[7] not in best or abs(it[6]) < abs(best[it[7]][6])):
+                best[it[7]] = it
+        todo = []
+        for it in best.values():
+            row = it[1].copy()
+            row[it[2]] = it[5]
+            todo.append((it[0], row, it[6], it[2]))
+    return np.concatenate(out) if out else np.zeros((0, k), dtype=fmt.dtype)
 
 
 def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray], np.ndarray],

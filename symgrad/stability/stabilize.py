@@ -61,7 +61,7 @@ from .floats import evaluated_form, generated
 from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_lose
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
-from .search import SOURCES, Basis, PointSearch, ascend, random_mask
+from .search import SOURCES, Basis, PointSearch, ascend, random_mask, toward_zeros
 from .truth import RESOLVED, UNRESOLVED, GroundTruth
 from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros
@@ -661,6 +661,18 @@ class _Search:
             points = np.concatenate([points, climbed])
             labels = np.concatenate([labels, np.full(len(climbed), SOURCES.index("ascent"))])
             new = np.concatenate([new, bits_of(form, climbed)])
+        # and toward the true output's own zero beside the worst points
+        def value(rows: np.ndarray) -> np.ndarray:  # unresolved: the middle of its bounds
+            t, ok, lo, hi = truth.at(rows)
+            return np.where(ok, t, (lo + hi) / 2)
+
+        deeper = toward_zeros(points, new, value(points), lambda rows: (
+            bits_of(form, rows), value(rows)),
+            [float_range(*self.domain[s], self.fmt) for s in self.symbols], self.fmt)
+        if len(deeper):
+            points = np.concatenate([points, deeper])
+            labels = np.concatenate([labels, np.full(len(deeper), SOURCES.index("ascent"))])
+            new = np.concatenate([new, bits_of(form, deeper)])
         return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------
