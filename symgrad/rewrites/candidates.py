@@ -321,7 +321,13 @@ def _nested(expr: Expr) -> bool:
 
 
 def _numeric_taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:
-    """The polynomial of the first ``terms`` nonzero coefficients below order
+    """:func:`taylor_coefficients` as a polynomial (Horner's form)."""
+    coeffs = taylor_coefficients(expr, sym, at, terms)
+    return None if coeffs is None else horner(coeffs, sym, float(at))
+
+
+def taylor_coefficients(expr: Expr, sym: Symbol, at: Basic, terms: int) -> list[float] | None:
+    """The coefficients of the first ``terms`` nonzero coefficients below order
     ``2*terms``, from mpmath's differentiation at 30 and at 45 digits: a
     coefficient both give alike (to 20 digits) is kept, one where they
     differ and that is tiny (below 1e-20 of the largest) is 0 (an odd
@@ -356,5 +362,4 @@ def _numeric_taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | No
     nonzero = [k for k, c in enumerate(coeffs) if c != 0]
     if not nonzero:
         return None
-    coeffs = coeffs[:nonzero[:terms][-1] + 1]
-    return horner(coeffs, sym, float(at))
+    return coeffs[:nonzero[:terms][-1] + 1]

@@ -25,7 +25,10 @@ from collections.abc import Callable
 import mpmath
 from sympy import Add, Expr, Float, Mul, Symbol
 
-__all__ = ["root_near", "exact_root", "taylor_about", "cauchy_coefficients", "horner"]
+from ..graph import count_ops, free_symbols, postorder
+
+__all__ = ["root_near", "exact_root", "taylor_about", "cauchy_coefficients", "horner",
+           "one_argument", "series_radius"]
 
 DPS = 60  # decimal digits of the root's arithmetic
 COEFF_DPS = 30  # of the coefficients' (mpmath's differences raise it as they need)
@@ -239,3 +242,69 @@ def horner(coeffs: list[float], x: Symbol, at: float) -> Expr:
     for c in reversed(coeffs[:-1]):
         out = Add(Float(c, 17), Mul(t, out)) if c != 0 else Mul(t, out)
     return out
+
+
+ARGUMENT_OPS = 60  # formulas larger than this are not searched for one argument
+
+
+def one_argument(expr: Expr, t: Symbol) -> tuple[Expr, Expr] | None:
+    """``(u, g)`` where ``expr`` of several variables is ``g(u)``: a function of
+    the one subexpression ``u`` (a product or sum holding every variable),
+    ``g`` a formula in ``t`` alone; None where there is no such ``u``.
+    Found by solving ``u = t`` for a variable that is a factor or a term of
+    ``u`` and substituting (formulas of at most :data:`ARGUMENT_OPS`
+    operations: CELU's α-derivative ``exp(x/y) - 1 - (x/y)·exp(x/y)``
+    cancels wherever ``x/y`` is small, a series in ``x/y`` keeps it).
+
+    >>> from sympy import symbols, exp
+    >>> x, y, t = symbols("x y t")
+    >>> one_argument(-x * exp(x / y) / y + exp(x / y) - 1, t)
+    (x/y, -t*exp(t) + exp(t) - 1)
+    >>> one_argument(x * exp(y) + y, t) is None
+    True
+    """
+    free = free_symbols([expr])
+    if len(free) < 2 or count_ops([expr]) > ARGUMENT_OPS:
+        return None
+    order, _ = postorder([expr], lambda n: n.args)
+    for node in order:
+        if node is expr or not (node.is_Mul or node.is_Add) or free_symbols([node]) != free:
+            continue
+        for s in sorted(free, key=str):
+            sol = _solved(node, s, t)
+            if sol is None:
+                continue
+            g = expr.subs(s, sol)  # (a small formula: ARGUMENT_OPS)
+            if free_symbols([g]) == {t}:
+                return node, g
+    return None
+
+
+def _solved(node: Expr, s: Symbol, t: Symbol) -> Expr | None:
+    """``s`` from ``node = t`` where ``s`` is a factor, a reciprocal factor or
+    a term of ``node``; None otherwise."""
+    if node.is_Mul:
+        args = Mul.make_args(node)
+        if s in args:
+            return t * s / node
+        if s**-1 in args:
+            return node * s / t
+    elif node.is_Add and s in node.args:
+        return t - (node - s)
+    return None
+
+
+def series_radius(coeffs: list[float], eps: float = 2.0**-53) -> float | None:
+    """How far from 0 the polynomial ``Σ coeffs[k]·t^k`` may be used: where
+    its last nonzero term is within ``eps`` of its first (the terms left out
+    are smaller still, for the series of an analytic function); None for a
+    monomial or 0.
+
+    >>> round(series_radius([0.0, 1.0, 0.0, 1 / 6], 2.0**-20), 6)
+    0.002392
+    """
+    terms = [(k, abs(c)) for k, c in enumerate(coeffs) if c != 0]
+    if len(terms) < 2:
+        return None
+    (k_lo, c_lo), (k_hi, c_hi) = terms[0], terms[-1]
+    return float((eps * c_lo / c_hi) ** (1.0 / (k_hi - k_lo)))

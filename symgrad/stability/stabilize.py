@@ -64,7 +64,7 @@ from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, ascend, random_mask, toward_zeros
 from .truth import RESOLVED, UNRESOLVED, GroundTruth
 from .unfixed import UNFIXED_ABOVE, cannot_fix
-from .zeros import series_at_zeros
+from .zeros import series_at_zeros, series_in_one_argument
 
 __all__ = ["stabilize", "Stabilization", "Choice"]
 
@@ -689,7 +689,8 @@ class _Search:
         if not ranked or errs[ranked[0]].max(initial=0) > TOLERANCE:
             best = ranked[0] if ranked else 0
             for c in self._series(e, errs[best] > TOLERANCE) + \
-                    self._zeros(e, cands[best].expr, errs[best]):
+                    self._zeros(e, cands[best].expr, errs[best]) + \
+                    self._argument(e, cands[best].expr, errs[best] > TOLERANCE):
                 cands.append(c)
                 errs.append(self._bits(c.expr))
             for regime in self._regimes(cands, errs, ref):
@@ -871,6 +872,18 @@ class _Search:
                 if p is not None:
                     out.append(Candidate(p, f"Taylor series in {s} at 0, {terms} terms"))
         return out
+
+    def _argument(self, e: Expr, best: Expr, bad: np.ndarray) -> list[Candidate]:
+        """Series in the one subexpression a formula of several variables is
+        a function of (:func:`.zeros.series_in_one_argument`), judged on the
+        ``bad`` points."""
+        if not bad.any() or len(free_symbols([e])) < 2:
+            return []
+        cols = [c for c in self.points[self.keep][bad].T]
+
+        def value_of(u: Expr) -> np.ndarray:
+            return generated(self.symbols, [u], self.fmt.dtype)(*cols)[0]
+        return series_in_one_argument(e, best, value_of, 2.0 ** -(self.fmt.prec + 1))
 
     def _zeros(self, e: Expr, best: Expr, bits: np.ndarray) -> list[Candidate]:
         """Taylor polynomials about the zero crossings of a formula in one

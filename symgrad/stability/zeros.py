@@ -23,14 +23,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from sympy import Expr, Piecewise, Symbol, lambdify
+from sympy import Abs, Dummy, Expr, Piecewise, Symbol, lambdify
 
-from ..rewrites.candidates import Candidate
-from ..rewrites.series import exact_root, horner, root_near, taylor_about
+from ..rewrites.candidates import Candidate, taylor_coefficients
+from ..rewrites.series import (
+    exact_root,
+    horner,
+    one_argument,
+    root_near,
+    series_radius,
+    taylor_about,
+)
 from .bits import ordinal
 from .sampling import from_ordinal
 
-__all__ = ["series_at_zeros"]
+__all__ = ["series_at_zeros", "series_in_one_argument"]
 
 TERMS = (8, 16, 32)  # polynomials tried about each root
 MAX_ROOTS = 3  # distinct zero crossings tried per formula
@@ -170,3 +177,36 @@ def _edge(inside: float, outside: float, good: Callable[[float], bool], fmt) -> 
         else:
             b = m
     return float(from_ordinal(np.array([a]), fmt)[0])
+
+
+ARGUMENT_TERMS = (6, 12, 24)  # Taylor polynomials in the one argument
+
+
+def series_in_one_argument(e: Expr, best: Expr, value_of: Callable[[Expr], np.ndarray],
+                           eps: float) -> list[Candidate]:
+    """For a formula of several variables that is a function of one
+    subexpression ``u`` (:func:`~symgrad.rewrites.series.one_argument`: CELU's
+    α-derivative is ``g(x/y)``, cancelling wherever ``x/y`` is small),
+    candidates ``Piecewise((Taylor polynomial of g at 0 in u, |u| < r), (best,
+    True))``, ``r`` where the polynomial's last term is ``eps`` of its first
+    (:func:`~symgrad.rewrites.series.series_radius`); none unless ``u`` is
+    below 1 in magnitude at nine in ten of the losing points
+    (``value_of(u)``: its values there)."""
+    t = Dummy("t", real=True)
+    got = one_argument(e, t)
+    if got is None:
+        return []
+    u, g = got
+    vals = np.abs(np.asarray(value_of(u), dtype=float))
+    if not len(vals) or np.quantile(vals, 0.9) >= 1:
+        return []
+    out = []
+    for terms in ARGUMENT_TERMS:
+        cs = taylor_coefficients(g, t, 0, terms)
+        r = series_radius(cs, eps) if cs is not None else None
+        if r is None:
+            continue
+        near = horner(cs, u, 0.0)
+        out.append(Candidate(Piecewise((near, Abs(u) < r), (best, True)),
+                             f"Taylor series in {u} at 0, {terms} terms, where |{u}| < {r:.3g}"))
+    return out

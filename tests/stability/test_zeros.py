@@ -180,3 +180,38 @@ def test_no_exact_root_beside_a_root_that_is_not_simple():
     assert exact_root(f, root_near(f, 0.1, 1.0)) is None
     f = sp.lambdify(x, sp.exp(x) - 2, "mpmath")
     assert exact_root(f, root_near(f, 0.7, 1.0)) is None
+
+
+Y = sp.Symbol("y")
+
+
+@pytest.mark.parametrize("e, u, box", [
+    # CELU's alpha-derivative, exp(u) - 1 - u*exp(u) for u = x/y (heldout_b: 62.7 bits)
+    (sp.exp(x / Y) - 1 - x / Y * sp.exp(x / Y), x / Y, ((-1e-3, -1e-6), (0.1, 10.0))),
+    (sp.sinh(x * Y) - x * Y, None, ((1e-4, 1.0), (1e-4, 1.0))),  # a sibling
+])
+def test_a_series_in_the_one_argument_of_a_formula_of_two_variables(e, u, box):
+    # a formula that is g(u) of one subexpression u cancels wherever u is small:
+    # a series in u, in a regime |u| < r (stabilize's _argument)
+    from sympy import Dummy
+
+    from symgrad.rewrites.series import one_argument
+    from symgrad.stability.zeros import series_in_one_argument
+
+    y = Y
+    got = one_argument(e, Dummy("t"))
+    assert got is not None and (u is None or got[0] == u)
+    rng = np.random.default_rng(0)
+    pts = np.array([10 ** rng.uniform(*sorted(np.log10(np.abs([lo, hi]))), 24) * np.sign(hi)
+                    for lo, hi in box]).T
+
+    def value_of(v):
+        return generated([x, y], [v], np.float64)(pts[:, 0], pts[:, 1])[0]
+    cands = series_in_one_argument(e, e, value_of, 2.0**-54)
+    assert cands
+    truth, status = GroundTruth([e], [x, y], "float64").batch(pts)
+    ok = status[0] == RESOLVED
+    bits = {c.how: bits_error(generated([x, y], [c.expr], np.float64)(pts[:, 0], pts[:, 1])[0],
+                              truth[0], F64)[ok] for c in cands + [type(cands[0])(e, "as written")]}
+    assert bits.pop("as written").max() > 20
+    assert min(b.max() for b in bits.values()) <= 2, bits
