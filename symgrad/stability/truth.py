@@ -516,6 +516,16 @@ class GroundTruth:
                     status[k] = UNDEFINED
                     todo.discard(k)
                 elif v is UNKNOWN:
+                    # not even known real: an argument straddling the edge of a
+                    # domain (sqrt of an exact 0 reached inexactly, sqrt(1 - sin^2
+                    # - cos^2)); more bits may settle it, up to the top while
+                    # SIGN_TRIES last (as for a zero of unknown sign), then 4x
+                    # the start: unresolved, counted (every point of such a
+                    # formula cost every precision: 374 points, 4.8 s)
+                    if prec >= (self.max_prec if self.sign_tries > 0
+                                else 4 * self.start_prec):
+                        todo.discard(k)
+                        lost = True
                     continue
                 else:
                     a, b = round_mpf(v[0], fmt), round_mpf(v[1], fmt)

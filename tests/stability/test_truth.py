@@ -39,7 +39,7 @@ from symgrad.functions import rint
 from symgrad.rewrites.forms import erfcx
 from symgrad.rules import DEFAULT_TABLE
 from symgrad.stability.intervals import _exp, point
-from symgrad.stability.truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
+from symgrad.stability.truth import RESOLVED, SIGN_TRIES, UNDEFINED, UNRESOLVED, GroundTruth
 
 x, y = symbols("x y")
 
@@ -263,6 +263,20 @@ def test_a_value_halfway_between_two_floats_is_unresolved_at_a_bounded_cost(f, v
         return
     assert status == [UNRESOLVED] and prec <= 4 * g.start_prec
     assert blo[0, 0] == lo and bhi[0, 0] == np.nextafter(lo, 2)
+
+
+def test_a_value_not_known_real_costs_every_precision_at_a_few_points_only():
+    # sqrt of an exact 0 reached inexactly: its argument's interval straddles 0 at
+    # every precision; SIGN_TRIES points go to the top, the next stop at 4x the
+    # start (as zeros of unknown sign): unresolved either way, counted (docs/stability.md)
+    g = GroundTruth([sqrt(1 - sin(x) ** 2 - cos(x) ** 2) + x], [x], max_prec=1024)
+    precs = []
+    for v in np.linspace(1, 2, SIGN_TRIES + 2):
+        _, status, _, prec = g.resolve([v])
+        assert status == [UNRESOLVED]
+        precs.append(prec)
+    assert precs[:SIGN_TRIES] == [g.max_prec] * SIGN_TRIES
+    assert max(precs[SIGN_TRIES:]) <= 4 * g.start_prec
 
 
 @pytest.mark.parametrize("f, want", [
