@@ -256,8 +256,9 @@ def _dd_reduced(a):
     x = np.where(ah > big, big, np.where(ah < -big, -big, ah))
     k = np.rint(x * _DD_INVLN2[t])
     ln2h, ln2l = _DD_LN2[t]
-    p, e = _dd_two_prod(k, ln2h)
-    r = _dd_add(_dd_two_sum(x - p, -e), _dd_neg(_dd_two_prod(k, ln2l)))  # x - p is exact
+    # (|k| < 2**11, |x| < 2**10, |r| < 1: no guard can fire, _dd_ok)
+    p, e = _dd_two_prod(k, ln2h, True)
+    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(k, ln2l, True)), 1)  # x - p exact
     if isinstance(a, tuple):
         r = _dd_add(r, np.where(x == ah, al, 0))
     # r / 2**8 (where |r| is that small already, r itself: no bit of a
@@ -268,10 +269,10 @@ def _dd_reduced(a):
     coeffs = _DD_INVFACT[t]
     q = coeffs[-1]
     for c in coeffs[-2:0:-1]:
-        q = _dd_add(_dd_mul(q, s), c)
-    q = q0 = _dd_mul(q, s)  # expm1(s)
-    for _ in range(_DD_SQUARINGS):  # expm1(2s) = expm1(s) (expm1(s) + 2)
-        q = _dd_mul(q, _dd_add(q, 2))
+        q = _dd_add(_dd_mul(q, s, 1), c, 1)  # (every value below 2: no guard, _dd_ok)
+    q = q0 = _dd_mul(q, s, 1)  # expm1(s)
+    for _ in range(_DD_SQUARINGS):  # expm1(2s) = expm1(s) (expm1(s) + 2), below 4
+        q = _dd_mul(q, _dd_add(q, 2, 2), 2)
     return k, (np.where(small, q0[0], q[0]), np.where(small, q0[1], q[1]))
 
 
@@ -284,13 +285,13 @@ def _dd_exp(a):
     """exp(a) of a float or pair, as a pair (to about twice the type's
     precision; 0 and inf where exp is)."""
     k, q = _dd_reduced(a)
-    return _dd_scaled(_dd_add(q, 1), k)
+    return _dd_scaled(_dd_add(q, 1, 1), k)
 
 
 def _dd_expm1(a):
     """expm1(a) of a float or pair, as a pair."""
     k, q = _dd_reduced(a)
-    y = _dd_add(_dd_scaled(_dd_add(q, 1), k), -1)
+    y = _dd_add(_dd_scaled(_dd_add(q, 1, 1), k), -1)
     return np.where(k == 0, q[0], y[0]), np.where(k == 0, q[1], y[1])
 
 
@@ -310,9 +311,13 @@ def _dd_log(a):
     # (m - 1)(expm1(-z) + 1) + expm1(-z), each term accurate relative to z
     z = np.log(m[0]) + m[1] / m[0]
     q = _dd_expm1(-z)
-    u = _dd_add(_dd_mul(_dd_add(m, -1), _dd_add(q, 1)), q)
+    # (m in [2**-0.5, 2**0.5], |z| and |q| below 1, |e ln 2| below 2**10 where
+    # the log is finite, and elsewhere the float log is returned: no guard
+    # can fire on a value returned, _dd_ok)
+    u = _dd_add(_dd_mul(_dd_add(m, -1, 1), _dd_add(q, 1, 1), 1), q, 1)
     ln2h, ln2l = _DD_LN2[t]
-    out = _dd_add(_dd_add(u, z), _dd_add(_dd_two_prod(e, ln2h), _dd_two_prod(e, ln2l)))
+    out = _dd_add(_dd_add(u, z, 1), _dd_add(_dd_two_prod(e, ln2h, True),
+                                            _dd_two_prod(e, ln2l, True), 10), 10)
     return np.where(ok, out[0], y0), np.where(ok, _dd_fin(out[1]), 0)
 
 
