@@ -256,9 +256,9 @@ def _dd_reduced(a):
     x = np.where(ah > big, big, np.where(ah < -big, -big, ah))
     k = np.rint(x * _DD_INVLN2[t])
     ln2h, ln2l = _DD_LN2[t]
-    # (|k| < 2**11, |x| < 2**10, |r| < 1: no guard can fire, _dd_ok)
+    # (|k| < 2**11, |x| < 2**10, |r| < 1: no guard can fire, _dd_ok; x - p is exact)
     p, e = _dd_two_prod(k, ln2h, True)
-    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(k, ln2l, True)), 1)  # x - p exact
+    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(k, ln2l, True)), 1)
     if isinstance(a, tuple):
         r = _dd_add(r, np.where(x == ah, al, 0))
     # r / 2**8 (where |r| is that small already, r itself: no bit of a
