@@ -136,3 +136,36 @@ def test_guards_left_out_by_the_domain_give_the_same_values():
     for dtype in ("float64", "float32"):
         cols = [torch.from_numpy(c) for c in bounded_points(200, domain, dtype)]
         np.testing.assert_array_equal(*(f(*cols).numpy() for f in fs), strict=True)
+
+
+def test_temporaries_are_freed_after_their_last_use():
+    # a chain whose every link is read twice (a line of the code each): a tensor
+    # is freed when the line that read it last is done, not at the return, so
+    # eager PyTorch holds as many at once as the program is wide (fewer fresh
+    # pages per call); the same values
+    import weakref
+
+    from torch.overrides import TorchFunctionMode
+
+    class Alive(TorchFunctionMode):  # the tensors made so far and still alive, at most
+        refs: list = []
+        peak = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            self.refs = [r for r in self.refs if r() is not None]
+            self.peak = max(self.peak, len(self.refs))
+            if isinstance(out, torch.Tensor):
+                self.refs.append(weakref.ref(out))
+            return out
+
+    u = x
+    for k in range(8):
+        u = sp.sin(u) * u + k
+    f = symgrad.lambdify([x], u, backend="torch")
+    assert f.source.count("del ") >= 6
+    v = torch.linspace(-2, 2, 5, dtype=torch.float64)
+    with Alive() as alive:
+        got = f(v)
+    assert alive.peak <= 3
+    np.testing.assert_array_equal(got.numpy(), symgrad.lambdify([x], u)(v.numpy()))
