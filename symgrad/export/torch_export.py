@@ -65,7 +65,7 @@ class _TorchOrder(FrameworkOrder):
             @staticmethod
             def forward(*xs):
                 kernel = order.kernel("torch", dtype_name(xs[0].dtype))
-                return _normalize(kernel(*xs), xs)
+                return _normalize(_run(kernel, xs), xs)
 
             @staticmethod
             def setup_context(ctx, inputs, output):
@@ -113,7 +113,7 @@ class _TorchOrder(FrameworkOrder):
             @staticmethod
             def forward(ctx, *xs):
                 kernel = order.joint_kernel("torch", dtype_name(xs[0].dtype))
-                outs = _normalize(kernel(*xs), xs)
+                outs = _normalize(_run(kernel, xs), xs)
                 ctx.save_for_backward(*xs, *outs[len(order.live):])
                 return outs[:len(order.live)]
 
@@ -136,6 +136,15 @@ class _TorchOrder(FrameworkOrder):
         if self.joint is not None and _eager_backward(xs):
             return self.joint.apply(*xs)
         return self.fn.apply(*xs)
+
+
+def _run(kernel: Callable, xs: tuple) -> tuple:
+    """``kernel(*xs)``: eager CPU tensors of many points block by block (each
+    block's tensors stay in the cache: ``torch_ops.blocked``), others whole."""
+    from .torch_ops import blocked
+
+    got = blocked(kernel, xs)
+    return kernel(*xs) if got is None else got
 
 
 def _eager_backward(xs) -> bool:

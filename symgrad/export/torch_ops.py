@@ -10,7 +10,8 @@ import math
 import torch
 
 __all__ = ["maximum", "minimum", "fmin", "heaviside", "mod", "arctan2", "hypot", "cbrt",
-           "polygamma", "gamma", "loggamma", "zeta", "ldexp", "logaddexp", "logaddexp2", "masked"]
+           "polygamma", "gamma", "loggamma", "zeta", "ldexp", "logaddexp", "logaddexp2", "masked",
+           "blocked"]
 
 
 def _pair(a, b):
@@ -226,3 +227,42 @@ def _gathered(v, shape, idx):
     if v.shape != shape:
         v = v.expand(shape)
     return v.reshape(-1).index_select(0, idx)
+
+
+# blocked(): an eager program run over blocks of this many bytes per tensor
+# (65,536 float64): every tensor a block's program makes stays in the core's
+# cache (2 MB of L2 here) for the operations that read it next, where over
+# 10^6 points each operation streams 8 MB from and to memory.  Measured
+# (CPU medians, joint value+Jacobian kernels of 10^6 float64, load 10-12):
+# blocks of 2^13 / 2^15 / 2^16 / 2^17 float64: log Phi 157 -> 185 / 132 / 116
+# / 116 ms, GELU-tanh 506 -> 339 / 300 / 280 / 310, mish 8967 -> 4857 / 3647
+# / 4530 / 5103 (smaller blocks pay Python's per-call cost per operation)
+BLOCK_BYTES = 2**19
+
+
+def blocked(kernel, xs: tuple) -> tuple | None:
+    """``kernel(*xs)``'s outputs (tensors of the inputs' shape and type)
+    computed block by block of :data:`BLOCK_BYTES` per tensor, or None where
+    that does not apply: inputs that are not plain eager CPU tensors (see
+    :func:`masked`'s traced cases), not all contiguous of one shape and type,
+    or fewer than two blocks of points.  The program is elementwise, so each
+    block's values are the whole call's (the same floats)."""
+    if not xs or not _eager(list(xs)):
+        return None
+    x0 = xs[0]
+    shape, dt = x0.shape, x0.dtype
+    if not dt.is_floating_point or any(x.shape != shape or x.dtype != dt
+                                       or not x.is_contiguous() for x in xs):
+        return None
+    n, step = x0.numel(), max(1, BLOCK_BYTES // x0.element_size())
+    if n < 2 * step:
+        return None
+    flat = [x.view(-1) for x in xs]
+    outs: list | None = None
+    for i in range(0, n, step):
+        got = kernel(*(f[i:i + step] for f in flat))
+        if outs is None:
+            outs = [torch.empty(n, dtype=dt) for _ in got]
+        for o, g in zip(outs, got):
+            o[i:i + step] = g  # (a number or a 0-d tensor: broadcast over the block)
+    return tuple(o.view(shape) for o in outs)

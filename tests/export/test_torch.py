@@ -169,3 +169,32 @@ def test_temporaries_are_freed_after_their_last_use():
         got = f(v)
     assert alive.peak <= 3
     np.testing.assert_array_equal(got.numpy(), symgrad.lambdify([x], u)(v.numpy()))
+
+
+def test_eager_tensors_of_many_points_are_computed_block_by_block(monkeypatch):
+    # blocks of 16 float64 (32 float32) here, of 2^19 bytes in use: each block's
+    # tensors stay in the cache.  The same floats as the whole call (the program is
+    # elementwise): a region computed where a rare branch holds, pairs of floats,
+    # a constant output; the value and the kept Jacobian
+    from symgrad.export import torch_ops
+
+    e = [sp.Piecewise((symgrad.compensated(x * y - 1) * sp.exp(y), x > 1), (sp.exp(x) * y, True)),
+         sp.S(2)]
+    f = symgrad.to_torch(e, [x, y])
+    calls = []
+    kernel = f.first.order.joint_kernel("torch")
+    monkeypatch.setattr(f.first.order, "joint_kernel",
+                        lambda *a: lambda *xs: calls.append(len(xs[0])) or kernel(*xs))
+    g = torch.Generator().manual_seed(0)
+    for dtype in (torch.float64, torch.float32):
+        a, b = (torch.randn(100, generator=g, dtype=dtype).requires_grad_() for _ in range(2))
+        results = []
+        for size in (2**7, 2**60):  # in blocks, whole
+            monkeypatch.setattr(torch_ops, "BLOCK_BYTES", size)
+            out, two = f(a, b)
+            ga, gb = torch.autograd.grad(out.sum() + two.sum(), (a, b))
+            results.append([t.detach().numpy() for t in (out, two, ga, gb)])
+        for u, w in zip(*results):
+            np.testing.assert_array_equal(u, w, strict=True)
+    assert "_sg.masked(" in kernel.source and "_dd_" in kernel.source
+    assert calls == [16] * 6 + [4, 100] + [32] * 3 + [4, 100]
