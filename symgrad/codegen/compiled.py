@@ -26,6 +26,7 @@ from types import CodeType
 from . import runtime
 from .pool import worker_pool
 from .source import RUNTIME_IMPORT
+from .texts import shared_texts
 
 __all__ = ["GeneratedFunction", "load"]
 
@@ -80,21 +81,55 @@ def _moved(code: CodeType, filename: str, lines: int) -> CodeType:
                         co_consts=consts)
 
 
+# The helper texts (codegen.texts.shared_texts), compiled once each
+_SHARED_CODE: dict[str, CodeType] = {}
+
+
+def _head(head: str, filename: str) -> list[CodeType]:
+    """The module's text before its entry point, compiled in parts: each
+    helper text it carries (compensated arithmetic is 465 lines: compiling
+    it again for every function was most of the checker's compile time)
+    from a cache, the rest (imports, kernels) anew, each part as if at its
+    lines of ``filename``; run in order, they are the module."""
+    cuts = []
+    for text in shared_texts():
+        at = head.find(text)
+        if at >= 0 and (at == 0 or head[at - 1] == "\n"):
+            cuts.append((at, text))
+    out: list[CodeType] = []
+    done = 0
+    for at, text in sorted(cuts):
+        if at < done:  # (overlapping texts: the rest is compiled whole)
+            break
+        if at > done:
+            out.append(compile("\n" * head.count("\n", 0, done) + head[done:at],
+                               filename, "exec"))
+        code = _SHARED_CODE.get(text)
+        if code is None:
+            code = _SHARED_CODE[text] = compile(text, "<symgrad-helpers>", "exec")
+        out.append(_moved(code, filename, head.count("\n", 0, at)))
+        done = at + len(text)
+    if done < len(head):
+        out.append(compile("\n" * head.count("\n", 0, done) + head[done:], filename, "exec"))
+    return out
+
+
 def _compiled(source: str, filename: str, entry: int | None) -> list[CodeType]:
     """``source`` compiled; with ``entry`` (where the entry point's text
-    begins), in two parts, the entry point's taken from a cache by its
+    begins), in parts, the entry point's taken from a cache by its
     text: many functions share one (the same arguments, outputs and type:
     the stability checker compiles a form's kernel and that entry point
-    dozens of times a formula), and compiling it was a third of the cost."""
+    dozens of times a formula), and compiling it was a third of the cost;
+    so are the helper texts (:func:`_head`)."""
     if entry is None:
-        return [compile(source, filename, "exec")]
+        return _head(source, filename)
     head, text = source[:entry], source[entry:]
     code = _ENTRY_CODE.get(text)
     if code is None:
         if len(_ENTRY_CODE) >= _ENTRIES:
             _ENTRY_CODE.clear()
         code = _ENTRY_CODE[text] = compile(text, "<symgrad-entry>", "exec")
-    return [compile(head, filename, "exec"), _moved(code, filename, head.count("\n"))]
+    return [*_head(head, filename), _moved(code, filename, head.count("\n"))]
 
 
 def load(source: str, name: str, threads: int | None, n_ops: int,

@@ -16,7 +16,9 @@ from types import ModuleType
 
 from sympy import Function
 
-__all__ = ["module_text", "HelperCall"]
+__all__ = ["module_text", "shared_texts", "HelperCall"]
+
+_SHARED: list[str] = []  # every text module_text gave, in the order first asked
 
 
 class HelperCall(Function):
@@ -48,4 +50,13 @@ def module_text(module: ModuleType) -> str:
         if not (docstring or isinstance(node, (ast.Import, ast.ImportFrom))):
             break
         skip = node.end_lineno
-    return "\n".join(source.splitlines()[skip:]).strip("\n") + "\n"
+    text = "\n".join(source.splitlines()[skip:]).strip("\n") + "\n"
+    _SHARED.append(text)
+    return text
+
+
+def shared_texts() -> tuple[str, ...]:
+    """The helper texts generated modules carry verbatim (each one
+    :func:`module_text` gave): :mod:`symgrad.codegen.compiled` compiles
+    each once, not once per generated function."""
+    return tuple(_SHARED)

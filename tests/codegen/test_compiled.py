@@ -82,3 +82,27 @@ def test_functions_sharing_an_entry_point_keep_their_kernels_lines_and_traceback
         mine = [fr for fr in frames if fr.filename == code.co_filename]
         assert mine and all(lines[fr.lineno - 1].strip() == fr.line for fr in mine)
         assert "_arg(x" in mine[-1].line
+
+
+def test_helper_texts_are_compiled_once_and_keep_their_lines(monkeypatch):
+    # the helpers a module carries verbatim (compensated arithmetic: 465 lines)
+    # are compiled once (compiled._SHARED_CODE), not once per function, and
+    # moved to each function's lines: the helper and the kernel after it read
+    # their own source
+    from symgrad import compensated
+    from symgrad.codegen import compensated_helpers, compiled
+
+    lambdify([x, y], compensated(x * y - 1))  # (the helpers' text compiled here, if not before)
+    texts = []
+    real = compile
+    monkeypatch.setattr(compiled, "compile", lambda s, *a: texts.append(s) or real(s, *a),
+                        raising=False)
+    f = lambdify([x, y], compensated(x * x - y))
+    assert texts and not any("def _dd_two_sum" in t for t in texts)
+    helper = f.__wrapped__.__globals__["_dd_two_sum"]
+    assert inspect.getsource(helper) == inspect.getsource(compensated_helpers._dd_two_sum)
+    assert helper.__code__.co_filename == f.__wrapped__.__code__.co_filename
+    kernel = f.__wrapped__.__globals__["f_block"]
+    assert inspect.getsource(kernel).startswith("def f_block(x, y):")
+    a, b = np.array([3.0, 1e8 + 1]), np.array([9.0, (1e8 + 1) ** 2])
+    np.testing.assert_array_equal(f(a, b), [0.0, 1.0])  # (1e8 + 1)^2 rounds: exact in pairs
