@@ -240,6 +240,24 @@ def _opaque(n: Basic) -> bool:
     return getattr(n, "_symgrad_input", False)
 
 
+# a term of an exponent left in floats costs at most this many roundings of
+# the type (absolute, in units of the rounding of 1): exp's own is 1
+PLAIN_TERM_ULPS = 4.0
+
+
+def _exact_float(n: Basic) -> bool:
+    """``x``, ``-x``, ``|x|``, ``-|x|`` or a power-of-two multiple of one:
+    exact in floats whatever the type."""
+    if n.is_Mul and len(n.args) == 2 and n.args[0].is_number:
+        c = abs(n.args[0])
+        if not (c.is_Rational and (c.p & (c.p - 1)) == 0 and (c.q & (c.q - 1)) == 0):
+            return False
+        n = n.args[1]
+    if isinstance(n, Abs):
+        n = n.args[0]
+    return isinstance(n, Symbol)
+
+
 def _exponent(m: float) -> int | None:
     """The least k with m < 2**k (None past any float type's range)."""
     if not math.isfinite(m) or m > 2.0**1000:
@@ -258,13 +276,19 @@ class _Copy:
         self.dd: dict[Basic, Basic] = {}
         self.top: Basic | None = None  # the root of the subtree being copied
         self.facts = facts
+        # bounds for the terms left in floats (_plain_terms): over the domain,
+        # or over every real where none is given (the same code then for
+        # stabilize's measurement, which compiles its forms without one)
+        self.bounds = facts or Facts()
 
-    def _size(self, n: Basic) -> float:
-        """A bound of |n| over the domain (inf: none known)."""
-        if self.facts is None:
+    def _size(self, n: Basic, facts: Facts | None = None) -> float:
+        """A bound of |n| over the domain (inf: none known); ``facts``: other
+        bounds than the domain's."""
+        facts = facts or self.facts
+        if facts is None:
             return math.inf
         try:
-            b = self.facts.bound(n)
+            b = facts.bound(n)
         except Exception:  # noqa: BLE001  (a code-only node Facts cannot read: no bound)
             return math.inf
         if b is None:
@@ -340,6 +364,11 @@ class _Copy:
 
     def copy(self, top: Basic) -> Basic:
         self.top = top
+        plain = self._plain_terms(top)
+        saved = self.dd
+        if plain:  # this subtree's copy holds floats another subtree may need as pairs
+            self.dd = dict(saved)
+            self.dd.update((p, p) for p in plain)
         sub, kids = postorder([top], lambda n: () if n in self.dd or _opaque(n) else n.args)
         syms = [n for n in sub if isinstance(n, Symbol) or _opaque(n)]
         like = syms[0] if syms else None
@@ -347,7 +376,64 @@ class _Copy:
             if n in self.dd:
                 continue
             self.dd[n] = self._node(n, kids[n], like)
-        return self.dd[top]
+        out = self.dd[top]
+        self.dd = saved
+        return out
+
+    def _plain_terms(self, top: Basic) -> set:
+        """The terms of ``top = exp(A)``'s exponent left in floats.
+
+        exp(A) is computed as exp(hi) (1 + lo): its relative error is the
+        absolute error of A.  A term c*t of A (through Abs, signs and
+        numeric factors) where t is a chain of functions with pairs
+        arithmetic (exp, log1p, ...) over one exact float (x, -|x|) is, in
+        floats, within e * sum_k |f_k| prod_{j>k} |f_j'| of its value (each
+        function's own rounding e |f_k|, carried by the outer derivatives;
+        interval bounds over the domain): where |c| times that is at most
+        ``PLAIN_TERM_ULPS`` e, the pairs of t would buy nothing the
+        exponent's other roundings do not already cost, and t is computed
+        in floats (mish's log1p(exp(-|x|)): a pair exp and a pair log, most
+        of its gradient's cost).  Bounds over the domain, or over all reals
+        where none is given: stabilize measures this same code."""
+        if not isinstance(top, exp):
+            return set()
+        out: set = set()
+        stack = [(top.args[0], 1.0)]
+        while stack:
+            n, scale = stack.pop()
+            if isinstance(n, Abs):
+                stack.append((n.args[0], scale))
+            elif n.is_Add:
+                stack.extend((a, scale) for a in n.args)
+            elif n.is_Mul:
+                rest = [a for a in n.args if not a.is_number]
+                if len(rest) == 1:
+                    c = abs(float(Mul(*[a for a in n.args if a.is_number])))
+                    stack.append((rest[0], scale * c))
+            elif n.func in _PAIR_FUNCTIONS and scale * self._chain_error(n) <= PLAIN_TERM_ULPS:
+                out.add(n)
+        return out
+
+    def _chain_error(self, n: Basic) -> float:
+        """A bound, in units of the type's rounding, of the absolute error
+        of ``n`` computed in floats: a chain of functions of
+        ``_PAIR_FUNCTIONS`` over an exact float; inf otherwise."""
+        chain = []
+        while n.func in _PAIR_FUNCTIONS and len(n.args) == 1:
+            chain.append(n)
+            n = n.args[0]
+        if not _exact_float(n):
+            return math.inf
+        err = 0.0
+        for f in reversed(chain):  # innermost first
+            parts = _partials(f)
+            if parts is None:
+                return math.inf
+            holes, _, ds = parts
+            d = ds[0].xreplace({holes[0]: f.args[0]})
+            slope = self._size(d, self.bounds) if err else 0.0
+            err = self._size(f, self.bounds) + slope * err
+        return err
 
     def _node(self, n: Basic, kids: tuple, like: Symbol | None) -> Basic:
         if isinstance(n, Symbol) or _opaque(n):
