@@ -35,7 +35,7 @@ from sympy.core.relational import Relational
 
 from ..functions import rint
 from ..graph import postorder
-from .emit import describe
+from .checks import describe
 from .printer import NoNumpyFormError
 
 __all__ = ["refuse_complex_arguments", "realizes_i"]

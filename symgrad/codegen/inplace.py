@@ -17,7 +17,7 @@ The pass is valid only where every value is an array of the arguments' one
 shape and float type (the entry point's common case: arrays of one type and
 shape, see :func:`symgrad.codegen.source.entry_source`), so that a result
 always has its operand's shape and type; the caller checks that every node
-of the program keeps the arguments' type (``emit._keeps_type``).  The
+of the program keeps the arguments' type (``result_kinds.keeps_type``).  The
 results may go straight into the caller's output rows (``_o[k]``: a block
 of the preallocated outputs, or None for a new array).
 """
@@ -44,7 +44,7 @@ _FLOATS = "efdg"
 
 # A nested value is bound to a name (``(w := ...)``, one more pair of
 # parentheses) only this deep in a line: Python's parser takes 200 nested
-# parentheses, and a long sum is a line of 100 nested calls (emit.MAX_OPERANDS)
+# parentheses, and a long sum is a line of 100 nested calls (plan.MAX_OPERANDS)
 MAX_BOUND_DEPTH = 24
 
 # What a value of the kernel is, given arguments that are arrays of one shape

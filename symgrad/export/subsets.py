@@ -340,17 +340,9 @@ def _quotient_pairs(order: list, kids: dict) -> dict:
 def _emit_pairs(roots: list) -> dict:
     """The products ``codegen.emit`` writes with a shared quotient (node ->
     (factor, reciprocal)), found by its own planning steps."""
-    from ..codegen import emit
+    from ..codegen.dag import quotient_pairs
 
-    order, kids = postorder(roots, emit._kids)
-    negated = emit._negated_products(order)
-    if negated:
-        order, kids = postorder(roots, lambda n: negated.get(n) or emit._kids(n))
-    uses, other = emit._uses(order, kids)
-    is_root = set(roots)
-    pairs, _ = emit._shared_quotients(order, kids, uses, other, is_root,
-                                      emit._loud(order, kids, is_root))
-    return pairs
+    return quotient_pairs(roots)
 
 
 def _explicit_quotients(roots: list) -> list | None:

@@ -8,8 +8,10 @@ import pytest
 import sympy as sp
 
 from symgrad import lambdify, numpy_code
-from symgrad.codegen.emit import REUSE_AFTER, _renamed, build_program
+from symgrad.codegen.emit import build_program
 from symgrad.codegen.names import Namer
+from symgrad.codegen.naming import REUSE_AFTER
+from symgrad.codegen.print_pass import _renamed
 from symgrad.codegen.printer import NoNumpyFormError
 
 x, y = sp.symbols("x y")

@@ -82,10 +82,10 @@ def test_numpy_code_takes_any_arguments():
 
 def test_in_a_long_program_with_reused_names(monkeypatch):
     # register allocation reuses the names of dead values around the call
-    # (from the fifth line on here, as programs of over emit.REUSE_AFTER do)
-    from symgrad.codegen import emit
+    # (from the fifth line on here, as programs of over naming.REUSE_AFTER do)
+    from symgrad.codegen import naming
 
-    monkeypatch.setattr(emit, "REUSE_AFTER", 4)
+    monkeypatch.setattr(naming, "REUSE_AFTER", 4)
     a, b = x, y
     for k in range(8):
         a, b = sp.sin(a + k), sp.cos(b * (k + 1))

@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 from symgrad import grad, lambdify
-from symgrad.codegen import emit
+from symgrad.codegen import naming
 from symgrad.codegen.inplace import in_place
 from symgrad.codegen.printer import NoNumpyFormError, unparse
 
@@ -39,9 +39,9 @@ def test_random_programs_give_the_floats_of_the_kernel_that_allocates(reuse, mon
     # on arrays of both float types: f_inplace against f_block, and the entry
     # point in blocks (results written into the outputs) against f_block on
     # the whole; with ``reuse``, temporaries reuse the names of dead ones
-    # from the fifth line on (as programs of over emit.REUSE_AFTER lines do)
+    # from the fifth line on (as programs of over naming.REUSE_AFTER lines do)
     if reuse:
-        monkeypatch.setattr(emit, "REUSE_AFTER", 4)
+        monkeypatch.setattr(naming, "REUSE_AFTER", 4)
     rng = random.Random(5 + reuse)
     nrng = np.random.default_rng(5)
     made = 0

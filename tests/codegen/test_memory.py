@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 
 from symgrad import grad, lambdify
-from symgrad.codegen import emit, source
+from symgrad.codegen import naming, source
 from symgrad.codegen.build import _compile
 
 x, w = sp.symbols("x w", real=True)
@@ -59,7 +59,7 @@ def test_reusing_names_changes_no_bit(monkeypatch):
     g = grad(_tanh_chain(60), [x, w])
     xs = np.linspace(-2, 2, 3001)
     f = lambdify([x, w], g, threads=1, block=1000)
-    monkeypatch.setattr(emit, "REUSE_AFTER", 10**9)
+    monkeypatch.setattr(naming, "REUSE_AFTER", 10**9)
     fresh = lambdify([x, w], g, threads=1, block=1000)
     assert _names(fresh.source) > _names(f.source)
     for a, b in zip(f(xs, 0.7), fresh(xs, 0.7)):
