@@ -1524,8 +1524,15 @@ def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray],
     bounds = [tuple(int(v) for v in ordinal(np.array(r), fmt)) for r in domain_ranges]
     cur = np.stack([ordinal(points[i], fmt) for i in chosen]).astype(np.int64)
     best = b[chosen].copy()
-    levels = list(range(fmt.prec - 1, -1, -4)) + [0]
-    level = np.zeros(len(chosen), dtype=int)  # index into levels
+    # from a binade down to one float; from a start that has lost every
+    # significand bit (its value is 0 or noise), from one float up: the
+    # noise's sign is wrong a few floats away (a value of the wrong sign is
+    # a bit more wrong than 0: x**2/2 + y**2/2 - ((x + y)/2)**2 at x ~ y,
+    # 61.9 bits reported where -1e-5 beside it is 63.0)
+    down = list(range(fmt.prec - 1, -1, -4)) + [0]
+    each = [down if best[s] < fmt.prec - 1 else down[::-1] for s in range(len(chosen))]
+    levels = down  # (their number)
+    level = np.zeros(len(chosen), dtype=int)  # index into each start's levels
     coord = np.zeros(len(chosen), dtype=int)
     fails = np.zeros(len(chosen), dtype=int)
     rows_out: list[np.ndarray] = []
@@ -1537,7 +1544,7 @@ def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray],
         cand, owner = [], []
         for s in live:
             j = coord[s]
-            step = 1 << levels[level[s]]
+            step = 1 << each[s][level[s]]
             for d in (-step, step):
                 o = cur[s].copy()
                 o[j] = min(max(o[j] + d, bounds[j][0]), bounds[j][1])
@@ -1630,7 +1637,9 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
         o = int(np.argmax(b[:, i]))
         todo.append((o, points[i].copy(), float(v[o, i]), -1))
     for _ in range(rounds):
-        # a line: [output, row, variable, x0, f0, x1, f1, start]
+        # a line: [output, row, variable, x0, f0, x1, f1, start, first step, slow
+        # steps (2: a double zero, secant steps on sqrt|f|: on (x - y)**2 they
+        # converge slowly)]
         lines = []
         for s_i, (o, row, f0, came) in enumerate(todo):
             if not np.isfinite(f0) or f0 == 0:
@@ -1643,7 +1652,7 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                 # the value does not change: from x = 1e-144 toward 1e-16)
                 h = abs(x0) * 2.0**-8 or (hi[j] - lo[j]) * 2.0**-40
                 x1 = x0 + h if x0 + h <= hi[j] else x0 - h
-                lines.append([o, row, j, x0, f0, x1, math.nan, s_i, h])
+                lines.append([o, row, j, x0, f0, x1, math.nan, s_i, h, 0])
         if not lines:
             break
         live = lines
@@ -1660,6 +1669,8 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                         it[8] = max(it[8] * 2.0**20, (hi[it[2]] - lo[it[2]]) * 2.0**-40)
                         xs.append(x0 + it[8] if x0 + it[8] <= hi[it[2]] else x0 - it[8])
                     else:
+                        if it[9] >= 2:
+                            f0, f1 = math.sqrt(abs(f0)), math.sqrt(abs(f1))
                         xs.append(float(fmt.dtype.type(x1 - f1 * (x1 - x0) / (f1 - f0))))
             keep = [m for m, x in enumerate(xs) if np.isfinite(x)
                     and lo[live[m][2]] <= x <= hi[live[m][2]] and (step == 0 or x != live[m][5])]
@@ -1674,6 +1685,10 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                 if step == 0 or it[6] == it[4]:  # (a first step, or a larger one)
                     it[5], it[6] = x, f
                 else:
+                    # twice the same sign and not a tenth nearer: a double zero
+                    # (a secant step on a double zero leaves |f| * 0.38)
+                    slow = f * it[6] > 0 and abs(it[6]) / 10 < abs(f) < abs(it[6])
+                    it[9] = max(it[9], 2) if it[9] >= 2 else (it[9] + 1 if slow else 0)
                     it[3], it[4], it[5], it[6] = it[5], it[6], x, f
                 if np.isfinite(f) and f != 0:
                     nxt.append(it)

@@ -653,3 +653,23 @@ def test_a_form_in_pairs_is_measured_at_its_true_zero_beyond_a_floats_reach():
     r = check_stability(compensated(x * y + (x - 1) * (1 + sin(z))),
                         {x: (0, 1), y: (0.1, 10), z: (-1, 1)}, seed=1, samples=256)
     assert r.max_bits_error > 40  # (4.2 without the steps toward the zero)
+
+
+def test_the_ascent_from_a_total_loss_tries_the_nearest_floats_first():
+    # where every significand bit is lost (the value is 0 or noise), the
+    # noise's sign is wrong a few floats away, a bit more wrong than 0 (the
+    # one-pass variance x**2/2 + y**2/2 - ((x + y)/2)**2: 61.9 reported, 63.0
+    # beside it); from a binade down, four starts in two variables spend the
+    # budget before one float
+    from symgrad.stability.search import ascend
+
+    fmt = FORMATS["float64"]
+    starts = np.array([[1.0 + k, 3.0 + k] for k in range(4)])
+    o0 = ordinal(starts, fmt)
+
+    def measure(rows):
+        d = np.abs(ordinal(rows, fmt)[:, None, :] - o0[None, :, :]).max(axis=2).min(axis=1)
+        return np.where(d <= 3, 63.0, np.where(d < 2**40, 61.9, 10.0))
+
+    rows = ascend(starts, np.full(4, 61.9), measure, [(0.0, 10.0)] * 2, fmt, 96)
+    assert measure(rows).max() == 63.0
