@@ -117,6 +117,34 @@ def _acos(b):
     return b.acos()
 
 
+def _asin(b):
+    if b > 1 or b < -1:
+        raise Undefined
+    if not (b >= -1 and b <= 1):
+        raise Unresolved
+    return b.asin()
+
+
+def _loggamma(b):
+    """log(gamma(b)) for b > 0 (SymPy's loggamma is complex below 0)."""
+    if b > 0:
+        return b.lgamma()
+    if b <= 0:
+        raise Undefined  # (a pole at 0 and the negative integers; complex between)
+    raise Unresolved
+
+
+def _relation(d, op):
+    """Whether ``a op b`` holds, from the ball ``d = a - b``."""
+    if d.is_zero():
+        return op in ("==", "<=", ">=")
+    if d > 0:
+        return op in ("!=", ">", ">=")
+    if d < 0:
+        return op in ("!=", "<", "<=")
+    raise Unresolved  # a ball holding 0 and more
+
+
 def _extreme(balls, largest):
     """Max or Min of balls: the one certainly above (below) all others."""
     for b in balls:
@@ -141,7 +169,7 @@ UNARY = {
     "cos": lambda b: b.cos(), "tan": lambda b: b.tan(), "atan": lambda b: b.atan(),
     "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
     "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(), "sign": _sign,
-    "acos": _acos,
+    "acos": _acos, "asin": _asin, "loggamma": _loggamma,
     # SymPy's d|u| of a u not known to be real: the balls are real
     "conjugate": lambda b: b, "re": lambda b: b, "im": lambda b: arb(0),
 }
@@ -194,6 +222,16 @@ class Exact:
                     v = kids[1] if len(kids) > 1 else arb(1) / 2
                 else:
                     raise Unresolved
+            elif node is sp.true or node is sp.false:
+                v = node is sp.true
+            elif isinstance(node, sp.core.relational.Relational):
+                v = _relation(kids[0] - kids[1], node.rel_op)
+            elif isinstance(node, sp.functions.elementary.piecewise.ExprCondPair):
+                v = (kids[0], kids[1])  # (its value is taken only where chosen)
+            elif isinstance(node, sp.Piecewise):
+                v = next((e for e, c in kids if c), None)
+                if v is None:
+                    raise Undefined  # no piece holds: SymPy's Piecewise is undefined
             elif type(node).__name__ in ("Max", "Min"):
                 v = _extreme(kids, type(node).__name__ == "Max")
             elif type(node).__name__ in UNARY and len(kids) == 1:
