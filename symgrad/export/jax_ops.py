@@ -127,12 +127,15 @@ def _erfcx(x):
     # each piece on its own interval only (elsewhere a harmless stand-in):
     # no overflow, no inf * 0 for JAX's autodiff of the selection
     small = a < 1.0
+    neg = x < 0
     s = jnp.where(small, a, 0.0)
     z = s * s
     y = ERF_SERIES[-1]
     for c in ERF_SERIES[-2::-1]:
         y = y * z + c
-    e0 = jnp.exp(z) * ((1 - s) - s * y)
+    # exp(a*a): the small branch's and the negative one's (one exp for both)
+    w = jnp.exp(jnp.where(small | neg, a * a, 0.0))
+    e0 = w * ((1 - s) - s * y)
     pq = a < 8.0
     m = jnp.where(small | ~pq, 2.0, a)
     e1 = _horner(ERFCX_P, m) / _horner(ERFCX_Q, m)
@@ -142,5 +145,4 @@ def _erfcx(x):
     b = jnp.where(rs, ERFCX_ASYMPTOTIC_FROM, a)
     e3 = _horner(ERFCX_ASYMPTOTIC, 1 / (b * b)) / (b * 1.7724538509055159)
     e = jnp.where(small, e0, jnp.where(pq, e1, jnp.where(rs, e2, e3)))
-    neg = x < 0
-    return jnp.where(neg, 2 * jnp.exp(jnp.where(neg, x * x, 0.0)) - e, e)
+    return jnp.where(neg, 2 * w - e, e)
