@@ -396,15 +396,16 @@ def test_a_functions_own_rounding_is_undone_in_pairs(expr, at):
 _L = sp.codegen.cfunctions.log1p(sp.exp(-sp.Abs(x)))
 
 
-@pytest.mark.parametrize("expr, plain", [
+@pytest.mark.parametrize("expr, plain, measure", [
     # mish's gradient's exp(-|2 softplus(x)|): log1p(exp(-|x|)) is in (0, 0.69], its
     # float rounding at most 1.7 roundings of 1 (x2: 3.4 <= PLAIN_TERM_ULPS): floats
-    (sp.exp(-sp.Abs(2 * _L + 2 * sp.Max(0, x))), True),
+    (sp.exp(-sp.Abs(2 * _L + 2 * sp.Max(0, x))), True, True),
     # siblings: a log-sigmoid-like exponent; the term scaled by 8 (13.5 roundings: pairs)
-    (sp.exp(-sp.Abs(x) - _L), True),
-    (sp.exp(x / 4 - 8 * _L), False),
+    # (their accuracy: as mish's, measured once)
+    (sp.exp(-sp.Abs(x) - _L), True, False),
+    (sp.exp(x / 4 - 8 * _L), False, False),
 ])
-def test_small_terms_of_an_exponent_stay_in_floats(expr, plain, monkeypatch):
+def test_small_terms_of_an_exponent_stay_in_floats(expr, plain, measure, monkeypatch):
     # exp(A) in pairs is exp(hi)(1 + lo): its relative error is A's absolute
     # error, which a term below 1 computed in floats raises by a rounding or
     # two; the pair exp and pair log1p it would cost are most of the code
@@ -412,6 +413,8 @@ def test_small_terms_of_an_exponent_stay_in_floats(expr, plain, monkeypatch):
 
     body = numpy_code([x], compensated(expr)).split("def f(")[1]
     assert ("_dd_log1p(" not in body and "_dd_exp(" not in body) == plain
+    if not measure:
+        return
     cols = [np.concatenate([np.linspace(-40, 40, 81), [-700.0, 700.0, 1e-300, 0.0]])]
     fmt = float_format("float64")
     true = GroundTruth([expr], [x]).batch(np.stack(cols, axis=1))[0][0]
