@@ -170,6 +170,22 @@ def _dd_abs(a):
         return a.abs()
     s = (1 - 2 * (a[0] < 0)).to(a[0].dtype)
     return a[0] * s, a[1] * s
+
+
+_dd_dekker_prod = _dd_two_prod
+
+
+def _dd_two_prod(a, b, ok=False):
+    # the exact error in one fused multiply-add where addcmul is one (eager
+    # tensors: _tnp.fused): the same floats as Dekker's, kept where his are
+    # exact (not where p is below _DD_TINY, or not finite), in 3 operations for
+    # his 12-20
+    if not _tnp.fused(a, b):
+        return _dd_dekker_prod(a, b, ok)
+    p = a * b
+    e = _tnp.product_error(a, b, p)
+    tiny = _tnp.abs(p) >= _DD_TINY[_tnp.result_type(p)]
+    return p, _tnp.where(tiny if ok else _tnp.isfinite(e) & tiny, e, 0)
 """,
 }
 # how each backend reads the helpers' NumPy calls

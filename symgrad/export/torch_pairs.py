@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
-           "exp2", "exp", "log", "log1p", "floor", "sin", "cos", "arctan", "const_pair"]
+           "exp2", "exp", "log", "log1p", "floor", "sin", "cos", "arctan", "const_pair",
+           "fused", "product_error"]
 
 
 class _Type:
@@ -116,3 +117,48 @@ def const_pair(h: float, lo: float, t: torch.dtype) -> tuple[torch.Tensor, torch
     # on the CPU whatever the default device: a 0-d CPU tensor combines with a
     # tensor of any device, and the helpers cache these per type
     return torch.tensor(hi, dtype=t, device="cpu"), torch.tensor(low, dtype=t, device="cpu")
+
+
+# whether torch.addcmul rounds once, per (device, float type): checked on first use
+_FUSED: dict = {}
+
+
+def fused(a, b) -> bool:
+    """Whether the exact error of a*b may be taken as ``addcmul(-(a*b), a, b)``
+    (:func:`product_error`): both plain eager tensors of one device and float
+    type (no torch.compile, torch.func or other tracing: they get Dekker's
+    products, whose operations they fuse) on which ``torch.addcmul`` is
+    checked to round once (a fused multiply-add: PyTorch does not promise it,
+    so it is measured on that device and type the first time, on 67 products
+    that cover a vector loop and its scalar tail)."""
+    if type(a) is not torch.Tensor or type(b) is not torch.Tensor \
+            or a.dtype != b.dtype or a.device != b.device or not a.dtype.is_floating_point \
+            or torch.compiler.is_compiling() or torch.jit.is_tracing():
+        return False
+    wrapped = getattr(torch._C._functorch, "is_functorch_wrapped_tensor", None)
+    if wrapped is None or wrapped(a) or wrapped(b):
+        return False
+    key = (a.device, a.dtype)
+    if key not in _FUSED:
+        _FUSED[key] = _rounds_once(a.device, a.dtype)
+    return _FUSED[key]
+
+
+def _rounds_once(device: torch.device, t: torch.dtype) -> bool:
+    from fractions import Fraction
+
+    if device.type == "meta":  # no values to check
+        return False
+    g = np.random.default_rng(0)
+    x, y = (torch.tensor(g.uniform(1, 2, 67), dtype=t, device=device) for _ in range(2))
+    p = x * y
+    e = torch.addcmul(-p, x, y)
+    want = [Fraction(u) * Fraction(v) - Fraction(w)
+            for u, v, w in zip(x.tolist(), y.tolist(), p.tolist())]
+    return any(want) and all(Fraction(f) == w for f, w in zip(e.tolist(), want))
+
+
+def product_error(a, b, p):
+    """a*b - p, exactly (p = a*b rounded), in one fused multiply-add: only
+    where :func:`fused` holds."""
+    return torch.addcmul(-p, a, b)
