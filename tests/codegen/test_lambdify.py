@@ -270,28 +270,29 @@ def _recurrence(n, evaluate=True):
     return v, y0, a
 
 
-def test_gradient_of_the_1000_level_recurrence():
+def test_gradient_of_a_recurrence_past_the_recursion_limit():
     # built without evaluation, the same DAG: SymPy's canonicalization of it
-    # took 7.6 of this test's 10.8 s
-    v, y0, a = _recurrence(1000, evaluate=False)
+    # took 7.6 of this test's 10.8 s.  200 levels past Python's recursion limit
+    # (each level costs a recursive walk at least one frame): the gradient's code
+    # computes the whole chain of values too, so this is also the value's depth
+    # test (a separate lambdify of the value at this depth cost 1.7 s more)
+    depth = sys.getrecursionlimit() + 200
+    v, y0, a = _recurrence(depth, evaluate=False)
     g = symgrad.grad(v, [y0, *a])
     f = lambdify([y0, list(a)], g)
-    out = f(np.array([0.1, 0.2]), np.full((1000, 2), 0.5))
-    assert len(out) == 1001 and all(np.isfinite(o).all() for o in out)
+    out = f(np.array([0.1, 0.2]), np.full((depth, 2), 0.5))
+    assert len(out) == depth + 1 and all(np.isfinite(o).all() for o in out)
     # linear size: a fixed number of operations per level
-    assert f.n_ops < 20 * 1000
+    assert f.n_ops < 20 * depth
+    y = 0.1  # dv/da_last = sin(the value before the last level), in floats
+    for _ in range(depth - 1):
+        y = 0.5 * np.sin(y) + np.cos(y)
+    np.testing.assert_allclose(out[-1][0], np.sin(y), rtol=1e-12)
 
 
 def test_depth_past_the_recursion_limit_without_recursion_error():
-    # built without evaluation: SymPy's own evaluation of this recurrence
-    # took most of this test's time, and it is not what is tested here; each
-    # level costs a recursive walk at least one frame, so 200 levels past
-    # Python's recursion limit fail any of them (three times the limit cost
-    # 4.3 s of CPU, this 1.1 s: suite5, 2026-11-27)
+    # (the recurrence's value past the limit: in the gradient's code above)
     depth = sys.getrecursionlimit() + 200
-    v, y0, a = _recurrence(depth, evaluate=False)
-    f = lambdify([y0, list(a)], v)
-    assert np.isfinite(f(0.3, np.full(depth, 0.5)))
     chain = x
     for _ in range(depth):
         chain = sp.Add(sp.sin(chain, evaluate=False), 1, evaluate=False)
