@@ -40,7 +40,8 @@ from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
 __all__ = ["lambdify", "numpy_code", "array_function", "DEFAULT_BLOCK"]
 
-DEFAULT_BLOCK = 16384  # elements per block: temporaries stay in the L2 cache
+DEFAULT_BLOCK = 16384  # float64 elements per block (128 kB an array; float32 twice as
+# many): temporaries stay in the L2 cache
 
 
 def _params(args: object, namer: Namer) -> tuple[list[Param], dict[Basic, str]]:
@@ -209,9 +210,10 @@ def lambdify(
     (default: the arguments' common floating type, so float32 stays
     float32); a Matrix comes back as an array of shape
     ``matrix shape + broadcast shape``.  Large inputs are evaluated
-    ``block`` elements at a time into preallocated outputs (``block=None``:
-    in one pass), the blocks shared among ``threads`` worker threads
-    (default: one per available core; ``threads=1`` runs serially).  NumPy
+    ``block`` elements at a time (float32 ones twice as many: the same
+    bytes) into preallocated outputs (``block=None``: in one pass), the
+    blocks shared among ``threads`` worker threads (default: one per
+    available core; ``threads=1`` runs serially).  NumPy
     releases the GIL inside its loops, so the threads run in parallel.
     Markers are lowered first and ``Piecewise`` selects without letting an
     untaken branch's NaN or inf into the result.
