@@ -7,7 +7,11 @@ Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
 
 The formula is the quickstart-style gradient of
 ``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
-(issue 9's), derived by symgrad for symgrad and by ``sympy.diff`` for SymPy.
+(issue 9's), derived by symgrad for symgrad and by ``sympy.diff`` for SymPy,
+and written by hand as the fewest NumPy calls with symgrad's accuracy
+(``by_hand``: Python floats or NumPy scalars at one point, ``floor`` over
+whole arrays), in the same run: where symgrad is over 0.9x SymPy, that
+column says whether any NumPy code of that accuracy is under it.
 Sizes run from one point (Python floats for float64, NumPy float32 scalars
 for float32) to ``--max`` points.  The thread pools of NumPy's BLAS, OpenMP
 and XLA are pinned to one thread before anything is imported and symgrad
@@ -35,6 +39,7 @@ os.environ.setdefault(
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import math  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -121,6 +126,85 @@ def call_by_call(fns: dict, args: dict, budget: float = 0.4) -> dict:
     return {k: p10(v) for k, v in times.items()}
 
 
+def naive(a, b):
+    return np.sqrt(a * a + b * b)
+
+
+def trig(a, b):
+    return np.sin(a), np.cos(a), np.sin(b), np.cos(b)
+
+
+def floor(x, y, hyp=naive):
+    """The gradient written by hand as the fewest NumPy calls (by default
+    SymPy's hypot form), every call but the first of each value in place,
+    the output array passed by position: what any code of one NumPy call per
+    operation costs at least."""
+    m, a, s, d = np.multiply, np.add, np.subtract, np.divide
+    one = x.dtype.type(1)  # (a NumPy scalar: a Python float costs more)
+    t0 = s(x, y)
+    np.tanh(t0, t0)
+    t1 = hyp(x, y)
+    t9 = m(t0, t0)
+    m(s(one, t9, t9), t1, t9)
+    d(t0, t1, t0)
+    t4 = m(x, y)
+    np.exp(t4, t4)
+    d(t4, a(t4, one, t1), t4)
+    c, c2 = np.cos(x), np.cos(y)
+    m(c, c2, c)
+    a(c, t9, c)
+    a(c, m(x, t0, c2), c)
+    a(c, m(y, t4, c2), c)
+    sn, s2 = np.sin(x), np.sin(y)
+    m(sn, s2, sn)
+    a(sn, t9, sn)
+    s(m(x, t4, s2), sn, s2)
+    a(s2, m(y, t0, sn), s2)
+    return c, s2
+
+
+def hand_point(x, y):
+    """The gradient by hand on one point of Python floats (the math module:
+    what a function of one point costs at least), hypot as math.hypot."""
+    t0 = math.tanh(x - y)
+    r = math.hypot(x, y)
+    t2 = (1 - t0 * t0) * r
+    t3 = t0 / r
+    e = math.exp(x * y)
+    s = e / (1 + e)
+    return [t2 + math.cos(x) * math.cos(y) + x * t3 + y * s,
+            x * s - (t2 + math.sin(x) * math.sin(y)) + y * t3]
+
+
+def hand_scalar(x, y):
+    """The gradient by hand on two NumPy scalars of one type (float32's
+    arithmetic and NumPy's float32 functions), hypot as symgrad's (math.hypot
+    rounded to the type)."""
+    t0 = np.tanh(x - y)
+    r = type(x)(math.hypot(x, y))
+    t2 = (1 - t0 * t0) * r
+    t3 = t0 / r
+    e = np.exp(x * y)
+    s = e / (1 + e)
+    return [t2 + np.cos(x) * np.cos(y) + x * t3 + y * s,
+            x * s - (t2 + np.sin(x) * np.sin(y)) + y * t3]
+
+
+def by_hand(hypot):
+    """The fastest NumPy code written by hand for the gradient at every size,
+    with symgrad's accuracy (``hypot``: symgrad's ``_hypot``): one point in
+    Python floats (float64) or NumPy scalars (float32), arrays by ``floor``
+    in one pass over the whole arrays."""
+    def hand(a, b):
+        t = type(a)
+        if t is float:
+            return hand_point(a, b)
+        if t is not np.ndarray:
+            return hand_scalar(a, b)
+        return floor(a, b, hypot)
+    return hand
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max", type=float, default=1e7, help="largest number of points")
@@ -149,7 +233,8 @@ def main() -> None:
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
     sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
     sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
-    peers = {"symgrad": sg, "sympy": sp_fn}
+    peers = {"symgrad": sg, "sympy": sp_fn,
+             "by hand": by_hand(type(sg).__call__.__globals__["_hypot"])}
     if jax is not None:
         def jf(a, b):
             return (jnp.log1p(jnp.exp(a * b)) + jnp.sin(a) * jnp.cos(b)
@@ -185,6 +270,8 @@ def main() -> None:
                 args["jax"] = tuple(jnp.asarray(v) for v in a)
             got = sg(*a)
             want = sp_fn(*a)
+            np.testing.assert_allclose(np.asarray(peers["by hand"](*a), np.float64),
+                                       np.asarray(want, np.float64), rtol=1e-4, atol=1e-4)
             err = max(float(np.max(np.abs(np.asarray(g, np.float64) - np.asarray(w, np.float64))))
                       for g, w in zip(got, want))
             if opt.rounds:
@@ -210,8 +297,8 @@ def main() -> None:
              if opt.rounds else "  one thread  10th percentile of single calls, interleaved"
              + (", process CPU time" if opt.cpu else ", wall time"))
           + f"  load average {load0} before, {loadavg()} after")
-    head = "| dtype | points | symgrad | sympy cse | symgrad/sympy |"
-    line = "|---|---|---|---|---|"
+    head = "| dtype | points | symgrad | sympy cse | symgrad/sympy | by hand | by hand/sympy |"
+    line = "|---|---|---|---|---|---|---|"
     if jax is not None:
         head += " JAX jit | symgrad/JAX |"
         line += "---|---|"
@@ -222,7 +309,8 @@ def main() -> None:
         return f"{s * 1e6:.2f} us" if s < 1e-3 else f"{s * 1e3:.3f} ms"
     for dtype, n, t, err in rows:
         r = f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sympy'])} | " \
-            f"{t['symgrad'] / t['sympy']:.2f} |"
+            f"{t['symgrad'] / t['sympy']:.2f} | {fmt(t['by hand'])} | " \
+            f"{t['by hand'] / t['sympy']:.2f} |"
         if jax is not None:
             r += f" {fmt(t['jax'])} | {t['symgrad'] / t['jax']:.2f} |"
         print(r + f" {err:.1e} |")
@@ -245,40 +333,6 @@ def parts() -> None:
     sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
     sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
     names = type(sg).__call__.__globals__
-
-    def naive(a, b):
-        return np.sqrt(a * a + b * b)
-
-    def trig(a, b):
-        return np.sin(a), np.cos(a), np.sin(b), np.cos(b)
-
-    def floor(x, y, hyp=naive):
-        # the gradient written by hand as the fewest NumPy calls (by default
-        # SymPy's hypot form), every call but the first of each value in
-        # place, the output array passed by position: what any code of one
-        # NumPy call per operation costs at least
-        m, a, s, d = np.multiply, np.add, np.subtract, np.divide
-        one = x.dtype.type(1)  # (a NumPy scalar: a Python float costs more)
-        t0 = s(x, y)
-        np.tanh(t0, t0)
-        t1 = hyp(x, y)
-        t9 = m(t0, t0)
-        m(s(one, t9, t9), t1, t9)
-        d(t0, t1, t0)
-        t4 = m(x, y)
-        np.exp(t4, t4)
-        d(t4, a(t4, one, t1), t4)
-        c, c2 = np.cos(x), np.cos(y)
-        m(c, c2, c)
-        a(c, t9, c)
-        a(c, m(x, t0, c2), c)
-        a(c, m(y, t4, c2), c)
-        sn, s2 = np.sin(x), np.sin(y)
-        m(sn, s2, sn)
-        a(sn, t9, sn)
-        s(m(x, t4, s2), sn, s2)
-        a(s2, m(y, t0, sn), s2)
-        return c, s2
 
     accurate = names["_hypot"]  # symgrad's (np.hypot below HYPOT_SMALL elements)
 
