@@ -174,30 +174,34 @@ def test_temporaries_are_freed_after_their_last_use():
 def test_eager_tensors_of_many_points_are_computed_block_by_block(monkeypatch):
     # blocks of 16 float64 (32 float32) here, of 2^19 bytes in use: each block's
     # tensors stay in the cache.  The same floats as the whole call (the program is
-    # elementwise): a region computed where a rare branch holds, a constant output;
-    # the value and the kept Jacobian (pairs of floats: elementwise too)
+    # elementwise): a region computed where a rare branch holds, a constant output
+    # (pairs of floats: elementwise too); to_torch's value and kept Jacobian
     from symgrad.export import torch_ops
+    from symgrad.export.source import compile_source, generate
     from symgrad.rewrites.forms import erfcx
 
+    monkeypatch.setattr(torch_ops, "BLOCK_BYTES", 2**7)
     e = [sp.Piecewise((erfcx(x) * sp.exp(-x) * y, x > 1), (sp.exp(x) * y, True)), sp.S(2)]
-    f = symgrad.to_torch(e, [x, y])
+    kernel = compile_source(generate("torch", [x, y], e))
+    assert "_sg.masked(" in kernel.source
     calls = []
-    kernel = f.first.order.joint_kernel("torch")
-    monkeypatch.setattr(f.first.order, "joint_kernel",
-                        lambda *a: lambda *xs: calls.append(len(xs[0])) or kernel(*xs))
     g = torch.Generator().manual_seed(0)
     for dtype in (torch.float64, torch.float32):
-        a, b = (torch.randn(100, generator=g, dtype=dtype).requires_grad_() for _ in range(2))
-        results = []
-        for size in (2**7, 2**60):  # in blocks, whole
-            monkeypatch.setattr(torch_ops, "BLOCK_BYTES", size)
-            out, two = f(a, b)
-            ga, gb = torch.autograd.grad(out.sum() + two.sum(), (a, b))
-            results.append([t.detach().numpy() for t in (out, two, ga, gb)])
-        for u, w in zip(*results):
-            np.testing.assert_array_equal(u, w, strict=True)
-    assert "_sg.masked(" in kernel.source
-    assert calls == [16] * 6 + [4, 100] + [32] * 3 + [4, 100]
+        a, b = (2 * torch.randn(100, generator=g, dtype=dtype) for _ in range(2))
+        got = torch_ops.blocked(lambda *xs: calls.append(len(xs[0])) or kernel(*xs), (a, b))
+        np.testing.assert_array_equal(got[0].numpy(), kernel(a, b)[0].numpy(), strict=True)
+        assert got[1].dtype == dtype and bool(torch.all(got[1] == 2))
+    assert calls == [16] * 6 + [4] + [32] * 3 + [4]
+    f = symgrad.to_torch(sp.exp(x) * y, [x, y])
+    a, b = _leaf(np.linspace(-3, 3, 100)), _leaf(np.linspace(1, 2, 100))
+    real, blocked = torch_ops.blocked, []
+    monkeypatch.setattr(torch_ops, "blocked", lambda k, xs: blocked.append(1) or real(k, xs))
+    out = f(a, b)
+    out.sum().backward()
+    assert blocked  # the joint Function's forward ran in blocks
+    monkeypatch.setattr(torch_ops, "BLOCK_BYTES", 2**60)  # whole
+    np.testing.assert_array_equal(out.detach().numpy(), f(a, b).detach().numpy(), strict=True)
+    np.testing.assert_array_equal(a.grad.numpy(), (b * torch.exp(a)).detach().numpy(), strict=True)
 
 
 def test_pair_products_take_the_fused_error_with_the_same_floats(monkeypatch):
