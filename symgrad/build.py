@@ -423,26 +423,58 @@ def times(a: Basic, b: Basic) -> Basic | None:
     >>> times(-200 * y * (x + y), 2 * x).args, times(exp(x), 2 * exp(y)) is None
     ((-400, x, y, x + y), True)
     """
-    ca, fa = _factors_of(a)
-    if not fa:
+    ca, fa, ka = _split(a)
+    if fa is None:
         return None
-    cb, fb = _factors_of(b)
-    if not fb:
+    cb, fb, kb = _split(b)
+    if fb is None:
         return None
     c = cb if ca is S.One else ca if cb is S.One else ca * cb
     if c is not S.One and (c.is_zero or not c.is_finite):  # 0.0 absorbs as 0 does
         return None
-    seen: set = set()
-    for f in (*fa, *fb):
-        base = f.as_base_exp()[0] if (f.is_Pow or isinstance(f, ExpBase)) else f
-        if base in seen:
+    if len(ka) == 1 and len(kb) == 1:  # one base each (the common case): no set
+        u, v = ka[0], kb[0]
+        if u is v or (hash(u) == hash(v) and u == v):
             return None
-        seen.add(base)
+    else:
+        bases = {*ka, *kb}
+        if len(bases) < len(ka) + len(kb):  # a repeated base: SymPy merges powers
+            return None
     try:
         fs = _merged(fa, fb)
     except RecursionError:  # alike to a great depth: SymPy's own sort recurses too
         return None
     return Mul._from_args(fs if c is S.One else (c, *fs), True)
+
+
+def _split(e: Basic) -> tuple:
+    """``e`` as (coefficient, factors, their bases) when every factor is
+    one SymPy's product keeps as it is beside factors over other bases
+    (:func:`_plain`), in one pass; (None, None, None) otherwise.  A
+    factor's base is its power's or exponential's base, else itself."""
+    if e.is_Mul:
+        args = e.args
+        c, rest = (args[0], args[1:]) if args[0].is_Number else (S.One, args)
+    else:
+        c, rest = S.One, (e,)
+    bases = []
+    for f in rest:
+        cls = type(f)
+        kind = _PLAIN_KIND.get(cls)
+        if kind is None:
+            kind = _plain_class(cls)
+        if not kind or not f.is_commutative:
+            return None, None, None
+        if cls.is_Pow:
+            base = f.args[0]
+            if base.is_Atom and not base.is_Symbol:  # a power of a number or of pi
+                return None, None, None
+            bases.append(base)
+        elif kind is _EXP:
+            bases.append(f.as_base_exp()[0])
+        else:
+            bases.append(f)
+    return c, rest, bases
 
 
 def _merged(fa: tuple, fb: tuple) -> tuple:
@@ -456,21 +488,6 @@ def _merged(fa: tuple, fb: tuple) -> tuple:
             at += 1
         return (*fa[:at], g, *fa[at:])
     return tuple(sorted((*fa, *fb), key=_sort_key))
-
-
-def _factors_of(e: Basic) -> tuple:
-    """``e`` as (coefficient, factors) when every factor is one SymPy's
-    product keeps as it is beside factors over other bases; (None, None)
-    otherwise."""
-    if e.is_Mul:
-        args = e.args
-        c, rest = (args[0], args[1:]) if args[0].is_Number else (S.One, args)
-    else:
-        c, rest = S.One, (e,)
-    for f in rest:
-        if not _plain(f):
-            return None, None
-    return c, rest
 
 
 def _compare(a: Basic, b: Basic) -> int:
@@ -552,16 +569,28 @@ def _plain(f: Basic) -> bool:
     """A factor SymPy's product keeps as it is beside one of another kind."""
     cls = type(f)
     kind = _PLAIN_KIND.get(cls)
-    if kind is None:  # what the class alone says (SymPy's is_* flags are class-level)
-        kind = _PLAIN_KIND[cls] = (
-            issubclass(cls, Expr) and not cls.is_Number and not cls.is_Mul
-            and not (cls.is_Atom and not cls.is_Symbol) and not cls.is_Order
-            and not issubclass(cls, AccumBounds)
-        )
-    return kind and f.is_commutative and not (f.is_Pow and _numeric_atom(f.args[0]))
+    if kind is None:
+        kind = _plain_class(cls)
+    return bool(kind) and f.is_commutative and not (f.is_Pow and _numeric_atom(f.args[0]))
+
+
+def _plain_class(cls: type):
+    """What the class alone says of :func:`_plain` (SymPy's is_* flags are
+    class-level), kept: False, True, or ``_EXP`` for an exponential (a
+    plain factor whose base is not itself)."""
+    kind = (
+        issubclass(cls, Expr) and not cls.is_Number and not cls.is_Mul
+        and not (cls.is_Atom and not cls.is_Symbol) and not cls.is_Order
+        and not issubclass(cls, AccumBounds)
+    )
+    if kind and issubclass(cls, ExpBase):
+        kind = _EXP
+    _PLAIN_KIND[cls] = kind
+    return kind
 
 
 _PLAIN_KIND: dict = {}
+_EXP = 2  # (truthy)
 
 
 def _numeric_atom(f: Basic) -> bool:

@@ -53,10 +53,9 @@ from sympy.functions.elementary.complexes import (
 
 from .build import SORTED_HEIGHT, WIDE
 from .errors import ComplexValueError, RuleError, describe
-from .graph import numbered
 from .matrices.rules import madd
 from .resolver import node_name, resolver
-from .rules import NONSMOOTH, Opts, Rule
+from .rules import NONSMOOTH, Opts
 from .rules.forms import WalkState, piecewise, total
 from .rules.realness import is_real, real_part
 from .rules.walkstate import NodeTable
@@ -150,88 +149,124 @@ class Walk:
     def __init__(self, roots: Sequence[Expr], wrt: frozenset, opts: Opts) -> None:
         self.opts = opts
         self.wrt = wrt
-        rule_by_id: dict[int, Rule] = {}
         rule_of = resolver(opts)
-
         # whether any rule groups its nodes (custom rules): else no node is
         # asked for a group key (two lookups a node)
         self.grouped = False
+        # Nodes are numbered children first (as :func:`symgrad.graph.numbered`
+        # numbers them) and each node's entries are found when it is
+        # numbered, its inputs' known: one pass.  Per position: the rule
+        # (None at a leaf), whether the node depends on wrt, its height
+        # (longest path down to a leaf: a rule over a taller argument runs
+        # on a stencil, :func:`symgrad.rules.forms.stencil`; rules read it in
+        # ``opts.walk``) and which of its inputs depend on wrt.  A numeric
+        # (constant) node's own assumptions say whether it is complex:
+        # asin(2), log(-2), LambertW(-1) hold no I.  ``ids`` finds a node by
+        # its identity (an integer's hash), ``index`` by equality (SymPy's
+        # ``Basic.__hash__``, a Python call): an equal copy met again is
+        # found by its identity after the first time.
+        index: dict = {}
+        ids: dict = {}
+        order: list = []
+        kid_pos: list = []
+        rule_at: list = []
+        depends_at: list = []
+        height_at: list = []
+        needed_at: list = []
+        cplx: list = []
+        numeric: list = []
+        rules: dict = {}  # id(node) -> its rule, while it is on the path
+        copies: list = []
 
-        def children(node: Basic) -> tuple:
+        def frame(node: Basic) -> tuple:
             if not node.args or not isinstance(node, Expr):
-                return ()
-            rule = rule_by_id[id(node)] = rule_of(node)
+                return (node, iter(()), [])
+            rule = rules[id(node)] = rule_of(node)
             if not self.grouped and getattr(rule, "group_key", None) is not None:
                 self.grouped = True
-            return rule.inputs(node)
+            return (node, iter(tuple(rule.inputs(node))), [])
 
-        order, kid_pos, index = numbered(roots, children)
-        self.order, self.kids, self.index = order, kid_pos, index
-        self.ids = {id(n): i for i, n in enumerate(order)}
-        count = len(order)
-        # Per position: the rule (None at a leaf), whether the node depends
-        # on wrt, its height (longest path down to a leaf: a rule over a
-        # taller argument runs on a stencil, :func:`symgrad.rules.forms.
-        # stencil`; rules read it in ``opts.walk``) and which of its inputs
-        # depend on wrt.  A numeric (constant) node's own assumptions say
-        # whether it is complex: asin(2), log(-2), LambertW(-1) hold no I.
-        self.rule_at: list = [None] * count
-        self.depends_at: list = [False] * count
-        self.height_at: list = [0] * count
-        self.needed_at: list = [()] * count
-        rule_at, depends_at, height_at, needed_at = (
-            self.rule_at, self.depends_at, self.height_at, self.needed_at)
-        cplx = [False] * count
-        numeric = [True] * count
-        for i, node in enumerate(order):
-            kids = kid_pos[i]
-            if not kids:
-                d = node in wrt
-                cplx[i] = node is I or _is_complex_symbol(node)
-                numeric[i] = node.is_number
-                depends_at[i] = d
-                if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
-                    raise RuleError(
-                        f"{describe(node)} ({type(node).__name__}) is not an expression, so no "
-                        "gradient can flow into it; keep it free of the symbols you "
-                        "differentiate with respect to"
-                    )
+        for root in roots:
+            if id(root) in ids or root in index:
                 continue
-            rule = rule_at[i] = rule_by_id[id(node)]
-            d = False
-            c = False
-            n = True
-            h = 0
-            needed = []
-            for k in kids:
-                kd = depends_at[k]
-                needed.append(kd)
-                d = d or kd
-                c = c or cplx[k]
-                n = n and numeric[k]
-                if height_at[k] > h:
-                    h = height_at[k]
-            needed_at[i] = tuple(needed)
-            # SymPy asks it of every factor and term it builds, recursively
-            # when not yet known: ask it children first, one level each.
-            node.is_commutative  # noqa: B018
-            if n:
-                real = node.is_extended_real
-                c = real is False or (c and real is not True)
-            cplx[i] = c
-            numeric[i] = n
-            height_at[i] = h + 1
-            depends_at[i] = d
-            if d:
-                if _is_complex_part(type(node)):
-                    raise ComplexValueError(_complex_part_message(node))
-                if c and rule.name in _NONHOLOMORPHIC:
-                    raise ComplexValueError(
-                        f"{describe(node)} applies {node_name(node)}, which is not complex-"
-                        "differentiable, to a complex-valued argument; its real-valued "
-                        "rule would give a wrong answer. Keep I, complex symbols and complex "
-                        "constants (asin(2), log(-2)) out of its argument"
-                    )
+            stack = [frame(root)]
+            while stack:
+                node, it, got = stack[-1]
+                for k in it:
+                    i = ids.get(id(k))
+                    if i is None:
+                        i = index.get(k)
+                        if i is None:  # not placed: a DAG has no cycle, so not on the path
+                            stack.append(frame(k))
+                            break
+                        ids[id(k)] = i
+                        copies.append(k)  # kept alive: its id stays its own
+                    got.append(i)
+                else:
+                    stack.pop()
+                    i = len(order)
+                    index[node] = i
+                    ids[id(node)] = i
+                    order.append(node)
+                    kids = tuple(got)
+                    kid_pos.append(kids)
+                    if stack:
+                        stack[-1][2].append(i)
+                    if not kids:
+                        rule_at.append(None)
+                        depends_at.append(node in wrt)
+                        cplx.append(node is I or _is_complex_symbol(node))
+                        numeric.append(node.is_number)
+                        height_at.append(0)
+                        needed_at.append(())
+                        if node.args and not isinstance(node, Expr) and node.free_symbols & wrt:
+                            raise RuleError(
+                                f"{describe(node)} ({type(node).__name__}) is not an expression, "
+                                "so no gradient can flow into it; keep it free of the symbols "
+                                "you differentiate with respect to"
+                            )
+                        continue
+                    rule = rules.pop(id(node))
+                    rule_at.append(rule)
+                    d = False
+                    c = False
+                    n = True
+                    h = 0
+                    needed = []
+                    for k in kids:
+                        kd = depends_at[k]
+                        needed.append(kd)
+                        d = d or kd
+                        c = c or cplx[k]
+                        n = n and numeric[k]
+                        if height_at[k] > h:
+                            h = height_at[k]
+                    needed_at.append(tuple(needed))
+                    # SymPy asks it of every factor and term it builds, recursively
+                    # when not yet known: ask it children first, one level each.
+                    node.is_commutative  # noqa: B018
+                    if n:
+                        real = node.is_extended_real
+                        c = real is False or (c and real is not True)
+                    cplx.append(c)
+                    numeric.append(n)
+                    height_at.append(h + 1)
+                    depends_at.append(d)
+                    if d:
+                        if _is_complex_part(type(node)):
+                            raise ComplexValueError(_complex_part_message(node))
+                        if c and rule.name in _NONHOLOMORPHIC:
+                            raise ComplexValueError(
+                                f"{describe(node)} applies {node_name(node)}, which is not "
+                                "complex-differentiable, to a complex-valued argument; its "
+                                "real-valued rule would give a wrong answer. Keep I, complex "
+                                "symbols and complex constants (asin(2), log(-2)) out of its "
+                                "argument"
+                            )
+        self.order, self.kids, self.index, self.ids = order, kid_pos, index, ids
+        self._copies = copies
+        self.rule_at, self.depends_at, self.height_at, self.needed_at = (
+            rule_at, depends_at, height_at, needed_at)
 
     def state(self) -> WalkState:
         """What the rules get from this walk (``opts.walk``): each node's

@@ -38,7 +38,7 @@ def product(a: Expr, b: Expr) -> Expr:
     >>> product(2 * x, 3 * y)
     6*x*y
     """
-    if _long(a, Mul) or _long(b, Mul):
+    if (isinstance(a, Mul) and _long(a, Mul)) or (isinstance(b, Mul) and _long(b, Mul)):
         return Mul(a, b, evaluate=False)
     done = times(a, b)  # factors over different bases: no SymPy evaluation
     if done is not None:
