@@ -244,23 +244,27 @@ def blocked(kernel, xs: tuple) -> tuple | None:
     """``kernel(*xs)``'s outputs (tensors of the inputs' shape and type)
     computed block by block of :data:`BLOCK_BYTES` per tensor, or None where
     that does not apply: inputs that are not plain eager CPU tensors (see
-    :func:`masked`'s traced cases), not all contiguous of one shape and type,
-    or fewer than two blocks of points.  The program is elementwise, so each
-    block's values are the whole call's (the same floats)."""
+    :func:`masked`'s traced cases), not all of one float type, those that are
+    not 0-d (a 0-d one goes whole to every block) not all contiguous of one
+    shape, or fewer than two blocks of points.  The program is elementwise,
+    so each block's values are the whole call's (the same floats)."""
     if not xs or not _eager(list(xs)):
         return None
-    x0 = xs[0]
+    arrays = [x for x in xs if x.dim() > 0]
+    if not arrays:
+        return None
+    x0 = arrays[0]
     shape, dt = x0.shape, x0.dtype
-    if not dt.is_floating_point or any(x.shape != shape or x.dtype != dt
-                                       or not x.is_contiguous() for x in xs):
+    if not dt.is_floating_point or any(x.dtype != dt for x in xs) \
+            or any(x.shape != shape or not x.is_contiguous() for x in arrays):
         return None
     n, step = x0.numel(), max(1, BLOCK_BYTES // x0.element_size())
     if n < 2 * step:
         return None
-    flat = [x.view(-1) for x in xs]
+    flat = [x.view(-1) if x.dim() else None for x in xs]
     outs: list | None = None
     for i in range(0, n, step):
-        got = kernel(*(f[i:i + step] for f in flat))
+        got = kernel(*(x if f is None else f[i:i + step] for x, f in zip(xs, flat)))
         if outs is None:
             outs = [torch.empty(n, dtype=dt) for _ in got]
         for o, g in zip(outs, got):

@@ -191,6 +191,10 @@ def test_eager_tensors_of_many_points_are_computed_block_by_block(monkeypatch):
         got = torch_ops.blocked(lambda *xs: calls.append(len(xs[0])) or kernel(*xs), (a, b))
         np.testing.assert_array_equal(got[0].numpy(), kernel(a, b)[0].numpy(), strict=True)
         assert got[1].dtype == dtype and bool(torch.all(got[1] == 2))
+        # a 0-d argument goes whole to every block
+        one = torch.tensor(0.5, dtype=dtype)
+        got = torch_ops.blocked(kernel, (a, one))
+        np.testing.assert_array_equal(got[0].numpy(), kernel(a, one)[0].numpy(), strict=True)
     assert calls == [16] * 6 + [4] + [32] * 3 + [4]
     f = symgrad.to_torch(sp.exp(x) * y, [x, y])
     a, b = _leaf(np.linspace(-3, 3, 100)), _leaf(np.linspace(1, 2, 100))
