@@ -156,7 +156,8 @@ def family_c() -> list[Held]:
         Held("LiSHT", "activation", x * tanh(x), {x: (-1e3, 1e3)}, "control"),
         Held("projectile range", "physics (g = 9.81)", x**2 * sin(2 * y) / Rational(981, 100),
              {x: (0.0, 1e3), y: (0.01, 1.5)}, "control"),
+        # (written as a control; it loses 60.9 bits where sin(z/2)**2 underflows, z ~ 1e-160)
         Held("haversine distance, small angles", "great-circle distance",
              2 * asin(sqrt(sin((y - x) / 2)**2 + cos(x) * cos(y) * sin(z / 2)**2)),
-             {x: (-1.0, 1.0), y: (-1.0, 1.0), z: (-1e-3, 1e-3)}, "control"),
+             {x: (-1.0, 1.0), y: (-1.0, 1.0), z: (-1e-3, 1e-3)}),
     ]
