@@ -130,3 +130,22 @@ def test_guards_left_out_by_the_domain_give_the_same_values():
     for dtype in ("float64", "float32"):
         cols = [jnp.asarray(c) for c in bounded_points(200, domain, dtype)]
         np.testing.assert_array_equal(*(np.asarray(f(*cols)) for f in fs), strict=True)
+
+
+def test_an_exact_exponent_split_survives_xla():
+    # stabilize writes exp(-x**2/2) as exp(-k**2/8192) * exp(-l**2/2 - l*k/64) (the square
+    # split exactly); XLA rewrites exp(a) * exp(b) as exp(a + b), which lost 8 bits at
+    # x = 10-26 until the second factor was kept apart (export.jax_ops.kept)
+    import mpmath
+
+    # (the form written out: generated JAX code as to_jax's, without a stabilize call)
+    k = sp.floor(64 * sp.Min(64, sp.Abs(x)))
+    low = sp.Abs(x) - k / 64
+    form = sp.Mul(sp.exp(-k**2 / 8192), sp.exp(-low**2 / 2 - low * k / 64), evaluate=False)
+    f = symgrad.lambdify([x], form, backend="jax")
+    assert "_jg.kept(" in f.source
+    pts = np.linspace(10.0, 26.0, 41) + 1 / 3
+    with mpmath.workprec(80):
+        true = np.array([float(mpmath.exp(-mpmath.mpf(float(p)) ** 2 / 2)) for p in pts])
+    got = np.asarray(jax.jit(f)(jnp.asarray(pts)))
+    assert np.max(np.abs(got - true) / true) <= 4 * 2.0**-53  # 2 ulps (8 bits lost before)
