@@ -79,7 +79,7 @@ NEIGHBOURS = 4  # ... judged by the worst error 1, 2, 4, 8 ordinals away along e
 # of the float ordinals that 512 draws miss; bench_verdicts seed 5)
 VERIFY = 8
 SLACK = 2.0  # bits a form may lose at one sample against the running code: rounding noise
-_SERIES_TERMS = (3, 6, 12)
+_SERIES_TERMS = (3, 6, 12, 24)
 _WIDENED = 2  # forms tried widened, best first, where none is accurate
 # a form ties with the best ranked one within this much mean and max error (bits),
 # where both are within TOLERANCE: then the cheaper one comes first
