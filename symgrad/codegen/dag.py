@@ -2,9 +2,8 @@
 ``sympy.cse``, no recursion): each node's operands (a ``Piecewise``'s
 values and conditions), how often each is used, which nodes are loud
 (used outside a ``Piecewise`` branch), and the divisions the planning pass
-writes: a shared reciprocal as a divisor, a factor and a divisor several
-products share as one quotient, a negated product as its positive one
-negated."""
+writes (a reciprocal as a product's divisor; a negated product as its
+positive one negated, exactly)."""
 
 from __future__ import annotations
 
@@ -29,17 +28,15 @@ class Dag:
     other_uses: dict[Basic, int]  # reciprocal -> its uses but as a product's divisor
     is_root: set[Basic]
     loud: set[Basic]  # nodes some use of which is not under a Piecewise branch
-    # products computed with a shared quotient: node -> (factor, divisor),
-    # and the pairs some loud product uses
-    pairs: dict[Basic, tuple]
-    pair_loud: set[tuple]
 
     def divides(self, node: Basic) -> bool:
         """Whether the reciprocal ``node`` is written as a division by its
-        positive power where a product holds it: it is used as a divisor,
-        more than once or as a result."""
-        return self.uses[node] > self.other_uses.get(node, 0) \
-            and (self.uses[node] > 1 or node in self.is_root)
+        positive power where a product holds it: wherever some product has
+        it for divisor.  Decided by the DAG's structure, never by how many
+        users a node has, so an output's floats do not depend on the other
+        outputs compiled with it (``lambdify(args, g)[k]`` is bitwise
+        ``lambdify(args, g[k])``)."""
+        return self.uses[node] > self.other_uses.get(node, 0)
 
 
 def operands(node: Basic) -> tuple:
@@ -70,15 +67,15 @@ def read_dag(roots: list[Basic], check: Callable[[list, dict], None] | None = No
     uses, other_uses = _uses(order, kids)
     is_root = set(roots)
     loud = _loud(order, kids, is_root)
-    dag = Dag(list(roots), order, kids, uses, other_uses, is_root, loud, {}, set())
-    dag.pairs, dag.pair_loud = _shared_quotients(dag)
-    return dag
+    return Dag(list(roots), order, kids, uses, other_uses, is_root, loud)
 
 
 def quotient_pairs(roots: list[Basic]) -> dict[Basic, tuple]:
-    """The products emission writes with a shared quotient (node ->
-    (factor, reciprocal)), as its planning pass finds them."""
-    return read_dag(roots).pairs
+    """The products emission writes with a quotient shared with other
+    products (node -> (factor, reciprocal)): none since 2026-11-27 (emit8),
+    as sharing ``t/r`` between ``x*t/r`` and ``y*t/r`` made an output's
+    floats depend on the other outputs compiled with it."""
+    return {}
 
 
 def _uses(order: list, kids: dict) -> tuple[dict[Basic, int], dict[Basic, int]]:
@@ -93,34 +90,6 @@ def _uses(order: list, kids: dict) -> tuple[dict[Basic, int], dict[Basic, int]]:
             if k is not d and reciprocal(k):
                 other_uses[k] = other_uses.get(k, 0) + 1
     return uses, other_uses
-
-
-def _shared_quotients(dag: Dag) -> tuple[dict, set]:
-    """The products of more than two factors whose divisor is a shared
-    reciprocal written as a division (``Dag.divides``) and one of whose
-    other factors another such product holds too: node -> (factor,
-    divisor), the first such factor of each product; and the pairs some
-    loud product uses."""
-    count: dict[tuple, int] = {}
-    cands: list[tuple[Basic, Basic, list]] = []
-    for node in dag.order:
-        ks = dag.kids[node]
-        d = divisor(node, ks)
-        if len(ks) < 3 or d is None or not dag.divides(d):
-            continue
-        fs = [k for k in ks if k is not d and not k.is_Number and not reciprocal(k)]
-        for f in dict.fromkeys(fs):
-            count[(f, d)] = count.get((f, d), 0) + 1
-        cands.append((node, d, fs))
-    pairs: dict[Basic, tuple] = {}
-    pair_loud: set = set()
-    for node, d, fs in cands:
-        f = next((f for f in fs if count[(f, d)] > 1), None)
-        if f is not None:
-            pairs[node] = (f, d)
-            if node in dag.loud:
-                pair_loud.add((f, d))
-    return pairs, pair_loud
 
 
 def _loud(order: list, kids: dict, roots: set) -> set:

@@ -12,17 +12,20 @@ operation to at most ``MAX_OPERANDS`` operands (Python's compiler recurses
 once per operand of ``a + b + ...``): longer sums and products are folded
 through temporaries.
 
-A shared reciprocal (``1/x`` used twice, :meth:`Dag.divides`): a product
-holding it divides by its positive power (held in a temporary unless it is
-a name), ``y/x`` or ``y*z/x``, not ``y*t0`` with ``t0 = 1/x``: one rounding
-fewer, and no overflow of ``1/x`` at a subnormal ``x`` where the product is
-finite (the gradient of ``sqrt(x**2 + y**2)`` was inf at ``x = -2e-311, y =
-7e-319``).  One divisor per product (the first reciprocal factor;
-``y/(x*w)`` could underflow ``x*w``); other uses read the temporary ``1/x``.
-A factor and a shared divisor that several products hold (``x*t/r`` and
-``y*t/r``, ``Dag.pairs``): their quotient ``t/r`` is computed once, as
-SymPy's cse shares it (a division per product fewer; the same two
-roundings per product).
+A reciprocal that a product has for divisor (its first reciprocal factor,
+:meth:`Dag.divides`): the product divides by its positive power (held in a
+temporary unless it is a name), ``y/x`` or ``y*z/x``, not ``y*t0`` with
+``t0 = 1/x``: one rounding fewer, and no overflow of ``1/x`` at a subnormal
+``x`` where the product is finite (the gradient of ``sqrt(x**2 + y**2)``
+was inf at ``x = -2e-311, y = 7e-319``).  One divisor per product
+(``y/(x*w)`` could underflow ``x*w``); other uses read a temporary ``1/x``.
+A reciprocal is never written inside its user's line: a product printed
+over two inlined reciprocals would divide by their product, over a
+temporary it multiplies, and which one is inlined depends on how many
+users it has, so on the other outputs compiled with it.  Every such
+decision is taken from the node's own structure, so an output's floats are
+those of its program alone (``lambdify(args, g)(...)[k]`` is bitwise
+``lambdify(args, g[k])(...)``).
 """
 
 from __future__ import annotations
@@ -102,9 +105,8 @@ class _Planner:
         self.placeholder: dict[Basic, Basic] = {n: Symbol(s) for n, s in leaf_names.items()}
         self.temp_of: dict[Basic, str] = {}  # node -> the temporary holding it
         self.inline: dict[Basic, _Value] = {}  # used once: written in its user's line
-        # shared reciprocal -> its division (power**-1) and what that reads
+        # reciprocal -> its division (power**-1) and what that reads
         self.divide_by: dict[Basic, _Value] = {}
-        self.quotient_of: dict[tuple, str] = {}  # (factor, divisor) -> its temporary
 
     def visit(self, node: Basic) -> None:
         """Plan ``node``, whose operands are planned."""
@@ -115,8 +117,7 @@ class _Planner:
             self.placeholder[node] = node
             return
         self.n_ops += 1
-        pair = self._quotient(node, ks)
-        values = self._operands(node, ks, pair)
+        values = self._operands(node, ks)
         size = 1 + sum(v.size for v in values)
         depth = max([1] + [v.depth + 1 for v in values])
         quiet = node not in self.dag.loud or any(v.quiet for v in values)
@@ -136,38 +137,14 @@ class _Planner:
         self.statements.append(Statement(name, "", quiet, reads, tree, node))
         return name
 
-    def _quotient(self, node: Basic, ks: tuple) -> tuple | None:
-        """The shared quotient (factor, divisor) ``node`` is computed with,
-        computed first if no product before did (None if there is none, or
-        its factor or divisor is not a value of its own yet)."""
-        pair = self.dag.pairs.get(node)
-        d = divisor(node, ks)
-        if pair is None or pair[0] not in self.placeholder or d not in self.divide_by:
-            return None
-        if pair not in self.quotient_of:
-            f, div = pair[0], self.divide_by[d]
-            reads = div.reads | (frozenset((self.temp_of[f],)) if f in self.temp_of else _NONE)
-            self.quotient_of[pair] = self._statement(
-                _rebuild(node, [self.placeholder[f], div.tree]),
-                pair not in self.dag.pair_loud, reads, node)
-        return pair
-
-    def _operands(self, node: Basic, ks: tuple, pair: tuple | None) -> list[_Value]:
+    def _operands(self, node: Basic, ks: tuple) -> list[_Value]:
         """How ``node``'s line reads each operand: a name, a literal, an
-        inlined tree, a division by a shared reciprocal's power, or (for a
-        product with a shared quotient) the quotient's name in place of its
-        factor and divisor."""
+        inlined tree, or a division by a reciprocal's power."""
         d = divisor(node, ks)
         out: list[_Value] = []
         for k in ks:
-            if pair is not None and k is pair[0]:
-                name = self.quotient_of[pair]
-                out.append(_Value(Symbol(name), reads=frozenset((name,))))
-            elif pair is not None and k is d:
-                continue
-            elif k is d and k in self.divide_by:
-                div = self.divide_by[k]
-                out.append(_Value(div.tree, 2, 1, False, div.reads))
+            if k is d and k in self.divide_by:
+                out.append(self.divide_by[k])
             elif k in self.inline:
                 out.append(self.inline.pop(k))
             else:
@@ -189,18 +166,24 @@ class _Planner:
         return acc + values[start + step:]
 
     def _divisor(self, node: Basic, base: Basic, value: _Value) -> _Value | None:
-        """A shared reciprocal ``base**-e``: remember its products' divisor
+        """A reciprocal ``base**-e`` some product divides by: remember its products' divisor
         ``p = base**e`` (in a temporary unless it is a name or a number);
         its own value ``p**-1`` where some use is not a divisor (None where
         none is)."""
         e = -node.args[1]
         power = base if e == 1 else _rebuild(node, [base, e])
         reads = value.reads
-        if not isinstance(power, (Symbol, Number)):
+        # (the one product a reciprocal used once divides by writes its
+        # power in its line, as before; the same floats as through a name)
+        once = self.dag.uses[node] == 1 and node not in self.dag.is_root
+        if once or isinstance(power, (Symbol, Number)):
+            size, depth = value.size + 1, value.depth
+        else:
             name = self._statement(power, value.quiet, reads, node)
             power, reads = Symbol(name), frozenset((name,))
-        inverse = _Value(_rebuild(node, [power, S.NegativeOne]), value.size, value.depth,
-                         value.quiet, reads)
+            size, depth = 2, 1
+        inverse = _Value(_rebuild(node, [power, S.NegativeOne]), size, depth,
+                         value.quiet and once, reads)
         self.divide_by[node] = inverse
         if not self.dag.other_uses.get(node) and node not in self.dag.is_root:
             return None  # every use divides: no 1/x to compute
@@ -211,7 +194,7 @@ class _Planner:
         small) or give it a statement."""
         dag = self.dag
         if dag.uses[node] == 1 and node not in dag.is_root and value.size <= INLINE_SIZE \
-                and value.depth <= INLINE_DEPTH:
+                and value.depth <= INLINE_DEPTH and not reciprocal(node):
             self.inline[node] = value
             return
         name = self._statement(value.tree, value.quiet, value.reads, node)

@@ -59,12 +59,14 @@ def test_printing_errors_name_the_node():
         numpy_code([x], sp.hankel1(1, x) * x)
 
 
-def test_a_factor_and_divisor_shared_by_products_are_divided_once():
-    # x*t/r and y*t/r: t/r once (as SymPy's cse shares it), two roundings a product as before
+def test_each_product_divides_by_its_shared_divisor():
+    # x*t/r and y*t/r: each product divides by r (t/r is not shared: that made
+    # an output's floats depend on the others compiled with it), one rounding
+    # for the division, never a multiplication by 1/r
     r, t = sp.sqrt(x**2 + y**2 + 1), sp.tanh(x - y)
     exprs = [x * t / r + sp.sin(y), y * t / r + sp.cos(x), t / r * sp.exp(x)]
     src = numpy_code([x, y], exprs)
-    assert src.count("/") == 1, src
+    assert src.count("/") == 3 == src.count("/t0"), src
     fn = lambdify([x, y], exprs)
     ref = sp.lambdify([x, y], exprs, "mpmath")
     rng = np.random.default_rng(1)
@@ -97,3 +99,52 @@ def test_a_product_and_its_negation_are_multiplied_once():
     want = [p_ + np.cos(a), -((a - b) * np.exp(a)) * np.sin(b) - a * b + np.tan(b)]
     for got, w in zip(fn(a, b), want):
         np.testing.assert_array_equal(got, w)
+
+
+def _same_floats(a, b) -> bool:
+    """Bitwise the same floats: NaN where NaN, the sign of zero too."""
+    a, b = np.asarray(a), np.asarray(b)
+    nan = np.isnan(a)
+    return bool(np.array_equal(nan, np.isnan(b)) and np.array_equal(a[~nan], b[~nan])
+                and np.array_equal(np.signbit(a[~nan]), np.signbit(b[~nan])))
+
+
+def _multi_output_gradients():
+    from symgrad import grad
+
+    z = sp.symbols("z0:3", real=True)
+    w = sp.Symbol("w", real=True)
+    yield "softmax entry", list(z), grad(sp.exp(z[0]) / sum(sp.exp(v) for v in z), list(z))
+    yield "softmax cross-entropy", list(z), grad(sp.log(sum(sp.exp(v) for v in z)) - z[0],
+                                                 list(z))
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    yield "bench_eval's", [x, y], grad(f, [x, y])  # (x t/r and y t/r: a quotient in both)
+    yield "two reciprocals", [x, y, w], grad(y / (x * w) + sp.exp(x) / w + y / x, [x, y, w])
+    from ..rules.specs import SPECS
+
+    for spec in SPECS:
+        if spec.kind == "smooth" and spec.arity >= 2:
+            ts = sp.symbols(f"t0:{spec.arity}", real=True)
+            e = spec.build(*(t + 1 for t in ts))
+            yield spec.id, list(ts), grad(e, list(ts))
+
+
+def test_an_outputs_floats_do_not_depend_on_the_other_outputs_compiled_with_it():
+    # lambdify(args, g)(...)[k] is bitwise lambdify(args, g[k])(...): no plan
+    # (divisions, inlining, shared quotients) is decided by how many users a
+    # node has, which the other outputs change (softmax's gradient gave NaN
+    # alone and -0.0 jointly, and 1-ulp differences, before 2026-11-27)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for name, args, g in _multi_output_gradients():
+        if len(g) < 2:
+            continue
+        cols = [rng.choice([-1, 1], 300) * 10.0 ** rng.uniform(-3, 3, 300) for _ in args]
+        cols[0][:4] = [800.0, -800.0, 0.0, 1e-300]
+        with np.errstate(all="ignore"):
+            joint = lambdify(args, list(g), threads=1)(*cols)
+            for k, e in enumerate(g):
+                alone = lambdify(args, e, threads=1)(*cols)
+                assert _same_floats(joint[k], alone), (name, k, e)
+        checked += 1
+    assert checked >= 5
