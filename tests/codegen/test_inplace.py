@@ -45,7 +45,7 @@ def test_random_programs_give_the_floats_of_the_kernel_that_allocates(reuse, mon
     rng = random.Random(5 + reuse)
     nrng = np.random.default_rng(5)
     made = 0
-    for _ in range(6):
+    for _ in range(5):  # (6 until 2026-11-27: offsets test_emit's joint-outputs test)
         e = sum(_random_tree(rng, 3) for _ in range(3))
         try:
             fn = lambdify(list(X), grad(e, list(X)), block=7)
@@ -60,7 +60,7 @@ def test_random_programs_give_the_floats_of_the_kernel_that_allocates(reuse, mon
             with np.errstate(all="ignore"):
                 want = block(*pts)
                 got = ip(*pts)
-                whole = fn(*pts)  # 4 blocks of 7 (in place) and one of 2
+                whole = fn(*pts)  # blocks of 7 (float32: 14), in place, and a shorter one
             for w, g, b in zip(want, got, whole):
                 np.testing.assert_array_equal(g, w, err_msg=f"{e} in {dtype}")
                 assert np.asarray(g).dtype == np.asarray(w).dtype
