@@ -50,8 +50,8 @@ from . import graph
 from .graph import postorder
 
 __all__ = [
-    "unevaluated", "bare", "of_class", "cancelling", "evaluated", "replaced", "mapped", "factors",
-    "scaled", "times", "plus",
+    "unevaluated", "builder", "bare", "of_class", "cancelling", "evaluated", "replaced", "mapped",
+    "factors", "scaled", "times", "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
     "SMALL_CONDITION", "EVALUATED_TREE", "tree_size",
 ]
@@ -96,6 +96,36 @@ def unevaluated(node: Basic, args: Sequence[Basic], commutative: bool | None = N
         return node.func(*args, evaluate=False)
     except TypeError:  # a class without the keyword (ExprCondPair, Tuple)
         return node.func(*args)
+
+
+def builder(node: Basic) -> Callable[[tuple], Basic]:
+    """:func:`unevaluated` for ``node``'s class, chosen once: a function of
+    the arguments (a tuple) that builds what ``unevaluated(node, args)``
+    builds, for a rebuild that makes many nodes like ``node`` (a rule's
+    answer on a stencil, put back at every node of a chain).
+
+    >>> from sympy import cos, symbols
+    >>> x, y = symbols("x y")
+    >>> make = builder(cos(x))
+    >>> make((y,)) == cos(y), make((x + y,)).args
+    (True, (x + y,))
+    """
+    cls = type(node)
+    if node.is_Add or node.is_Mul:
+        return lambda args: cls._from_args(args)
+    if isinstance(node, Function) and not isinstance(node, AppliedUndef) and not (
+            isinstance(node, (MinMaxBase, LatticeOp, sympy.Piecewise))):
+        nargs = getattr(node, "nargs", None)
+        if nargs is None:
+            return lambda args: Basic.__new__(cls, *args)
+
+        def make(args: tuple) -> Basic:
+            obj = Basic.__new__(cls, *args)
+            obj.nargs = nargs
+            return obj
+
+        return make
+    return lambda args: unevaluated(node, args)
 
 
 def bare(cls: type, args: Sequence[Basic]) -> Basic:

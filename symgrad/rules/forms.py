@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from sympy import Basic, Dummy, Expr, Piecewise, S
 from sympy.core.function import ArgumentIndexError, Derivative
 
+from ..build import TALL, builder
 from ..errors import RuleError, describe
 from .calls import _call, as_expr, as_tuple
 from .cotangents import _dot, product, scale, total
 from .selection import piecewise, support
-from .walkstate import WalkState, plan, put_back, stencil
+from .walkstate import _PLACES, WalkState, plan, put_back, stencil
 
 __all__ = [
     "Opts",
@@ -135,22 +136,34 @@ class PartialsRule(Rule):
                 f"{len(args)} arguments"
             )
         walk = opts.walk
-        st = stencil(node, args, walk)
-        if st is None:
+        heights = walk.heights if walk is not None else None
+        if not heights:
+            return self._partials(node, node, args, needed, walk)
+        places = None  # the tall arguments, by position (see stencil())
+        for i, a in enumerate(args):
+            if heights.get(a, 0) > TALL:
+                if places is None:
+                    places = {}
+                places[i] = a
+        if places is None:
             return self._partials(node, node, args, needed, walk)
         # the rule's answer on a stencil, and the plan to put the arguments
-        # back in it, serve every node of the same key
-        key = (self, st.key, tuple(needed))
+        # back in it, serve every node of the same key (stencil()'s key)
+        small = tuple([None if i in places else a for i, a in enumerate(args)])
+        key = (self, node.func if len(args) == len(node.args) else node, small, tuple(needed))
         got = walk.memo.get(key)
         if got is None:
+            st = stencil(node, args, walk)
             ps = self._partials(node, st.node, st.args, needed, walk)
             back = st.back()
             got = walk.memo[key] = (st.node, tuple(
-                None if p is None else (p, plan(p, back)) for p in ps
+                None if p is None else (p, _steps(p, back)) for p in ps
             ))
         at, planned = got
-        back = st.back(at)
-        return tuple(None if e is None else put_back(e[0], back, e[1], walk) for e in planned)
+        back = {_PLACES[i]: a for i, a in places.items()}
+        back[at] = node
+        nodes = walk.nodes
+        return tuple(None if e is None else _put_back(e[0], back, e[1], nodes) for e in planned)
 
     def _partials(self, node: Basic, at: Basic, at_args: tuple, needed: Sequence[bool],
                   walk: WalkState | None) -> tuple:
@@ -233,6 +246,22 @@ class IdentityRule(Rule):
 
     def partials(self, node, needed, opts):
         return (S.One,) * len(needed)
+
+
+def _steps(expr: Expr, back: dict) -> tuple:
+    """:func:`plan`'s steps, each with its node's builder (``build.builder``)."""
+    return tuple((n, builder(n)) for n in plan(expr, back))
+
+
+def _put_back(expr: Expr, back: dict, steps: tuple, nodes) -> Expr:
+    """:func:`put_back` along :func:`_steps`: each node rebuilt by its
+    builder, a rebuilt node equal to one of ``nodes`` (the walk's) that one."""
+    env = back
+    get = env.get
+    for n, make in steps:
+        new = make(tuple([get(a, a) for a in n.args]))
+        env[n] = nodes.get(new, new)
+    return get(expr, expr)
 
 
 def _real_dummy_chain(node: Basic, i: int) -> Expr:
