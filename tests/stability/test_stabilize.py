@@ -84,8 +84,11 @@ def test_a_quotient_whose_product_overflows_is_divided_in_turn(expr):
     r = stabilize(expr, {x: (-sp.oo, sp.oo)}, explain=True, samples=128)
     # which non-overflowing form wins is measured: for 3.5 the verification on
     # fresh and searched points now keeps atan-difference-far's regime (its far
-    # branch divides in turn too); what must hold is the accuracy
-    assert "divided in turn" in r.how or "far" in r.how
+    # branch divides in turn too); for 3.3.1, SymPy's -1/(x*(x + 1)) is itself
+    # emitted dividing by one reciprocal factor and multiplying by the other
+    # (since 2026-11-27), so together+factor's form no longer overflows; what
+    # must hold is the accuracy
+    assert "divided in turn" in r.how or "far" in r.how or r.how == "together+factor"
     assert r.before.max_bits_error > 60 and r.after.max_bits_error <= 3
     _equal(expr, r.result, [x], [[sp.Rational(7, 3)], [sp.Integer(10) ** 160]])
 
