@@ -130,7 +130,10 @@ def test_quickstart_gradient_several_outputs():
     events = [reg for reg in r.regions if reg.kind in ("overflow", "nan")]
     assert events
     for reg in events:
-        assert reg.culprit == exp(x * y)
+        # exp(x*y) itself, or (since 2026-11-27: y*exp(x*y)/(exp(x*y) + 1) is
+        # emitted as one product divided, not times a shared quotient) the
+        # product that overflows with it
+        assert reg.culprit == exp(x * y) or exp(x * y) in reg.culprit.args, reg.culprit
         w = reg.witness.point
         assert w[x] * w[y] > 709
     # and where tanh(x - y) saturates, 1 - tanh(x - y)**2 is 0 (the truth 4*exp(-2|x - y|))
