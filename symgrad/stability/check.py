@@ -17,6 +17,7 @@ from ..progress import stage
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions
+from .ascent import ascend, toward_zeros, worst_bits
 from .bits import bits_error, bits_error_bounds, float_format
 from .bounds import prove
 from .compare import as_written, rewrite_notes
@@ -25,7 +26,7 @@ from .limits import limits_at_infinity
 from .matrix_code import matrix_run
 from .report import OutputStats, StabilityReport
 from .sampling import parse_domain
-from .search import SOURCES, Basis, PointSearch, ascend, random_mask, toward_zeros, worst_bits
+from .search import SOURCES, Basis, PointSearch, random_mask
 from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
 
 __all__ = ["check_stability"]

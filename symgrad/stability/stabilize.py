@@ -55,13 +55,14 @@ from ..scaled import homogeneity, scaled
 from ..shapes import flatten_exprs
 from ..widen import FloatMarker
 from ..widen import widen as widened
+from .ascent import ascend, toward_zeros
 from .bits import bits_error, bits_error_bounds, float_format, ordinal
 from .check import check_stability, refuse_non_real
 from .floats import evaluated_form, generated
 from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_lose
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
-from .search import SOURCES, Basis, PointSearch, ascend, random_mask, toward_zeros
+from .search import SOURCES, Basis, PointSearch, random_mask
 from .truth import RESOLVED, UNRESOLVED, GroundTruth
 from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros, series_in_one_argument

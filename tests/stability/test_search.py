@@ -35,10 +35,11 @@ from sympy import cos as sp_cos
 from sympy.codegen.cfunctions import expm1
 
 from symgrad import check_stability, compensated, grad, scaled, stabilize
+from symgrad.stability.ascent import ascend
 from symgrad.stability.bits import FORMATS, bits_error, ordinal
 from symgrad.stability.floats import generated
 from symgrad.stability.sampling import from_ordinal, parse_domain
-from symgrad.stability.search import SOURCES, Basis, PointSearch, ascend
+from symgrad.stability.search import SOURCES, Basis, PointSearch
 from symgrad.stability.truth import RESOLVED, GroundTruth
 
 x, u, y = symbols("x u y", real=True)
@@ -621,7 +622,7 @@ def test_the_steps_toward_the_outputs_zero_reach_a_zero_only_a_finer_variable_re
     # x = -2e-144, where a first step of x does not change the value at all
     from fractions import Fraction
 
-    from symgrad.stability.search import toward_zeros
+    from symgrad.stability.ascent import toward_zeros
 
     fmt = FORMATS["float64"]
 
@@ -661,7 +662,7 @@ def test_the_ascent_from_a_total_loss_tries_the_nearest_floats_first():
     # one-pass variance x**2/2 + y**2/2 - ((x + y)/2)**2: 61.9 reported, 63.0
     # beside it); from a binade down, four starts in two variables spend the
     # budget before one float
-    from symgrad.stability.search import ascend
+    from symgrad.stability.ascent import ascend
 
     fmt = FORMATS["float64"]
     starts = np.array([[1.0 + k, 3.0 + k] for k in range(4)])

@@ -1,0 +1,337 @@
+"""Climbing the error from the worst points measured: :func:`ascend` (steps
+of +-2**k ordinals per coordinate, kept where the error grows: the error is
+locally smooth in the ordinal), :func:`toward_zeros` (secant steps on the
+true value toward the output's own zero: a form in pairs cancels deeper
+than the float sums :mod:`.search`'s grids watch), :func:`climb` (the same
+ascent on any objective, in floats: the search's joint cancellations), and
+:func:`worst_bits`.  Used by :mod:`.search`, :mod:`.check` and
+:mod:`.stabilize` after the points of :class:`.search.PointSearch` are
+measured."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..progress import tick
+from .bits import Format, ordinal
+from .sampling import from_ordinal
+
+__all__ = ["ascend", "climb", "toward_zeros", "worst_bits", "ZERO_STARTS", "ZERO_STEPS",
+           "ZERO_ROUNDS"]
+
+ZERO_STARTS = 2  # the output's own zeros beside the worst points: starts ...
+ZERO_STEPS = 5  # ... secant steps on the true value along each variable ...
+ZERO_ROUNDS = 2  # ... and rounds (the next from the point nearest a zero)
+
+
+def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray], np.ndarray],
+           domain_ranges: Sequence[tuple[float, float]], fmt: Format, budget: int,
+           starts: int = 4) -> np.ndarray:
+    """Climb the error from the ``starts`` worst of ``points`` (``bits``:
+    the worst error over the outputs at each, NaN where not measured):
+    each start tries +-2**k ordinals on one coordinate at a time, moves
+    where the error grows, and lowers k (from a binade down to one float)
+    when no step along any coordinate helps.  ``measure(rows)`` returns
+    the worst error at each row; at most ``budget`` rows are measured.
+    Returns the rows measured, in the order measured.
+    """
+    n, k = points.shape
+    if n == 0 or k == 0 or budget <= 0:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    b = np.where(np.isnan(bits), -1.0, bits)
+    order = np.argsort(-b, kind="stable")
+    chosen: list[int] = []
+    for i in order:
+        if b[i] < 0 or len(chosen) >= starts:
+            break
+        if b[i] < fmt.width and not any((points[i] == points[c]).all() for c in chosen):
+            chosen.append(int(i))
+    if not chosen:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    bounds = [tuple(int(v) for v in ordinal(np.array(r), fmt)) for r in domain_ranges]
+    cur = np.stack([ordinal(points[i], fmt) for i in chosen]).astype(np.int64)
+    best = b[chosen].copy()
+    # from a binade down to one float; from a start that has lost every
+    # significand bit (its value is 0 or noise), from one float up: the
+    # noise's sign is wrong a few floats away (a value of the wrong sign is
+    # a bit more wrong than 0: x**2/2 + y**2/2 - ((x + y)/2)**2 at x ~ y,
+    # 61.9 bits reported where -1e-5 beside it is 63.0)
+    down = list(range(fmt.prec - 1, -1, -4)) + [0]
+    each = [down if best[s] < fmt.prec - 1 else down[::-1] for s in range(len(chosen))]
+    levels = down  # (their number)
+    level = np.zeros(len(chosen), dtype=int)  # index into each start's levels
+    coord = np.zeros(len(chosen), dtype=int)
+    fails = np.zeros(len(chosen), dtype=int)
+    rows_out: list[np.ndarray] = []
+    spent = 0
+    while spent < budget:
+        live = [s for s in range(len(chosen)) if level[s] < len(levels) and best[s] < fmt.width]
+        if not live:
+            break
+        cand, owner = [], []
+        for s in live:
+            j = coord[s]
+            step = 1 << each[s][level[s]]
+            for d in (-step, step):
+                o = cur[s].copy()
+                o[j] = min(max(o[j] + d, bounds[j][0]), bounds[j][1])
+                if o[j] != cur[s][j]:
+                    cand.append(o)
+                    owner.append(s)
+        if not cand:
+            for s in live:
+                level[s] += 1
+            continue
+        cand_o = np.array(cand[: budget - spent])
+        owner = owner[: len(cand_o)]
+        rows = np.stack([from_ordinal(cand_o[:, j], fmt) for j in range(k)], axis=1)
+        worst = np.asarray(measure(rows), dtype=float)
+        worst = np.where(np.isnan(worst), -1.0, worst)
+        rows_out.append(rows)
+        spent += len(rows)
+        moved = set()
+        for i, s in enumerate(owner):
+            if worst[i] > best[s]:
+                best[s], cur[s] = worst[i], cand_o[i]
+                moved.add(s)
+        for s in live:
+            if s in moved:
+                fails[s] = 0
+                continue
+            fails[s] += 1
+            coord[s] = (coord[s] + 1) % k
+            if fails[s] >= k:
+                fails[s] = 0
+                level[s] += 1
+    if not rows_out:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    return np.concatenate(rows_out)
+
+
+def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
+                 probe: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                 domain_ranges: Sequence[tuple[float, float]], fmt: Format,
+                 starts: int = ZERO_STARTS, steps: int = ZERO_STEPS,
+                 rounds: int = ZERO_ROUNDS) -> np.ndarray:
+    """Where a cancellation loses bits, the loss is largest at the exact
+    output's own zero: from the ``starts`` worst of ``points`` (``bits``
+    and the true ``values``: shape (outputs, n), NaN where not known), along
+    each variable, secant steps on the true value of the output worst
+    there toward its zero, then the floats on both sides of the last step;
+    then (``rounds``) the same along the other variables from the point of
+    each start's lines nearest a zero (a zero only a finer variable
+    resolves).  ``probe(rows)`` measures rows: (bits, true values), each
+    (outputs, m).  Returns the rows measured, in the order measured.
+
+    The zeros the structural search finds are those of the sums as floats
+    compute them: where a form in pairs of floats cancels deeper than a
+    float can tell, their signs are rounding noise, and the ascent does not
+    cross the flat error around the true zero (the weighted BCE gradient's
+    form in pairs -(y*z + (y - 1)*exp(x))/(exp(x) + 1): 1.0 bits but within
+    1e-18 of its zero at x ~ -1.8e-16, every bit at the floats beside it).
+    The true value is smooth there, and a secant step lands next to the
+    zero from anywhere its first order holds.
+    """
+    n, k = points.shape
+    b = np.where(np.isnan(bits), -np.inf, bits)
+    b = b if b.ndim == 2 else b[None, :]
+    v = np.asarray(values, dtype=float)
+    v = v if v.ndim == 2 else v[None, :]
+    worst = b.max(axis=0, initial=-np.inf)
+    chosen: list[int] = []
+    for i in (int(i) for i in np.argsort(-worst, kind="stable") if np.isfinite(worst[i])):
+        if len(chosen) >= starts:
+            break
+        if not any((points[i] == points[c]).all() for c in chosen):
+            chosen.append(i)
+    if not chosen or k == 0:
+        return np.zeros((0, k), dtype=fmt.dtype)
+    lo = np.array([r[0] for r in domain_ranges], dtype=float)
+    hi = np.array([r[1] for r in domain_ranges], dtype=float)
+    bounds = np.array([[int(x) for x in ordinal(np.array(r), fmt)] for r in domain_ranges])
+    out: list[np.ndarray] = []
+
+    def measure(rows: np.ndarray, outs: list) -> list:
+        _, got = probe(rows)
+        out.append(rows)
+        got = np.asarray(got, dtype=float)
+        got = got if got.ndim == 2 else got[None, :]
+        return [float(got[o, m]) for m, o in enumerate(outs)]
+
+    # a start: (output, row, its true value, the variable it came along: -1 none)
+    todo = []
+    for i in chosen:
+        o = int(np.argmax(b[:, i]))
+        todo.append((o, points[i].copy(), float(v[o, i]), -1))
+    for _ in range(rounds):
+        # a line: [output, row, variable, x0, f0, x1, f1, start, first step, slow
+        # steps (2: a double zero, secant steps on sqrt|f|: on (x - y)**2 they
+        # converge slowly)]
+        lines = []
+        for s_i, (o, row, f0, came) in enumerate(todo):
+            if not np.isfinite(f0) or f0 == 0:
+                continue
+            for j in range(k):
+                if j == came:
+                    continue
+                x0 = float(row[j])
+                # a first step small enough for the first order (grown where
+                # the value does not change: from x = 1e-144 toward 1e-16)
+                h = abs(x0) * 2.0**-8 or (hi[j] - lo[j]) * 2.0**-40
+                x1 = x0 + h if x0 + h <= hi[j] else x0 - h
+                lines.append([o, row, j, x0, f0, x1, math.nan, s_i, h, 0])
+        if not lines:
+            break
+        live = lines
+        for step in range(steps + 1):
+            tick()  # a secant step: a step of the search
+            xs = []
+            for it in live:
+                if step == 0:
+                    xs.append(it[5])
+                    continue
+                x0, f0, x1, f1 = it[3], it[4], it[5], it[6]
+                with np.errstate(all="ignore"):
+                    if f1 == f0:  # not visible yet: a larger first step
+                        it[8] = max(it[8] * 2.0**20, (hi[it[2]] - lo[it[2]]) * 2.0**-40)
+                        xs.append(x0 + it[8] if x0 + it[8] <= hi[it[2]] else x0 - it[8])
+                    else:
+                        if it[9] >= 2:
+                            f0, f1 = math.sqrt(abs(f0)), math.sqrt(abs(f1))
+                        xs.append(float(fmt.dtype.type(x1 - f1 * (x1 - x0) / (f1 - f0))))
+            keep = [m for m, x in enumerate(xs) if np.isfinite(x)
+                    and lo[live[m][2]] <= x <= hi[live[m][2]] and (step == 0 or x != live[m][5])]
+            live, xs = [live[m] for m in keep], [xs[m] for m in keep]
+            if not live:
+                break
+            rows = np.array([it[1] for it in live], dtype=fmt.dtype)
+            rows[np.arange(len(live)), [it[2] for it in live]] = np.asarray(xs, dtype=fmt.dtype)
+            fs = measure(rows, [it[0] for it in live])
+            nxt = []
+            for it, x, f in zip(live, xs, fs):
+                if step == 0 or it[6] == it[4]:  # (a first step, or a larger one)
+                    it[5], it[6] = x, f
+                else:
+                    # twice the same sign and not a tenth nearer: a double zero
+                    # (a secant step on a double zero leaves |f| * 0.38)
+                    slow = f * it[6] > 0 and abs(it[6]) / 10 < abs(f) < abs(it[6])
+                    it[9] = max(it[9], 2) if it[9] >= 2 else (it[9] + 1 if slow else 0)
+                    it[3], it[4], it[5], it[6] = it[5], it[6], x, f
+                if np.isfinite(f) and f != 0:
+                    nxt.append(it)
+            live = nxt
+        # the floats on both sides of each line's last abscissa
+        ends = [it for it in lines if np.isfinite(it[6])]
+        if not ends:
+            break
+        rows = np.repeat(np.array([it[1] for it in ends], dtype=fmt.dtype), 2, axis=0)
+        o = ordinal(np.array([it[5] for it in ends], dtype=fmt.dtype), fmt).astype(np.int64)
+        js = np.repeat([it[2] for it in ends], 2)
+        side = np.clip(np.stack([o - 1, o + 1], axis=1).ravel(), bounds[js, 0], bounds[js, 1])
+        rows[np.arange(len(rows)), js] = from_ordinal(side, fmt)
+        probe(rows)
+        out.append(rows)
+        # the next round's starts: each start's line that ended nearest a zero
+        best: dict[int, list] = {}
+        for it in ends:
+            if it[6] != 0 and (it[7] not in best or abs(it[6]) < abs(best[it[7]][6])):
+                best[it[7]] = it
+        todo = []
+        for it in best.values():
+            row = it[1].copy()
+            row[it[2]] = it[5]
+            todo.append((it[0], row, it[6], it[2]))
+    return np.concatenate(out) if out else np.zeros((0, k), dtype=fmt.dtype)
+
+
+def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray], np.ndarray],
+          domain_ranges: Sequence[tuple[float, float]], fmt: Format, starts: int,
+          calls: int) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`ascend`, for an objective cheap per row and dear per
+    call: from the ``starts`` best of ``points`` (by ``score``), every step
+    tries +-2**k ordinals along every coordinate and pair of coordinates
+    (:func:`_directions`), and the last move again and doubled, of every
+    start at once, and moves each start to its best candidate where that is
+    higher; k goes down (from a binade to one float) where none is.  At most ``calls``
+    calls of ``objective``.  Returns the rows measured and their scores.
+    """
+    n, k = points.shape
+    s = np.where(np.isnan(score), -np.inf, score)
+    order = [int(i) for i in np.argsort(-s, kind="stable") if np.isfinite(s[i])]
+    chosen: list[int] = []
+    seen: set = set()
+    for i in order:
+        key = points[i].tobytes()
+        if key not in seen:
+            seen.add(key)
+            chosen.append(i)
+        if len(chosen) >= starts:
+            break
+    if not chosen or k == 0:
+        return points[:0], np.zeros(0)
+    bounds = np.array([[int(v) for v in ordinal(np.array(r), fmt)] for r in domain_ranges])
+    cur = np.stack([ordinal(points[i], fmt) for i in chosen]).astype(np.int64)
+    best = s[chosen].copy()
+    levels = list(range(fmt.prec - 1, -1, -4)) + [0]
+    level = np.zeros(len(chosen), dtype=int)
+    moved = np.zeros_like(cur)  # each start's last move: tried again, doubled (a valley)
+    dirs = _directions(k)
+    rows_out, scores_out = [], []
+    for _ in range(calls):
+        tick()  # a step of the climb
+        live = np.flatnonzero(level < len(levels))
+        if not len(live):
+            break
+        cand, owner = [], []
+        for t in live:
+            step = np.int64(1) << np.int64(levels[level[t]])
+            tries = [d * step for d in dirs]
+            if moved[t].any():
+                tries += [moved[t], 2 * moved[t]]
+            for d in tries:
+                o = np.clip(cur[t] + d, bounds[:, 0], bounds[:, 1])
+                if (o != cur[t]).any():
+                    cand.append(o)
+                    owner.append(t)
+        if not cand:
+            level[live] += 1
+            continue
+        cand_o, owner = np.array(cand), np.array(owner)
+        rows = np.stack([from_ordinal(cand_o[:, j], fmt) for j in range(k)], axis=1)
+        got = np.asarray(objective(rows), dtype=float)
+        got = np.where(np.isnan(got), -np.inf, got)
+        rows_out.append(rows)
+        scores_out.append(got)
+        for t in live:
+            mine = np.flatnonzero(owner == t)
+            if len(mine) and got[mine].max() > best[t]:
+                i = mine[np.argmax(got[mine])]
+                best[t], moved[t], cur[t] = got[i], cand_o[i] - cur[t], cand_o[i]
+            else:
+                level[t] += 1
+                moved[t] = 0
+    if not rows_out:
+        return points[:0], np.zeros(0)
+    return np.concatenate(rows_out), np.concatenate(scores_out)
+
+
+def _directions(k: int) -> list[np.ndarray]:
+    """Steps to try in ``k`` dimensions: along each axis, and along the
+    diagonals of each pair of axes where there are at most 4 (a valley
+    across two variables)."""
+    eye = np.eye(k, dtype=np.int64)
+    out = [s * eye[j] for j in range(k) for s in (-1, 1)]
+    if k <= 4:
+        out += [a * eye[i] + b * eye[j] for i in range(k) for j in range(i + 1, k)
+                for a in (-1, 1) for b in (-1, 1)]
+    return out
+
+
+def worst_bits(bits: np.ndarray) -> np.ndarray:
+    """The worst error over the outputs at each point, NaN where none is
+    measured (``bits``: shape (outputs, n))."""
+    b = np.where(np.isnan(bits), -np.inf, bits).max(axis=0, initial=-np.inf)
+    return np.where(np.isinf(b) & (b < 0), np.nan, b)
