@@ -541,8 +541,8 @@ def test_the_amplification_computes_only_the_values_it_reads():
     own rounding): a compensated(u), pairs of floats over u's symbols, was
     computed at every call of the joint climb and read by none."""
     from symgrad import compensated
+    from symgrad.stability.amplification import amplification
     from symgrad.stability.floats import NodeEvaluator
-    from symgrad.stability.search import amplification
 
     y = symbols("y", real=True)
     pair = compensated(exp(x) - 1)
