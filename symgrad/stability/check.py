@@ -184,29 +184,27 @@ def check_stability(
             climbed.append(measure(rows))
             return worst_bits(climbed[-1][3])
 
-        more = ascend(points, worst_bits(bits), climb, search.ranges, fmt,
-                      search.budget["ascent"])
-        if len(more):
-            points = np.concatenate([points, more])
-            labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
-            computed, true, status, bits, known = (
-                np.concatenate([a, *(f[i] for f in climbed)], axis=1)
-                for i, a in enumerate((computed, true, status, bits, known)))
-        # and toward the true output's own zero beside the worst points
-        climbed = []
+        def absorb(more: np.ndarray) -> None:
+            """The points a step found, with what ``measure`` said of them."""
+            nonlocal points, labels, computed, true, status, bits, known
+            if len(more):
+                points = np.concatenate([points, more])
+                labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
+                computed, true, status, bits, known = (
+                    np.concatenate([a, *(f[i] for f in climbed)], axis=1)
+                    for i, a in enumerate((computed, true, status, bits, known)))
+            climbed.clear()
 
+        absorb(ascend(points, worst_bits(bits), climb, search.ranges, fmt,
+                      search.budget["ascent"]))
+
+        # and toward the true output's own zero beside the worst points
         def probe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             climbed.append(measure(rows))
             return climbed[-1][3], mids[-1]
 
-        more = toward_zeros(points, bits, np.concatenate(mids, axis=1), probe, search.ranges,
-                            fmt)
-        if len(more):
-            points = np.concatenate([points, more])
-            labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
-            computed, true, status, bits, known = (
-                np.concatenate([a, *(f[i] for f in climbed)], axis=1)
-                for i, a in enumerate((computed, true, status, bits, known)))
+        absorb(toward_zeros(points, bits, np.concatenate(mids, axis=1), probe, search.ranges,
+                            fmt))
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")

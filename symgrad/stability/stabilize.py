@@ -654,26 +654,25 @@ class _Search:
         def bits_of(e: Expr, rows: np.ndarray) -> np.ndarray:
             return self._bits_at(e, rows, truth)
 
-        new = bits_of(form, points)
-        climbed = ascend(points, new, lambda rows: bits_of(form, rows),
-                         [float_range(*self.domain[s], self.fmt) for s in self.symbols],
-                         self.fmt, ps.budget["ascent"])
-        if len(climbed):
-            points = np.concatenate([points, climbed])
-            labels = np.concatenate([labels, np.full(len(climbed), SOURCES.index("ascent"))])
-            new = np.concatenate([new, bits_of(form, climbed)])
-        # and toward the true output's own zero beside the worst points
         def value(rows: np.ndarray) -> np.ndarray:  # unresolved: the middle of its bounds
             t, ok, lo, hi = truth.at(rows)
             return np.where(ok, t, (lo + hi) / 2)
 
-        deeper = toward_zeros(points, new, value(points), lambda rows: (
-            bits_of(form, rows), value(rows)),
-            [float_range(*self.domain[s], self.fmt) for s in self.symbols], self.fmt)
-        if len(deeper):
-            points = np.concatenate([points, deeper])
-            labels = np.concatenate([labels, np.full(len(deeper), SOURCES.index("ascent"))])
-            new = np.concatenate([new, bits_of(form, deeper)])
+        def absorb(more: np.ndarray) -> None:
+            """The points a step found, and ``form``'s bits there."""
+            nonlocal points, labels, new
+            if len(more):
+                points = np.concatenate([points, more])
+                labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
+                new = np.concatenate([new, bits_of(form, more)])
+
+        ranges = [float_range(*self.domain[s], self.fmt) for s in self.symbols]
+        new = bits_of(form, points)
+        absorb(ascend(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt,
+                      ps.budget["ascent"]))
+        # and toward the true output's own zero beside the worst points
+        absorb(toward_zeros(points, new, value(points),
+                            lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))
         return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------
