@@ -127,7 +127,6 @@ def exps_kept_apart(roots: list[Basic]) -> list[Basic]:
     [x*_Kept(exp(-x**2))*exp(x)]
     """
     from ..build import mapped
-    from ..graph import postorder
 
     def apart(n: Basic) -> Basic:
         if not isinstance(n, Mul):
@@ -138,11 +137,7 @@ def exps_kept_apart(roots: list[Basic]) -> list[Basic]:
         rest = [a for a in n.args if not isinstance(a, exp)]
         return Mul(*rest, es[0], *[_Kept(e) for e in es[1:]], evaluate=False)
 
-    order, _ = postorder(roots, lambda n: n.args)
-    if not any(isinstance(n, Mul) and sum(isinstance(a, exp) for a in n.args) > 1
-               for n in order):
-        return roots
-    return mapped(roots, after=apart)
+    return mapped(roots, after=apart)  # (each node itself where none is a product of exps)
 
 
 def _scale_helpers(backend: str) -> str:
