@@ -508,6 +508,9 @@ class GroundTruth:
         nodes: list = []
         prec = self.start_prec
         lost = False  # a zero whose sign neither tier knows
+        # how far a value not known real, or a zero of unknown sign, is pursued:
+        # to the top while SIGN_TRIES last, then 4x the start
+        top = self.max_prec if self.sign_tries > 0 else 4 * self.start_prec
         for prec in self.precisions():
             nodes = prog.run(inputs, prec)
             for k in list(todo):
@@ -518,12 +521,10 @@ class GroundTruth:
                 elif v is UNKNOWN:
                     # not even known real: an argument straddling the edge of a
                     # domain (sqrt of an exact 0 reached inexactly, sqrt(1 - sin^2
-                    # - cos^2)); more bits may settle it, up to the top while
-                    # SIGN_TRIES last (as for a zero of unknown sign), then 4x
-                    # the start: unresolved, counted (every point of such a
-                    # formula cost every precision: 374 points, 4.8 s)
-                    if prec >= (self.max_prec if self.sign_tries > 0
-                                else 4 * self.start_prec):
+                    # - cos^2)); more bits may settle it, up to ``top`` (as for a
+                    # zero of unknown sign): unresolved, counted (every point of
+                    # such a formula cost every precision: 374 points, 4.8 s)
+                    if prec >= top:
                         todo.discard(k)
                         lost = True
                     continue
@@ -535,8 +536,7 @@ class GroundTruth:
                         # then 4x the start (as the balls): unresolved, bounded by
                         # the two zeros (the error is the same against either:
                         # check_stability's figures keep it)
-                        if prec >= (self.max_prec if self.sign_tries > 0
-                                    else 4 * self.start_prec):
+                        if prec >= top:
                             todo.discard(k)
                             lost = True
                     elif a == b:
