@@ -31,6 +31,7 @@ monotone functions run box by box in the mpmath kernels.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import methodcaller
 
 import numpy as np
 from mpmath.libmp import (
@@ -137,7 +138,9 @@ def _prod_err(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _prod_ends(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Floats below and above the exact ``a*b``."""
     p, e = _prod_err(a, b)
-    return np.where(e >= 0, p, _dn(p)), np.where(e <= 0, p, _up(p))
+    # (an overflow stays infinite: a bound wholly past the range sends the box to mpmath)
+    big = np.isinf(p)
+    return np.where((e >= 0) | big, p, _dn(p)), np.where((e <= 0) | big, p, _up(p))
 
 
 def _recip_ends(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -148,8 +151,9 @@ def _recip_ends(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     d = 1.0 - p  # exact (Sterbenz): q*b is within an ulp of 1
     trust = (np.abs(q) < _BIG) & (np.abs(q) >= _SMALL) & (np.abs(b) >= _SMALL) & (e == e)
     above = (d > e) == (b > 0)  # the exact 1/b above q
-    return (np.where(trust & (above | (d == e)), q, _dn(q)),
-            np.where(trust & (~above | (d == e)), q, _up(q)))
+    big = np.isinf(q)  # (as in _prod_ends)
+    return (np.where((trust & (above | (d == e))) | big, q, _dn(q)),
+            np.where((trust & (~above | (d == e))) | big, q, _up(q)))
 
 
 def _sqrt_ends(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -382,7 +386,9 @@ def _pow_kernel(node: Basic) -> Callable | None:
             return True
 
         return op
-    if e.is_Rational and int(e.q) == 2 and abs(int(e.p)) == 1:
+    if e.is_Rational and not (int(e.q) == 2 and abs(int(e.p)) == 1):
+        return _root_kernel(int(e.p), int(e.q))
+    if e.is_Rational:
         p = int(e.p)
 
         def op(r, i, args):  # intervals.rational_pow(+-1, 2)
@@ -431,7 +437,7 @@ def _min(r, i, args):
 # ---- monotone functions through Arb at the ends ---------------------------------
 
 
-def _arb_at(name: str, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _arb_at(name: str | Callable, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Floats below and above ``name`` (an arb method) at each value: its
     ball at 80 bits, the ball's ends rounded outward to 53 bits (exact
     floats, but for subnormals and past the range: moved out once more);
@@ -442,7 +448,8 @@ def _arb_at(name: str, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         old = _ctx.prec
         try:
             _ctx.prec = 80
-            balls = [getattr(arb(v), name)() for v in u.tolist()]
+            fn = methodcaller(name) if isinstance(name, str) else name
+            balls = [fn(arb(v)) for v in u.tolist()]
             _ctx.prec = 53  # (lower() and upper() round to the context's precision)
             for k, b in enumerate(balls):
                 if not b.is_finite() or not np.isfinite(u[k]):  # (the mpmath tier's)
@@ -512,6 +519,114 @@ def _cosh(r, i, args):
     out_lo[val], out_hi[val] = clo, chi
     r.set(i, out_lo, out_hi, val)
     return True
+
+
+def _sign_of(lo, hi):
+    """+1 / -1 / 0 where [lo, hi] is positive / negative / [0, 0]; NaN
+    where it holds 0 and more (intervals._sign)."""
+    return np.where(lo > 0, 1.0, np.where(hi < 0, -1.0,
+                                          np.where((lo == 0) & (hi == 0), 0.0, np.nan)))
+
+
+def _sign(r, i, args):
+    sg = _sign_of(r.lo[args[0]], r.hi[args[0]])
+    r.state[i][(r.state[i] == VALUE) & np.isnan(sg)] = UNKNOWN_S
+    r.set(i, sg, sg, None)
+    return True
+
+
+def _heaviside(r, i, args):
+    """1 right of 0, 0 left of it, ``H(0)`` (the second argument, else 1/2)
+    at [0, 0]; unknown across 0 (intervals._heaviside)."""
+    sg = _sign_of(r.lo[args[0]], r.hi[args[0]])
+    r.state[i][(r.state[i] == VALUE) & np.isnan(sg)] = UNKNOWN_S
+    h0lo, h0hi = (r.lo[args[1]], r.hi[args[1]]) if len(args) > 1 else (0.5, 0.5)
+    lo = np.where(sg == 1, 1.0, np.where(sg == -1, 0.0, h0lo))
+    hi = np.where(sg == 1, 1.0, np.where(sg == -1, 0.0, h0hi))
+    r.set(i, lo, hi, None)
+    return True
+
+
+_HALF_PI = float(np.pi / 2)
+_TRIG_SURE = 2.0 ** 30  # below it, (x - pi/2)/pi in floats is within 1e-7 of its value
+
+
+def _trig(name: str) -> Callable:
+    """sin, cos or tan: over a box 8 wide or more, [-1, 1] (tan: every
+    value), as the mpmath tier (intervals._periodic); else from the ends
+    in Arb, with sin's or cos's extremum (tan's pole) where the box holds
+    one: the points x0 + k*pi (x0 = pi/2 for sin and tan, 0 for cos) it
+    holds are found in floats where each end is farther than 1e-6 from one
+    of them (in units of pi), and box by box in mpmath elsewhere."""
+    x0 = 0.0 if name == "cos" else _HALF_PI
+
+    def op(r, i, args):
+        if arb is None:
+            return False
+        (a,) = args
+        lo, hi = r.lo[a], r.hi[a]
+        val = (r.state[i] == VALUE) & ~r.bad
+        wide = val & (_sum_dn(hi, -lo) >= 8)
+        ta, tb = (lo - x0) / np.pi, (hi - x0) / np.pi
+        sure = (np.abs(lo) < _TRIG_SURE) & (np.abs(hi) < _TRIG_SURE) & \
+            (np.abs(ta - np.round(ta)) > 1e-6) & (np.abs(tb - np.round(tb)) > 1e-6)
+        narrow = val & ~wide & sure
+        ka, kb = np.ceil(ta), np.floor(tb)  # the points x0 + k*pi in the box
+        inside = narrow & (ka <= kb)
+        m = int(narrow.sum())
+        flo, fhi = _arb_at(name, np.concatenate([lo[narrow], hi[narrow]]))
+        out_lo, out_hi = np.full(r.n, -1.0), np.full(r.n, 1.0)
+        if name == "tan":  # increasing between poles
+            out_lo[narrow], out_hi[narrow] = flo[:m], fhi[m:]
+            out_lo[inside | wide], out_hi[inside | wide] = -_INF, _INF
+        else:
+            out_lo[narrow] = np.minimum(flo[:m], flo[m:])
+            out_hi[narrow] = np.maximum(fhi[:m], fhi[m:])
+            # sin's maxima at k even, cos's too (x0 + 2j*pi); minima at k odd
+            two = kb - ka >= 1
+            out_hi[inside & (two | (ka % 2 == 0))] = 1.0
+            out_lo[inside & (two | (ka % 2 != 0))] = -1.0
+            out_lo, out_hi = np.maximum(out_lo, -1.0), np.minimum(out_hi, 1.0)
+        r.set(i, out_lo, out_hi, narrow | wide)
+        _by_box(r, i, r.prog.steps[i], val & ~wide & ~sure)
+        return True
+
+    return op
+
+
+def _root_kernel(p: int, q: int) -> Callable:
+    """``b**(p/q)`` (intervals.rational_pow): the q-th root at the ends in
+    Arb, then the integer power (a decreasing function for p < 0)."""
+
+    def fn(b):
+        v = b.root(q) ** abs(p)
+        return 1 / v if p < 0 else v
+
+    def op(r, i, args):
+        if arb is None:
+            return False
+        lo, hi = r.lo[args[0]], r.hi[args[0]]
+        st = r.state[i]
+        val = st == VALUE
+        st[val & (hi < 0)] = UNDEFINED
+        st[val & (hi >= 0) & (lo < 0)] = UNKNOWN_S
+        if p < 0:
+            st[val & (lo == 0) & (hi == 0)] = UNDEFINED
+            st[val & (lo == 0) & (hi > 0)] = UNKNOWN_S
+        val = st == VALUE
+        zero = val & (hi == 0)  # [0, 0]**(p/q), p > 0
+        val &= ~zero
+        m = int(val.sum())
+        flo, fhi = _arb_at(fn, np.concatenate([lo[val], hi[val]]))
+        out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+        if p > 0:
+            out_lo[val], out_hi[val] = np.maximum(flo[:m], 0.0), fhi[m:]
+        else:
+            out_lo[val], out_hi[val] = flo[m:], fhi[:m]
+        r.set(i, out_lo, out_hi, val | zero)
+        return True
+
+    return op
 
 
 # ---- conditions -------------------------------------------------------------------
@@ -587,11 +702,14 @@ def _piecewise(r: _Run, i: int, pairs: tuple) -> None:
 # ---- anything else: the mpmath tier's kernel, box by box ---------------------------
 
 
-def _by_box(r: _Run, i: int, step: tuple) -> None:
+def _by_box(r: _Run, i: int, step: tuple, rows: np.ndarray | None = None) -> None:
+    """Node ``i`` on the boxes ``rows`` (default: all where its state is
+    VALUE) by the mpmath tier's kernel, rounded outward to floats."""
     fn, args = step[1], step[2]
     st = r.state[i]
     lo, hi = r.lo[i], r.hi[i]
-    for j in np.flatnonzero((st == VALUE) & ~r.bad).tolist():
+    todo = (st == VALUE) & ~r.bad if rows is None else rows & (st == VALUE) & ~r.bad
+    for j in np.flatnonzero(todo).tolist():
         vals = []
         for a in args:
             s = r.state[a, j]
@@ -630,6 +748,11 @@ _KERNELS: dict[str, Callable] = {
     "erfc": _monotone("erfc", increasing=False),
     "sinh": _monotone("sinh"),
     "cosh": _cosh,
+    "sin": _trig("sin"),
+    "cos": _trig("cos"),
+    "tan": _trig("tan"),
+    "sign": _sign,
+    "Heaviside": _heaviside,
     "StrictLessThan": _relation(_lt),
     "LessThan": _relation(_le),
     "StrictGreaterThan": _relation(lambda alo, ahi, blo, bhi: _lt(blo, bhi, alo, ahi)),
