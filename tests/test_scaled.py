@@ -39,15 +39,17 @@ def test_not_homogeneous_is_refused(expr):
 @pytest.mark.parametrize(("expr", "args", "truth", "dtype"), [
     # an intermediate past the top of the range: b*b (the quadratic's root)
     (2*c / (-b - sqrt(b*b - 4*a*c)), (1.0, 1e200, 1.0), -1e-200, "float64"),
-    # ... and below the bottom: x*y underflows to 0 (half the harmonic mean)
-    (x*y / (x + y), (1e-200, 3e-200), 0.75e-200, "float64"),
-    (x*y / (x + y), (1e200, 3e200), 0.75e200, "float64"),
+    # ... and below the bottom: x*x underflows to 0 (x*x*(y/(x*x + y*y)) as
+    # emitted; x*y/(x + y), here before, is x*(y/(x + y)) since 2026-11-27:
+    # emission divides a product's last factor first, and stays in range)
+    (x*x*y / (x*x + y*y), (1e-200, 3e-200), 3e-201, "float64"),
+    (x*x*y / (x*x + y*y), (1e200, 3e200), 3e199, "float64"),
     # degree 1: the result is scaled back (x*y overflows, its root does not)
     (sqrt(x*y), (1e300, 4e300), 2e300, "float64"),
     # (hypot(x, y)/(x*y) was here: since 2026-11-27 emission divides by one
     # reciprocal factor and multiplies by the other, so x*y no longer underflows
-    # as written; the underflow of a product stays covered by x*y/(x + y) above)
-    (x*y / (x + y), (1e30, 3e30), 0.75e30, "float32"),
+    # as written; the underflow of a product stays covered by x*x*y/(x*x + y*y) above)
+    (x*x*y / (x*x + y*y), (1e30, 3e30), 3e29, "float32"),
     # float32's own range bounds the scaled values (x*x of x = 1e30 beside a tiny y)
     ((x*x + y*y) / (x + y), (1e30, 1e-30), 1e30, "float32"),
 ])

@@ -2,8 +2,9 @@
 ``sympy.cse``, no recursion): each node's operands (a ``Piecewise``'s
 values and conditions), how often each is used, which nodes are loud
 (used outside a ``Piecewise`` branch), and the divisions the planning pass
-writes (a reciprocal as a product's divisor; a negated product as its
-positive one negated, exactly)."""
+writes (a reciprocal as a product's divisor, paired with one factor the
+product's own structure chooses, so that products sharing both share the
+quotient; a negated product as its positive one negated, exactly)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from sympy import Basic, Max, Min, Piecewise, Pow, S
 
 from ..graph import postorder
 
-__all__ = ["Dag", "read_dag", "quotient_pairs", "reciprocal", "divisor", "associative"]
+__all__ = ["Dag", "read_dag", "quotient_pairs", "quotient_factor", "reciprocal", "divisor",
+           "associative"]
 
 
 @dataclass
@@ -28,6 +30,11 @@ class Dag:
     other_uses: dict[Basic, int]  # reciprocal -> its uses but as a product's divisor
     is_root: set[Basic]
     loud: set[Basic]  # nodes some use of which is not under a Piecewise branch
+    # products computed over a quotient: node -> (factor, divisor), and the
+    # quotients some loud product reads
+    pairs: dict[Basic, tuple]
+    pair_loud: set[tuple]
+    pair_uses: dict[tuple, int]  # quotient -> how many products read it
 
     def divides(self, node: Basic) -> bool:
         """Whether the reciprocal ``node`` is written as a division by its
@@ -67,15 +74,62 @@ def read_dag(roots: list[Basic], check: Callable[[list, dict], None] | None = No
     uses, other_uses = _uses(order, kids)
     is_root = set(roots)
     loud = _loud(order, kids, is_root)
-    return Dag(list(roots), order, kids, uses, other_uses, is_root, loud)
+    pairs, pair_loud = _quotients(order, kids, loud)
+    pair_uses: dict[tuple, int] = {}
+    for pair in pairs.values():
+        pair_uses[pair] = pair_uses.get(pair, 0) + 1
+    return Dag(list(roots), order, kids, uses, other_uses, is_root, loud, pairs, pair_loud,
+               pair_uses)
 
 
 def quotient_pairs(roots: list[Basic]) -> dict[Basic, tuple]:
-    """The products emission writes with a quotient shared with other
-    products (node -> (factor, reciprocal)): none since 2026-11-27 (emit8),
-    as sharing ``t/r`` between ``x*t/r`` and ``y*t/r`` made an output's
-    floats depend on the other outputs compiled with it."""
-    return {}
+    """The products emission computes over a quotient (node -> (factor,
+    reciprocal)), as its planning pass finds them (:func:`quotient_factor`).
+
+    >>> from sympy import symbols, sqrt, tanh
+    >>> x, y = symbols("x y")
+    >>> r, t = sqrt(x**2 + y**2), tanh(x - y)
+    >>> sorted(quotient_pairs([x*t/r, y*t/r]).values(), key=str) == [(t, 1/r)] * 2
+    True
+    """
+    return read_dag(roots).pairs
+
+
+def quotient_factor(node: Basic, kids: tuple) -> tuple | None:
+    """The (factor, divisor) of the product ``node`` that emission divides
+    first, ``a*b*f/r`` as ``a*b*(f/r)``, or None: its divisor (first
+    reciprocal factor) with its LAST factor that is neither a number nor a
+    reciprocal, in SymPy's order (where the factor common to a gradient's
+    terms sorts: ``x*tanh(x - y)/r`` and ``y*tanh(x - y)/r``), in a product
+    of three factors or more.  Chosen from the product alone, never from
+    which other products hold the same pair, so a product's floats are the
+    same in every program holding it (an output's floats do not depend on
+    the other outputs compiled with it) and products that hold the same
+    pair share their quotient exactly: the same two roundings as
+    ``(a*b*f)/r``, one division for them all, as SymPy's cse shares it."""
+    if len(kids) < 3:
+        return None
+    d = divisor(node, kids)
+    if d is None:
+        return None
+    f = next((k for k in reversed(kids) if k is not d and not k.is_Number
+              and not reciprocal(k)), None)
+    return None if f is None else (f, d)
+
+
+def _quotients(order: list, kids: dict, loud: set) -> tuple[dict, set]:
+    """Each product's quotient (:func:`quotient_factor`) and the quotients
+    some loud product reads."""
+    pairs: dict[Basic, tuple] = {}
+    pair_loud: set = set()
+    for node in order:
+        if node.is_Mul:
+            pair = quotient_factor(node, kids[node])
+            if pair is not None:
+                pairs[node] = pair
+                if node in loud:
+                    pair_loud.add(pair)
+    return pairs, pair_loud
 
 
 def _uses(order: list, kids: dict) -> tuple[dict[Basic, int], dict[Basic, int]]:

@@ -19,6 +19,16 @@ temporary unless it is a name), ``y/x`` or ``y*z/x``, not ``y*t0`` with
 ``x`` where the product is finite (the gradient of ``sqrt(x**2 + y**2)``
 was inf at ``x = -2e-311, y = 7e-319``).  One divisor per product
 (``y/(x*w)`` could underflow ``x*w``); other uses read a temporary ``1/x``.
+A product of three factors or more divides its divisor into one factor
+first, its last in SymPy's order (:func:`~.dag.quotient_factor`):
+``x*t/r`` is ``x*(t/r)``, the same two roundings as ``(x*t)/r``, and products
+holding the same pair (``x*t/r`` and ``y*t/r`` in a gradient) compute
+``t/r`` once, as SymPy's cse does; a quotient one product reads is written
+in its line.  Which grouping keeps the intermediate in range depends on
+the values (``(x*t)/r`` underflows at subnormal ``x`` where ``x*(t/r)`` is
+right; ``y*(cos(y)/x)`` overflows at ``x = 5e-324`` where ``(y*cos(y))/x``
+does not): the pair is chosen by the product's structure alone, never by
+which other products share it.
 A reciprocal is never written inside its user's line: a product printed
 over two inlined reciprocals would divide by their product, over a
 temporary it multiplies, and which one is inlined depends on how many
@@ -107,6 +117,7 @@ class _Planner:
         self.inline: dict[Basic, _Value] = {}  # used once: written in its user's line
         # reciprocal -> its division (power**-1) and what that reads
         self.divide_by: dict[Basic, _Value] = {}
+        self.quotient_of: dict[tuple, _Value] = {}  # (factor, divisor) -> how it is read
 
     def visit(self, node: Basic) -> None:
         """Plan ``node``, whose operands are planned."""
@@ -117,7 +128,8 @@ class _Planner:
             self.placeholder[node] = node
             return
         self.n_ops += 1
-        values = self._operands(node, ks)
+        pair = self._quotient(node, ks)
+        values = self._operands(node, ks, pair)
         size = 1 + sum(v.size for v in values)
         depth = max([1] + [v.depth + 1 for v in values])
         quiet = node not in self.dag.loud or any(v.quiet for v in values)
@@ -137,13 +149,43 @@ class _Planner:
         self.statements.append(Statement(name, "", quiet, reads, tree, node))
         return name
 
-    def _operands(self, node: Basic, ks: tuple) -> list[_Value]:
+    def _quotient(self, node: Basic, ks: tuple) -> tuple | None:
+        """The quotient (factor, divisor) the product ``node`` is computed
+        over, computed first if no product before was (None if it has none,
+        or its factor or divisor is not a value of its own yet)."""
+        pair = self.dag.pairs.get(node)
+        if pair is None or pair[1] not in self.divide_by:
+            return None
+        if pair not in self.quotient_of:
+            f, div = pair[0], self.divide_by[pair[1]]
+            if f in self.inline:  # (used once: by this product alone)
+                value = self.inline.pop(f)
+                tree, reads = value.tree, value.reads
+            else:
+                tree = self.placeholder[f]
+                reads = frozenset((self.temp_of[f],)) if f in self.temp_of else _NONE
+            quotient = _rebuild(node, [tree, div.tree])
+            if self.dag.pair_uses[pair] == 1:  # (one product: written in its line)
+                self.quotient_of[pair] = _Value(quotient, 2, 2, False, div.reads | reads)
+            else:
+                name = self._statement(quotient, pair not in self.dag.pair_loud,
+                                       div.reads | reads, node)
+                self.quotient_of[pair] = _Value(Symbol(name), reads=frozenset((name,)))
+        return pair
+
+    def _operands(self, node: Basic, ks: tuple, pair: tuple | None) -> list[_Value]:
         """How ``node``'s line reads each operand: a name, a literal, an
-        inlined tree, or a division by a reciprocal's power."""
+        inlined tree, a division by a reciprocal's power, or (for a product
+        over a quotient) the quotient's name in place of its factor and
+        divisor."""
         d = divisor(node, ks)
         out: list[_Value] = []
         for k in ks:
-            if k is d and k in self.divide_by:
+            if pair is not None and k is pair[0]:
+                out.append(self.quotient_of[pair])
+            elif pair is not None and k is d:
+                continue
+            elif k is d and k in self.divide_by:
                 out.append(self.divide_by[k])
             elif k in self.inline:
                 out.append(self.inline.pop(k))
