@@ -19,7 +19,7 @@ from ..progress import tick
 from .bits import Format, ordinal
 from .sampling import from_ordinal
 
-__all__ = ["ascend", "climb", "toward_zeros", "worst_bits", "ZERO_STARTS", "ZERO_STEPS",
+__all__ = ["ascend", "climb", "rise", "toward_zeros", "worst_bits", "ZERO_STARTS", "ZERO_STEPS",
            "ZERO_ROUNDS"]
 
 ZERO_STARTS = 2  # the output's own zeros beside the worst points: starts ...
@@ -313,6 +313,55 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
             else:
                 level[t] += 1
                 moved[t] = 0
+    if not rows_out:
+        return points[:0], np.zeros(0)
+    return np.concatenate(rows_out), np.concatenate(scores_out)
+
+
+def rise(points: np.ndarray, objective: Callable[[np.ndarray], np.ndarray],
+         domain_ranges: Sequence[tuple[float, float]], fmt: Format,
+         calls: int) -> tuple[np.ndarray, np.ndarray]:
+    """Like :func:`climb`, in VALUE rather than in ordinals, from every one
+    of ``points``: steps of +-h times each variable's range along every
+    coordinate and pair of coordinates, h from a quarter down, quartered
+    where no step helps.  For a smooth objective whose top is at everyday
+    values: in ordinals the way from x = -1.4 to x = 0.9 runs through every
+    tiny magnitude between, and an ascent toward ``cos(x - y)``'s ridge
+    x = y ends at x, y ~ 0.  At most ``calls`` calls of ``objective``.
+    Returns the rows measured and their scores.
+    """
+    n, k = points.shape
+    if n == 0 or k == 0:
+        return points[:0], np.zeros(0)
+    lo = np.array([r[0] for r in domain_ranges], dtype=float)
+    hi = np.array([r[1] for r in domain_ranges], dtype=float)
+    width = hi / 2 - lo / 2  # (half of it: no overflow)
+    dirs = np.array(_directions(k), dtype=float)
+    cur = points.astype(float)
+    best = np.where(np.isnan(s := np.asarray(objective(points), dtype=float)), -np.inf, s)
+    h = np.full(n, 0.5)
+    floor = 2.0 ** -(fmt.prec + 2)
+    rows_out, scores_out = [], []
+    for _ in range(calls):
+        tick()  # a step of the ascent
+        live = np.flatnonzero(h >= floor)
+        if not len(live):
+            break
+        with np.errstate(all="ignore"):
+            cand = cur[live, None, :] + (h[live, None, None] * dirs[None]) * width
+        cand = np.clip(cand, lo, hi).reshape(-1, k)
+        rows = cand.astype(fmt.dtype)
+        got = np.asarray(objective(rows), dtype=float)
+        got = np.where(np.isnan(got), -np.inf, got)
+        rows_out.append(rows)
+        scores_out.append(got)
+        per = got.reshape(len(live), len(dirs))
+        i = np.argmax(per, axis=1)
+        up = per[np.arange(len(live)), i] > best[live]
+        moved = live[up]
+        cur[moved] = rows.reshape(len(live), len(dirs), k)[up, i[up]].astype(float)
+        best[moved] = per[up, i[up]]
+        h[live[~up]] /= 4
     if not rows_out:
         return points[:0], np.zeros(0)
     return np.concatenate(rows_out), np.concatenate(scores_out)

@@ -19,33 +19,22 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from mpmath.libmp import (
-    finf,
-    fninf,
-    from_float,
-    mpf_abs,
-    mpf_add,
-    mpf_shift,
-    mpf_sub,
-    round_ceiling,
-    round_floor,
-    to_float,
-)
+from mpmath.libmp import from_float, round_ceiling, round_floor, to_float
 from sympy import Basic, Pow, Symbol, cosh, exp, sinh
 
 from ..brief import brief
 from .bits import Format, ordinal
+from .boxes import SLACK, UNDEFINED, UNKNOWN_S, VALUE, rounding, run
 from .intervals import UNDEF, UNKNOWN
 from .report import Proof
 from .sampling import float_range, from_ordinal
 from .truth import Program
 
-__all__ = ["prove", "node_bounds", "PIECES", "BOXES"]
+__all__ = ["prove", "node_bounds", "PIECES", "BOXES", "SLACK"]
 
 PIECES = {1: 96, 2: 16, 3: 6}  # pieces per variable, by number of variables (else 2) ...
 BOXES = 256  # ... and at most this many boxes: past 8 variables, the first 8 are halved
 # (14 matrix entries made 2**14 boxes: 177 s of a 199 s check_stability)
-SLACK = 10  # bits of the significand a libm result may get wrong, and then some
 _DOMAIN_FUNCS = ("log", "asin", "acos", "acosh", "atanh", "acoth", "asec", "acsc", "asech",
                  "loggamma", "gamma", "polygamma", "LambertW", "log1p", "erfinv", "cot", "coth",
                  "csch", "acot", "atan2", "Mod")
@@ -63,34 +52,34 @@ def _pieces(lo: float, hi: float, k: int, fmt: Format) -> list[tuple[float, floa
     return [(float(fl[i]), float(fl[i + 1])) for i in range(len(fl) - 1)]
 
 
-def _rounding(fmt: Format):
-    tiny = from_float(fmt.tiny)
-    shift = -(fmt.prec - SLACK)
-
-    def widen(v: tuple) -> tuple:
-        lo, hi = v
-        if lo not in (finf, fninf):
-            lo = mpf_sub(mpf_sub(lo, mpf_shift(mpf_abs(lo), shift), 64, round_floor), tiny, 64,
-                         round_floor)
-        if hi not in (finf, fninf):
-            hi = mpf_add(mpf_add(hi, mpf_shift(mpf_abs(hi), shift), 64, round_ceiling), tiny, 64,
-                         round_ceiling)
-        return lo, hi
-
-    return widen
-
-
 def node_bounds(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
-                fmt: Format) -> tuple[Program, list]:
+                fmt: Format, fast: bool = True) -> tuple[Program, list]:
     """The hull over all boxes of each node's float enclosure: an interval
-    ``(lo, hi)`` as floats, or UNDEF/UNKNOWN where some box has no bound."""
+    ``(lo, hi)`` as floats, or UNDEF/UNKNOWN where some box has no bound.
+    The boxes run together in floats (:mod:`.boxes`); those it leaves (a
+    bound past float64's range), or all with ``fast=False``, one by one in
+    mpmath's intervals."""
     prog = Program(list(form), list(symbols))
     k = PIECES.get(len(symbols), 2)
     split = len(symbols) if k ** len(symbols) <= BOXES else int(math.log(BOXES, k))
     axes = [_pieces(*domain[s], k if j < split else 1, fmt) for j, s in enumerate(symbols)]
-    widen = _rounding(fmt)
+    boxes = list(itertools.product(*axes))
     hull: list = [None] * len(prog.order)
-    for box in itertools.product(*axes):
+    if fast:
+        ends = np.array(boxes, dtype=float).reshape(len(boxes), len(symbols), 2)
+        got = run(prog, ends[:, :, 0].T.copy(), ends[:, :, 1].T.copy(), fmt, fmt.prec + 20)
+        good = ~got.bad
+        for i in range(len(hull)):
+            st = got.state[i][good]
+            if ((st == UNDEFINED) | (st == UNKNOWN_S)).any():
+                hull[i] = UNKNOWN  # no bound on some box
+                continue
+            val = st == VALUE
+            if val.any():
+                hull[i] = (float(got.lo[i][good][val].min()), float(got.hi[i][good][val].max()))
+        boxes = [boxes[j] for j in np.flatnonzero(got.bad).tolist()]
+    widen = rounding(fmt)
+    for box in boxes:
         inputs = [(from_float(a), from_float(b)) for a, b in box]
         vals = prog.run(inputs, fmt.prec + 20, post=widen)
         for i, v in enumerate(vals):

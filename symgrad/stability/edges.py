@@ -19,7 +19,7 @@ from sympy import Basic, log
 
 from .bits import Format
 
-__all__ = ["edges"]
+__all__ = ["domain_edges", "edges"]
 
 
 def _normal(fmt: Format) -> float:
@@ -130,4 +130,36 @@ def edges(node: Basic, fmt: Format) -> list[tuple[Basic, float]]:
             return out if (not e.is_integer or e.is_negative) else out[:-1]
         if not e.is_number:  # b**e = exp(e*log(b))
             return _exp_edges(e * log(b), fmt)
+    return []
+
+
+def domain_edges(node: Basic) -> list[tuple[Basic, float, int]]:
+    """``(argument, edge, side)`` where ``node`` leaves its real domain: past
+    ``edge`` on the ``side`` (+1 above it, -1 below) it has no real value,
+    or a pole.  Where the exact argument only touches the edge
+    (``acos(sin x sin y + cos x cos y cos z)`` at x = y, z = 0), its
+    rounding can cross it: a NaN where the exact value is finite.
+
+    >>> from sympy import acos, sqrt, symbols
+    >>> x = symbols("x")
+    >>> domain_edges(acos(x)), domain_edges(sqrt(x))
+    ([(x, -1.0, -1), (x, 1.0, 1)], [(x, 0.0, -1)])
+    """
+    name = type(node).__name__
+    args = node.args
+    if not args:
+        return []
+    u = args[0]
+    if name in ("asin", "acos", "atanh"):
+        return [(u, -1.0, -1), (u, 1.0, 1)]
+    if name in ("acosh", "asech"):
+        return [(u, 1.0, -1)]
+    if name in ("log", "log2", "log10"):
+        return [(u, 0.0, -1)]
+    if name == "log1p":
+        return [(u, -1.0, -1)]
+    if name == "Pow":
+        b, e = args
+        if e.is_number and e.is_real and not e.is_integer:
+            return [(b, 0.0, -1)]
     return []

@@ -525,6 +525,9 @@ _mpi_gamma = _guarded(mpi.mpi_gamma)
 _mpi_loggamma = _guarded(mpi.mpi_loggamma)
 
 
+_REFLECT = from_int(-64)  # gamma left of this by reflection
+
+
 def _pole(s: tuple) -> str | None:
     """UNDEF at a non-positive integer, UNKNOWN across one, else None."""
     if lt(fzero, s[0]):
@@ -541,6 +544,18 @@ def _gamma(prec, s):
     bad = _pole(s)
     if bad:
         return bad
+    if lt(s[0], _REFLECT):
+        # far left of 0 (between two poles): mpmath's mpi_gamma recurses once per
+        # unit up to 0 (gamma over [-9999.75, -9999.25] raised RecursionError in
+        # the proofs and the ground truth); the reflection pi/(sin(pi x) gamma(1 - x))
+        # instead, 1 - x > 65 (a sine spanning 0 there, |x| > 2**16/pi: unknown)
+        wp = prec + GUARD
+        pi = mpi.mpi_pi(wp)
+        sn = _sin(wp, mpi.mpi_mul(pi, s, wp))
+        g = _gamma(wp, mpi.mpi_sub(point(fone), s, wp))
+        if isinstance(g, str):
+            return g
+        return _div(prec, pi, mpi.mpi_mul(sn, g, wp))
     if _beyond(s[0]) or _beyond(s[1]):
         if not lt(from_int(2), s[0]):
             return UNKNOWN  # an end far left of the poles: no bound from here

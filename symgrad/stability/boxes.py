@@ -1,0 +1,765 @@
+"""The proofs' bounds over every box at once: interval arithmetic in floats.
+
+:mod:`.bounds` bounds every node of a formula over boxes that cover the
+domain (up to 256 of them), each operation's interval widened by what
+rounding in the target dtype can add.  Run box by box in mpmath's
+intervals (:meth:`.truth.Program.run`), that was about 20 microseconds a
+node and a box, pure Python: 28% of every ``check_stability``.  Here each
+node is one pass over all the boxes, an interval end a float64 array:
+
+* ``+ - * /`` and ``sqrt`` are correctly rounded in IEEE arithmetic, so
+  the next float outward of each computed end bounds the exact one;
+* exp, log, tanh, erf and the other monotone functions are evaluated at
+  the ends in Arb's balls (python-flint), which hold the exact value, and
+  their ends rounded outward to floats;
+* every operation is then widened exactly as :func:`rounding` widens the
+  mpmath tier's (relative ``2**-(p - SLACK)``, plus the smallest
+  subnormal), each step rounded outward;
+* a node type without a kernel here runs box by box in the mpmath tier's
+  own kernel (:mod:`.intervals`), its interval rounded outward to floats;
+* a box on which some end leaves float64's range (an overflow: mpmath's
+  exponents are unbounded, so ``1/exp(x)`` at x = 1000 keeps its sign
+  there) or is NaN is *not* bounded here: :func:`node_bounds` of
+  :mod:`.bounds` runs it in the mpmath tier, as before.
+
+Each end is thus at least as far out as the mpmath tier's, by a few ulps
+at most (the float rounding is 2**-53 relative where the widening is
+2**-43): the statements proved are the same.  Without python-flint the
+monotone functions run box by box in the mpmath kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import methodcaller
+
+import numpy as np
+from mpmath.libmp import (
+    finf,
+    fninf,
+    from_float,
+    mpf_abs,
+    mpf_add,
+    mpf_cmp,
+    mpf_shift,
+    mpf_sub,
+    round_ceiling,
+    round_floor,
+    to_float,
+)
+from sympy import Basic
+
+from ..widen import FloatMarker
+from .balls import _ctx, _lock, arb
+from .bits import Format
+from .intervals import UNDEF, UNKNOWN
+
+__all__ = ["SLACK", "rounding", "BoxBounds", "run"]
+
+SLACK = 10  # bits of the significand a libm result may get wrong, and then some
+
+# a node's state in a box
+VALUE, UNDEFINED, UNKNOWN_S, BOOL, PAIR = 0, 1, 2, 3, 4
+_NORMAL = float(np.finfo(np.float64).tiny)  # below it float(arb) rounds to nearest
+_INF = np.inf
+
+
+def rounding(fmt: Format) -> Callable:
+    """The mpmath tier's widening of one operation's interval (``post`` of
+    :meth:`.truth.Program.run`): outward by ``2**-(p - SLACK)`` relative
+    and the smallest subnormal of ``fmt``."""
+    tiny = from_float(fmt.tiny)
+    shift = -(fmt.prec - SLACK)
+
+    def widen(v: tuple) -> tuple:
+        lo, hi = v
+        if lo not in (finf, fninf):
+            lo = mpf_sub(mpf_sub(lo, mpf_shift(mpf_abs(lo), shift), 64, round_floor), tiny, 64,
+                         round_floor)
+        if hi not in (finf, fninf):
+            hi = mpf_add(mpf_add(hi, mpf_shift(mpf_abs(hi), shift), 64, round_ceiling), tiny, 64,
+                         round_ceiling)
+        return lo, hi
+
+    return widen
+
+
+def _dn(a: np.ndarray) -> np.ndarray:
+    return np.nextafter(a, -_INF)
+
+
+def _up(a: np.ndarray) -> np.ndarray:
+    return np.nextafter(a, _INF)
+
+
+# ---- directed rounding: the rounded result, or the next float out where it is inexact ----
+#
+# The exact error of a sum (Knuth's TwoSum) and of a product (Dekker's, by Veltkamp's
+# split: numpy has no fma) are floats, so each end is the float just inside the exact
+# value's side: an exact result is not moved (2*x, -y, 0 + x), an inexact one by one ulp.
+# Where the error term is not exact (a product or quotient near the ends of the
+# exponent range), the end moves out by one ulp regardless.
+
+_SPLIT = 134217729.0  # 2**27 + 1
+_BIG = 2.0 ** 990
+_SMALL = 2.0 ** -960
+
+
+def _sum_err(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _sum_dn(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    s, e = _sum_err(a, b)
+    return np.where(e < 0, _dn(s), s)
+
+
+def _sum_up(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    s, e = _sum_err(a, b)
+    return np.where(e > 0, _up(s), s)
+
+
+def _prod_err(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a*b`` rounded, and its exact error (NaN where not exact)."""
+    p = a * b
+    ca = _SPLIT * a
+    ah = ca - (ca - a)
+    al = a - ah
+    cb = _SPLIT * b
+    bh = cb - (cb - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    trust = (np.abs(a) < _BIG) & (np.abs(b) < _BIG) & ((np.abs(p) >= _SMALL) | (a == 0) | (b == 0))
+    return p, np.where(trust, e, np.nan)
+
+
+def _prod_ends(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats below and above the exact ``a*b``."""
+    p, e = _prod_err(a, b)
+    # (an overflow stays infinite: a bound wholly past the range sends the box to mpmath)
+    big = np.isinf(p)
+    return np.where((e >= 0) | big, p, _dn(p)), np.where((e <= 0) | big, p, _up(p))
+
+
+def _recip_ends(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats below and above the exact ``1/b`` (b != 0): q*b's exact error
+    tells on which side of 1/b the rounded q lies."""
+    q = 1.0 / b
+    p, e = _prod_err(q, b)
+    d = 1.0 - p  # exact (Sterbenz): q*b is within an ulp of 1
+    trust = (np.abs(q) < _BIG) & (np.abs(q) >= _SMALL) & (np.abs(b) >= _SMALL) & (e == e)
+    above = (d > e) == (b > 0)  # the exact 1/b above q
+    big = np.isinf(q)  # (as in _prod_ends)
+    return (np.where((trust & (above | (d == e))) | big, q, _dn(q)),
+            np.where((trust & (~above | (d == e))) | big, q, _up(q)))
+
+
+def _sqrt_ends(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats below and above the exact ``sqrt(x)`` (x >= 0)."""
+    s = np.sqrt(x)
+    p, e = _prod_err(s, s)
+    d = x - p  # exact (Sterbenz)
+    trust = ((x >= _SMALL) & (e == e)) | (x == 0)
+    return (np.where(trust & (d >= e), s, np.maximum(_dn(s), 0.0)),
+            np.where(trust & (d <= e), s, _up(s)))
+
+
+def float_lo(v: tuple) -> float:
+    """The largest float <= the mpf ``v`` (-inf past the range; inf for
+    +inf or a finite value past the largest float: the box is then the
+    mpmath tier's)."""
+    f = to_float(v, rnd=round_floor)
+    if f == f and abs(f) < _INF and mpf_cmp(from_float(f), v) > 0:
+        f = float(np.nextafter(f, -_INF))  # to_float rounds to nearest in the subnormals
+    return f
+
+
+def float_hi(v: tuple) -> float:
+    f = to_float(v, rnd=round_ceiling)
+    if f == f and abs(f) < _INF and mpf_cmp(from_float(f), v) < 0:
+        f = float(np.nextafter(f, _INF))
+    return f
+
+
+class BoxBounds:
+    """Every node's bounds over ``n`` boxes: ``lo``, ``hi`` (float arrays,
+    shape ``(nodes, n)``), ``state`` (VALUE: ``[lo, hi]`` holds it;
+    UNDEFINED, UNKNOWN_S: the mpmath tier's sentinels; BOOL: a condition,
+    ``lo`` 1.0 for true and 0.0 for false; PAIR: a Piecewise's pair), and
+    ``bad``, the boxes left to the mpmath tier (shape ``(n,)``)."""
+
+    def __init__(self, lo: np.ndarray, hi: np.ndarray, state: np.ndarray,
+                 bad: np.ndarray) -> None:
+        self.lo, self.hi, self.state, self.bad = lo, hi, state, bad
+
+
+class _Run:
+    def __init__(self, prog, lo: np.ndarray, hi: np.ndarray, fmt: Format, prec: int) -> None:
+        n_nodes, n = len(prog.steps), lo.shape[1]
+        self.prog, self.fmt, self.prec, self.n = prog, fmt, prec, n
+        self.lo = np.zeros((n_nodes, n))
+        self.hi = np.zeros((n_nodes, n))
+        self.state = np.zeros((n_nodes, n), dtype=np.int8)
+        self.bad = np.zeros(n, dtype=bool)
+        self.inputs = (lo, hi)
+        self.rel = 2.0 ** -(fmt.prec - SLACK)
+        self.tiny = fmt.tiny
+        self.post = rounding(fmt)
+
+    # ---- one node -------------------------------------------------------------
+
+    def widen(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The float widening of an operation's result (see :func:`rounding`)."""
+        a, b = np.abs(lo) * self.rel, np.abs(hi) * self.rel  # exact unless subnormal
+        a = np.where((np.abs(lo) >= _SMALL) | (lo == 0), a, _up(a))
+        b = np.where((np.abs(hi) >= _SMALL) | (hi == 0), b, _up(b))
+        wlo = _sum_dn(_sum_dn(lo, -a), -self.tiny)
+        whi = _sum_up(_sum_up(hi, b), self.tiny)
+        return np.where(np.isinf(lo), lo, wlo), np.where(np.isinf(hi), hi, whi)  # (as mpmath's)
+
+    def set(self, i: int, lo: np.ndarray, hi: np.ndarray, ok: np.ndarray | None,
+            widen: bool = True) -> None:
+        """Node ``i``'s interval on the boxes ``ok`` (None: every box whose
+        state is VALUE already)."""
+        if widen:
+            lo, hi = self.widen(lo, hi)
+        if ok is None:
+            self.lo[i], self.hi[i] = lo, hi
+        else:
+            self.lo[i][ok], self.hi[i][ok] = lo[ok], hi[ok]
+        self.check(i)
+
+    def check(self, i: int) -> None:
+        """Boxes whose bound of node ``i`` is NaN or wholly past the range
+        (a lower end at +inf, an upper at -inf: mpmath's exponents are
+        unbounded) are the mpmath tier's.  An upper end at +inf (a lower at
+        -inf) is a sound bound, and the hull's end either way."""
+        lo, hi = self.lo[i], self.hi[i]
+        self.bad |= (self.state[i] == VALUE) & (np.isnan(lo) | np.isnan(hi) | (lo == _INF)
+                                                | (hi == -_INF))
+
+
+def run(prog, lo: np.ndarray, hi: np.ndarray, fmt: Format, prec: int) -> BoxBounds:
+    """Every node of ``prog`` (a :class:`.truth.Program` without
+    complements) over the boxes ``[lo[j], hi[j]]`` of the symbols (arrays
+    of shape ``(symbols, n)``), as described in the module doc; ``prec``
+    is the mpmath tier's working precision, for the nodes it computes."""
+    r = _Run(prog, lo, hi, fmt, prec)
+    with np.errstate(all="ignore"):
+        for i, step in enumerate(prog.steps):
+            _step(r, i, step, prog.order[i])
+    return BoxBounds(r.lo, r.hi, r.state, r.bad)
+
+
+def _step(r: _Run, i: int, step: tuple, node: Basic) -> None:
+    kind = step[0]
+    if kind == "sym":
+        r.lo[i], r.hi[i] = r.inputs[0][step[1]], r.inputs[1][step[1]]
+        return
+    if kind == "const":
+        c = r.prog._consts(r.prec)[step[1]]
+        r.lo[i], r.hi[i] = float_lo(c[0]), float_hi(c[1])
+        r.check(i)
+        return
+    if kind == "bool":
+        r.state[i] = BOOL
+        r.lo[i] = r.hi[i] = 1.0 if step[1] else 0.0
+        return
+    name = type(node).__name__
+    args = step[2]
+    if name == "ExprCondPair":
+        r.state[i] = PAIR
+        return
+    if name == "Piecewise":
+        _piecewise(r, i, args)
+        return
+    # the sentinels propagate (Program.run: UNDEF first, then UNKNOWN)
+    st = r.state[list(args)]
+    undef = (st == UNDEFINED).any(axis=0)
+    unknown = ~undef & (st == UNKNOWN_S).any(axis=0)
+    r.state[i] = np.where(undef, UNDEFINED, np.where(unknown, UNKNOWN_S, VALUE))
+    kernel = _KERNELS.get(name)
+    if node.is_Pow:
+        kernel = _pow_kernel(node)
+    elif isinstance(node, FloatMarker):
+        kernel = _identity
+    if kernel is None or not kernel(r, i, args):
+        _by_box(r, i, step)
+
+
+# ---- kernels: each fills node i where its state is VALUE (True), or declines ---------
+
+
+def _identity(r, i, args):
+    (a,) = args
+    r.set(i, r.lo[a], r.hi[a], None)
+    return True
+
+
+def _add(r, i, args):
+    lo, hi = r.lo[args[0]], r.hi[args[0]]
+    for a in args[1:]:
+        lo, hi = _sum_dn(lo, r.lo[a]), _sum_up(hi, r.hi[a])
+    r.set(i, lo, hi, None)
+    return True
+
+
+def _mul2(alo, ahi, blo, bhi, point: bool = False):
+    """[alo, ahi] * [blo, bhi] outward (``point``: the second is a point)."""
+    corners = ((alo, blo), (ahi, blo)) if point else \
+        ((alo, blo), (alo, bhi), (ahi, blo), (ahi, bhi))
+    ends = [_prod_ends(u, v) for u, v in corners]
+    lo, hi = ends[0]
+    for a, b in ends[1:]:
+        lo, hi = np.minimum(lo, a), np.maximum(hi, b)
+    return lo, hi
+
+
+def _mul(r, i, args):
+    # numbers that are floats (a Mul's number is first; 1/3 or pi is an interval)
+    points = [a for a in args if r.prog.steps[a][0] == "const" and r.lo[a, 0] == r.hi[a, 0]]
+    rest = [a for a in args if a not in points]
+    order = rest + points
+    lo, hi = r.lo[order[0]], r.hi[order[0]]
+    for a in order[1:]:
+        lo, hi = _mul2(lo, hi, r.lo[a], r.hi[a], a in points)
+    r.set(i, lo, hi, None)
+    return True
+
+
+def _recip(r, i, lo, hi):
+    """1/[lo, hi] where the state is VALUE: UNDEFINED at [0, 0], UNKNOWN
+    across 0 (intervals.recip)."""
+    st = r.state[i]
+    val = st == VALUE
+    zero = val & (lo == 0) & (hi == 0)
+    across = val & ~zero & (lo <= 0) & (hi >= 0)
+    st[zero] = UNDEFINED
+    st[across] = UNKNOWN_S
+    return _recip_ends(hi)[0], _recip_ends(lo)[1]
+
+
+def _pow_int_abs(lo, hi, n):
+    """[lo**n, hi**n] for 0 <= lo <= hi, outward (by squaring)."""
+    rlo, rhi = np.ones_like(lo), np.ones_like(hi)
+    blo, bhi = lo, hi
+    while n:
+        if n & 1:
+            rlo, rhi = _prod_ends(rlo, blo)[0], _prod_ends(rhi, bhi)[1]
+        n >>= 1
+        if n:
+            blo, bhi = _prod_ends(blo, blo)[0], _prod_ends(bhi, bhi)[1]
+    return np.maximum(rlo, 0.0), rhi
+
+
+def _pow_int(lo, hi, n):
+    """mpmath's mpi_pow_int, outward: even powers through |x|."""
+    if n == 0:
+        return np.ones_like(lo), np.ones_like(hi)
+    if n == 1:
+        return lo, hi
+    if n % 2:  # increasing; an end's power has the end's sign
+        a_dn, a_up = _pow_int_abs(np.abs(lo), np.abs(lo), n)
+        b_dn, b_up = _pow_int_abs(np.abs(hi), np.abs(hi), n)
+        return np.where(lo < 0, -a_up, a_dn), np.where(hi < 0, -b_dn, b_up)
+    alo, ahi = np.abs(lo), np.abs(hi)
+    mn = np.where((lo <= 0) & (hi >= 0), 0.0, np.minimum(alo, ahi))
+    mx = np.maximum(alo, ahi)
+    return _pow_int_abs(mn, mx, n)
+
+
+def _pow_kernel(node: Basic) -> Callable | None:
+    e = node.exp
+    if e.is_Integer:
+        n = int(e)
+        if abs(n) > 64:
+            return None
+
+        def op(r, i, args):
+            lo, hi = r.lo[args[0]], r.hi[args[0]]
+            if n < 0:
+                lo, hi = _recip(r, i, lo, hi)
+            plo, phi = _pow_int(lo, hi, abs(n))
+            r.set(i, plo, phi, None)
+            return True
+
+        return op
+    if e.is_Rational and not (int(e.q) == 2 and abs(int(e.p)) == 1):
+        return _root_kernel(int(e.p), int(e.q))
+    if e.is_Rational:
+        p = int(e.p)
+
+        def op(r, i, args):  # intervals.rational_pow(+-1, 2)
+            lo, hi = r.lo[args[0]], r.hi[args[0]]
+            st = r.state[i]
+            val = st == VALUE
+            st[val & (hi < 0)] = UNDEFINED
+            st[val & (hi >= 0) & (lo < 0)] = UNKNOWN_S
+            if p < 0:
+                st[val & (lo == 0) & (hi == 0)] = UNDEFINED
+                st[val & (lo == 0) & (hi > 0)] = UNKNOWN_S
+            slo, shi = _sqrt_ends(np.maximum(lo, 0.0))[0], _sqrt_ends(np.maximum(hi, 0.0))[1]
+            if p < 0:
+                slo, shi = _recip_ends(shi)[0], _recip_ends(slo)[1]
+            r.set(i, slo, shi, None)
+            return True
+
+        return op
+    return None
+
+
+def _abs(r, i, args):
+    lo, hi = r.lo[args[0]], r.hi[args[0]]
+    alo = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
+    ahi = np.where(lo >= 0, hi, np.where(hi <= 0, -lo, np.maximum(-lo, hi)))
+    r.set(i, alo, ahi, None)
+    return True
+
+
+def _max(r, i, args):
+    lo, hi = r.lo[args[0]], r.hi[args[0]]
+    for a in args[1:]:
+        lo, hi = np.maximum(lo, r.lo[a]), np.maximum(hi, r.hi[a])
+    r.set(i, lo, hi, None)
+    return True
+
+
+def _min(r, i, args):
+    lo, hi = r.lo[args[0]], r.hi[args[0]]
+    for a in args[1:]:
+        lo, hi = np.minimum(lo, r.lo[a]), np.minimum(hi, r.hi[a])
+    r.set(i, lo, hi, None)
+    return True
+
+
+# ---- monotone functions through Arb at the ends ---------------------------------
+
+
+def _arb_at(name: str | Callable, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats below and above ``name`` (an arb method) at each value: its
+    ball at 80 bits, the ball's ends rounded outward to 53 bits (exact
+    floats, but for subnormals and past the range: moved out once more);
+    NaN where the ball is not finite."""
+    u, inv = np.unique(values, return_inverse=True)
+    lo, hi = np.empty(len(u)), np.empty(len(u))
+    with _lock:
+        old = _ctx.prec
+        try:
+            _ctx.prec = 80
+            fn = methodcaller(name) if isinstance(name, str) else name
+            balls = [fn(arb(v)) for v in u.tolist()]
+            _ctx.prec = 53  # (lower() and upper() round to the context's precision)
+            for k, b in enumerate(balls):
+                if not b.is_finite() or not np.isfinite(u[k]):  # (the mpmath tier's)
+                    lo[k] = hi[k] = np.nan
+                    continue
+                lo[k], hi[k] = float(b.lower()), float(b.upper())
+        finally:
+            _ctx.prec = old
+    small = np.abs(lo) < _NORMAL
+    lo[small] = _dn(lo[small])
+    small = np.abs(hi) < _NORMAL
+    hi[small] = _up(hi[small])
+    return lo[inv], hi[inv]
+
+
+def _monotone(name: str, increasing: bool = True, lo_edge: float | None = None,
+              open_lo: bool = False, closed_positive: bool = False) -> Callable:
+    """A monotone function (an arb method ``name``) defined above
+    ``lo_edge`` (``open_lo``: not at it; :func:`.intervals._on`'s
+    decisions; ``closed_positive``: log's, undefined at <= 0 and unknown
+    from an end at <= 0)."""
+
+    def op(r, i, args):
+        if arb is None:
+            return False
+        (a,) = args
+        lo, hi = r.lo[a], r.hi[a]
+        st = r.state[i]
+        val = st == VALUE
+        if closed_positive:
+            st[val & (hi <= 0)] = UNDEFINED
+            st[val & (hi > 0) & (lo <= 0)] = UNKNOWN_S
+        elif lo_edge is not None:
+            under = (hi < lo_edge) | ((hi == lo_edge) & open_lo)
+            st[val & under] = UNDEFINED
+            st[val & ~under & ((lo < lo_edge) | ((lo == lo_edge) & open_lo))] = UNKNOWN_S
+        val = st == VALUE
+        both = np.concatenate([lo[val], hi[val]])
+        flo, fhi = _arb_at(name, both)
+        m = int(val.sum())
+        if increasing:
+            vlo, vhi = flo[:m], fhi[m:]
+        else:
+            vlo, vhi = flo[m:], fhi[:m]
+        out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+        out_lo[val], out_hi[val] = vlo, vhi
+        r.set(i, out_lo, out_hi, val)
+        return True
+
+    return op
+
+
+def _cosh(r, i, args):
+    """cosh: decreasing then increasing (intervals._cosh_sinh)."""
+    if arb is None:
+        return False
+    (a,) = args
+    lo, hi = r.lo[a], r.hi[a]
+    val = r.state[i] == VALUE
+    m = int(val.sum())
+    flo, fhi = _arb_at("cosh", np.concatenate([lo[val], hi[val]]))
+    alo, ahi, blo, bhi = flo[:m], fhi[:m], flo[m:], fhi[m:]
+    a_, b_ = lo[val], hi[val]
+    clo = np.where(a_ >= 0, alo, np.where(b_ <= 0, blo, 1.0))
+    chi = np.where(a_ >= 0, bhi, np.where(b_ <= 0, ahi, np.maximum(ahi, bhi)))
+    out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+    out_lo[val], out_hi[val] = clo, chi
+    r.set(i, out_lo, out_hi, val)
+    return True
+
+
+def _sign_of(lo, hi):
+    """+1 / -1 / 0 where [lo, hi] is positive / negative / [0, 0]; NaN
+    where it holds 0 and more (intervals._sign)."""
+    return np.where(lo > 0, 1.0, np.where(hi < 0, -1.0,
+                                          np.where((lo == 0) & (hi == 0), 0.0, np.nan)))
+
+
+def _sign(r, i, args):
+    sg = _sign_of(r.lo[args[0]], r.hi[args[0]])
+    r.state[i][(r.state[i] == VALUE) & np.isnan(sg)] = UNKNOWN_S
+    r.set(i, sg, sg, None)
+    return True
+
+
+def _heaviside(r, i, args):
+    """1 right of 0, 0 left of it, ``H(0)`` (the second argument, else 1/2)
+    at [0, 0]; unknown across 0 (intervals._heaviside)."""
+    sg = _sign_of(r.lo[args[0]], r.hi[args[0]])
+    r.state[i][(r.state[i] == VALUE) & np.isnan(sg)] = UNKNOWN_S
+    h0lo, h0hi = (r.lo[args[1]], r.hi[args[1]]) if len(args) > 1 else (0.5, 0.5)
+    lo = np.where(sg == 1, 1.0, np.where(sg == -1, 0.0, h0lo))
+    hi = np.where(sg == 1, 1.0, np.where(sg == -1, 0.0, h0hi))
+    r.set(i, lo, hi, None)
+    return True
+
+
+_HALF_PI = float(np.pi / 2)
+_TRIG_SURE = 2.0 ** 30  # below it, (x - pi/2)/pi in floats is within 1e-7 of its value
+
+
+def _trig(name: str) -> Callable:
+    """sin, cos or tan: over a box 8 wide or more, [-1, 1] (tan: every
+    value), as the mpmath tier (intervals._periodic); else from the ends
+    in Arb, with sin's or cos's extremum (tan's pole) where the box holds
+    one: the points x0 + k*pi (x0 = pi/2 for sin and tan, 0 for cos) it
+    holds are found in floats where each end is farther than 1e-6 from one
+    of them (in units of pi), and box by box in mpmath elsewhere."""
+    x0 = 0.0 if name == "cos" else _HALF_PI
+
+    def op(r, i, args):
+        if arb is None:
+            return False
+        (a,) = args
+        lo, hi = r.lo[a], r.hi[a]
+        val = (r.state[i] == VALUE) & ~r.bad
+        wide = val & (_sum_dn(hi, -lo) >= 8)
+        ta, tb = (lo - x0) / np.pi, (hi - x0) / np.pi
+        sure = (np.abs(lo) < _TRIG_SURE) & (np.abs(hi) < _TRIG_SURE) & \
+            (np.abs(ta - np.round(ta)) > 1e-6) & (np.abs(tb - np.round(tb)) > 1e-6)
+        narrow = val & ~wide & sure
+        ka, kb = np.ceil(ta), np.floor(tb)  # the points x0 + k*pi in the box
+        inside = narrow & (ka <= kb)
+        m = int(narrow.sum())
+        flo, fhi = _arb_at(name, np.concatenate([lo[narrow], hi[narrow]]))
+        out_lo, out_hi = np.full(r.n, -1.0), np.full(r.n, 1.0)
+        if name == "tan":  # increasing between poles
+            out_lo[narrow], out_hi[narrow] = flo[:m], fhi[m:]
+            out_lo[inside | wide], out_hi[inside | wide] = -_INF, _INF
+        else:
+            out_lo[narrow] = np.minimum(flo[:m], flo[m:])
+            out_hi[narrow] = np.maximum(fhi[:m], fhi[m:])
+            # sin's maxima at k even, cos's too (x0 + 2j*pi); minima at k odd
+            two = kb - ka >= 1
+            out_hi[inside & (two | (ka % 2 == 0))] = 1.0
+            out_lo[inside & (two | (ka % 2 != 0))] = -1.0
+            out_lo, out_hi = np.maximum(out_lo, -1.0), np.minimum(out_hi, 1.0)
+        r.set(i, out_lo, out_hi, narrow | wide)
+        _by_box(r, i, r.prog.steps[i], val & ~wide & ~sure)
+        return True
+
+    return op
+
+
+def _root_kernel(p: int, q: int) -> Callable:
+    """``b**(p/q)`` (intervals.rational_pow): the q-th root at the ends in
+    Arb, then the integer power (a decreasing function for p < 0)."""
+
+    def fn(b):
+        v = b.root(q) ** abs(p)
+        return 1 / v if p < 0 else v
+
+    def op(r, i, args):
+        if arb is None:
+            return False
+        lo, hi = r.lo[args[0]], r.hi[args[0]]
+        st = r.state[i]
+        val = st == VALUE
+        st[val & (hi < 0)] = UNDEFINED
+        st[val & (hi >= 0) & (lo < 0)] = UNKNOWN_S
+        if p < 0:
+            st[val & (lo == 0) & (hi == 0)] = UNDEFINED
+            st[val & (lo == 0) & (hi > 0)] = UNKNOWN_S
+        val = st == VALUE
+        zero = val & (hi == 0)  # [0, 0]**(p/q), p > 0
+        val &= ~zero
+        m = int(val.sum())
+        flo, fhi = _arb_at(fn, np.concatenate([lo[val], hi[val]]))
+        out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+        if p > 0:
+            out_lo[val], out_hi[val] = np.maximum(flo[:m], 0.0), fhi[m:]
+        else:
+            out_lo[val], out_hi[val] = flo[m:], fhi[:m]
+        r.set(i, out_lo, out_hi, val | zero)
+        return True
+
+    return op
+
+
+# ---- conditions -------------------------------------------------------------------
+
+
+def _relation(test: Callable) -> Callable:
+    """A comparison of intervals, three-valued (truth.LOGIC)."""
+
+    def op(r, i, args):
+        a, b = args
+        true, false = test(r.lo[a], r.hi[a], r.lo[b], r.hi[b])
+        st = r.state[i]
+        val = st == VALUE
+        st[val & ~true & ~false] = UNKNOWN_S
+        st[val & (true | false)] = BOOL
+        r.lo[i] = r.hi[i] = np.where(true, 1.0, 0.0)
+        return True
+
+    return op
+
+
+def _lt(alo, ahi, blo, bhi):
+    return ahi < blo, bhi <= alo
+
+
+def _le(alo, ahi, blo, bhi):
+    return ahi <= blo, bhi < alo
+
+
+def _eq(alo, ahi, blo, bhi):
+    return (alo == ahi) & (blo == bhi) & (alo == blo), (ahi < blo) | (bhi < alo)
+
+
+def _logic(kind: str) -> Callable:
+    def op(r, i, args):
+        st = r.state[i]
+        val = st == VALUE
+        v = r.lo[list(args)] == 1.0
+        out = v.all(axis=0) if kind == "And" else v.any(axis=0) if kind == "Or" else ~v[0]
+        st[val] = BOOL
+        r.lo[i] = r.hi[i] = np.where(out, 1.0, 0.0)
+        return True
+
+    return op
+
+
+def _piecewise(r: _Run, i: int, pairs: tuple) -> None:
+    """The first branch whose condition holds; UNDEF/UNKNOWN at the first
+    condition that is so; UNDEF where none holds (truth._piecewise), the
+    value widened as an operation's."""
+    st = np.full(r.n, UNDEFINED, dtype=np.int8)
+    lo, hi = np.zeros(r.n), np.zeros(r.n)
+    pending = np.ones(r.n, dtype=bool)
+    for k in pairs:
+        v, c = r.prog.steps[k][2]
+        cs = r.state[c]
+        for s in (UNDEFINED, UNKNOWN_S):
+            m = pending & (cs == s)
+            st[m] = s
+            pending &= ~m
+        m = pending & (cs == BOOL) & (r.lo[c] == 1.0)
+        st[m] = r.state[v][m]
+        lo[m], hi[m] = r.lo[v][m], r.hi[v][m]
+        pending &= ~m
+    r.state[i] = st
+    wlo, whi = r.widen(lo, hi)
+    val = st == VALUE
+    r.lo[i] = np.where(val, wlo, lo)
+    r.hi[i] = np.where(val, whi, hi)
+    r.check(i)
+
+
+# ---- anything else: the mpmath tier's kernel, box by box ---------------------------
+
+
+def _by_box(r: _Run, i: int, step: tuple, rows: np.ndarray | None = None) -> None:
+    """Node ``i`` on the boxes ``rows`` (default: all where its state is
+    VALUE) by the mpmath tier's kernel, rounded outward to floats."""
+    fn, args = step[1], step[2]
+    st = r.state[i]
+    lo, hi = r.lo[i], r.hi[i]
+    todo = (st == VALUE) & ~r.bad if rows is None else rows & (st == VALUE) & ~r.bad
+    for j in np.flatnonzero(todo).tolist():
+        vals = []
+        for a in args:
+            s = r.state[a, j]
+            if s == BOOL:
+                vals.append(bool(r.lo[a, j]))
+            else:
+                vals.append((from_float(float(r.lo[a, j])), from_float(float(r.hi[a, j]))))
+        v = fn(r.prec, *vals)
+        if v is UNDEF:
+            st[j] = UNDEFINED
+        elif v is UNKNOWN:
+            st[j] = UNKNOWN_S
+        elif v is True or v is False:
+            st[j] = BOOL
+            lo[j] = hi[j] = 1.0 if v else 0.0
+        else:
+            v = r.post(v)
+            lo[j], hi[j] = float_lo(v[0]), float_hi(v[1])
+    r.check(i)
+
+
+_KERNELS: dict[str, Callable] = {
+    "Add": _add,
+    "Mul": _mul,
+    "Abs": _abs,
+    "Max": _max,
+    "Min": _min,
+    "exp": _monotone("exp"),
+    "log": _monotone("log", closed_positive=True),
+    "log1p": _monotone("log1p", lo_edge=-1.0, open_lo=True),
+    "expm1": _monotone("expm1"),
+    "atan": _monotone("atan"),
+    "asinh": _monotone("asinh"),
+    "tanh": _monotone("tanh"),
+    "erf": _monotone("erf"),
+    "erfc": _monotone("erfc", increasing=False),
+    "sinh": _monotone("sinh"),
+    "cosh": _cosh,
+    "sin": _trig("sin"),
+    "cos": _trig("cos"),
+    "tan": _trig("tan"),
+    "sign": _sign,
+    "Heaviside": _heaviside,
+    "StrictLessThan": _relation(_lt),
+    "LessThan": _relation(_le),
+    "StrictGreaterThan": _relation(lambda alo, ahi, blo, bhi: _lt(blo, bhi, alo, ahi)),
+    "GreaterThan": _relation(lambda alo, ahi, blo, bhi: _le(blo, bhi, alo, ahi)),
+    "Equality": _relation(_eq),
+    "Unequality": _relation(lambda alo, ahi, blo, bhi: _eq(alo, ahi, blo, bhi)[::-1]),
+    "And": _logic("And"),
+    "Or": _logic("Or"),
+    "Not": _logic("Not"),
+}

@@ -1,0 +1,136 @@
+"""The proofs' float tier (symgrad/stability/boxes.py) against the mpmath
+tier it replaces: every node's enclosure holds the exact values, is never
+looser than the mpmath tier's by more than a few ulps, and says undefined
+or unknown only where that tier does; and what is proved is the same."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mpmath.libmp import from_float, round_ceiling, round_floor, to_float
+from sympy import exp, sin, symbols
+
+from symgrad import read_fpcore
+from symgrad.lowering import lower
+from symgrad.stability import bounds, boxes
+from symgrad.stability.bits import FORMATS
+from symgrad.stability.intervals import UNDEF, UNKNOWN
+from symgrad.stability.truth import Program
+
+from ..rules.specs import SPECS
+
+F64, F32 = FORMATS["float64"], FORMATS["float32"]
+A = symbols("a0:3", real=True)
+# one spec per function (the table's labels repeat Pow with several exponents)
+_SPECS = [s for s in SPECS if s.kind in ("smooth", "nonsmooth")]
+
+
+def _mpmath_tier(prog, box, fmt):
+    inputs = [(from_float(a), from_float(b)) for a, b in box]
+    return prog.run(inputs, fmt.prec + 20, post=boxes.rounding(fmt))
+
+
+def _truth(prog, point):
+    return prog.run([(from_float(v), from_float(v)) for v in point], 200)
+
+
+def _is_interval(v):
+    return type(v) is tuple and type(v[0]) is tuple and len(v[0]) == 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(_SPECS), st.data(), st.sampled_from([F64, F32]))
+def test_each_node_holds_the_exact_values_and_is_as_tight_as_mpmaths(spec, data, fmt):
+    """Random boxes over (and past) each function's domain, at three
+    scales: where the mpmath tier bounds a node, the float tier does too,
+    within a few ulps of it (or tighter), and around the exact value at
+    the box's ends and middle."""
+    xs = A[:spec.arity]
+    (f,) = lower([spec.build(*xs)])
+    prog = Program([f], list(xs))
+    scale = data.draw(st.sampled_from([1.0, 64.0, 1e6]))
+    box = []
+    for lo, hi in spec.domain:
+        w = (hi - lo) / 2
+        u = data.draw(st.floats(lo - w, hi + w)) * scale
+        v = data.draw(st.floats(lo - w, hi + w)) * scale
+        box.append((min(u, v), max(u, v)))
+    lo = np.array([[b[0]] for b in box])
+    hi = np.array([[b[1]] for b in box])
+    got = boxes.run(prog, lo, hi, fmt, fmt.prec + 20)
+    if got.bad[0]:
+        return  # past float64's range: the mpmath tier's box, by design
+    ref = _mpmath_tier(prog, box, fmt)
+    mids = [tuple((a + b) / 2 for a, b in box), tuple(a for a, _ in box),
+            tuple(b for _, b in box)]
+    truths = [_truth(prog, p) for p in mids]
+    for i, v in enumerate(ref):
+        s = got.state[i, 0]
+        if v is UNDEF:
+            assert s == boxes.UNDEFINED, prog.order[i]
+            continue
+        if not _is_interval(v):
+            continue
+        assert s == boxes.VALUE, (prog.order[i], box, s)
+        flo, fhi = got.lo[i, 0], got.hi[i, 0]
+        mlo, mhi = to_float(v[0], rnd=round_floor), to_float(v[1], rnd=round_ceiling)
+        # (53-bit ends where the mpmath tier keeps 73 bits: an ulp of x is 2**-46 of
+        # exp(x) at x = 64, 2**-43 at x = 700, about the widening)
+        slack = 2.0**-40 * max(abs(mlo), abs(mhi)) + 4 * fmt.tiny
+        assert flo >= mlo - slack and fhi <= mhi + slack, (prog.order[i], box, (flo, fhi),
+                                                           (mlo, mhi))
+        for t in truths:
+            if _is_interval(t[i]):
+                assert flo <= to_float(t[i][0], rnd=round_floor) and \
+                    to_float(t[i][1], rnd=round_ceiling) <= fhi, (prog.order[i], box)
+
+
+@pytest.fixture(scope="module")
+def hamming():
+    with open("benchmarks/fpbench/hamming-ch3.fpcore", encoding="utf-8") as f:
+        return read_fpcore(f.read())
+
+
+def test_hamming_statements_are_those_the_mpmath_tier_proves(hamming, monkeypatch):
+    """Hamming's chapter-3 formulas, alternately in float64 and float32
+    (all 56 were compared when the tier was written): the same statements,
+    word for word, from the float tier as from box-by-box mpmath intervals."""
+    fast = bounds.node_bounds
+    for k, b in enumerate(hamming):
+        fmt = (F64, F32)[k % 2]
+        syms = [v for v in b.variables if v in b.expression.free_symbols]
+        dom = {s: b.domain[s] for s in syms}
+        new = [str(p) for p in bounds.prove([b.expression], syms, dom, fmt)]
+        monkeypatch.setattr(bounds, "node_bounds", lambda *a, **k: fast(*a, fast=False))
+        old = [str(p) for p in bounds.prove([b.expression], syms, dom, fmt)]
+        monkeypatch.setattr(bounds, "node_bounds", fast)
+        assert new == old, b.name
+
+
+def test_boxes_past_the_float_range_are_bounded_in_mpmath():
+    """exp(x)/(1 + exp(x)) over [800, 1000]: both exponentials are past
+    every float, yet the quotient is bounded (loosely: x appears twice) by
+    the mpmath tier, to which the float tier leaves such boxes; the hull is
+    the mpmath tier's."""
+    x = A[0]
+    f = exp(x) / (1 + exp(x))
+    prog, fast = bounds.node_bounds([f], [x], {x: (800.0, 1000.0)}, F64)
+    _, slow = bounds.node_bounds([f], [x], {x: (800.0, 1000.0)}, F64, fast=False)
+    i = prog.order.index(f)
+    assert fast[i] == slow[i] and math.isfinite(fast[i][0]) and math.isfinite(fast[i][1])
+    assert fast[prog.order.index(exp(x))][1] == math.inf
+
+
+def test_a_function_without_a_float_kernel_runs_box_by_box():
+    """sin has no kernel in the float tier: its boxes run in the mpmath
+    tier's kernel, their ends rounded outward, and feed the float nodes."""
+    x = A[0]
+    f = 2 * sin(x) + 1
+    prog, fast = bounds.node_bounds([f], [x], {x: (-1.0, 1.0)}, F64)
+    _, slow = bounds.node_bounds([f], [x], {x: (-1.0, 1.0)}, F64, fast=False)
+    for i in range(len(prog.order)):
+        if isinstance(slow[i], tuple):
+            assert fast[i][0] <= slow[i][0] + 1e-15 and fast[i][1] >= slow[i][1] - 1e-15
+    assert fast[prog.order.index(f)] != UNKNOWN
