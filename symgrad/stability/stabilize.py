@@ -58,6 +58,7 @@ from ..widen import widen as widened
 from .ascent import ascend, toward_zeros
 from .bits import bits_error, bits_error_bounds, float_format, ordinal
 from .check import check_stability, refuse_non_real
+from .finite_regimes import finite_regime
 from .floats import evaluated_form, generated
 from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_lose
 from .report import StabilityReport
@@ -72,6 +73,7 @@ __all__ = ["stabilize", "Stabilization", "Choice"]
 TOLERANCE = 2.0  # bits of error any form may have where the running code has fewer
 _VERIFIED = 4  # forms tried on fresh samples, best first
 _FALLBACKS = 4  # ... then, where all lose bits there, their compensated or widened forms
+_FINITE = 2  # ... then, where none passes, finite regimes of the first forms finite there
 NOISY = 8  # points where a form may lose more than the source as rounding noise, at most ...
 NEIGHBOURS = 4  # ... judged by the worst error 1, 2, 4, 8 ordinals away along each variable
 # the fresh samples verifying a choice, per sample choosing it: at the default 512,
@@ -127,6 +129,8 @@ class Choice:
     nonfinite: tuple[int, int] = (0, 0)
     # the box (symbol -> (lo, hi)) of the points of basis where ``after`` loses more than 3 bits
     losing: dict | None = field(default=None, repr=False)
+    # the forms NaN or inf at fewest choosing samples (admissible or not), with their bits
+    finite: list = field(default_factory=list, repr=False)
 
 
 @dataclass
@@ -418,6 +422,19 @@ class _Search:
                 _figures(tried[-1][2], tried[-1][1])[0] > TOLERANCE:
             best, _ = self._first_passing(self._fallbacks(choice), source, truth, fresh, choice,
                                           tried)
+        if best is None and not kept:
+            # none passes, and the source is NaN or inf where a ranked form is
+            # finite: that form only where the source is not finite, the source
+            # as it runs elsewhere (a regime on a subexpression: .finite_regimes)
+            best, _ = self._first_passing(self._finite_regimes(choice, source, "as it runs"),
+                                          source, truth, fresh, choice, tried)
+        elif best is not None and best.nonfinite[1]:
+            # the form passes but is NaN or inf where the value is finite: it where
+            # it is finite, a ranked form finite there elsewhere, as above
+            more, _ = self._first_passing(self._finite_regimes(choice, best.chosen, best.how),
+                                          source, truth, fresh, choice, tried)
+            if more is not None and more.nonfinite[1] < best.nonfinite[1]:
+                best = more
         if best is not None:
             return self._more_exact(best, source, truth, fresh, choice, tried)
         if not tried:  # nothing ranked: the source, on fresh points
@@ -579,6 +596,35 @@ class _Search:
             out += mine[:each]
         return out
 
+    def _finite_regimes(self, choice: Choice, running: Expr, how: str) -> list[Candidate]:
+        """For the first ``_FINITE`` ranked forms NaN or inf at fewer
+        choosing samples than ``running`` (the source, or the form chosen;
+        ``how`` it was made), ``running`` where its code is finite and that
+        form where it is not, in a regime on a subexpression
+        (:func:`.finite_regimes.finite_regime`)."""
+        if not hasattr(self, "keep"):  # (no choosing samples measured)
+            return []
+        src = self._bits(running)
+        n = _nonfinite(src, self.fmt)
+        if not n:
+            return []
+        kept = self.points[self.keep]
+        ranges = [float_range(*self.domain[s], self.fmt) for s in self.symbols]
+
+        def values(e: Expr, rows: np.ndarray) -> np.ndarray:
+            return self._values(e, [rows[:, j] for j in range(len(self.symbols))])
+
+        out = []
+        for c, b in [*choice.ranked, *choice.finite]:
+            if len(out) >= _FINITE:
+                break
+            if b is not None and c.expr != running and _nonfinite(b, self.fmt) < n:
+                r = finite_regime(Candidate(running, how), c, src, b, kept, self.symbols,
+                                  ranges, self.fmt, values)
+                if r is not None:
+                    out.append(r)
+        return out
+
     def _worst(self, points: np.ndarray, bits: np.ndarray) -> dict | None:
         """The point (symbol -> value) of the largest error measured."""
         ok = ~np.isnan(bits)
@@ -737,10 +783,15 @@ class _Search:
                 ranked = first + [i for i in ranked if i not in first]
         before = (_max(runs_now), _mean(runs_now))
         order = [(cands[i], errs[i]) for i in ranked]
+        # (where a form runs NaN or inf, the finite ones may take over: _finite_regimes)
+        fewest = sorted(range(len(cands)), key=lambda i: (_nonfinite(errs[i], self.fmt),
+                                                          _mean(errs[i])))[:_FINITE]
+        finite = [(cands[i], errs[i]) for i in fewest]
         if not order:
-            return Choice(e, e, "nothing", before, before, len(cands))
+            return Choice(e, e, "nothing", before, before, len(cands), finite=finite)
         c, b = order[0]
-        return Choice(e, c.expr, c.how, before, (_max(b), _mean(b)), len(cands), order)
+        return Choice(e, c.expr, c.how, before, (_max(b), _mean(b)), len(cands), order,
+                      finite=finite)
 
     def _subnormal_products_split(self, cands: list[Candidate], errs: list[np.ndarray],
                                   ranked: list) -> list:

@@ -1,0 +1,98 @@
+"""Finite regimes on a subexpression (stability/finite_regimes.py): the
+running code kept wherever it is finite, a finite form only where it is
+not (issue 17 §3: the float32 gradient of log(1 + exp(x*y))*sin(x) was
+returned NaN where x*y > 88.7), on the class's siblings: a product holding
+an overflowing exp of a product (float32 and float64), a quotient of
+hyperbolic functions NaN on both sides, and a region bounded in two
+subexpressions (log-sum-exp-like, two variables)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad.rewrites.candidates import Candidate
+from symgrad.stability.bits import float_format
+from symgrad.stability.finite_regimes import finite_regime
+from symgrad.stability.floats import generated
+
+x, y = sp.symbols("x y", real=True)
+
+
+def _regime(running, form, box, fmt, n=1500, seed=0):
+    """finite_regime on ``n`` uniform points of ``box``, each form's bits
+    the full width where its code is NaN or inf (the truth finite), else 0."""
+    rng = np.random.default_rng(seed)
+    pts = np.stack([rng.uniform(*box[s], n) for s in (x, y)], axis=1).astype(fmt.dtype)
+    code = {}
+
+    def values(e, rows):
+        if e not in code:
+            code[e] = generated([x, y], [e], fmt.dtype)
+        return code[e](*[rows[:, j] for j in range(2)])[0]
+
+    def bits(e):
+        return np.where(np.isfinite(values(e, pts)), 0.0, float(fmt.width))
+
+    ranges = [box[x], box[y]]
+    got = finite_regime(Candidate(running, "as it runs"), Candidate(form, "finite"),
+                        bits(running), bits(form), pts, [x, y], ranges, fmt, values)
+    return got, values
+
+
+@pytest.mark.parametrize("dtype, span", [("float32", 50.0), ("float64", 400.0)])
+def test_the_running_code_is_kept_up_to_its_own_overflow_and_no_nan_is_left(dtype, span):
+    # the term of the issue's gradient: y*sigmoid(xy)*sin(x), exp(x*y) written out
+    fmt = float_format(dtype)
+    running = y * sp.exp(x * y) * sp.sin(x) / (sp.exp(x * y) + 1)
+    form = y * sp.sin(x) / (1 + sp.exp(-x * y))
+    got, values = _regime(running, form, {x: (-span, span), y: (-2.0, 2.0)}, fmt)
+    assert got is not None and "in x*y" in got.how
+    (_, cond), _ = got.expr.args
+    t = float(cond.rhs)
+    # the source runs up to where y*exp(xy) can first overflow (|y| = 2), not past
+    logmax = math.log(fmt.max)
+    assert abs(t - (logmax - math.log(2))) < 0.01
+    # a band about the overflow, |y| near its end where the product overflows first
+    rng = np.random.default_rng(5)
+    yy = rng.uniform(1.5, 2.0, 4000) * rng.choice([-1, 1], 4000)
+    uu = rng.uniform(logmax - 3, logmax + 3, 4000)
+    rows = np.stack([uu / yy, yy], axis=1).astype(fmt.dtype)
+    rows = rows[np.abs(rows[:, 0]) <= span]
+    out = values(got.expr, rows)
+    assert np.isfinite(out).all()
+    kept = values(x * y, rows) < t
+    assert kept.any() and np.array_equal(out[kept], values(running, rows)[kept])
+
+
+def test_a_quotient_nan_on_both_sides_gets_the_form_on_both():
+    fmt = float_format("float32")
+    running = y * sp.sinh(x * y) / sp.cosh(x * y)
+    got, values = _regime(running, y * sp.tanh(x * y), {x: (-60.0, 60.0), y: (-3.0, 3.0)}, fmt)
+    assert got is not None and len(got.expr.args) == 3
+    grid = np.stack([g.ravel() for g in np.meshgrid(np.linspace(-60, 60, 301),
+                                                    np.linspace(-3, 3, 301))],
+                    axis=1).astype(np.float32)
+    assert np.isfinite(values(got.expr, grid)).all()
+    assert not np.isfinite(values(running, grid)).all()
+
+
+def test_a_region_bounded_in_several_subexpressions_takes_nested_regimes():
+    # the Hessian of log(exp(x) + exp(y)) as written: NaN where x + y > log(max)
+    # (the product of exps overflows, and the squared sum), or x or y is past it
+    fmt = float_format("float32")
+    running = sp.exp(x) * sp.exp(y) / (sp.exp(x) + sp.exp(y)) ** 2
+    form = 1 / (sp.exp(x - y) + sp.exp(y - x) + 2)
+    got, values = _regime(running, form, {x: (-120.0, 120.0), y: (-120.0, 120.0)}, fmt)
+    assert got is not None and "in x + y" in got.how
+    grid = np.stack([g.ravel() for g in np.meshgrid(np.linspace(-120, 120, 241),
+                                                    np.linspace(-120, 120, 241))],
+                    axis=1).astype(np.float32)
+    out = values(got.expr, grid)
+    assert np.isfinite(out).all()
+    run = values(running, grid)
+    kept = np.isfinite(run) & (out == run)  # the running code kept, bitwise
+    assert kept.sum() > 0.8 * np.isfinite(run).sum()
