@@ -153,21 +153,26 @@ def _on_one_axis(running: Candidate, form: Candidate, need: np.ndarray, done: np
         return None
     u, lo, hi, _, uv = best
     finite = _Finite(source, form.expr, u, symbols, ranges, fmt, values)
-    inside = ~np.isnan(uv) & (uv > lo) & (uv < hi) & ~need
+    inside = ~np.isnan(uv) & (uv > lo) & (uv < hi) & ~need & ~done
+    if not inside.any():
+        return None
     deep = float(np.median(uv[inside]))
     t_lo = t_hi = None
+    # (an end on a line is taken only beyond the nearest sample where the code runs:
+    # nearer, the line met where it stops for another cause, another axis's region)
     if hi < np.inf:  # the form from hi up
         near = np.flatnonzero(inside)[np.argsort(-uv[inside], kind="stable")[:BESIDE]]
         past = np.flatnonzero(need & (uv >= hi))[np.argsort(uv[need & (uv >= hi)],
                                                             kind="stable")[:BESIDE]]
-        t_hi = min([hi, *finite.ends(points[near], points[past], deep, up=True)])
+        t_hi = min([hi, *(t for t in finite.ends(points[near], points[past], deep, up=True)
+                          if t > uv[near[0]])])
     if lo > -np.inf:  # the form below lo
         near = np.flatnonzero(inside)[np.argsort(uv[inside], kind="stable")[:BESIDE]]
         past = np.flatnonzero(need & (uv <= lo))[np.argsort(-uv[need & (uv <= lo)],
                                                             kind="stable")[:BESIDE]]
         t_lo = max([float(np.nextafter(fmt.dtype.type(lo), fmt.dtype.type(np.inf))),
-                    *finite.ends(points[near], points[past], deep,
-                                 up=False)])
+                    *(t for t in finite.ends(points[near], points[past], deep, up=False)
+                      if t <= uv[near[0]])])
     if t_lo is not None and t_hi is not None and t_lo >= t_hi:
         return None
     pairs = []

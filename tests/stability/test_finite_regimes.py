@@ -4,7 +4,7 @@ not (issue 17 §3: the float32 gradient of log(1 + exp(x*y))*sin(x) was
 returned NaN where x*y > 88.7), on the class's siblings: a product holding
 an overflowing exp of a product (float32 and float64), a quotient of
 hyperbolic functions NaN on both sides, and a region bounded in two
-subexpressions (log-sum-exp-like, two variables)."""
+subexpressions (two logistic terms of two variables)."""
 
 from __future__ import annotations
 
@@ -81,18 +81,18 @@ def test_a_quotient_nan_on_both_sides_gets_the_form_on_both():
 
 
 def test_a_region_bounded_in_several_subexpressions_takes_nested_regimes():
-    # the Hessian of log(exp(x) + exp(y)) as written: NaN where x + y > log(max)
-    # (the product of exps overflows, and the squared sum), or x or y is past it
+    # two logistic terms as written: NaN (inf/inf) where x*y or x + y passes log(max)
     fmt = float_format("float32")
-    running = sp.exp(x) * sp.exp(y) / (sp.exp(x) + sp.exp(y)) ** 2
-    form = 1 / (sp.exp(x - y) + sp.exp(y - x) + 2)
-    got, values = _regime(running, form, {x: (-120.0, 120.0), y: (-120.0, 120.0)}, fmt)
-    assert got is not None and "in x + y" in got.how
-    grid = np.stack([g.ravel() for g in np.meshgrid(np.linspace(-120, 120, 241),
-                                                    np.linspace(-120, 120, 241))],
+    a, b = x * y, x + y
+    running = sp.exp(a) / (sp.exp(a) + 1) + sp.exp(b) / (sp.exp(b) + 1)
+    form = 1 / (1 + sp.exp(-a)) + 1 / (1 + sp.exp(-b))
+    got, values = _regime(running, form, {x: (-100.0, 100.0), y: (-100.0, 100.0)}, fmt)
+    assert got is not None and "in x*y" in got.how and "in x + y" in got.how, got
+    grid = np.stack([g.ravel() for g in np.meshgrid(np.linspace(-100, 100, 201),
+                                                    np.linspace(-100, 100, 201))],
                     axis=1).astype(np.float32)
     out = values(got.expr, grid)
     assert np.isfinite(out).all()
     run = values(running, grid)
     kept = np.isfinite(run) & (out == run)  # the running code kept, bitwise
-    assert kept.sum() > 0.8 * np.isfinite(run).sum()
+    assert kept.sum() > 0.95 * np.isfinite(run).sum()
