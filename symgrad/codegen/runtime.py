@@ -24,6 +24,8 @@ __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64"
 
 _f32 = np.float32
 _f64 = np.float64
+_Z32 = _f32(0.0)
+_Z64 = _f64(0.0)
 _nd = np.ndarray
 _D32 = np.dtype(np.float32)  # (the types of arrays: one object each, tested by identity)
 _D64 = np.dtype(np.float64)
@@ -239,8 +241,10 @@ def _hypot(a, b):
     t = type(a)
     if t is _nd:  # (arrays first: a short one costs np.hypot and these tests)
         big = a if type(b) is not _nd or a.size >= b.size else b
-    elif (t is _f64 or t is _f32) and type(b) is t:
-        return t(math.hypot(a, b))
+    elif t is _f32 and type(b) is t:  # (a Python float rounds to float32 as it is
+        return _Z32 + math.hypot(a, b)  # added to a float32 zero: 0.1 us, _f32(v) 0.4)
+    elif t is _f64 and type(b) is t:
+        return _Z64 + math.hypot(a, b)
     else:
         big = b
     if type(big) is not _nd \

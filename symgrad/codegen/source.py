@@ -259,7 +259,8 @@ def entry_source(
         and block is not None and block_step(block, live).isdigit()
     if not dtype and not complex_ and params and not any(p.vector for p in params):
         floats = _python_floats(scalar or kernel, names, layout, n_out, point, typed)
-        at = next(i for i, ln in enumerate(floats) if ln.startswith("    _t = type("))
+        at = next(i for i, ln in enumerate(floats) if ln.startswith("    if _t is _f64")
+                  or ln.startswith("    if (_t is _f64"))
         lines += floats[:at]
         if short:
             one_type = params and all(p.symbols for p in params)
@@ -417,7 +418,8 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     call), 0.5 us at 1,000 (1-2%; measured 2026-11-27)."""
     first = names[0]
     args = ", ".join(names)
-    tests = [f"type({n}) is _nd" for n in names]
+    # (``_t``: the first argument's type, :func:`_python_floats`)
+    tests = ["_t is _nd", *(f"type({n}) is _nd" for n in names[1:])]
     same = [f"{n}.dtype is _dtype and {n}.shape == _shape" for n in names[1:]]
     types = " and ".join(f"_r[{k}].dtype is _dtype" for k in range(n_out)) if n_out <= 4 \
         else "all(_v.dtype is _dtype for _v in _r)"
@@ -475,13 +477,13 @@ def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
     result is not finite (so NumPy's inf, NaN and warnings are the same).
     With ``typed`` (``Program.typed``), NumPy scalars' results are scalars
     of their type as the kernel returns them."""
-    test = " and ".join(f"type({n}) is float" for n in names)
+    test = " and ".join(["_t is float", *(f"type({n}) is float" for n in names[1:])])
     same = " and ".join(f"type({n}) is _t" for n in names[1:])
-    lines = [f"    if {test}:"]
+    # (the first argument's type, taken once: every path below tests it)
+    lines = [f"    _t = type({names[0]})", f"    if {test}:"]
     if point:
         lines += _try_point(point, names, layout, n_out, names)
     lines += _point(kernel, names, layout, n_out, "_f64")
-    lines.append(f"    _t = type({names[0]})")
     if point:
         lines.append(f"    if _t is _f64{' and ' + same if same else ''}:")
         lines += _try_point(point, names, layout, n_out, [f"float({n})" for n in names])
