@@ -11,7 +11,7 @@ from sympy import Basic, Dummy, S, Symbol
 from ..brief import brief
 from ..errors import ComplexValueError, SymgradError
 from ..graph import free_symbols, postorder
-from ..lowering import lower
+from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
 from ..progress import stage
 from ..safe import refuse_string
@@ -21,6 +21,7 @@ from .ascent import ascend, toward_zeros, worst_bits
 from .bits import bits_error, bits_error_bounds, float_format
 from .bounds import prove
 from .compare import as_written, rewrite_notes
+from .depth import deepest_zeros
 from .floats import NodeEvaluator, evaluated_form, generated
 from .limits import limits_at_infinity
 from .matrix_code import matrix_run
@@ -205,6 +206,9 @@ def check_stability(
 
         absorb(toward_zeros(points, bits, np.concatenate(mids, axis=1), probe, search.ranges,
                             fmt))
+        if any(a != b for a, b in zip(unwiden(form), form)):  # computed beyond the format
+            absorb(deepest_zeros(points, compute, lambda rows: climbed.append(measure(rows)),
+                                 search.ranges, fmt, seed))
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")

@@ -52,6 +52,8 @@ by where it came from:
 * and then toward the output's own zero (:func:`.ascent.toward_zeros`): secant
   steps on the true value along each variable from the worst points (a
   form in pairs can cancel deeper than the float sums the grids watch).
+* and for a form computed beyond its format, its deepest zeros
+  (:func:`.depth.deepest_zeros`).
 
 The grids and bisections are evaluated in floats (:class:`.floats.NodeEvaluator`),
 vectorized; only the points kept cost a ground truth.

@@ -58,6 +58,7 @@ from ..widen import widen as widened
 from .ascent import ascend, toward_zeros
 from .bits import bits_error, bits_error_bounds, float_format, ordinal
 from .check import check_stability, refuse_non_real
+from .depth import deepest_zeros
 from .finite_regimes import finite_regime
 from .floats import evaluated_form, generated
 from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_lose
@@ -72,6 +73,7 @@ __all__ = ["stabilize", "Stabilization", "Choice"]
 
 TOLERANCE = 2.0  # bits of error any form may have where the running code has fewer
 _VERIFIED = 4  # forms tried on fresh samples, best first
+DEEP = True  # the verification measures a form in pairs (or wider) at its deepest zeros
 _FALLBACKS = 4  # ... then, where all lose bits there, their compensated or widened forms
 _FINITE = 2  # ... then, where none passes, finite regimes of the first forms finite there
 NOISY = 8  # points where a form may lose more than the source as rounding noise, at most ...
@@ -719,6 +721,15 @@ class _Search:
         # and toward the true output's own zero beside the worst points
         absorb(toward_zeros(points, new, value(points),
                             lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))
+        if inner and DEEP:  # computed beyond the format: its deepest zeros
+            def floats(rows: np.ndarray) -> np.ndarray:
+                cols = [rows[:, j] for j in range(len(self.symbols))]
+                try:
+                    return self._values(form, cols)[None, :]
+                except SymgradError:
+                    return np.full((1, len(rows)), np.nan)
+
+            absorb(deepest_zeros(points, floats, lambda rows: None, ranges, self.fmt, seed))
         return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------

@@ -369,7 +369,7 @@ def test_a_cancellation_where_a_carry_rounds_is_found(f, dom):
     keeps: with every pair of terms watched, ``-1 - x - y - z`` was missed
     at 4 seeds of 10 and ``x + y + z + 1`` at 2 of 6 (seeds 2 and 4 each)."""
     seeds = (2, 4) if Z in f.free_symbols else (0, 1)
-    got = [check_stability(f, dom, samples=512, seed=s).max_bits_error for s in seeds]
+    got = [check_stability(f, dom, samples=256, seed=s).max_bits_error for s in seeds]
     assert min(got) >= 50, got
 
 
