@@ -24,7 +24,7 @@ from sympy import Basic, Pow, Symbol, cosh, exp, sinh
 
 from ..brief import brief
 from .bits import Format, ordinal
-from .boxes import SLACK, UNDEFINED, UNKNOWN_S, VALUE, rounding, run
+from .boxes import SLACK, UNDEFINED, UNKNOWN_S, VALUE, double_hi, double_lo, rounding, run
 from .intervals import UNDEF, UNKNOWN
 from .report import Proof
 from .sampling import float_range, from_ordinal
@@ -76,7 +76,8 @@ def node_bounds(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
                 continue
             val = st == VALUE
             if val.any():
-                hull[i] = (float(got.lo[i][good][val].min()), float(got.hi[i][good][val].max()))
+                hull[i] = (double_lo(got.lo[i][good][val].min()),
+                           double_hi(got.hi[i][good][val].max()))
         boxes = [boxes[j] for j in np.flatnonzero(got.bad).tolist()]
     widen = rounding(fmt)
     for box in boxes:

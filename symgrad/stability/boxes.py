@@ -1,31 +1,40 @@
-"""The proofs' bounds over every box at once: interval arithmetic in floats.
+"""The proofs' bounds over every box at once: interval arithmetic in arrays.
 
 :mod:`.bounds` bounds every node of a formula over boxes that cover the
 domain (up to 256 of them), each operation's interval widened by what
 rounding in the target dtype can add.  Run box by box in mpmath's
 intervals (:meth:`.truth.Program.run`), that was about 20 microseconds a
 node and a box, pure Python: 28% of every ``check_stability``.  Here each
-node is one pass over all the boxes, an interval end a float64 array:
+node is one pass over all the boxes, an interval end an array of ``DT``:
+x87's 80-bit long double where numpy has one (64 bits of significand, as
+the mpmath tier's widening keeps, and exponents to 2**16383), else
+float64.
 
-* ``+ - * /`` and ``sqrt`` are correctly rounded in IEEE arithmetic, so
-  the next float outward of each computed end bounds the exact one;
-* exp, log, tanh, erf and the other monotone functions are evaluated at
-  the ends in Arb's balls (python-flint), which hold the exact value, and
-  their ends rounded outward to floats;
-* every operation is then widened exactly as :func:`rounding` widens the
-  mpmath tier's (relative ``2**-(p - SLACK)``, plus the smallest
-  subnormal), each step rounded outward;
+* ``+ - * /`` and ``sqrt`` are correctly rounded, and their exact error is
+  a number of the same type (TwoSum; Dekker's product by Veltkamp's split,
+  as numpy has no fma): each end is the rounded result where it is exact,
+  else the next number outward (a directed rounding);
+* exp, log, tanh, erf, sin, roots and the other functions with a kernel
+  here are evaluated at the ends in Arb's balls (python-flint), which hold
+  the exact value, the ends rounded outward to ``PREC`` bits, with each
+  function's extrema, poles and domain edges decided as the mpmath tier
+  decides them (:mod:`.intervals`);
+* every operation is then widened as :func:`rounding` widens the mpmath
+  tier's (relative ``2**-(p - SLACK)``, plus the smallest subnormal of the
+  target dtype), each step directed;
 * a node type without a kernel here runs box by box in the mpmath tier's
-  own kernel (:mod:`.intervals`), its interval rounded outward to floats;
-* a box on which some end leaves float64's range (an overflow: mpmath's
-  exponents are unbounded, so ``1/exp(x)`` at x = 1000 keeps its sign
-  there) or is NaN is *not* bounded here: :func:`node_bounds` of
-  :mod:`.bounds` runs it in the mpmath tier, as before.
+  own kernel, its interval rounded outward;
+* a box on which some end is NaN or wholly past ``DT``'s range (a lower end
+  at +inf: mpmath's exponents are unbounded, so ``1/exp(x)`` at x = 1e5
+  keeps its sign there) is *not* bounded here: :func:`.bounds.node_bounds`
+  runs it in the mpmath tier, as before.
 
-Each end is thus at least as far out as the mpmath tier's, by a few ulps
-at most (the float rounding is 2**-53 relative where the widening is
-2**-43): the statements proved are the same.  Without python-flint the
-monotone functions run box by box in the mpmath kernels.
+Every end is an outward rounding of an exact bound, so it is sound.  It is
+within an ulp or two of ``PREC`` bits of the mpmath tier's (which computes
+at p + 20 bits and widens at 64): the statements proved are the same, bar
+a bound tighter here (cosh over a box across 0 is bounded below by 1, where
+the mpmath tier's exp-based cosh says e**-|x|).  Without python-flint the
+functions run box by box in the mpmath kernels.
 """
 
 from __future__ import annotations
@@ -36,11 +45,15 @@ from operator import methodcaller
 import numpy as np
 from mpmath.libmp import (
     finf,
+    fnan,
     fninf,
     from_float,
+    from_man_exp,
+    fzero,
     mpf_abs,
     mpf_add,
     mpf_cmp,
+    mpf_pos,
     mpf_shift,
     mpf_sub,
     round_ceiling,
@@ -60,8 +73,15 @@ SLACK = 10  # bits of the significand a libm result may get wrong, and then some
 
 # a node's state in a box
 VALUE, UNDEFINED, UNKNOWN_S, BOOL, PAIR = 0, 1, 2, 3, 4
-_NORMAL = float(np.finfo(np.float64).tiny)  # below it float(arb) rounds to nearest
 _INF = np.inf
+# The ends' type: x87's 80-bit long double where numpy has it (64 bits of
+# significand, as the mpmath tier's widening keeps; exponents to 2**16383, so
+# exp(1000) is a number, not an overflow), else float64 (53 bits: a few ulps
+# looser than the mpmath tier, and boxes past 1e308 go to it).
+DT = np.longdouble if np.finfo(np.longdouble).nmant >= 63 else np.float64
+_FI = np.finfo(DT)
+PREC = int(_FI.nmant) + 1
+_NORMAL = _FI.smallest_normal  # below it conversions round to nearest
 
 
 def rounding(fmt: Format) -> Callable:
@@ -100,9 +120,9 @@ def _up(a: np.ndarray) -> np.ndarray:
 # Where the error term is not exact (a product or quotient near the ends of the
 # exponent range), the end moves out by one ulp regardless.
 
-_SPLIT = 134217729.0  # 2**27 + 1
-_BIG = 2.0 ** 990
-_SMALL = 2.0 ** -960
+_SPLIT = DT(2 ** ((PREC + 1) // 2) + 1)  # Veltkamp's
+_BIG = np.ldexp(DT(1), int(_FI.maxexp) - 40)
+_SMALL = np.ldexp(DT(1), int(_FI.minexp) + PREC + 10)
 
 
 def _sum_err(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -166,21 +186,60 @@ def _sqrt_ends(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.where(trust & (d <= e), s, _up(s)))
 
 
-def float_lo(v: tuple) -> float:
-    """The largest float <= the mpf ``v`` (-inf past the range; inf for
-    +inf or a finite value past the largest float: the box is then the
+def to_mpf(x) -> tuple:
+    """An end, exactly, as an mpf (+-inf as mpmath's)."""
+    if np.isinf(x):
+        return finf if x > 0 else fninf
+    m, e = np.frexp(DT(x))
+    return from_man_exp(int(np.ldexp(m, PREC)), int(e) - PREC)
+
+
+def _ends(mans: list[int], exps: list[int]) -> np.ndarray:
+    """``man * 2**exp`` as DT, exactly where it is in range (``man`` of at
+    most PREC bits; past the range +-inf or a rounded subnormal)."""
+    a = np.array([abs(m) >> 32 for m in mans], dtype=np.float64).astype(DT)
+    b = np.array([abs(m) & 0xFFFFFFFF for m in mans], dtype=np.float64).astype(DT)
+    e = np.array([max(-(1 << 20), min(x, 1 << 20)) for x in exps], dtype=np.int64)
+    with np.errstate(over="ignore", under="ignore"):
+        v = np.ldexp(a * DT(2.0**32) + b, e)
+    return np.where(np.array([m < 0 for m in mans], dtype=bool), -v, v)
+
+
+def end_lo(v: tuple):
+    """The largest DT <= the mpf ``v`` (inf past the range: the box is the
     mpmath tier's)."""
-    f = to_float(v, rnd=round_floor)
-    if f == f and abs(f) < _INF and mpf_cmp(from_float(f), v) > 0:
-        f = float(np.nextafter(f, -_INF))  # to_float rounds to nearest in the subnormals
-    return f
+    if v in (finf, fninf) or v == fnan:
+        return DT(to_float(v))
+    r = mpf_pos(v, PREC, round_floor)
+    out = _ends([-r[1] if r[0] else r[1]], [r[2]])[0]
+    if np.isfinite(out) and out != 0 and mpf_cmp(to_mpf(out), v) > 0:
+        out = np.nextafter(out, DT(-_INF))  # (a subnormal rounded to nearest)
+    if out == 0 and mpf_cmp(fzero, v) > 0:
+        out = np.nextafter(DT(0), DT(-_INF))
+    return out
 
 
-def float_hi(v: tuple) -> float:
-    f = to_float(v, rnd=round_ceiling)
-    if f == f and abs(f) < _INF and mpf_cmp(from_float(f), v) < 0:
-        f = float(np.nextafter(f, _INF))
-    return f
+def end_hi(v: tuple):
+    if v in (finf, fninf) or v == fnan:
+        return DT(to_float(v))
+    r = mpf_pos(v, PREC, round_ceiling)
+    out = _ends([-r[1] if r[0] else r[1]], [r[2]])[0]
+    if np.isfinite(out) and out != 0 and mpf_cmp(to_mpf(out), v) < 0:
+        out = np.nextafter(out, DT(_INF))
+    if out == 0 and mpf_cmp(fzero, v) < 0:
+        out = np.nextafter(DT(0), DT(_INF))
+    return out
+
+
+def double_lo(x) -> float:
+    """The largest float64 <= the DT ``x``."""
+    d = np.float64(x)
+    return float(np.nextafter(d, -_INF) if d > x else d)
+
+
+def double_hi(x) -> float:
+    d = np.float64(x)
+    return float(np.nextafter(d, _INF) if d < x else d)
 
 
 class BoxBounds:
@@ -199,13 +258,13 @@ class _Run:
     def __init__(self, prog, lo: np.ndarray, hi: np.ndarray, fmt: Format, prec: int) -> None:
         n_nodes, n = len(prog.steps), lo.shape[1]
         self.prog, self.fmt, self.prec, self.n = prog, fmt, prec, n
-        self.lo = np.zeros((n_nodes, n))
-        self.hi = np.zeros((n_nodes, n))
+        self.lo = np.zeros((n_nodes, n), dtype=DT)
+        self.hi = np.zeros((n_nodes, n), dtype=DT)
         self.state = np.zeros((n_nodes, n), dtype=np.int8)
         self.bad = np.zeros(n, dtype=bool)
-        self.inputs = (lo, hi)
-        self.rel = 2.0 ** -(fmt.prec - SLACK)
-        self.tiny = fmt.tiny
+        self.inputs = (lo.astype(DT), hi.astype(DT))
+        self.rel = np.ldexp(DT(1), -(fmt.prec - SLACK))
+        self.tiny = DT(fmt.tiny)
         self.post = rounding(fmt)
 
     # ---- one node -------------------------------------------------------------
@@ -260,7 +319,7 @@ def _step(r: _Run, i: int, step: tuple, node: Basic) -> None:
         return
     if kind == "const":
         c = r.prog._consts(r.prec)[step[1]]
-        r.lo[i], r.hi[i] = float_lo(c[0]), float_hi(c[1])
+        r.lo[i], r.hi[i] = end_lo(c[0]), end_hi(c[1])
         r.check(i)
         return
     if kind == "bool":
@@ -438,31 +497,46 @@ def _min(r, i, args):
 
 
 def _arb_at(name: str | Callable, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Floats below and above ``name`` (an arb method) at each value: its
-    ball at 80 bits, the ball's ends rounded outward to 53 bits (exact
-    floats, but for subnormals and past the range: moved out once more);
-    NaN where the ball is not finite."""
+    """DT arrays below and above ``name`` (an arb method, or a function of
+    an arb) at each value: its ball at PREC + 27 bits, the ball's ends
+    rounded outward to PREC bits, exactly then in DT (subnormals and past
+    the range: moved out once more); NaN where the ball is not finite."""
     u, inv = np.unique(values, return_inverse=True)
-    lo, hi = np.empty(len(u)), np.empty(len(u))
+    fn = methodcaller(name) if isinstance(name, str) else name
+    ok = np.isfinite(u)  # (an infinite end: the mpmath tier's)
+    lo_m, lo_e, hi_m, hi_e = [], [], [], []
     with _lock:
         old = _ctx.prec
         try:
-            _ctx.prec = 80
-            fn = methodcaller(name) if isinstance(name, str) else name
-            balls = [fn(arb(v)) for v in u.tolist()]
-            _ctx.prec = 53  # (lower() and upper() round to the context's precision)
+            _ctx.prec = PREC + 27
+            balls = [fn(arb((int(m), int(e)))) if f else None
+                     for (m, e), f in zip(_man_exps(u), ok.tolist())]
+            _ctx.prec = PREC  # (lower() and upper() round to the context's precision)
             for k, b in enumerate(balls):
-                if not b.is_finite() or not np.isfinite(u[k]):  # (the mpmath tier's)
-                    lo[k] = hi[k] = np.nan
+                if b is None or not b.is_finite():
+                    ok[k] = False
+                    lo_m.append(0), lo_e.append(0), hi_m.append(0), hi_e.append(0)
                     continue
-                lo[k], hi[k] = float(b.lower()), float(b.upper())
+                m, e = b.lower().man_exp()
+                lo_m.append(int(m)), lo_e.append(int(e))
+                m, e = b.upper().man_exp()
+                hi_m.append(int(m)), hi_e.append(int(e))
         finally:
             _ctx.prec = old
+    lo, hi = _ends(lo_m, lo_e), _ends(hi_m, hi_e)
     small = np.abs(lo) < _NORMAL
     lo[small] = _dn(lo[small])
     small = np.abs(hi) < _NORMAL
     hi[small] = _up(hi[small])
+    lo[~ok] = hi[~ok] = np.nan
     return lo[inv], hi[inv]
+
+
+def _man_exps(u: np.ndarray) -> list[tuple[int, int]]:
+    """Each finite DT exactly as (mantissa, exponent) (0 for the others)."""
+    m, e = np.frexp(np.where(np.isfinite(u), u, 0))
+    man = np.ldexp(m, PREC)  # (int() of each DT scalar: tolist() would round to float64)
+    return [(int(a), int(b) - PREC) for a, b in zip(man, e.tolist())]
 
 
 def _monotone(name: str, increasing: bool = True, lo_edge: float | None = None,
@@ -494,7 +568,7 @@ def _monotone(name: str, increasing: bool = True, lo_edge: float | None = None,
             vlo, vhi = flo[:m], fhi[m:]
         else:
             vlo, vhi = flo[m:], fhi[:m]
-        out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+        out_lo, out_hi = np.zeros(r.n, dtype=DT), np.zeros(r.n, dtype=DT)
         out_lo[val], out_hi[val] = vlo, vhi
         r.set(i, out_lo, out_hi, val)
         return True
@@ -515,7 +589,7 @@ def _cosh(r, i, args):
     a_, b_ = lo[val], hi[val]
     clo = np.where(a_ >= 0, alo, np.where(b_ <= 0, blo, 1.0))
     chi = np.where(a_ >= 0, bhi, np.where(b_ <= 0, ahi, np.maximum(ahi, bhi)))
-    out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+    out_lo, out_hi = np.zeros(r.n, dtype=DT), np.zeros(r.n, dtype=DT)
     out_lo[val], out_hi[val] = clo, chi
     r.set(i, out_lo, out_hi, val)
     return True
@@ -575,7 +649,7 @@ def _trig(name: str) -> Callable:
         inside = narrow & (ka <= kb)
         m = int(narrow.sum())
         flo, fhi = _arb_at(name, np.concatenate([lo[narrow], hi[narrow]]))
-        out_lo, out_hi = np.full(r.n, -1.0), np.full(r.n, 1.0)
+        out_lo, out_hi = np.full(r.n, -1.0, dtype=DT), np.full(r.n, 1.0, dtype=DT)
         if name == "tan":  # increasing between poles
             out_lo[narrow], out_hi[narrow] = flo[:m], fhi[m:]
             out_lo[inside | wide], out_hi[inside | wide] = -_INF, _INF
@@ -618,7 +692,7 @@ def _root_kernel(p: int, q: int) -> Callable:
         val &= ~zero
         m = int(val.sum())
         flo, fhi = _arb_at(fn, np.concatenate([lo[val], hi[val]]))
-        out_lo, out_hi = np.zeros(r.n), np.zeros(r.n)
+        out_lo, out_hi = np.zeros(r.n, dtype=DT), np.zeros(r.n, dtype=DT)
         if p > 0:
             out_lo[val], out_hi[val] = np.maximum(flo[:m], 0.0), fhi[m:]
         else:
@@ -678,7 +752,7 @@ def _piecewise(r: _Run, i: int, pairs: tuple) -> None:
     condition that is so; UNDEF where none holds (truth._piecewise), the
     value widened as an operation's."""
     st = np.full(r.n, UNDEFINED, dtype=np.int8)
-    lo, hi = np.zeros(r.n), np.zeros(r.n)
+    lo, hi = np.zeros(r.n, dtype=DT), np.zeros(r.n, dtype=DT)
     pending = np.ones(r.n, dtype=bool)
     for k in pairs:
         v, c = r.prog.steps[k][2]
@@ -716,7 +790,7 @@ def _by_box(r: _Run, i: int, step: tuple, rows: np.ndarray | None = None) -> Non
             if s == BOOL:
                 vals.append(bool(r.lo[a, j]))
             else:
-                vals.append((from_float(float(r.lo[a, j])), from_float(float(r.hi[a, j]))))
+                vals.append((to_mpf(r.lo[a, j]), to_mpf(r.hi[a, j])))
         v = fn(r.prec, *vals)
         if v is UNDEF:
             st[j] = UNDEFINED
@@ -727,7 +801,7 @@ def _by_box(r: _Run, i: int, step: tuple, rows: np.ndarray | None = None) -> Non
             lo[j] = hi[j] = 1.0 if v else 0.0
         else:
             v = r.post(v)
-            lo[j], hi[j] = float_lo(v[0]), float_hi(v[1])
+            lo[j], hi[j] = end_lo(v[0]), end_hi(v[1])
     r.check(i)
 
 
