@@ -60,6 +60,14 @@ def _dd_fast(s, e, ok=False):
     return h, e if ok else _dd_fin(e)
 
 
+def _dd_rounded(v):
+    """``v``, a product read as the float it rounds to (TwoProduct's ``p``,
+    Dekker's ``c``): a backend whose compiler fuses a product into the sum
+    that reads it (XLA on the CPU: one multiply-add) replaces this helper
+    by one that keeps the rounding (:func:`symgrad.export.jax_ops.rounded`)."""
+    return v
+
+
 def _dd_split(a, ok=False):
     if type(a) in (int, float):  # a literal every float type holds (11 bits at most)
         return a, 0.0
@@ -67,17 +75,17 @@ def _dd_split(a, ok=False):
     big = None if ok else np.abs(a) > _DD_BIG[t]  # ok (_dd_ok): no big number, no test
     if big is not None and np.any(big):  # a * splitter would overflow: split a scaled by 2^-k
         s = np.where(big, a * _DD_DOWN[t], a)
-        c = s * _DD_SPLIT[t]
+        c = _dd_rounded(s * _DD_SPLIT[t])
         h = c - (c - s)
         h = np.where(big, h * _DD_UP[t], h)
         return h, a - h
-    c = a * _DD_SPLIT[t]
+    c = _dd_rounded(a * _DD_SPLIT[t])
     h = c - (c - a)
     return h, a - h
 
 
 def _dd_two_prod(a, b, ok=False):
-    p = a * b
+    p = _dd_rounded(a * b)
     ah, al = _dd_split(a, ok)
     bh, bl = _dd_split(b, ok)
     e = ((ah * bh - p) + ah * bl + al * bh) + al * bl

@@ -158,13 +158,13 @@ def _dd_split(a, ok=False):
     if type(a) in (int, float):  # a literal every float type holds (11 bits at most)
         return a, 0.0
     if ok:  # no big number (_dd_ok): the plain split
-        c = a * _DD_SPLIT[NP.result_type(a)]
+        c = _dd_rounded(a * _DD_SPLIT[NP.result_type(a)])
         h = c - (c - a)
         return h, a - h
     t = NP.result_type(a)
     big = NP.abs(a) > _DD_BIG[t]
     s = NP.where(big, a * _DD_DOWN[t], a)
-    c = s * _DD_SPLIT[t]
+    c = _dd_rounded(s * _DD_SPLIT[t])
     h = c - (c - s)
     h = NP.where(big, h * _DD_UP[t], h)
     return h, a - h
@@ -172,7 +172,22 @@ def _dd_split(a, ok=False):
 _OVERRIDES = {
     "jax": _SPLIT.replace("NP.", "jnp.") + """
 
+# XLA fuses a product into the sum that reads it (one multiply-add): the
+# rounded products pairs are made of are kept as such
+_dd_rounded = _jg.rounded
+
 import numpy as _np
+
+_dd_numpy_two_sum = _dd_two_sum
+
+
+def _dd_two_sum(a, b, ok=False):
+    # XLA reassociates (c + x) - c into x for a constant c (its algebraic
+    # simplifier, at every optimization level): a constant goes second, where
+    # TwoSum reads it only once (the same s and e)
+    if isinstance(a, (int, float, _np.generic)):
+        a, b = b, a
+    return _dd_numpy_two_sum(a, b, ok)
 
 
 def _ddc(h, lo, like):

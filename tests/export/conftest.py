@@ -13,6 +13,11 @@ import symgrad
 # compile time (the tests measure symgrad's formulas, not XLA's code quality)
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 "
                       "--xla_llvm_disable_expensive_passes=true")
+# XLA's own defaults, for one compiled function (jax.jit(f, compiler_options=
+# XLA_DEFAULTS)): the code users' jax.jit makes, where XLA fuses a product into
+# the sum that reads it (a multiply-add), which the level above does not; tests
+# of the floats generated code gives under jit compile with these
+XLA_DEFAULTS = {"xla_backend_optimization_level": 3, "xla_llvm_disable_expensive_passes": False}
 
 
 @symgrad.custom_gradient

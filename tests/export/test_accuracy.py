@@ -14,6 +14,7 @@ from symgrad.stability.sampling import sample
 from symgrad.stability.truth import GroundTruth
 
 from ..backends import jax, torch
+from .conftest import XLA_DEFAULTS
 
 x, y = sp.symbols("x y", real=True)
 FMT = FORMATS["float64"]
@@ -139,7 +140,7 @@ def test_a_compensated_choice_is_computed_in_pairs_in_both_frameworks():
         warnings.simplefilter("error")  # no ExportWarning: nothing falls back
         fj = symgrad.to_jax(e, [x, y], stabilize=True, domain=dom)
         with jax.enable_x64():
-            gj = jax.jit(jax.vmap(jax.grad(fj, (0, 1))))(xs, ys)
+            gj = jax.jit(jax.vmap(jax.grad(fj, (0, 1))), compiler_options=XLA_DEFAULTS)(xs, ys)
         ft = symgrad.to_torch(e, [x, y], stabilize=True, domain=dom)
         ts = [torch.tensor(c, requires_grad=True) for c in (xs, ys)]
         ft(*ts).sum().backward()
@@ -166,7 +167,7 @@ def test_exp_and_log_of_pairs_in_both_frameworks(form, on_line):
     assert np.median(bits_error(plain, truth, FMT)) > 5
     fj = symgrad.to_jax(symgrad.compensated(form), [x, y])
     with jax.enable_x64():
-        gj = np.asarray(jax.jit(fj)(xs, ys))
+        gj = np.asarray(jax.jit(fj, compiler_options=XLA_DEFAULTS)(xs, ys))
     ft = symgrad.to_torch(symgrad.compensated(form), [x, y])
     gt = ft(torch.tensor(xs), torch.tensor(ys)).numpy()
     # pairs hold about 104 bits: where the difference cancels deeper than 2**-53
@@ -218,9 +219,11 @@ def test_a_constant_no_float_holds_is_a_pair_in_both_frameworks():
                        *map(torch.tensor, pts))]]
             if dtype == np.float64:
                 with jax.enable_x64():
-                    got.append(jax.jit(symgrad.to_jax(exprs, list(xs)))(*pts))
+                    got.append(jax.jit(symgrad.to_jax(exprs, list(xs)),
+                                       compiler_options=XLA_DEFAULTS)(*pts))
         for values in got:
             for k, v in enumerate(values):
                 v = np.asarray(v)
                 assert v.dtype == dtype
                 assert np.nanmax(bits_error(v, truth[k], fmt)) <= 1, (cs[k], dtype)
+

@@ -73,3 +73,39 @@ def test_erfcx_where_jaxs_is_zero_and_everywhere_as_accurate():
                 err = np.array([float(abs(m - t)) for m, t in zip(np.append(got[:-5], got[-1]),
                                                                    true)])
             assert (err / np.spacing(np.abs(true.astype(dtype)))).max() <= ulps
+
+
+def test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags():
+    # XLA's defaults (users' jax.jit; not the tests' level 0) fuse a product into
+    # the sum that reads it: TwoProduct's rounded p became exact inside the next
+    # TwoSum or a0 - p (division, square root), whose error terms then counted the
+    # product's error twice; and its algebraic simplifier (every level) folds
+    # (c + x) - c into x, which zeroed TwoSum's error where the constant came
+    # first. Pairs were floats there (x*x - y*y near x = y: 2**-14 of relative
+    # error, 2**-104 in NumPy's pairs). The helpers generated JAX code carries,
+    # compiled at XLA's defaults, give NumPy's pairs bitwise (float64; the guards
+    # do not depend on the type)
+    from symgrad.codegen.compensating import COMPENSATED_HELPERS
+    from symgrad.export.printers import HEADERS
+    from symgrad.export.source import _pair_helpers
+
+    from .conftest import XLA_DEFAULTS
+
+    jx, npy = {}, {}
+    exec(HEADERS["jax"] + _pair_helpers("jax"), jx)  # noqa: S102 (symgrad's own text)
+    exec("import numpy as np\n" + COMPENSATED_HELPERS, npy)  # noqa: S102
+
+    def pairs(h, x, y):
+        return (h["_dd_add"](h["_dd_mul"](x, x), h["_dd_neg"](h["_dd_mul"](y, y))),
+                h["_dd_add"](x, 1.0), h["_dd_div"](h["_dd_add"](x, 3.0), y))
+
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-10, 10, 400) * 2.0 ** rng.integers(-20, 20, 400)
+    y = x * (1 + rng.uniform(-1e-6, 1e-6, 400)) * rng.choice([-1, 1], 400)
+    with jax.enable_x64():
+        got = jax.jit(lambda a, b: pairs(jx, a, b), compiler_options=XLA_DEFAULTS)(x, y)
+    with np.errstate(all="ignore"):
+        want = pairs(npy, x, y)
+    for g, w in zip(got, want):
+        for part_g, part_w in zip(g, w):
+            np.testing.assert_array_equal(np.asarray(part_g), part_w, strict=True)
