@@ -194,6 +194,29 @@ def _cut(a, lead, s, e):
     return a[..., s:e] if a.ndim > lead else a
 
 
+def _typed(r, dtype) -> bool:
+    """Whether every result of ``r`` has type ``dtype`` (the entry point
+    calls this and the three below where it would write a generator, which
+    makes the names it reads closure cells of the whole entry point: seven
+    cells allocated on every call, 0.1-0.2 us of a one-point call)."""
+    return all(v.dtype is dtype for v in r)
+
+
+def _astype(r, dtype) -> tuple:
+    """The results ``r`` converted to ``dtype``."""
+    return tuple(v.astype(dtype) for v in r)
+
+
+def _scalars(r, dtype) -> list:
+    """The results ``r`` of one point as NumPy scalars of ``dtype``."""
+    return [np.asarray(v, dtype)[()] for v in r]
+
+
+def _rows(out, shape) -> list:
+    """The rows of ``out`` in the batch ``shape``."""
+    return [o.reshape(shape) for o in out]
+
+
 def _fresh(r, n, dtype):
     """Whether the kernel's results ``r`` (new arrays, as the generated code
     knows) can be the call's outputs as they are: arrays of ``n`` elements

@@ -138,7 +138,7 @@ def kernel_source(
 RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
-    "_neg, _square, _consts, _plain, _D32, _D64"
+    "_neg, _square, _consts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows"
 )
 
 
@@ -149,7 +149,7 @@ ENTRY_NAMES = frozenset({
     "_f64", "_f32", "_t", "_finite", "_mcos", "_mhypot", "_msin", "_msqrt", "_sq",
     "_pow", "_bad", "_plain",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
-    "_o", "_step", "_ip", "_D32", "_D64",
+    "_o", "_step", "_ip", "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows",
 })
 
 
@@ -336,7 +336,10 @@ def entry_source(
     lines.append("        return " + _array_return(layout, n_out)[0].strip()[len("return "):])
     lines.append(out)
     lines.append("")
-    lines.append("    def _run(_s):")
+    # (its free names as default values: a closure would make them cells of
+    # the entry point, allocated on every call, one point's too)
+    bound = [*names, "_out", "_step", *(["_ip"] if inplace else [])]
+    lines.append(f"    def _run(_s, {', '.join(f'{n}={n}' for n in bound)}):")
     lines.append("        _e = _s + _step")
     pad = "        "
     if inplace:
@@ -422,7 +425,7 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     tests = ["_t is _nd", *(f"type({n}) is _nd" for n in names[1:])]
     same = [f"{n}.dtype is _dtype and {n}.shape == _shape" for n in names[1:]]
     types = " and ".join(f"_r[{k}].dtype is _dtype" for k in range(n_out)) if n_out <= 4 \
-        else "all(_v.dtype is _dtype for _v in _r)"
+        else "_typed(_r, _dtype)"
     one = "_r[0]" if layout.kind == "scalar" else ("_r" if layout.kind == "tuple" else "list(_r)")
     if inplace:
         call = f"{inplace}({args}) if _shape[0] >= {INPLACE_FROM} else {kernel}({args})"
@@ -440,7 +443,7 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
         + "):",
         f"            _r = {call}",
         *([] if typed else [f"            if not ({types}):",
-                            "                _r = tuple(_v.astype(_dtype) for _v in _r)"]),
+                            "                _r = _astype(_r, _dtype)"]),
         f"            return {one}",
     ]
 
@@ -453,7 +456,7 @@ def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out:
     type, as scipy's expn in float64 for float32, a converted copy).  From
     ``INPLACE_FROM`` elements up, the kernel written in place ``inplace``."""
     same = " and ".join(f"_r[{k}].dtype is _dtype" for k in range(n_out)) if n_out <= 4 \
-        else "all(_v.dtype is _dtype for _v in _r)"
+        else "_typed(_r, _dtype)"
     args = ", ".join(names)
     call = f"{inplace}({args}) if _n >= {INPLACE_FROM} else {kernel}({args})" if inplace \
         else f"{kernel}({args})"
@@ -461,7 +464,7 @@ def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out:
         f"        if 0 < _n <= {step}:  # one block of new arrays: the outputs",
         f"            _r = {call}",
         f"            if not ({same}):",
-        "                _r = tuple(_v.astype(_dtype) for _v in _r)",
+        "                _r = _astype(_r, _dtype)",
         *["        " + ln for ln in _fresh_return(layout, n_out)],
     ]
 
@@ -546,7 +549,9 @@ def _scalar_return(layout: Layout) -> list[str]:
     if layout.kind == "matrix":
         return [f"        return np.array(_r, _odtype).reshape({layout.shape!r})"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
-    return [f"        return {wrap}(np.asarray(_v, _odtype)[()] for _v in _r)"]
+    if wrap == "tuple":
+        return ["        return tuple(_scalars(_r, _odtype))"]
+    return ["        return _scalars(_r, _odtype)"]
 
 
 def _fresh_return(layout: Layout, n_out: int) -> list[str]:
@@ -572,7 +577,8 @@ def _array_return(layout: Layout, n_out: int) -> list[str]:
         return [f"    return _out.reshape({layout.shape!r} + _shape)"]
     wrap = "tuple" if layout.kind == "tuple" else "list"
     if not 0 < n_out <= 8:
-        return [f"    return {wrap}(_o.reshape(_shape) for _o in _out)"]
+        return ["    return tuple(_rows(_out, _shape))" if wrap == "tuple"
+                else "    return _rows(_out, _shape)"]
     items = ", ".join(f"_out[{k}].reshape(_shape)" for k in range(n_out))
     left, right = ("(", ",)" if n_out == 1 else ")") if wrap == "tuple" else ("[", "]")
     return [f"    return {left}{items}{right}"]
