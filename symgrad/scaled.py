@@ -31,13 +31,17 @@ from sympy import (
     Add,
     Basic,
     Function,
+    Matrix,
     Max,
     Min,
     Mul,
     Piecewise,
     Pow,
+    Rational,
     Symbol,
     atan2,
+    igcd,
+    ilcm,
     sign,
 )
 from sympy.codegen.cfunctions import hypot
@@ -48,7 +52,7 @@ from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Not, Or
 from .graph import postorder
 from .widen import FloatMarker, widen
 
-__all__ = ["scaled", "homogeneity", "degrees", "has_scaled"]
+__all__ = ["scaled", "homogeneity", "weighted_homogeneity", "degrees", "has_scaled"]
 
 _ANY = "any"  # the degree of 0: every degree
 
@@ -90,13 +94,14 @@ class scaled(FloatMarker):  # noqa: N801  (reads like widen)
                                "(a wider type has its own exponent range)")
         if not isinstance(u, Basic) or not u.free_symbols:
             return None
-        if homogeneity(u) is None:
+        if weighted_homogeneity(u) is None:
             from .errors import SymgradError
 
             raise SymgradError(
-                f"scaled({u}): the formula is not homogeneous in its symbols (u(t*v) is not "
-                "t**d * u(v) by its structure), so scaling its inputs changes its value; "
-                "use compensated(...) or widen(...) instead")
+                f"scaled({u}): the formula is not homogeneous in its symbols, even with a "
+                "weight per symbol (u(t**w1*v1, ...) is not t**d * u(v) by its structure), so "
+                "scaling its inputs changes its value; use compensated(...) or widen(...) "
+                "instead")
         return None
 
 
@@ -128,17 +133,137 @@ def homogeneity(u: Basic) -> Fraction | None:
     return top
 
 
-def degrees(u: Basic) -> dict | None:
+def degrees(u: Basic, weights: dict | None = None) -> dict | None:
     """The degree of every node of ``u`` (a Fraction, or ``"any"`` for a
-    zero), as :func:`homogeneity` proves them; None where one has none."""
+    zero), as :func:`homogeneity` proves them, each symbol of degree its
+    weight (1 without ``weights``); None where one has none."""
     order, kids = postorder([u], lambda n: n.args)
     deg: dict[Basic, object] = {}
     for n in order:
+        if weights is not None and isinstance(n, Symbol):
+            deg[n] = Fraction(weights.get(n, 1))
+            continue
         got = _degree(n, [deg[k] for k in kids[n]])
         if got is None:
             return None
         deg[n] = got
     return deg
+
+
+def weighted_homogeneity(u: Basic) -> tuple[dict, Fraction] | None:
+    """Integer weights ``w`` (symbol -> int) and the degree ``d`` where
+    ``u(t**w1·v1, t**w2·v2, ...) = t**d · u(v)`` for every ``t > 0``, proved
+    from the structure: the weights 1 where ``u`` is homogeneous
+    (:func:`homogeneity`); else the weights that make the terms of every
+    sum (the arguments of a function, the sides of a comparison) of one
+    degree, solved as linear equations in the weights.  None where only
+    all-zero weights do, or ``u`` has no degree.
+
+    >>> from sympy import symbols, sqrt
+    >>> x, y = symbols("x y")
+    >>> weighted_homogeneity(sqrt(x*x + y))
+    ({x: 1, y: 2}, Fraction(1, 1))
+    >>> weighted_homogeneity(x + y) is not None, weighted_homogeneity(x + 1)
+    (True, None)
+    """
+    d = homogeneity(u)
+    order, kids = postorder([u], lambda n: n.args)
+    syms = sorted((n for n in order if isinstance(n, Symbol)), key=str)
+    if d is not None:
+        return {s: 1 for s in syms}, d
+    if not syms:
+        return None
+    forms: dict[Basic, object] = {}  # degree as a linear form in the weights
+    rows: list[dict] = []  # linear forms that must be 0
+    for n in order:
+        got = _form(n, [forms[k] for k in kids[n]], rows)
+        if got is None:
+            return None
+        forms[n] = got
+    if forms[u] == _ANY:
+        return None
+    space = Matrix([[Rational(r.get(s, 0).numerator, r.get(s, 0).denominator)
+                     if isinstance(r.get(s, 0), Fraction) else r.get(s, 0) for s in syms]
+                    for r in rows]).nullspace() if rows else [Matrix([1] * len(syms))]
+    if not space:
+        return None
+    v = sum(space[1:], space[0])  # (every basis vector: as few zero weights as may be)
+    den = ilcm(*[Fraction(str(c)).denominator for c in v], 1)
+    ints = [int(Fraction(str(c)) * den) for c in v]
+    g = abs(igcd(*ints)) or 1
+    ints = [i // g for i in ints]
+    if next(i for i in ints if i) < 0:
+        ints = [-i for i in ints]
+    w = dict(zip(syms, ints))
+    top = sum((c * w[s] for s, c in forms[u].items()), _ZERO)
+    return w, Fraction(top)
+
+
+def _form(n: Basic, args: list, rows: list) -> object:
+    """The degree of ``n`` as a linear form in the symbols' weights (a dict
+    symbol -> Fraction; ``"any"`` for a zero), the forms that must vanish
+    appended to ``rows``; None where it has none."""
+
+    def same(forms: list) -> object:
+        real = [f for f in forms if f != _ANY]
+        for f in real[1:]:
+            rows.append(_minus(f, real[0]))
+        return real[0] if real else _ANY
+
+    if isinstance(n, Symbol):
+        return {n: Fraction(1)}
+    if n.is_Number or (not n.args and n.is_number):
+        if n.is_zero:
+            return _ANY
+        return {} if n.is_finite else None
+    if isinstance(n, (BooleanTrue, BooleanFalse)):
+        return _ANY
+    if isinstance(n, ExprCondPair):
+        return args[0]
+    if isinstance(n, Relational):
+        same(args)
+        return {}
+    if isinstance(n, (Add, Max, Min, Piecewise, hypot)):
+        return same(args)
+    if isinstance(n, (And, Or, Not)):
+        return {}
+    if isinstance(n, Mul):
+        if _ANY in args:
+            return _ANY
+        out: dict = {}
+        for f in args:
+            for s, c in f.items():
+                out[s] = out.get(s, 0) + c
+        return out
+    if isinstance(n, Pow):
+        base, ex = args
+        if n.exp.is_Rational:
+            if base == _ANY:
+                return _ANY if n.exp > 0 else None
+            q = Fraction(int(n.exp.p), int(n.exp.q))
+            return {s: q * c for s, c in base.items()}
+        for f in (base, ex):
+            if f != _ANY:
+                rows.append(f)
+        return {}
+    if isinstance(n, (Abs, FloatMarker)):
+        return args[0]
+    if isinstance(n, (sign, atan2)):
+        same(args)
+        return {}
+    if isinstance(n, Function):
+        for f in args:
+            if f != _ANY:
+                rows.append(f)
+        return {}
+    return None
+
+
+def _minus(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for s, c in b.items():
+        out[s] = out.get(s, 0) - c
+    return out
 
 
 def _same(ds: list) -> object:

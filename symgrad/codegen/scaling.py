@@ -28,11 +28,25 @@ from __future__ import annotations
 
 import math
 
-from sympy import Abs, Add, Basic, Float, Function, Integer, Max, Min, Mul, Piecewise, Pow, Symbol
+from sympy import (
+    Abs,
+    Add,
+    Basic,
+    Float,
+    Function,
+    Integer,
+    Max,
+    Min,
+    Mul,
+    Piecewise,
+    Pow,
+    Rational,
+    Symbol,
+)
 
 from ..build import cancelling, mapped
 from ..graph import postorder
-from ..scaled import degrees, homogeneity, scaled
+from ..scaled import degrees, scaled, weighted_homogeneity
 from ..widen import widen
 from . import scale_helpers
 from .texts import HelperCall, module_text
@@ -100,22 +114,31 @@ def scaling(roots: list[Basic]) -> list[Basic]:
 
 def _scaled_code(u: Basic) -> Basic:
     sub, sub_kids = postorder([u], lambda n: n.args)
-    d = homogeneity(u)
-    leaves = sorted((s for s in sub if isinstance(s, Symbol)), key=str)
-    if d is None or not leaves or any(isinstance(n, widen) for n in sub):
+    got = weighted_homogeneity(u)
+    if got is None or any(isinstance(n, widen) for n in sub):
         return u  # nothing to scale (scaled() refuses the rest when built)
-    deg = degrees(u)
+    w, d = got
+    leaves = sorted((s for s in sub if isinstance(s, Symbol) and w.get(s)), key=str)
+    if not leaves:
+        return u
+    deg = degrees(u, w)
     est = _estimates(sub, sub_kids)
-    bounds = []
+    bounds, den = [], d.denominator
     for n in sub:
         e = deg[n]
+        if not isinstance(e, str):
+            den = math.lcm(den, e.denominator)  # (every value scaled by a power of two)
         if est.get(n) is not None and e != 0 and not isinstance(e, str):
             bounds += [est[n], Integer(e.numerator), Integer(e.denominator)]
-    k = _ScaleExp(Integer(2 * d.denominator), Integer(len(leaves)), *(est[s] for s in leaves),
+    # an input of weight w is scaled to its exponent E - w*k: the midrange of E/w
+    k = _ScaleExp(Integer(2 * den), Integer(len(leaves)),
+                  *(est[s] if w[s] == 1 else Mul(Rational(1, w[s]), est[s]) for s in leaves),
                   *bounds)
+
     def down(n: Basic, args: tuple) -> Basic | None:  # the copy over scaled inputs
         if isinstance(n, Symbol):
-            return _Down(n, k)
+            return _Down(n, k if w.get(n) == 1 else Mul(Integer(w.get(n, 0)), k)) \
+                if w.get(n) else n
         return args[0] if isinstance(n, scaled) else None  # (a nested scaled: already)
 
     top = mapped([u], cancelling, hook=down)[0]

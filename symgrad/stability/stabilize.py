@@ -51,7 +51,7 @@ from ..rewrites.facts import Facts
 from ..rewrites.regimes import bisect_threshold, piecewise, split
 from ..rewrites.rewrite import replace_nodes
 from ..safe import refuse_string
-from ..scaled import homogeneity, scaled
+from ..scaled import scaled, weighted_homogeneity
 from ..shapes import flatten_exprs
 from ..widen import FloatMarker
 from ..widen import widen as widened
@@ -511,13 +511,23 @@ class _Search:
             forms.append((compensated(_unnested(e)), "compensated"))
             if self.widen:
                 forms.append((widened(e), "widened"))
-        elif isinstance(e, compensated) and self.widen:
-            # pairs of the dtype that still lose more than the tolerance: the
-            # plain form inside them in the wider type (the tangent difference
-            # in float32: 31.3 bits in pairs past |eps| = 2^21, where float32
-            # pairs reduce sin and cos no more exactly; 2.0 widened)
-            forms = [(widened(e.args[0]), "widened")]
-            how = how.split(" (")[0].removesuffix(", compensated")  # (the plain form's)
+        elif isinstance(e, compensated):
+            # pairs of the dtype that still lose more than the tolerance: the same
+            # pairs over inputs scaled by a power of two where the form (or else
+            # the source) is homogeneous, with a weight per input (sqrt(x*x + y) in
+            # float32: 28.7 bits in pairs where x*x is near float32's subnormals,
+            # 0.0 scaled, weights (1, 2)); then, where allowed, the plain form
+            # inside them in the wider type (the tangent difference in float32:
+            # 31.3 bits in pairs past |eps| = 2^21, where float32 pairs reduce sin
+            # and cos no more exactly; 2.0 widened)
+            plain = how.split(" (")[0].removesuffix(", compensated")  # (the plain form's)
+            forms = [(scaled(compensated(_unnested(f))), label)
+                     for f, label in ((e.args[0], "compensated, scaled"),
+                                      (source, "compensated, scaled, as written"))
+                     if weighted_homogeneity(f) is not None][:1]
+            if self.widen:
+                forms.append((widened(e.args[0]), "widened"))
+            how = plain
         else:
             return best
         for f, label in forms:
@@ -779,6 +789,22 @@ class _Search:
             ranked = self._ranked(cands, errs, ref)
         partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
+        if partial:
+            # a float form before a wider type: the pairs adding rounded values
+            # over scaled inputs of forms homogeneous (with a weight per input)
+            # that add none (sqrt(x*x + y) in float32: its 'sqrt-square-plus' pairs
+            # add hypot(x, sqrt(y)) and lost 28.7 bits unseen; sqrt(x*x + y) in
+            # pairs over x/2**k, y/2**2k keeps every bit), first where as accurate
+            self._more(cands, errs, ranked, _scaled_pairs, "compensated, scaled", gain=False)
+            ranked = self._ranked(cands, errs, ref)
+            top = errs[ranked[0]].max(initial=0)
+            first = [i for i in ranked if isinstance(cands[i].expr, scaled)
+                     and isinstance(cands[i].expr.args[0], compensated)
+                     and not rounded_terms(cands[i].expr.args[0].args[0])
+                     and errs[i].max(initial=0) <= top]
+            if first:
+                ranked = first + [i for i in ranked if i not in first]
+                partial = False
         if (partial or not _accurate(errs, ranked)) and self.widen:
             # no float form is accurate, or the best is compensated but still
             # adds rounded function values (accurate only where the samples do
@@ -875,7 +901,8 @@ class _Search:
             todo += [by_how[h] for h in (_parent_how(cands[i].how) for i in todo)
                      if h in by_how]
         for i in dict.fromkeys(todo):
-            if marker in (scaled, _scaled_pairs) and homogeneity(cands[i].expr) is None:
+            if marker in (scaled, _scaled_pairs) and \
+                    weighted_homogeneity(cands[i].expr) is None:
                 continue  # scaling its inputs would change its value
             c = Candidate(marker(_unnested(cands[i].expr) if marker in (compensated, _scaled_pairs)
                                  else cands[i].expr), f"{cands[i].how}, {label}")
