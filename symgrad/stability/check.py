@@ -86,6 +86,7 @@ def check_stability(
     tolerance_bits: float = 3,
     rewrites: bool = True,
     _source: object = None,
+    _truth_memo: dict | None = None,
 ) -> StabilityReport:
     """Where ``expr`` overflows, turns NaN or loses its bits on ``domain``,
     what is proved for the whole domain, and which subexpression is to blame.
@@ -109,7 +110,9 @@ def check_stability(
 
     (``_source``, stabilize's: the formulas whose exact values the code of
     ``expr`` is measured against, where ``expr`` is a form chosen for them
-    that may approximate them: a Taylor series.)
+    that may approximate them: a Taylor series.  ``_truth_memo``, stabilize's
+    too: the exact values it already has of the same formulas, see
+    :class:`.truth.GroundTruth`.)
     """
     refuse_string(expr, "check_stability", "expr")
     refuse_string(domain, "check_stability", "domain")
@@ -129,7 +132,7 @@ def check_stability(
         symbols = [Dummy("constant", real=True)]
         dom = {symbols[0]: (0.0, 0.0)}
         samples = 1
-    truth = GroundTruth(source, symbols, fmt.name)
+    truth = GroundTruth(source, symbols, fmt.name, memo=_truth_memo)
     form = evaluated_form(flat, rewrites)
     run = None
     if rewrites:  # the code that runs: a matrix formula's own, else the entries'

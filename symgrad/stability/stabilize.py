@@ -282,6 +282,10 @@ def stabilize(
     found = found[labels != SOURCES.index("scales beside zeros")]
     pts = np.concatenate([found, _near_zero(found, symbols, parsed, samples, seed)])
     search = _Search(symbols, parsed, pts, fmt, dom, widen and _widens(fmt))
+    # one memo of exact values for every ground truth of the same formulas here
+    # (choosing, verifying, the before/after reports: the same draws and
+    # search points recur; each row resolved once, the same figures)
+    memo = search.memo
     fresh = (VERIFY * samples, seed + 1)
     choices = []
     for k, e in enumerate(forms):
@@ -307,12 +311,13 @@ def stabilize(
                for k, c in enumerate(choices)])
         return result
     seconds = time.perf_counter() - start
-    before = check_stability(forms, dom, dtype=dtype, samples=samples, seed=seed + 1)
+    before = check_stability(forms, dom, dtype=dtype, samples=samples, seed=seed + 1,
+                             _truth_memo=memo)
     # against the source's exact values: a chosen series approximates them
     # (NMSE 3.9's series at a numerical root x = -2.5e-309 was reported at
     # 26.7 bits against its own values, 47.2 against the formula's)
     after = check_stability(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1,
-                            _source=forms)
+                            _source=forms, _truth_memo=memo)
     out = Stabilization(expr, result, choices, before, after, seconds)
     _warn(out.unfixed)
     return out
@@ -386,6 +391,7 @@ class _Search:
         # choosing samples, its fresh points, its ascent and beside the source's
         self._code: dict[Expr, Callable] = {}
         self._draws: dict = {}  # (samples, seed) -> the random draws of the fresh points
+        self.memo: dict = {}  # the ground truths' rows (GroundTruth's memo)
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -416,7 +422,8 @@ class _Search:
         (:meth:`_fallbacks`) are verified the same way; the source itself
         if none passes.  The figures are those points'."""
         source = choice.source
-        truth = _TruthCache(GroundTruth([source], self.symbols, self.fmt.name))
+        truth = _TruthCache(GroundTruth([source], self.symbols, self.fmt.name,
+                                        memo=self.memo))
         tried: list = []
         best, kept = self._first_passing([c for c, _ in choice.ranked[:_VERIFIED]], source,
                                          truth, fresh, choice, tried)
@@ -745,7 +752,7 @@ class _Search:
     # -- one output -------------------------------------------------------------
     def run(self, e: Expr) -> Choice:
         """The admissible candidates for ``e``, best first, and the best."""
-        self.truth = GroundTruth([e], self.symbols, self.fmt.name)
+        self.truth = GroundTruth([e], self.symbols, self.fmt.name, memo=self.memo)
         t, st = self.truth.batch(self.points)
         self.true, self.keep = t[0], st[0] == RESOLVED
         runs_now = self._bits(e)

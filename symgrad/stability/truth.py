@@ -448,10 +448,16 @@ class GroundTruth:
         symbols: Sequence[Symbol],
         dtype: object = "float64",
         max_prec: int = MAX_PREC,
+        memo: dict | None = None,
     ) -> None:
         self.fmt: Format = float_format(dtype)
         self.symbols = list(symbols)
         lowered = lower(list(exprs))
+        # rows already resolved by another ground truth of the same formulas,
+        # symbols, type and precision (``memo``: stabilize's one dict for its
+        # choosing, verifying and before/after reports): see batch_bounds
+        self._rows = None if memo is None else memo.setdefault(
+            (tuple(lowered), tuple(self.symbols), self.fmt.name, max_prec), {})
         self.program = Program(lowered, self.symbols, complements=True)
         # a rational formula's exact value, where the intervals do not decide
         self.rational = RationalProgram.of(lowered, self.symbols)
@@ -608,31 +614,52 @@ class GroundTruth:
         shape = (n_out, len(points))
         vals, lo, hi = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
         status = np.full(shape, UNRESOLVED, dtype=np.int8)
+        memo, kind = self._rows, np.asarray(points).dtype.str
         for i, row in enumerate(points):
             tick()
-            v = self.decided(row)
-            if v is not None:  # every output decided in balls
-                vals[:, i] = lo[:, i] = hi[:, i] = v
-                status[:, i] = RESOLVED
-                for k, a in enumerate(v):
-                    if type(a) is SignlessZero:  # a zero of unknown sign: unresolved
-                        vals[k, i], lo[k, i], status[k, i] = math.nan, -0.0, UNRESOLVED
-            else:
-                v, s, nodes, _ = self.resolve(row)
-                vals[:, i] = v
-                status[:, i] = s
-                for k in range(n_out):
-                    if s[k] == RESOLVED:
-                        lo[k, i] = hi[k, i] = v[k]
-                    elif s[k] == UNRESOLVED:
-                        lo[k, i], hi[k, i] = self._rounded_ends(
-                            nodes[self.program.outputs[k]])
-            if self.rational is not None and (status[:, i] == UNRESOLVED).any():
-                v, s = list(vals[:, i]), list(status[:, i])
-                for k in self._exactly(row, v, s):
-                    vals[k, i] = lo[k, i] = hi[k, i] = v[k]
-                    status[k, i] = RESOLVED
+            if memo is not None:
+                # a row's figures depend on the row and on whether zeros of
+                # unknown sign are still pursued (SIGN_TRIES left): the same
+                # as computed anew, and the count of tries spent replayed
+                key = (kind, row.tobytes(), self.sign_tries > 0)
+                got = memo.get(key)
+                if got is not None:
+                    vals[:, i], status[:, i], lo[:, i], hi[:, i], lost = got
+                    self.sign_tries -= lost
+                    continue
+                tries = self.sign_tries
+            self._row(row, i, vals, status, lo, hi)
+            if memo is not None:
+                memo[key] = (vals[:, i].copy(), status[:, i].copy(), lo[:, i].copy(),
+                             hi[:, i].copy(), tries - self.sign_tries)
         return vals, status, lo, hi
+
+    def _row(self, row: np.ndarray, i: int, vals: np.ndarray, status: np.ndarray,
+             lo: np.ndarray, hi: np.ndarray) -> None:
+        """Column ``i`` of batch_bounds' arrays, at the point ``row``."""
+        n_out = len(self.program.outputs)
+        v = self.decided(row)
+        if v is not None:  # every output decided in balls
+            vals[:, i] = lo[:, i] = hi[:, i] = v
+            status[:, i] = RESOLVED
+            for k, a in enumerate(v):
+                if type(a) is SignlessZero:  # a zero of unknown sign: unresolved
+                    vals[k, i], lo[k, i], status[k, i] = math.nan, -0.0, UNRESOLVED
+        else:
+            v, s, nodes, _ = self.resolve(row)
+            vals[:, i] = v
+            status[:, i] = s
+            for k in range(n_out):
+                if s[k] == RESOLVED:
+                    lo[k, i] = hi[k, i] = v[k]
+                elif s[k] == UNRESOLVED:
+                    lo[k, i], hi[k, i] = self._rounded_ends(
+                        nodes[self.program.outputs[k]])
+        if self.rational is not None and (status[:, i] == UNRESOLVED).any():
+            v, s = list(vals[:, i]), list(status[:, i])
+            for k in self._exactly(row, v, s):
+                vals[k, i] = lo[k, i] = hi[k, i] = v[k]
+                status[k, i] = RESOLVED
 
     def decided(self, xs: Sequence[float]) -> list[float] | None:
         """Every output's correctly rounded value at ``xs`` from the ball

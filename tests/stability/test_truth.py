@@ -405,3 +405,24 @@ def test_a_rational_formula_beside_a_midpoint_is_resolved_exactly():
     r = check_stability(x + (y - x) * 6 * (Rational(2, 3) - z), {x: (0, 1), y: (0, 1), z: (0, 1)},
                         samples=512)
     assert r.unresolved == 0
+
+
+def test_a_memo_shared_by_two_truths_gives_the_figures_of_a_fresh_one():
+    # stabilize's ground truths of one formula share a memo of rows: a row is
+    # resolved once, and a row taken from it also spends the zero-sign tries
+    # it spent (later rows are pursued as far as in a fresh truth)
+    f = [sqrt(1 - sin(x) ** 2 - cos(x) ** 2) + x]
+    pts = np.concatenate([np.linspace(1, 2, SIGN_TRIES + 2), [0.5, 3.0]])[:, None]
+    fresh = GroundTruth(f, [x], max_prec=1024)
+    want = fresh.batch_bounds(pts)
+    memo: dict = {}
+    GroundTruth(f, [x], max_prec=1024, memo=memo).batch_bounds(pts[:SIGN_TRIES])
+    again = GroundTruth(f, [x], max_prec=1024, memo=memo)
+    got = again.batch_bounds(pts)
+    for a, b in zip(want, got):
+        np.testing.assert_array_equal(a, b)
+    assert again.sign_tries == fresh.sign_tries < SIGN_TRIES
+    (rows,) = memo.values()
+    assert len(rows) == len(pts)  # each row once
+    other = GroundTruth([sin(x)], [x], memo=memo)  # another formula: its own rows
+    assert other.batch_bounds(pts[:1])[0][0, 0] == math.sin(1.0) and len(memo) == 2
