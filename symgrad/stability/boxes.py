@@ -358,10 +358,18 @@ def _identity(r, i, args):
 
 
 def _add(r, i, args):
+    """A sum of n terms, each end within an ulp of the exact sum: the
+    running sum's exact errors (TwoSum) are added up apart, rounded in the
+    end's direction, and added last (pairwise rounding loses the small
+    terms of -1 + 1e-175 + 1, which mpmath's p + 20 bits keep)."""
     lo, hi = r.lo[args[0]], r.hi[args[0]]
+    elo, ehi = np.zeros_like(lo), np.zeros_like(hi)
     for a in args[1:]:
-        lo, hi = _sum_dn(lo, r.lo[a]), _sum_up(hi, r.hi[a])
-    r.set(i, lo, hi, None)
+        lo, e = _sum_err(lo, r.lo[a])
+        elo = _sum_dn(elo, np.where(np.isnan(e), 0, e))  # (NaN: an infinite end)
+        hi, e = _sum_err(hi, r.hi[a])
+        ehi = _sum_up(ehi, np.where(np.isnan(e), 0, e))
+    r.set(i, _sum_dn(lo, elo), _sum_up(hi, ehi), None)
     return True
 
 
@@ -429,8 +437,78 @@ def _pow_int(lo, hi, n):
     return _pow_int_abs(mn, mx, n)
 
 
+def _real_pow(r, i, args):
+    """``b**e`` for an exponent that is not a number of the formula
+    (intervals._pow's real powers): b >= 0; over a box, b**e = exp(e*log b)
+    takes its extremes at the corners, each in Arb. Where e is a point that
+    is an integer or 1/2, mpmath's other cases: box by box."""
+    if arb is None:
+        return False
+    b, e = args
+    blo, bhi, elo, ehi = r.lo[b], r.hi[b], r.lo[e], r.hi[e]
+    st = r.state[i]
+    val = st == VALUE
+    special = val & (elo == ehi) & ((elo == np.round(elo)) | (elo == 0.5))
+    val &= ~special
+    st[val & (bhi < 0)] = UNDEFINED
+    st[val & (bhi >= 0) & (blo < 0)] = UNKNOWN_S
+    at0 = val & (blo == 0) & (bhi >= 0) & ~(elo > 0)
+    st[at0 & (bhi == 0)] = UNDEFINED
+    st[at0 & (bhi > 0)] = UNKNOWN_S
+    val = (st == VALUE) & ~special
+    zero = val & (bhi == 0)  # [0, 0]**e, e > 0
+    live = val & ~zero & np.isfinite(elo) & np.isfinite(ehi) & np.isfinite(bhi)
+    m = int(live.sum())
+    xs = np.concatenate([blo[live], blo[live], bhi[live], bhi[live]])
+    ys = np.concatenate([elo[live], ehi[live], elo[live], ehi[live]])
+    clo, chi = _arb_pow(xs, ys)
+    out_lo, out_hi = np.zeros(r.n, dtype=DT), np.zeros(r.n, dtype=DT)
+    out_lo[live] = np.minimum.reduce([clo[k * m:(k + 1) * m] for k in range(4)])
+    out_hi[live] = np.maximum.reduce([chi[k * m:(k + 1) * m] for k in range(4)])
+    r.set(i, out_lo, out_hi, live | zero)
+    _by_box(r, i, r.prog.steps[i], special | (val & ~zero & ~live))
+    return True
+
+
+def _arb_pow(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of x**y (x >= 0; 0**y = 0 for y > 0) at each pair, as _arb_at's."""
+    pairs = np.stack([xs, ys]).T
+    if not len(pairs):
+        return np.zeros(0, dtype=DT), np.zeros(0, dtype=DT)
+    u, inv = np.unique(pairs, axis=0, return_inverse=True)
+    mx, my = _man_exps(u[:, 0]), _man_exps(u[:, 1])
+    lo_m, lo_e, hi_m, hi_e = [], [], [], []
+    ok = np.ones(len(u), dtype=bool)
+    with _lock:
+        old = _ctx.prec
+        try:
+            _ctx.prec = PREC + 27
+            balls = [arb(0) if a[0] == 0 else (arb(a).log() * arb(b)).exp() for a, b in zip(mx, my)]
+            _ctx.prec = PREC
+            for k, v in enumerate(balls):
+                if not v.is_finite():
+                    ok[k] = False
+                    v = arb(0)
+                m, e = v.lower().man_exp()
+                lo_m.append(int(m)), lo_e.append(int(e))
+                m, e = v.upper().man_exp()
+                hi_m.append(int(m)), hi_e.append(int(e))
+        finally:
+            _ctx.prec = old
+    lo, hi = _ends(lo_m, lo_e), _ends(hi_m, hi_e)
+    small = np.abs(lo) < _NORMAL
+    lo[small] = _dn(lo[small])
+    small = np.abs(hi) < _NORMAL
+    hi[small] = _up(hi[small])
+    lo[~ok] = hi[~ok] = np.nan
+    inv = np.ravel(inv)
+    return lo[inv], hi[inv]
+
+
 def _pow_kernel(node: Basic) -> Callable | None:
     e = node.exp
+    if not e.is_Number:
+        return _real_pow
     if e.is_Integer:
         n = int(e)
         if abs(n) > 64:
@@ -644,8 +722,12 @@ def _trig(name: str) -> Callable:
         ta, tb = (lo - x0) / np.pi, (hi - x0) / np.pi
         sure = (np.abs(lo) < _TRIG_SURE) & (np.abs(hi) < _TRIG_SURE) & \
             (np.abs(ta - np.round(ta)) > 1e-6) & (np.abs(tb - np.round(tb)) > 1e-6)
-        narrow = val & ~wide & sure
         ka, kb = np.ceil(ta), np.floor(tb)  # the points x0 + k*pi in the box
+        unsure = val & ~wide & ~sure
+        if unsure.any():  # far out or near such a point: k in Arb, at as many bits as x has
+            _points_in(name == "cos", lo, hi, unsure, ka, kb)
+            sure |= unsure & ~np.isnan(ka)
+        narrow = val & ~wide & sure
         inside = narrow & (ka <= kb)
         m = int(narrow.sum())
         flo, fhi = _arb_at(name, np.concatenate([lo[narrow], hi[narrow]]))
@@ -666,6 +748,32 @@ def _trig(name: str) -> Callable:
         return True
 
     return op
+
+
+def _points_in(cos: bool, lo, hi, rows, ka, kb) -> None:
+    """``ka = ceil((lo - x0)/pi)`` and ``kb = floor((hi - x0)/pi)`` on
+    ``rows``, in Arb at 80 bits more than the ends' magnitude (NaN where
+    the ball still holds an integer: that box is mpmath's)."""
+    js = np.flatnonzero(rows)
+    me = _man_exps(np.concatenate([lo[js], hi[js]]))
+    n = len(js)
+    with _lock:
+        old = _ctx.prec
+        try:
+            for k, j in enumerate(js.tolist()):
+                (ma, ea), (mb, eb) = me[k], me[n + k]
+                mag = max(int(ma).bit_length() + ea, int(mb).bit_length() + eb, 0)
+                _ctx.prec = mag + 80
+                pi = arb.pi()
+                x0 = 0 if cos else pi / 2
+                ca = ((arb((ma, ea)) - x0) / pi).ceil()
+                fb = ((arb((mb, eb)) - x0) / pi).floor()
+                if ca.is_exact() and fb.is_exact():
+                    ka[j], kb[j] = int(ca.unique_fmpz()), int(fb.unique_fmpz())
+                else:
+                    ka[j] = np.nan
+        finally:
+            _ctx.prec = old
 
 
 def _root_kernel(p: int, q: int) -> Callable:
