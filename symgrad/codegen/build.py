@@ -137,6 +137,7 @@ def _imports(prog: Program, runtime: bool = False) -> str:
         + (RUNTIME_IMPORT + "\n" if runtime else "") \
         + "".join(f"_np_{u} = np.{u}\n" for u in sorted(prog.ufuncs)) \
         + (f"_KV = ({', '.join(prog.constants)},)  # the kernel's constants\n_K = {{}}\n"
+           + ("_KS = {}\n" if prog.scalar_results is not None else "")
            if prog.constants else "")
     wide = any(uses_widen(s.code) for s in prog.statements) \
         or any(uses_widen(r) for r in prog.results)

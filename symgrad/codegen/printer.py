@@ -387,6 +387,7 @@ _BINARY = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.Div: "_div"}
 # NumPy's ufuncs, called by a module-level name each (``_np_sin = np.sin``)
 _UFUNCS = frozenset(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
 CALL_NAMES = frozenset({*_BINARY.values(), "_neg", "_square", "_k", "_K", "_KV", "_consts",
+                        "_KS", "_sconsts",
                         *(f"_np_{n}" for n in _UFUNCS)})
 
 
@@ -486,6 +487,9 @@ class _Calls(ast.NodeTransformer):
         if name is not None and not self.squares_only:
             return ast.Call(ast.Name(name, ast.Load()),
                             [self._operand(node.left), self._operand(node.right)], [])
+        if name is not None and self.constants is not None:  # (NumPy scalars' operators)
+            node.left, node.right = self._operand(node.left), self._operand(node.right)
+            return node
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant) \
                 and type(node.right.value) is int and node.right.value == 2:
             # NumPy's x**2 on arrays: x*x (a NumPy scalar's is pow, an ulp off at times)
@@ -596,11 +600,14 @@ def as_calls(code: str, squares_only: bool = False,
     (``x*x``, what an array's ``x**2`` computes; ``t*t`` for a name), and
     the ufuncs' names.  With ``constants`` (a dict
     of constants' texts to their indices, shared by a kernel's lines) the
-    real constants a binary ufunc call takes are ``_k[i]``:
+    real constants a binary ufunc call (or, with ``squares_only``, a binary
+    operator) takes are ``_k[i]``:
 
     >>> k = {}
     >>> as_calls("1 - x**2 + x/3", constants=k)[0], k
     ('_add(_sub(_k[0], _square(x)), _div(x, _k[1]))', {'1': 0, '3': 1})
+    >>> as_calls("1 - x**2 + x/3", True, k)[0]
+    '_k[0] - x * x + x / _k[1]'
     """
     t = _Calls(squares_only, constants)
     tree = t.visit(ast.parse(code, mode="eval").body)

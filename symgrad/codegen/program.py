@@ -47,6 +47,7 @@ class Program:
     # the texts of the real constants the code's ufunc calls take as _k[i]
     # (0-d arrays of the arguments' type, made once per type: as_calls)
     constants: list[str] = field(default_factory=list)
+    scalars: bool = False  # the kernel for NumPy scalars: its constants are scalars
     # every result is a distinct operation on the arguments that makes a new
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
@@ -79,7 +80,8 @@ class Program:
         if self.scalar_results is None:
             return None
         sts = [Statement(st.name, st.scalar_code, st.quiet) for st in self.statements]
-        return Program(sts, list(self.scalar_results), self.n_ops)
+        return Program(sts, list(self.scalar_results), self.n_ops, constants=self.constants,
+                       scalars=True)
 
     def inplace_program(self) -> Program | None:
         """The in-place kernel's program (``inplace.in_place``), or None."""

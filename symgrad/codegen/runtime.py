@@ -19,8 +19,8 @@ import numpy as np
 
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
-           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_plain",
-           "_D32", "_D64"]
+           "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_sconsts", "_plain",
+           "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -59,6 +59,18 @@ def _consts(cache, values, dtype):
     making it at every call), kept in ``cache`` by the type's code."""
     k = tuple(np.array(v, dtype) for v in values)
     cache[dtype.char] = k
+    return k
+
+
+def _sconsts(cache, values, x):
+    """The scalar kernel's constants ``values`` as scalars of ``x``'s type
+    (what NumPy makes of a Python number beside such a scalar, made once),
+    kept in ``cache`` by that type; where ``x`` is an array (a vector
+    argument), 0-d arrays of its type, not kept."""
+    if type(x) is _nd:
+        return tuple(np.array(v, x.dtype) for v in values)
+    k = tuple(np.array(v, x.dtype)[()] for v in values)
+    cache[type(x)] = k
     return k
 
 

@@ -117,7 +117,10 @@ def kernel_source(
     sig = [p.name for p in params] + ([f"_o=(None,) * {outs}"] if outs is not None else [])
     lines = [f"def {name}({', '.join(sig)}):", f'    """{doc}"""']
     lines += _renames(params, leaf_names)
-    if prog.constants and params:  # the constants in the arguments' type (printer.as_calls)
+    if prog.constants and params and prog.scalars:  # (NumPy scalars of one type)
+        first = params[0].name
+        lines.append(f"    _k = _KS.get(type({first})) or _sconsts(_KS, _KV, {first})")
+    elif prog.constants and params:  # the constants in the arguments' type (printer.as_calls)
         first = params[0].name
         lines.append(f"    _k = _K.get({first}.dtype.char) or _consts(_K, _KV, {first}.dtype)")
     lines += _unpack(params, leaf_names)
@@ -138,7 +141,7 @@ def kernel_source(
 RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
-    "_neg, _square, _consts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows"
+    "_neg, _square, _consts, _sconsts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows"
 )
 
 
