@@ -236,7 +236,7 @@ def check_stability(
         exprs=flat, domain=shown, dtype=fmt.name, rewrites=rewrites,
         tolerance_bits=tolerance_bits, max_bits_error=mx, mean_bits_error=mean,
         median_bits_error=med, outputs=per, regions=regions, harmless=harmless,
-        proved=prove(form, symbols, dom, fmt),
+        proof_source=lambda: prove(form, symbols, dom, fmt),
         limit_source=lambda: limits_at_infinity(flat, symbols, dom, compute, fmt.max),
         samples=len(points), unresolved=int(np.sum(status == UNRESOLVED)),
         unresolved_within=int(np.sum((status == UNRESOLVED) & (bits <= tolerance_bits))),

@@ -163,7 +163,6 @@ class StabilityReport:
     outputs: list[OutputStats]
     regions: list[Region]
     harmless: list[Region]
-    proved: list[Proof]
     samples: int
     unresolved: int  # (output, point) pairs whose exact value is not known
     undefined_points: int  # (output, point) pairs where the formula has no real value
@@ -177,6 +176,8 @@ class StabilityReport:
     basis: Basis | None = None  # how the figures were measured: the points, by source
     limit_source: Callable[[], list[Limit]] | None = field(default=None, repr=False)
     _limits: list[Limit] | None = field(default=None, repr=False)
+    proof_source: Callable[[], list[Proof]] | None = field(default=None, repr=False)
+    _proved: list[Proof] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # built by check_stability; no field but the dtype's name is a string
@@ -193,6 +194,15 @@ class StabilityReport:
         if self._limits is None:
             self._limits = self.limit_source() if self.limit_source else []
         return self._limits
+
+    @property
+    def proved(self) -> list[Proof]:
+        """What interval bounds prove for the whole domain (computed on
+        first use, as ``limits``: stabilize's own checks and most callers
+        never read it)."""
+        if self._proved is None:
+            self._proved = self.proof_source() if self.proof_source else []
+        return self._proved
 
     @property
     def ok(self) -> bool:
