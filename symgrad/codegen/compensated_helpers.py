@@ -142,6 +142,17 @@ def _dd_mul(a, b, k=None):
     if not isinstance(a, tuple):
         a, b = b, a
     ok = _dd_ok(k, _dd_hi(a), _dd_hi(b))
+    if type(b) in (int, float) and float(b).hex().lstrip("-").startswith("0x1.0000000000000p"):
+        # b = ±2**j, a literal: a*b is exact, so TwoProduct's error is +0 where
+        # it is kept (p finite, not below _DD_TINY) and NaN where ok keeps it
+        # for an overflowed p: the same pair without Dekker's splits
+        p = _dd_hi(a) * b
+        e = np.where(np.abs(p) >= _DD_TINY[np.result_type(p)], p - p, 0) if ok \
+            else np.zeros_like(p)
+        if not isinstance(a, tuple):
+            return p, e
+        e = e + a[1] * b
+        return _dd_fast(p, e if ok else _dd_fin(e), ok)
     if not isinstance(a, tuple):
         return _dd_two_prod(a, b, ok)
     if not isinstance(b, tuple):

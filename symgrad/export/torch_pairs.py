@@ -12,8 +12,8 @@ import numpy as np
 import torch
 
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
-           "exp2", "exp", "log", "log1p", "floor", "sin", "cos", "arctan", "const_pair",
-           "fused", "product_error"]
+           "exp2", "exp", "log", "zeros_like", "log1p", "floor", "sin", "cos", "arctan",
+           "const_pair", "fused", "product_error"]
 
 
 class _Type:
@@ -65,6 +65,10 @@ def isfinite(a):
 
 def abs(a):  # noqa: A001  (NumPy's name)
     return torch.abs(a)
+
+
+def zeros_like(a):
+    return torch.zeros_like(a)
 
 
 def rint(a):

@@ -422,3 +422,28 @@ def test_small_terms_of_an_exponent_stay_in_floats(expr, plain, measure, monkeyp
     monkeypatch.setattr(comp, "PLAIN_TERM_ULPS", -1.0)  # every term in pairs
     bits.append(bits_error(generated([x], [compensated(expr)], np.float64)(*cols)[0], true, fmt))
     assert bits[0].max() <= bits[1].max() + 1.0 and bits[0].max() <= 2.0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_a_pair_times_a_power_of_two_literal_is_twoproducts_pair(dtype):
+    """_dd_mul by a literal ±2**j (the exact splits' 1/64, 1/8192, -1/2, 2) skips
+    Dekker's splits: the same pair, bit for bit, as TwoProduct by the same
+    constant as an array scalar (the general path), for floats and pairs,
+    with guards (k None) and without them inside their bound, at zeros,
+    subnormals, overflow, inf and NaN."""
+    from symgrad.codegen import compensated_helpers as h
+
+    dt = np.dtype(dtype)
+    bits = np.int64 if dt.itemsize == 8 else np.int32
+    fi, rng = np.finfo(dt), np.random.default_rng(5)
+    v = (rng.uniform(-1, 1, 300) * 2.0 ** rng.integers(fi.minexp - fi.nmant, fi.maxexp, 300))
+    v = np.concatenate([[0.0, -0.0, np.inf, -np.inf, np.nan, fi.max, fi.tiny, 1.0, -3.0], v])
+    small = rng.uniform(-4, 4, 300)  # inside the bound k = 11 with |c| <= 64
+    with np.errstate(all="ignore"):
+        for xs, k in ((v.astype(dt), None), (small.astype(dt), 11)):
+            pair = h._dd_two_sum(xs, (xs[::-1] * 2.0**-30).astype(dt))
+            for c in (2, -0.5, 64, -1 / 8192, 2.0**-60):
+                for arg in (xs, pair):
+                    got, want = h._dd_mul(c, arg, k), h._dd_mul(arg, dt.type(c), k)
+                    for g, w in zip(got, want):
+                        assert g.dtype == dt and np.array_equal(g.view(bits), w.view(bits)), (c, k)
