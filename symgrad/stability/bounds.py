@@ -24,7 +24,17 @@ from sympy import Basic, Pow, Symbol, cosh, exp, sinh
 
 from ..brief import brief
 from .bits import Format, ordinal
-from .boxes import SLACK, UNDEFINED, UNKNOWN_S, VALUE, double_hi, double_lo, rounding, run
+from .boxes import (
+    SLACK,
+    UNDEFINED,
+    UNKNOWN_S,
+    VALUE,
+    double_hi,
+    double_lo,
+    rerun,
+    rounding,
+    run,
+)
 from .intervals import UNDEF, UNKNOWN
 from .report import Proof
 from .sampling import float_range, from_ordinal
@@ -56,9 +66,9 @@ def node_bounds(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
                 fmt: Format, fast: bool = True) -> tuple[Program, list]:
     """The hull over all boxes of each node's float enclosure: an interval
     ``(lo, hi)`` as floats, or UNDEF/UNKNOWN where some box has no bound.
-    The boxes run together in floats (:mod:`.boxes`); those it leaves (a
-    bound past float64's range), or all with ``fast=False``, one by one in
-    mpmath's intervals."""
+    The boxes run together in arrays (:mod:`.boxes`); on those it leaves
+    (a bound past its range) the nodes from there on, or every node of every
+    box with ``fast=False``, run one box at a time in mpmath's intervals."""
     prog = Program(list(form), list(symbols))
     k = PIECES.get(len(symbols), 2)
     split = len(symbols) if k ** len(symbols) <= BOXES else int(math.log(BOXES, k))
@@ -78,11 +88,15 @@ def node_bounds(form: Sequence[Basic], symbols: Sequence[Symbol], domain: dict,
             if val.any():
                 hull[i] = (double_lo(got.lo[i][good][val].min()),
                            double_hi(got.hi[i][good][val].max()))
-        boxes = [boxes[j] for j in np.flatnonzero(got.bad).tolist()]
     widen = rounding(fmt)
-    for box in boxes:
-        inputs = [(from_float(a), from_float(b)) for a, b in box]
-        vals = prog.run(inputs, fmt.prec + 20, post=widen)
+    # the boxes left to mpmath: from the nodes where a bound left the range on
+    # (all of each box with fast=False)
+    runs = ((lambda j=j: rerun(prog, got, j, fmt.prec + 20, widen))
+            for j in np.flatnonzero(got.bad).tolist()) if fast else \
+        ((lambda box=box: prog.run([(from_float(a), from_float(b)) for a, b in box],
+                                   fmt.prec + 20, post=widen)) for box in boxes)
+    for values in runs:
+        vals = values()
         for i, v in enumerate(vals):
             h = hull[i]
             if v is UNDEF or v is UNKNOWN:

@@ -67,7 +67,7 @@ from .balls import _ctx, _lock, arb
 from .bits import Format
 from .intervals import UNDEF, UNKNOWN
 
-__all__ = ["SLACK", "rounding", "BoxBounds", "run"]
+__all__ = ["SLACK", "rounding", "BoxBounds", "run", "rerun"]
 
 SLACK = 10  # bits of the significand a libm result may get wrong, and then some
 
@@ -247,11 +247,13 @@ class BoxBounds:
     shape ``(nodes, n)``), ``state`` (VALUE: ``[lo, hi]`` holds it;
     UNDEFINED, UNKNOWN_S: the mpmath tier's sentinels; BOOL: a condition,
     ``lo`` 1.0 for true and 0.0 for false; PAIR: a Piecewise's pair), and
-    ``bad``, the boxes left to the mpmath tier (shape ``(n,)``)."""
+    ``bad``, the boxes left to the mpmath tier (shape ``(n,)``), and
+    ``taint``, per node the boxes where its bounds are not to be read (past
+    the range there, or computed from such a node)."""
 
     def __init__(self, lo: np.ndarray, hi: np.ndarray, state: np.ndarray,
-                 bad: np.ndarray) -> None:
-        self.lo, self.hi, self.state, self.bad = lo, hi, state, bad
+                 bad: np.ndarray, taint: np.ndarray) -> None:
+        self.lo, self.hi, self.state, self.bad, self.taint = lo, hi, state, bad, taint
 
 
 class _Run:
@@ -262,6 +264,7 @@ class _Run:
         self.hi = np.zeros((n_nodes, n), dtype=DT)
         self.state = np.zeros((n_nodes, n), dtype=np.int8)
         self.bad = np.zeros(n, dtype=bool)
+        self.taint = np.zeros((n_nodes, n), dtype=bool)
         self.inputs = (lo.astype(DT), hi.astype(DT))
         self.rel = np.ldexp(DT(1), -(fmt.prec - SLACK))
         self.tiny = DT(fmt.tiny)
@@ -296,8 +299,10 @@ class _Run:
         unbounded) are the mpmath tier's.  An upper end at +inf (a lower at
         -inf) is a sound bound, and the hull's end either way."""
         lo, hi = self.lo[i], self.hi[i]
-        self.bad |= (self.state[i] == VALUE) & (np.isnan(lo) | np.isnan(hi) | (lo == _INF)
-                                                | (hi == -_INF))
+        own = (self.state[i] == VALUE) & (np.isnan(lo) | np.isnan(hi) | (lo == _INF)
+                                          | (hi == -_INF))
+        self.bad |= own
+        self.taint[i] |= own
 
 
 def run(prog, lo: np.ndarray, hi: np.ndarray, fmt: Format, prec: int) -> BoxBounds:
@@ -309,7 +314,7 @@ def run(prog, lo: np.ndarray, hi: np.ndarray, fmt: Format, prec: int) -> BoxBoun
     with np.errstate(all="ignore"):
         for i, step in enumerate(prog.steps):
             _step(r, i, step, prog.order[i])
-    return BoxBounds(r.lo, r.hi, r.state, r.bad)
+    return BoxBounds(r.lo, r.hi, r.state, r.bad, r.taint)
 
 
 def _step(r: _Run, i: int, step: tuple, node: Basic) -> None:
@@ -333,6 +338,8 @@ def _step(r: _Run, i: int, step: tuple, node: Basic) -> None:
         return
     if name == "Piecewise":
         _piecewise(r, i, args)
+        for k in args:
+            r.taint[i] |= r.taint[list(r.prog.steps[k][2])].any(axis=0)
         return
     # the sentinels propagate (Program.run: UNDEF first, then UNKNOWN)
     st = r.state[list(args)]
@@ -346,6 +353,7 @@ def _step(r: _Run, i: int, step: tuple, node: Basic) -> None:
         kernel = _identity
     if kernel is None or not kernel(r, i, args):
         _by_box(r, i, step)
+    r.taint[i] |= r.taint[list(args)].any(axis=0)
 
 
 # ---- kernels: each fills node i where its state is VALUE (True), or declines ---------
@@ -890,7 +898,9 @@ def _by_box(r: _Run, i: int, step: tuple, rows: np.ndarray | None = None) -> Non
     fn, args = step[1], step[2]
     st = r.state[i]
     lo, hi = r.lo[i], r.hi[i]
-    todo = (st == VALUE) & ~r.bad if rows is None else rows & (st == VALUE) & ~r.bad
+    mine = (st == VALUE) if rows is None else rows & (st == VALUE)
+    r.taint[i] |= mine & r.bad  # (not computed: the box is the mpmath tier's)
+    todo = mine & ~r.bad
     for j in np.flatnonzero(todo).tolist():
         vals = []
         for a in args:
@@ -911,6 +921,43 @@ def _by_box(r: _Run, i: int, step: tuple, rows: np.ndarray | None = None) -> Non
             v = r.post(v)
             lo[j], hi[j] = end_lo(v[0]), end_hi(v[1])
     r.check(i)
+
+
+def rerun(prog, got: BoxBounds, j: int, prec: int, post: Callable) -> list:
+    """Every node's value on box ``j`` in the mpmath tier's terms (as
+    :meth:`.truth.Program.run` returns them): the nodes the float tier
+    bounded there as it did, the others -- from where a bound left the range
+    on -- by the mpmath kernels, as ``Program.run`` computes them."""
+    vals: list = []
+    for i, step in enumerate(prog.steps):
+        st = got.state[i, j]
+        if not got.taint[i, j] and st != PAIR:
+            if st == VALUE:
+                vals.append((to_mpf(got.lo[i, j]), to_mpf(got.hi[i, j])))
+            elif st == BOOL:
+                vals.append(bool(got.lo[i, j]))
+            else:
+                vals.append(UNDEF if st == UNDEFINED else UNKNOWN)
+            continue
+        kind = step[0]
+        if kind == "const":
+            vals.append(prog._consts(prec)[step[1]])
+            continue
+        if kind != "op":  # (a symbol or a truth value is never tainted)
+            raise AssertionError(step)
+        args = [vals[k] for k in step[2]]
+        if not step[3]:
+            if UNDEF in args:
+                vals.append(UNDEF)
+                continue
+            if UNKNOWN in args:
+                vals.append(UNKNOWN)
+                continue
+        v = step[1](prec, *args)
+        if type(v) is tuple and type(v[0]) is tuple and len(v[0]) == 4:
+            v = post(v)
+        vals.append(v)
+    return vals
 
 
 _KERNELS: dict[str, Callable] = {

@@ -120,17 +120,23 @@ def test_hamming_statements_are_those_the_mpmath_tier_proves(hamming, monkeypatc
 
 
 def test_boxes_past_the_float_range_are_bounded_in_mpmath():
-    """exp(x)/(1 + exp(x)) over [800, 1000]: both exponentials are past
-    every float, yet the quotient is bounded (loosely: x appears twice) by
-    the mpmath tier, to which the float tier leaves such boxes; the hull is
-    the mpmath tier's."""
+    """exp(x)/(1 + exp(x)) over [12000, 13000]: both exponentials are past
+    every long double (1.2e4932 is e**11356); the float tier leaves such
+    boxes to the mpmath tier from the exponentials on, and the hull is the
+    mpmath tier's. On [800, 1000] the long doubles hold them: no box is
+    left, and the quotient is bounded (loosely: x appears twice) as by
+    mpmath."""
     x = A[0]
     f = exp(x) / (1 + exp(x))
-    prog, fast = bounds.node_bounds([f], [x], {x: (800.0, 1000.0)}, F64)
-    _, slow = bounds.node_bounds([f], [x], {x: (800.0, 1000.0)}, F64, fast=False)
-    i = prog.order.index(f)
-    assert fast[i] == slow[i] and math.isfinite(fast[i][0]) and math.isfinite(fast[i][1])
-    assert fast[prog.order.index(exp(x))][1] == math.inf
+    for dom, left in (((12000.0, 13000.0), True), ((800.0, 1000.0), False)):
+        prog, fast = bounds.node_bounds([f], [x], {x: dom}, F64)
+        _, slow = bounds.node_bounds([f], [x], {x: dom}, F64, fast=False)
+        i = prog.order.index(f)
+        assert fast[i] == slow[i]
+        assert left or (math.isfinite(fast[i][0]) and math.isfinite(fast[i][1]))
+        assert fast[prog.order.index(exp(x))][1] == math.inf
+        lo, hi = np.array([[dom[0]]]), np.array([[dom[1]]])
+        assert bool(boxes.run(prog, lo, hi, F64, 73).bad[0]) == left
 
 
 def test_a_function_without_a_float_kernel_runs_box_by_box():
