@@ -16,7 +16,7 @@ import linecache
 import re
 from collections.abc import Callable, Mapping
 
-from sympy import Abs, Basic, Mul, S, Symbol, exp
+from sympy import Abs, Basic, Mul, S, Symbol
 
 from ..codegen.compensating import (
     COMPENSATED_HELPERS,
@@ -27,7 +27,6 @@ from ..codegen.compensating import (
 from ..codegen.emit import Program, build_program
 from ..codegen.names import Namer
 from ..codegen.scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
-from ..codegen.texts import HelperCall
 from ..compensated import compensated
 from ..errors import SymgradError
 from ..lowering import lower
@@ -36,6 +35,7 @@ from ..widen import widen
 from .branches import cancelled_into_branches, clamped_branches, shared_branches
 from .printers import HEADERS, RESERVED, printer_for
 from .subsets import masked_regions
+from .xla_guards import exps_kept_apart, products_kept_rounded
 
 __all__ = ["require", "generate", "compile_source", "compile_matrix", "abs_folded",
            "exps_kept_apart", "EXTRAS"]
@@ -106,38 +106,6 @@ def _abs_inside(u: Basic) -> bool:
     if isinstance(u, Mul) and len(u.args) == 2 and u.args[0] is S.NegativeOne:
         u = u.args[1]
     return isinstance(u, Abs)
-
-
-class _Kept(HelperCall):
-    """``_jg.kept(u)``: ``u`` behind an optimization barrier (JAX)."""
-
-    _helper = "_jg.kept"
-
-
-def exps_kept_apart(roots: list[Basic]) -> list[Basic]:
-    """``roots`` with each exponential after the first among a product's
-    factors behind :func:`symgrad.export.jax_ops.kept`: XLA's algebraic
-    simplifier rewrites ``exp(a) * exp(b)`` as ``exp(a + b)``, whose
-    rounded exponent undoes the exact splits of stabilized forms
-    (``exp(-x**2/2)`` as ``exp(-k**2/8192) * exp(-l**2/2 - l k/64)``).
-
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x", real=True)
-    >>> exps_kept_apart([sp.exp(x) * sp.exp(-x**2) * x])
-    [x*_Kept(exp(-x**2))*exp(x)]
-    """
-    from ..build import mapped
-
-    def apart(n: Basic) -> Basic:
-        if not isinstance(n, Mul):
-            return n
-        es = [a for a in n.args if isinstance(a, exp)]
-        if len(es) < 2:
-            return n
-        rest = [a for a in n.args if not isinstance(a, exp)]
-        return Mul(*rest, es[0], *[_Kept(e) for e in es[1:]], evaluate=False)
-
-    return mapped(roots, after=apart)  # (each node itself where none is a product of exps)
 
 
 def _scale_helpers(backend: str) -> str:
@@ -275,8 +243,8 @@ def generate(
     # (elsewhere its plain float form: Order warns before)
     roots = scaling(unmark(roots, (widen,) if backend in PAIRS else (widen, compensated)))
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
-    if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone
-        roots = exps_kept_apart(roots)
+    if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone,
+        roots = products_kept_rounded(exps_kept_apart(roots), domain)  # and fuse a*b + c
     printer = printer_for(backend)
     regions: list = []
     if backend == "torch":  # eager code: what few points need computed at those only

@@ -104,7 +104,8 @@ def test_stabilize_every_order():
     f = symgrad.to_jax(e, [x], stabilize=True, domain={x: (-745, 745)})
     big = jnp.array([740.0, -700.0, 30.0])
     tiny = np.exp(-700.0)  # softplus and its derivative there, to an ulp
-    np.testing.assert_allclose(f(big)[:2], [740.0, tiny], rtol=2e-16)
+    np.testing.assert_allclose(jax.jit(f)(big)[:2], [740.0, tiny], rtol=2e-16)  # (eager: ops
+    # compiled one by one, 0.3 s; test_pytree_and_matrix calls eagerly)
     g = jax.jit(jax.vmap(jax.grad(f)))(big)
     np.testing.assert_allclose(g[:2], [1.0, tiny], rtol=2e-16)
     naive = jax.jit(jax.vmap(jax.grad(symgrad.to_jax(e, [x]))))(big)
@@ -150,3 +151,17 @@ def test_an_exact_exponent_split_survives_xla():
         true = np.array([float(mpmath.exp(-mpmath.mpf(float(p)) ** 2 / 2)) for p in pts])
     got = np.asarray(jax.jit(f)(jnp.asarray(pts)))
     assert np.max(np.abs(got - true) / true) <= 4 * 2.0**-53  # 2 ulps (8 bits lost before)
+
+
+def test_an_exact_cancellation_of_two_products_survives_xla():
+    # at XLA's defaults a product fuses into the sum that reads it: x*x - y*y at
+    # x = y was the rounding of one square (+-5e-17 at 1.3) and its sqrt NaN at
+    # half the points, where NumPy's code gives 0 (export.xla_guards); a
+    # polynomial's c + a*b (one product) is left to fuse: rounded once, exactly
+    from .conftest import XLA_DEFAULTS
+
+    f = symgrad.to_jax([sp.sqrt(x**2 - y**2), 1 + x * (2 + x * (3 + x))], [x, y])
+    assert f.source.count("_jg.rounded(") == 2
+    v = np.random.default_rng(0).uniform(-10, 10, 200)
+    root, _ = jax.jit(f, compiler_options=XLA_DEFAULTS)(v, v)
+    np.testing.assert_array_equal(np.asarray(root), 0.0)
