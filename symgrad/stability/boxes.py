@@ -383,6 +383,14 @@ def _add(r, i, args):
 
 def _mul2(alo, ahi, blo, bhi, point: bool = False):
     """[alo, ahi] * [blo, bhi] outward (``point``: the second is a point)."""
+    if point and np.frexp(blo[:1])[0][0] in (0.5, -0.5):
+        # times +-2**k (-x, 2*x, x/2): exact but in the subnormals (or past the range)
+        pa, pb = alo * blo, ahi * blo
+        exact_a = (np.abs(pa) >= _SMALL) | (alo == 0)
+        exact_b = (np.abs(pb) >= _SMALL) | (ahi == 0)
+        lo = np.minimum(np.where(exact_a, pa, _dn(pa)), np.where(exact_b, pb, _dn(pb)))
+        hi = np.maximum(np.where(exact_a, pa, _up(pa)), np.where(exact_b, pb, _up(pb)))
+        return lo, hi
     corners = ((alo, blo), (ahi, blo)) if point else \
         ((alo, blo), (alo, bhi), (ahi, blo), (ahi, bhi))
     ends = [_prod_ends(u, v) for u, v in corners]
