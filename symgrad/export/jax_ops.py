@@ -14,7 +14,7 @@ operations (a polynomial and ``erfc``), which is the derivative's series.
 
 from __future__ import annotations
 
-__all__ = ["erf", "erfcx", "kept", "rounded", "ERF_SERIES", "ERF_SERIES_UP_TO"]
+__all__ = ["erf", "erfcx", "tanh", "kept", "rounded", "ERF_SERIES", "ERF_SERIES_UP_TO"]
 
 # erf(x) = x + x*y(x*x) for |x| <= 1: y's Taylor coefficients, those of
 # 2/sqrt(pi) * sum (-1)**n x**(2n) / (n! (2n + 1)) with 1 taken from the
@@ -146,6 +146,48 @@ def _erfcx(x):
     e3 = _horner(ERFCX_ASYMPTOTIC, 1 / (b * b)) / (b * 1.7724538509055159)
     e = jnp.where(small, e0, jnp.where(pq, e1, jnp.where(rs, e2, e3)))
     return jnp.where(neg, 2 * w - e, e)
+
+
+# tanh(x) = x + x z P(z)/Q(z), z = x*x, for |x| < 0.625: Cephes' tanh.c
+# (Moshier), leading coefficients first, Q with its leading 1; beyond,
+# 1 - 2/(exp(2|x|) + 1), signed
+TANH_P = (-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3)
+TANH_Q = (1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3)
+TANH_SMALL = 0.625
+
+
+def tanh(x):
+    """tanh(x) of a JAX array, float32 or float64, to about an ulp: XLA's
+    float64 ``tanh`` is 6.5 ulps off near x = 19 (-0.9999999999999992 at
+    -19.99, where the exact value rounds to -1.0), float32's 3.8, and
+    ``1 - tanh(x)**2`` or ``x tanh(x) + sin(x)**2``'s gradient amplify that
+    (49.5 bits lost under JAX over (-100, 100), NumPy's code 3-4).  Here, at
+    most 1.2 ulps (tests/export/test_jax_ops.py), and in float64 faster
+    than XLA's (3.2 against 8.5 ms per 10^6 under ``jax.jit``; float32 2.6
+    against 1.9).  Only forward values, as :func:`erf`; JAX's autodiff of
+    it is the derivative of its pieces (1 at 0: the zero is ``x`` itself).
+    """
+    if "tanh" not in _JITTED:
+        import jax
+
+        _JITTED["tanh"] = jax.jit(_tanh)
+    return _JITTED["tanh"](x)
+
+
+def _tanh(x):
+    import jax.numpy as jnp
+
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        x = x.astype(jnp.result_type(float))
+    a = jnp.abs(x)
+    small = a < TANH_SMALL
+    s = jnp.where(small, x, 0.0)  # each piece on its own interval only
+    z = s * s
+    near = s + s * (z * _horner(TANH_P, z) / _horner(TANH_Q, z))
+    b = jnp.where(small, 1.0, a)
+    far = 1 - 2 / (jnp.exp(2 * b) + 1)  # (exp overflows to inf: 1)
+    return jnp.where(small, jnp.where(x == 0, x, near), jnp.where(x < 0, -far, far))
 
 
 def kept(v):

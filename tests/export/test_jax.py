@@ -113,11 +113,12 @@ def test_stabilize_every_order():
 
 
 def test_source_is_jax_numpy():
-    f = symgrad.to_jax(sp.erf(x) + sp.Max(x, 0), [x])
-    assert "_jg.erf(x)" in f.source and "jnp.maximum" in f.source  # erf: export.jax_ops'
-    assert "jnp." in f.order(1).source
+    f = symgrad.to_jax(sp.erf(x) + sp.Max(x, 0) + sp.tanh(x), [x])
+    assert "_jg.erf(x)" in f.source and "jnp.maximum" in f.source  # erf, tanh: export.jax_ops'
+    assert "_jg.tanh(x)" in f.source and "jnp." in f.order(1).source
     v = np.array([-3.0, -0.5, 0.25, 2.0])  # (the reference in NumPy: no eager JAX ops to compile)
-    np.testing.assert_allclose(f(jnp.asarray(v)), [math.erf(t) + max(t, 0) for t in v], rtol=3e-16)
+    np.testing.assert_allclose(f(jnp.asarray(v)),
+                               [math.erf(t) + max(t, 0) + math.tanh(t) for t in v], rtol=3e-16)
 
 
 def test_guards_left_out_by_the_domain_give_the_same_values():
