@@ -74,7 +74,7 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
     lines = _Lines(values, domain_ranges, fmt)
     bases, js = [], []
     for j in range(k):
-        if lines.bounds[j, 1] - lines.bounds[j, 0] < 2:
+        if lines.bounds[j, 1] < lines.bounds[j, 0] + 2:
             continue
         # (one variable: every base row gives the same line)
         pick = rng.choice(ok, size=min(DEEP_BASES if k > 1 else 1, len(ok)), replace=False)
@@ -125,7 +125,8 @@ class _Lines:
         u = np.linspace(0.0, 1.0, GRID + 1)
         self.grids = []  # along each variable: uniform over the floats and in value
         for j, (lo, hi) in enumerate(domain_ranges):
-            o = self.bounds[j, 0] + ((self.bounds[j, 1] - self.bounds[j, 0]) * u).astype(np.int64)
+            a, b = (int(v) for v in self.bounds[j])  # (b - a may pass 2**63: Python ints)
+            o = np.array([a + int((b - a) * float(t)) for t in u], dtype=np.int64)
             self.grids.append(np.unique(np.concatenate([
                 ordinal(from_ordinal(o, fmt), fmt).astype(np.int64),
                 ordinal(np.asarray(lo * (1 - u) + hi * u, dtype=fmt.dtype), fmt
@@ -182,10 +183,11 @@ class _Lines:
         sign_lo = np.sign(self.value(self.at(base, jj, lo_o), outs))
         while True:  # bisection in ordinals to two floats beside each other
             tick()  # a round of bisection: a step of the search
-            live = np.flatnonzero(hi_o - lo_o > 1)
+            live = np.flatnonzero(hi_o - 1 > lo_o)  # (hi - lo may pass 2**63)
             if not len(live):
                 break
-            mid = lo_o[live] + (hi_o[live] - lo_o[live]) // 2
+            a, b = lo_o[live], hi_o[live]
+            mid = a // 2 + b // 2 + (a % 2 + b % 2) // 2
             s = np.sign(self.value(self.at(base[live], jj[live], mid), outs[live]))
             same, zero = s == sign_lo[live], s == 0
             lo_o[live[same]] = mid[same]
@@ -245,7 +247,7 @@ class _Lines:
             b[:, j] = from_ordinal(np.clip(int(ordinal(rows[d:d + 1, j], self.fmt)[0]) + m,
                                            *self.bounds[j]), self.fmt)
             for i in range(k):
-                if i != j and self.bounds[i, 1] - self.bounds[i, 0] >= 2:
+                if i != j and self.bounds[i, 1] >= self.bounds[i, 0] + 2:
                     bases.append(b)
                     lj += [i] * len(b)
         if not bases:

@@ -26,3 +26,23 @@ x, y, z = symbols("x y z", real=True)
 def test_a_form_in_pairs_is_measured_at_the_deepest_zeros_of_its_surface(f, dom, dtype, least):
     r = check_stability(compensated(f), dom, dtype=dtype, seed=1, samples=16, _source=[f])
     assert r.max_bits_error > least, str(r)
+
+
+def test_lines_over_every_float_are_searched_without_overflow():
+    # the ordinals of -max and max are 2**64 apart: past int64 (the grid and
+    # the bisection wrapped around, with a RuntimeWarning, and a line spanning
+    # both signs was taken for an empty one)
+    import warnings
+
+    import numpy as np
+
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.depth import deepest_zeros
+
+    top = float(np.finfo(np.float64).max)
+    pts = np.array([[1.0, 2.0], [-3e200, 5e100], [7.0, -1e-300]])
+    vals = lambda r: (r[:, 0] * 0.5 - r[:, 1] * 0.25)[None, :]  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        rows = deepest_zeros(pts, vals, lambda r: None, [(-top, top)] * 2, FORMATS["float64"], 0)
+    assert len(rows) and np.abs(vals(rows)).min() == 0.0
