@@ -232,13 +232,19 @@ def end_hi(v: tuple):
 
 
 def double_lo(x) -> float:
-    """The largest float64 <= the DT ``x``."""
+    """The largest float64 <= the DT ``x``; inf past the largest float64,
+    as the mpmath tier's hull reads such a bound (``1 + exp(800) in [inf,
+    inf]``: past every float)."""
     d = np.float64(x)
+    if d == _INF:
+        return d
     return float(np.nextafter(d, -_INF) if d > x else d)
 
 
 def double_hi(x) -> float:
     d = np.float64(x)
+    if d == -_INF:
+        return d
     return float(np.nextafter(d, _INF) if d < x else d)
 
 
