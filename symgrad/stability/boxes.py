@@ -278,8 +278,15 @@ class _Run:
 
     # ---- one node -------------------------------------------------------------
 
-    def widen(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The float widening of an operation's result (see :func:`rounding`)."""
+    def widen(self, lo: np.ndarray, hi: np.ndarray, elo: np.ndarray | None = None,
+              ehi: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The float widening of an operation's result (see :func:`rounding`).
+        With remainders (``lo + elo`` a lower bound, ``hi + ehi`` an upper
+        one, each pair exact), the widened end is rounded once, from the
+        exact sum: as tight as 64 bits allow, never looser than the mpmath
+        tier's (rounded at p + 20 bits, then widened at 64)."""
+        if elo is not None:
+            return self._widen_exact(lo, elo, -1), self._widen_exact(hi, ehi, 1)
         a, b = np.abs(lo) * self.rel, np.abs(hi) * self.rel  # exact unless subnormal
         a = np.where((np.abs(lo) >= _SMALL) | (lo == 0), a, _up(a))
         b = np.where((np.abs(hi) >= _SMALL) | (hi == 0), b, _up(b))
@@ -287,12 +294,27 @@ class _Run:
         whi = _sum_up(_sum_up(hi, b), self.tiny)
         return np.where(np.isinf(lo), lo, wlo), np.where(np.isinf(hi), hi, whi)  # (as mpmath's)
 
+    def _widen_exact(self, v: np.ndarray, e: np.ndarray, side: int) -> np.ndarray:
+        """One end ``v + e`` (exact) moved out by ``|v + e|*rel + tiny``
+        (``side`` -1: down, 1: up), in one directed rounding of the exact sum
+        (the remainders' own sum rounded outward: 2**-128 of it at most)."""
+        m = _sum_up(np.abs(v), np.abs(e)) * self.rel  # >= |v + e|*rel (exact scaling)
+        m = np.where((np.abs(v) >= _SMALL) | (m == 0), m, _up(m))
+        t, e1 = _sum_err(v, side * m)
+        t, e2 = _sum_err(t, side * self.tiny)
+        if side < 0:
+            out = _sum_dn(t, _sum_dn(_sum_dn(e, e1), e2))
+        else:
+            out = _sum_up(t, _sum_up(_sum_up(e, e1), e2))
+        return np.where(np.isinf(v), v, out)  # (as mpmath's: an infinite end stays)
+
     def set(self, i: int, lo: np.ndarray, hi: np.ndarray, ok: np.ndarray | None,
-            widen: bool = True) -> None:
+            widen: bool = True, elo: np.ndarray | None = None,
+            ehi: np.ndarray | None = None) -> None:
         """Node ``i``'s interval on the boxes ``ok`` (None: every box whose
-        state is VALUE already)."""
+        state is VALUE already); ``elo``, ``ehi``: remainders (:meth:`widen`)."""
         if widen:
-            lo, hi = self.widen(lo, hi)
+            lo, hi = self.widen(lo, hi, elo, ehi)
         if ok is None:
             self.lo[i], self.hi[i] = lo, hi
         else:
@@ -383,7 +405,7 @@ def _add(r, i, args):
         elo = _sum_dn(elo, np.where(np.isnan(e), 0, e))  # (NaN: an infinite end)
         hi, e = _sum_err(hi, r.hi[a])
         ehi = _sum_up(ehi, np.where(np.isnan(e), 0, e))
-    r.set(i, _sum_dn(lo, elo), _sum_up(hi, ehi), None)
+    r.set(i, lo, hi, None, elo=elo, ehi=ehi)
     return True
 
 
@@ -412,10 +434,41 @@ def _mul(r, i, args):
     rest = [a for a in args if a not in points]
     order = rest + points
     lo, hi = r.lo[order[0]], r.hi[order[0]]
-    for a in order[1:]:
+    for a in order[1:-1]:
         lo, hi = _mul2(lo, hi, r.lo[a], r.hi[a], a in points)
+    last = order[-1]
+    if len(order) > 1 and not (last in points and np.frexp(r.lo[last, :1])[0][0] in (0.5, -0.5)):
+        # the last product's exact error goes into the widening's one rounding
+        r.set(i, *_mul2_exact(lo, hi, r.lo[last], r.hi[last], last in points))
+        return True
+    if len(order) > 1:
+        lo, hi = _mul2(lo, hi, r.lo[last], r.hi[last], True)
     r.set(i, lo, hi, None)
     return True
+
+
+def _mul2_exact(alo, ahi, blo, bhi, point: bool) -> tuple:
+    """``(lo, hi, ok, elo, ehi)`` for :meth:`_Run.set`: the corner products
+    least and greatest as exact pairs (product, its error): a pair is
+    ordered by its product, then its error (|error| <= half an ulp); where
+    an error is not exact, the product moved out one ulp and no error."""
+    corners = ((alo, blo), (ahi, blo)) if point else \
+        ((alo, blo), (alo, bhi), (ahi, blo), (ahi, bhi))
+    best = None
+    for u, v in corners:
+        p, e = _prod_err(u, v)
+        ok = (e == e) | np.isinf(p)
+        e0 = np.where(ok & (e == e), e, 0)
+        cand = (np.where(ok, p, _dn(p)), e0, np.where(ok, p, _up(p)), e0)
+        if best is None:
+            best = cand
+            continue
+        lo_take = (cand[0] < best[0]) | ((cand[0] == best[0]) & (cand[1] < best[1]))
+        hi_take = (cand[2] > best[2]) | ((cand[2] == best[2]) & (cand[3] > best[3]))
+        best = (np.where(lo_take, cand[0], best[0]), np.where(lo_take, cand[1], best[1]),
+                np.where(hi_take, cand[2], best[2]), np.where(hi_take, cand[3], best[3]))
+    lo, elo, hi, ehi = best
+    return lo, hi, None, True, elo, ehi
 
 
 def _recip(r, i, lo, hi):
@@ -632,6 +685,50 @@ def _arb_at(name: str | Callable, values: np.ndarray) -> tuple[np.ndarray, np.nd
     return lo[inv], hi[inv]
 
 
+def _arb_pairs(name: str, values: np.ndarray) -> tuple:
+    """Like :func:`_arb_at`, each end as an exact pair ``(s, e)``: the ball's
+    end rounded outward at PREC + 27 bits, split into its leading PREC bits
+    and the rest (both exact in DT), for :meth:`_Run.set`'s one rounding.
+    Ends that are not finite (or subnormal in DT): _arb_at's, and e = 0."""
+    u, inv = np.unique(values, return_inverse=True)
+    fn = methodcaller(name)
+    ok = np.isfinite(u)
+    parts: list[list[int]] = [[], [], [], [], [], [], [], []]
+    with _lock:
+        old = _ctx.prec
+        try:
+            _ctx.prec = PREC + 27
+            for k0, ((m, e), f) in enumerate(zip(_man_exps(u), ok.tolist())):
+                b = fn(arb((int(m), int(e)))) if f else None
+                if b is None or not b.is_finite():  # (past Arb's reach: the mpmath tier's)
+                    ok[k0] = False
+                    for q in parts:
+                        q.append(0)
+                    continue
+                for k, end in ((0, b.lower()), (4, b.upper())):
+                    man, ex = end.man_exp()
+                    man, ex = int(man), int(ex)
+                    cut = max(abs(man).bit_length() - PREC, 0)
+                    top = man >> cut  # (floor: the rest is >= 0)
+                    parts[k].append(top)
+                    parts[k + 1].append(ex + cut)
+                    parts[k + 2].append(man - (top << cut))
+                    parts[k + 3].append(ex)
+        finally:
+            _ctx.prec = old
+    out = []
+    for k in (0, 4):
+        s_ = _ends(parts[k], parts[k + 1])
+        e_ = _ends(parts[k + 2], parts[k + 3])
+        tiny = np.abs(s_) < _NORMAL  # (a subnormal DT: outward once, no rest)
+        s_[tiny] = (_dn if k == 0 else _up)(_sum_dn(s_[tiny], e_[tiny]) if k == 0
+                                            else _sum_up(s_[tiny], e_[tiny]))
+        e_[tiny] = 0
+        s_[~ok] = e_[~ok] = np.nan
+        out += [s_[inv], e_[inv]]
+    return tuple(out)
+
+
 def _man_exps(u: np.ndarray) -> list[tuple[int, int]]:
     """Each finite DT exactly as (mantissa, exponent) (0 for the others)."""
     m, e = np.frexp(np.where(np.isfinite(u), u, 0))
@@ -662,15 +759,12 @@ def _monotone(name: str, increasing: bool = True, lo_edge: float | None = None,
             st[val & ~under & ((lo < lo_edge) | ((lo == lo_edge) & open_lo))] = UNKNOWN_S
         val = st == VALUE
         both = np.concatenate([lo[val], hi[val]])
-        flo, fhi = _arb_at(name, both)
+        ls, le, hs, he = _arb_pairs(name, both)
         m = int(val.sum())
-        if increasing:
-            vlo, vhi = flo[:m], fhi[m:]
-        else:
-            vlo, vhi = flo[m:], fhi[:m]
-        out_lo, out_hi = np.zeros(r.n, dtype=DT), np.zeros(r.n, dtype=DT)
-        out_lo[val], out_hi[val] = vlo, vhi
-        r.set(i, out_lo, out_hi, val)
+        a, b = (slice(None, m), slice(m, None)) if increasing else (slice(m, None), slice(None, m))
+        out = [np.zeros(r.n, dtype=DT) for _ in range(4)]
+        out[0][val], out[1][val], out[2][val], out[3][val] = ls[a], le[a], hs[b], he[b]
+        r.set(i, out[0], out[2], val, elo=np.nan_to_num(out[1]), ehi=np.nan_to_num(out[3]))
         return True
 
     return op

@@ -150,3 +150,18 @@ def test_a_function_without_a_float_kernel_runs_box_by_box():
         if isinstance(slow[i], tuple):
             assert fast[i][0] <= slow[i][0] + 1e-15 and fast[i][1] >= slow[i][1] - 1e-15
     assert fast[prog.order.index(f)] != UNKNOWN
+
+
+def test_a_ball_arb_cannot_bound_is_left_to_mpmath_never_read_as_zero():
+    """exp over [1e300, 1e301]: Arb's ball of exp(1e300) is not finite; the
+    box must go to mpmath (a not-finite ball read as [0, 0] once proved
+    'exp(a*eps) cannot overflow: a*eps <= inf', a false statement caught
+    comparing the tiers on Hamming's NMSE 3.4.2 before it landed)."""
+    x = A[0]
+    for f in (exp(x), exp(x) + 1):
+        dom = {x: (1e300, 1e301)}
+        prog, fast = bounds.node_bounds([f], [x], dom, F64)
+        _, slow = bounds.node_bounds([f], [x], dom, F64, fast=False)
+        assert fast == slow
+        assert not any("cannot overflow" in p.statement or "no overflow" in p.statement
+                       for p in bounds.prove([f], [x], dom, F64))
