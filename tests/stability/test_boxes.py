@@ -40,7 +40,7 @@ def _is_interval(v):
     return type(v) is tuple and type(v[0]) is tuple and len(v[0]) == 4
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.sampled_from(_SPECS), st.data(), st.sampled_from([F64, F32]))
 def test_each_node_holds_the_exact_values_and_is_as_tight_as_mpmaths(spec, data, fmt):
     """Random boxes over (and past) each function's domain, at three
@@ -104,11 +104,12 @@ def hamming():
 
 
 def test_hamming_statements_are_those_the_mpmath_tier_proves(hamming, monkeypatch):
-    """Hamming's chapter-3 formulas, alternately in float64 and float32
-    (all 56 were compared when the tier was written): the same statements,
-    word for word, from the float tier as from box-by-box mpmath intervals."""
+    """Every third of Hamming's chapter-3 formulas, alternately in float64
+    and float32 (all 56 calls were compared at each change of the tier:
+    benchmarks/bench_bounds.py): the same statements, word for word, from
+    the float tier as from box-by-box mpmath intervals."""
     fast = bounds.node_bounds
-    for k, b in enumerate(hamming):
+    for k, b in enumerate(hamming[::3]):
         fmt = (F64, F32)[k % 2]
         syms = [v for v in b.variables if v in b.expression.free_symbols]
         dom = {s: b.domain[s] for s in syms}
