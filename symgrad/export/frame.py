@@ -53,6 +53,8 @@ class _Jax(Frame):
 
     def floats(self, flat: list) -> list:
         jnp = self.np
+        if not flat:  # a function of no arguments
+            return []
         dt = jnp.result_type(*flat)
         if not jnp.issubdtype(dt, jnp.floating):
             dt = jnp.result_type(float)
@@ -85,6 +87,8 @@ class _Torch(Frame):
 
     def floats(self, flat: list) -> list:
         torch = self.torch
+        if not flat:  # a function of no arguments
+            return []
         dt = flat[0].dtype
         for v in flat[1:]:
             dt = torch.promote_types(dt, v.dtype)

@@ -39,7 +39,7 @@ class _JaxOrder(FrameworkOrder):
 
         def plain(*xs):
             shape = jnp.broadcast_shapes(*(jnp.shape(x) for x in xs))
-            dt = jnp.result_type(*xs)
+            dt = jnp.result_type(*xs) if xs else jnp.result_type(float)  # (no args: default)
             kernel = order.kernel("jax", dtype_name(dt))  # forms chosen for the traced type
             return tuple(jnp.broadcast_to(jnp.asarray(o, dt), shape) for o in kernel(*xs))
 

@@ -133,6 +133,11 @@ class _TorchOrder(FrameworkOrder):
         return ExportedJoint
 
     def run(self, *xs) -> tuple:
+        if not xs:  # a function of no arguments: its constants in PyTorch's default type
+            import torch
+
+            kernel = self.order.kernel("torch", dtype_name(torch.get_default_dtype()))
+            return tuple(torch.as_tensor(o, dtype=torch.get_default_dtype()) for o in kernel())
         if self.joint is not None and _eager_backward(xs):
             return self.joint.apply(*xs)
         return self.fn.apply(*xs)

@@ -32,7 +32,7 @@ try:  # optional: the pure-Python tier serves without it
     from flint import arb
     from flint import ctx as _ctx
 except ImportError:  # pragma: no cover - python-flint is installed with symgrad
-    arb = None
+    arb = _ctx = None
 
 __all__ = ["BallProgram", "available"]
 

@@ -166,3 +166,11 @@ def test_an_exact_cancellation_of_two_products_survives_xla():
     v = np.random.default_rng(0).uniform(-10, 10, 200)
     root, _ = jax.jit(f, compiler_options=XLA_DEFAULTS)(v, v)
     np.testing.assert_array_equal(np.asarray(root), 0.0)
+
+
+def test_a_function_of_no_arguments_gives_its_constants_in_jaxs_default_type():
+    # (raised in jnp.result_type until 2026-11-27)
+    f = symgrad.to_jax([2 * sp.pi, sp.sqrt(2)], [])
+    a, b = f()
+    assert a.dtype == jnp.result_type(float) and float(a) == np.float32(2 * math.pi)
+    assert float(b) == np.float32(math.sqrt(2))

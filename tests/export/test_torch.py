@@ -231,3 +231,10 @@ def test_pair_products_take_the_fused_error_with_the_same_floats(monkeypatch):
             monkeypatch.setitem(torch_pairs._FUSED, (a.device, a.dtype), False)
             np.testing.assert_array_equal(got, f(a, b).numpy(), strict=True)  # Dekker's
     assert len(fused) == 4  # x*y and the quotient's q*y, in each type
+
+
+def test_a_function_of_no_arguments_gives_its_constants_in_torchs_default_type():
+    # (raised an IndexError until 2026-11-27)
+    a, b = symgrad.to_torch([2 * sp.pi, sp.sqrt(2)], [])()
+    assert a.dtype == torch.get_default_dtype() == b.dtype
+    assert float(a) == np.float32(2 * np.pi) and float(b) == np.float32(np.sqrt(2))

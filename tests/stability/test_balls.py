@@ -156,3 +156,31 @@ def test_one_minus_a_saturated_square_is_exact_in_both_tiers():
     for g in (fast, slow):
         vals, st = g.at([20.0])
         assert st == [RESOLVED] and vals == [want]
+
+
+def test_without_python_flint_symgrad_imports_and_proves_the_same():
+    # python-flint is a dependency, but the ball tiers are written to step
+    # aside without it (balls.available()); until 2026-11-27 boxes.py's import
+    # of flint's context made `import symgrad` fail there
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['flint'] = None\n"
+            "import sympy as sp\n"
+            "from symgrad.stability import balls\n"
+            "from symgrad.stability.bits import FORMATS\n"
+            "from symgrad.stability.bounds import prove\n"
+            "x = sp.Symbol('x')\n"
+            "f = [sp.log(1 + sp.exp(-sp.Abs(x))) + sp.Max(0, x), sp.cosh(x) - 1]\n"
+            "print(balls.available())\n"
+            "for p in prove(f, [x], {x: (-800, 800)}, FORMATS['float64']):\n"
+            "    print(p.statement)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert lines[0] == "False"
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.bounds import prove
+
+    x = sp.Symbol("x")
+    f = [sp.log(1 + sp.exp(-sp.Abs(x))) + sp.Max(0, x), sp.cosh(x) - 1]
+    assert lines[1:] == [p.statement for p in prove(f, [x], {x: (-800, 800)}, FORMATS["float64"])]
