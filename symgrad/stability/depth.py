@@ -36,7 +36,7 @@ from .sampling import from_ordinal
 
 __all__ = ["deepest_zeros", "DEEP_BASES", "DEEP_KEEP"]
 
-DEEP_BASES = 24  # base rows per variable whose line is searched for the output's zeros
+DEEP_BASES = 24  # base rows per variable whose line is searched (3 variables or fewer)
 GRID = 32  # grid points along a line, over the floats and in value (each)
 DEEP_WALK = 4  # the deepest zeros walked from ...
 WALK = 1024  # ... each other variable moved by up to this many floats each way
@@ -69,23 +69,24 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
     with np.errstate(all="ignore"):
         v0 = np.asarray(values(points), dtype=float).reshape(-1, n)
     ok = np.flatnonzero(np.isfinite(v0).all(axis=0))
-    if not len(ok):
-        return points[:0]
+    if not len(ok) or not ((v0 > 0).any(axis=1) & (v0 < 0).any(axis=1)).any():
+        return points[:0]  # (no output takes both signs at the points: no surface to walk)
     lines = _Lines(values, domain_ranges, fmt)
     bases, js = [], []
     for j in range(k):
         if lines.bounds[j, 1] < lines.bounds[j, 0] + 2:
             continue
         # (one variable: every base row gives the same line)
-        pick = rng.choice(ok, size=min(DEEP_BASES if k > 1 else 1, len(ok)), replace=False)
+        per = 1 if k == 1 else DEEP_BASES if k <= 3 else max(4, 3 * DEEP_BASES // k)
+        pick = rng.choice(ok, size=min(per, len(ok)), replace=False)
         bases += [points[i] for i in pick]
         js += [j] * len(pick)
     if not bases:
         return points[:0]
     found = [lines.zeros(np.array(bases, dtype=fmt.dtype), np.array(js))]
     if k > 1 and len(found[0][0]):
-        found.append(lines.walk(found[0], DEEP_WALK, WALK))
-        found.append(lines.turn(_merged(found), TURN, TURNS))
+        found.append(lines.walk(found[0], DEEP_WALK, WALK, rng))
+        found.append(lines.turn(_merged(found), TURN, TURNS, rng))
     # the deepest of each step alike (exp(x) - y's walk from its zero at
     # x = 1e-282, y = 1 finds zeros 1e-282 deep that pairs compute exactly,
     # and would crowd out the turn's, 2**-104 deep, where they lose)
@@ -201,7 +202,7 @@ class _Lines:
         depth = np.minimum(np.abs(va), np.abs(vb)) / scale
         return self.at(base, jj, near), _finite(depth), jj, outs, vb - va, scale
 
-    def walk(self, found: tuple, starts: int, far: int) -> tuple:
+    def walk(self, found: tuple, starts: int, far: int, rng: np.random.Generator) -> tuple:
         """From the ``starts`` deepest zeros, each other variable moved by
         every number of floats up to ``far`` each way, and the zero along
         the same variable again: a secant step on the zero's own slope,
@@ -213,9 +214,7 @@ class _Lines:
         for d in np.argsort(depth, kind="stable")[:starts]:
             j = js[d]
             oj = int(ordinal(rows[d:d + 1, j], self.fmt)[0])
-            for i in range(k):
-                if i == j:
-                    continue
+            for i in _others(k, j, rng):
                 b = np.repeat(rows[d:d + 1], len(m), axis=0)
                 oi = np.clip(int(ordinal(rows[d:d + 1, i], self.fmt)[0]) + m,
                              *self.bounds[i])
@@ -233,7 +232,7 @@ class _Lines:
                             np.full(len(cb), slope[d]), np.full(len(cb), scale[d])))
         return _merged(got) if got else _empty(found)
 
-    def turn(self, found: tuple, starts: int, far: int) -> tuple:
+    def turn(self, found: tuple, starts: int, far: int, rng: np.random.Generator) -> tuple:
         """From the ``starts`` deepest zeros, lines along each other
         variable, the zero's own variable moved by up to ``far`` floats
         each way (and not moved)."""
@@ -246,13 +245,21 @@ class _Lines:
             b = np.repeat(rows[d:d + 1], len(m), axis=0)
             b[:, j] = from_ordinal(np.clip(int(ordinal(rows[d:d + 1, j], self.fmt)[0]) + m,
                                            *self.bounds[j]), self.fmt)
-            for i in range(k):
-                if i != j and self.bounds[i, 1] >= self.bounds[i, 0] + 2:
+            for i in _others(k, j, rng):
+                if self.bounds[i, 1] >= self.bounds[i, 0] + 2:
                     bases.append(b)
                     lj += [i] * len(b)
         if not bases:
             return _empty(found)
         return self.zeros(np.concatenate(bases), np.array(lj))
+
+
+def _others(k: int, j: int, rng: np.random.Generator) -> list[int]:
+    """The variables other than ``j``: two of them at random where there are
+    more (a 10-logit softmax gradient: 9 walks and turns per zero cost more
+    than the rest of a verification)."""
+    out = [i for i in range(k) if i != j]
+    return out if len(out) <= 2 else sorted(int(i) for i in rng.choice(out, 2, replace=False))
 
 
 def _finite(d: np.ndarray) -> np.ndarray:
