@@ -92,7 +92,8 @@ def test_stabilize_of_a_real_size_layer_keeps_it_unchecked_and_says_so():
 def _lse_exact(row):
     import mpmath
 
-    with mpmath.workprec(400):
+    # (2,200 bits: lse's zero is reached at subnormal results, 1 + 1e-318 in the sum)
+    with mpmath.workprec(2200):
         return float(mpmath.log(sum(mpmath.exp(mpmath.mpf(float(v))) for v in row)))
 
 
@@ -115,11 +116,11 @@ def test_the_matrix_code_is_measured_not_the_entries_formula(f, M, dom, seed):
     from symgrad.stability.bits import FORMATS, bits_error
 
     r = symgrad.check_stability(f, {M: dom}, samples=512, seed=seed)
-    # (the matrix code keeps its bits until ~50 cancel at lse's zero, then loses a
-    # few: docs/matrices.md; since 2026-11-27's denser search the rows case finds
-    # 3.3 bits at (-1.9e-13, -30, -30), true against mpmath)
-    assert r.max_bits_error <= 3 or (M.shape[0] == 2 and r.max_bits_error <= 11), \
-        r.max_bits_error
+    # (the matrix code keeps its bits until ~50 cancel at lse's zero, then loses
+    # some: docs/matrices.md.  Since 2026-11-27's search of the deepest zeros of
+    # forms in pairs (stability/depth.py) the check finds 6-22 bits there, true
+    # against mpmath below; the entries' own formula was reported at 50.7-62.9)
+    assert r.max_bits_error <= 24, r.max_bits_error
     run = symgrad.lambdify([M], f)
     worst = np.argsort(-np.nan_to_num(np.nanmax(r.bits, axis=0), nan=-1))[:4]
     for i in worst:
