@@ -102,3 +102,24 @@ def test_a_candidate_keeps_the_bits_the_formula_loses(name, dtype):
     worst = _best(e, pts, dtype)
     assert as_written >= 6, (name, dtype, as_written)
     assert worst <= 3, (name, dtype, worst)
+
+
+def test_settle_drops_the_sign_ties_that_folding_two_sign_regimes_writes():
+    # x*tanh(x) + sin(x)**2's gradient had (x >= 0) & (x <= 0), then
+    # (x >= 0) | (x <= 0), then True: three forms computed at every point
+    x = sp.Symbol("x", real=True)
+    a = 4 * x / (1 + sp.exp(-2 * sp.Abs(x)))**2
+    b, c = x * sp.exp(-sp.Abs(x)), x * sp.exp(-2 * sp.Abs(x))
+    pw = sp.Piecewise((a, (x >= 0) & (x <= 0)), (b, (x >= 0) | (x <= 0)), (c, True), evaluate=False)
+    assert settle(pw) == b
+    # a tie whose branch differs from the next one's at t = 0 stays
+    keep = sp.Piecewise((1 + a, (x >= 0) & (x <= 0)), (b, (x >= 0) | (x <= 0)), (c, True),
+                        evaluate=False)
+    assert settle(keep) == sp.Piecewise((1 + a, (x >= 0) & (x <= 0)), (b, True))
+    # conditions of two symbols, or without a final True, are left
+    y = sp.Symbol("y", real=True)
+    two = sp.Piecewise((a, (x >= 0) & (y <= 0)), (b, (x >= 0) | (y <= 0)), (c, True),
+                       evaluate=False)
+    assert settle(two) == two
+    open_end = sp.Piecewise((a, (x >= 0) & (x <= 0)), (b, (x >= 0) | (x <= 0)), evaluate=False)
+    assert settle(open_end) == open_end
