@@ -881,9 +881,18 @@ class _Search:
         mean = _mean(errs[ranked[0]]) if ranked else np.inf
         bad = _nonfinite(errs[ranked[0]], self.fmt) if ranked else len(self.true)
         plain = [i for i in ranked if not isinstance(cands[i].expr, FloatMarker)]
+        scaling = marker in (scaled, _scaled_pairs)
+        if scaling:
+            # only the forms scaling keeps the value of take the slots (a regime on
+            # a threshold of b took them from the quadratic formula's
+            # sqrt-conjugate: NMSE p42 62.4 bits widened, 1.0 in scaled pairs)
+            homogeneous = {i: weighted_homogeneity(cands[i].expr) is not None
+                           for i in range(len(cands))
+                           if not isinstance(cands[i].expr, FloatMarker)}
+            plain = [i for i in plain if homogeneous[i]]
         # (scaling is cheap, and which form scales well is not the best plain one:
         # a branch that divides by an input that underflows when scaled)
-        todo = plain[:_WIDENED * (3 if marker in (scaled, _scaled_pairs) else 1)] or [0]
+        todo = plain[:_WIDENED * (3 if scaling else 1)] or [0]
         # where the best is NaN or inf at a point whose value is finite, the form
         # with the fewest such points too, admissible or not (the normalized
         # gradient of logsumexp: finite everywhere, 3.8 bits where its source
@@ -896,7 +905,7 @@ class _Search:
             # scaled: any plain form, admissible or not (a form whose branch overflows
             # may be the one that scales well), fewest NaN/inf first
             todo += sorted((i for i in range(len(cands))
-                            if not isinstance(cands[i].expr, FloatMarker)),
+                            if homogeneous.get(i)),
                            key=lambda i: (_nonfinite(errs[i], self.fmt), _mean(errs[i])))[:8]
         if marker in (compensated, _scaled_pairs):
             # in pairs, the form each came from too: its exponents made exact and

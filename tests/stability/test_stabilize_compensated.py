@@ -124,3 +124,15 @@ def test_pairs_over_inputs_scaled_by_their_weights_before_widening():
     def worst(form):
         return bits_error(generated([x, y], [form], np.float32)(xs, ys)[0], true, f32).max()
     assert worst(expr) > 8 and worst(got) <= 1.6  # as written, and the chosen form
+
+
+def test_the_quadratic_formula_over_all_floats_gets_its_scaled_pairs_form():
+    # only forms that scaling keeps the value of take the scaled stages' slots:
+    # a regime on a threshold of b (not homogeneous) took them from the
+    # sqrt-conjugate after f66510b (FPBench NMSE p42 positive: 62.4 bits
+    # widened; 13.3 at these samples), 0.0 in scaled pairs
+    big = 1.7976931348623157e308
+    r = stabilize((-b + sp.sqrt(b**2 - 4 * a * c)) / (2 * a),
+                  {s: (-big, big) for s in (a, b, c)}, samples=256, explain=True)
+    assert r.how.endswith("compensated, scaled"), r.how
+    assert r.choices[0].after[0] <= 1.0  # (its fresh points' max)
