@@ -570,30 +570,8 @@ def _arb_pow(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, dtype=DT), np.zeros(0, dtype=DT)
     u, inv = np.unique(pairs, axis=0, return_inverse=True)
     mx, my = _man_exps(u[:, 0]), _man_exps(u[:, 1])
-    lo_m, lo_e, hi_m, hi_e = [], [], [], []
-    ok = np.ones(len(u), dtype=bool)
-    with _lock:
-        old = _ctx.prec
-        try:
-            _ctx.prec = PREC + 27
-            balls = [arb(0) if a[0] == 0 else (arb(a).log() * arb(b)).exp() for a, b in zip(mx, my)]
-            _ctx.prec = PREC
-            for k, v in enumerate(balls):
-                if not v.is_finite():
-                    ok[k] = False
-                    v = arb(0)
-                m, e = v.lower().man_exp()
-                lo_m.append(int(m)), lo_e.append(int(e))
-                m, e = v.upper().man_exp()
-                hi_m.append(int(m)), hi_e.append(int(e))
-        finally:
-            _ctx.prec = old
-    lo, hi = _ends(lo_m, lo_e), _ends(hi_m, hi_e)
-    small = np.abs(lo) < _NORMAL
-    lo[small] = _dn(lo[small])
-    small = np.abs(hi) < _NORMAL
-    hi[small] = _up(hi[small])
-    lo[~ok] = hi[~ok] = np.nan
+    lo, hi = _ball_ends(lambda: [arb(0) if a[0] == 0 else (arb(a).log() * arb(b)).exp()
+                                 for a, b in zip(mx, my)])
     inv = np.ravel(inv)
     return lo[inv], hi[inv]
 
@@ -680,33 +658,39 @@ def _arb_at(name: str | Callable, values: np.ndarray) -> tuple[np.ndarray, np.nd
     the range: moved out once more); NaN where the ball is not finite."""
     u, inv = np.unique(values, return_inverse=True)
     fn = methodcaller(name) if isinstance(name, str) else name
-    ok = np.isfinite(u)  # (an infinite end: the mpmath tier's)
-    lo_m, lo_e, hi_m, hi_e = [], [], [], []
+    ok = np.isfinite(u).tolist()  # (an infinite end: the mpmath tier's)
+    lo, hi = _ball_ends(lambda: [fn(arb((int(m), int(e)))) if f else None
+                                 for (m, e), f in zip(_man_exps(u), ok)])
+    return lo[inv], hi[inv]
+
+
+def _ball_ends(make: Callable[[], list]) -> tuple[np.ndarray, np.ndarray]:
+    """DT arrays below and above each ball ``make()`` computes at PREC + 27
+    bits (under flint's lock): its ends rounded outward to PREC bits, exact
+    in DT (subnormals: moved out once more); NaN for None or a ball that is
+    not finite (past Arb's reach: the mpmath tier's)."""
+    ends = []
     with _lock:
         old = _ctx.prec
         try:
             _ctx.prec = PREC + 27
-            balls = [fn(arb((int(m), int(e)))) if f else None
-                     for (m, e), f in zip(_man_exps(u), ok.tolist())]
+            balls = make()
             _ctx.prec = PREC  # (lower() and upper() round to the context's precision)
-            for k, b in enumerate(balls):
-                if b is None or not b.is_finite():
-                    ok[k] = False
-                    lo_m.append(0), lo_e.append(0), hi_m.append(0), hi_e.append(0)
-                    continue
-                m, e = b.lower().man_exp()
-                lo_m.append(int(m)), lo_e.append(int(e))
-                m, e = b.upper().man_exp()
-                hi_m.append(int(m)), hi_e.append(int(e))
+            for b in balls:
+                ok = b is not None and b.is_finite()
+                ends.append((b.lower().man_exp(), b.upper().man_exp()) if ok else None)
         finally:
             _ctx.prec = old
-    lo, hi = _ends(lo_m, lo_e), _ends(hi_m, hi_e)
+    ok = np.array([e is not None for e in ends], dtype=bool)
+    low, up = zip(*(v or ((0, 0), (0, 0)) for v in ends)) if ends else ((), ())
+    lo = _ends([int(m) for m, _ in low], [int(e) for _, e in low])
+    hi = _ends([int(m) for m, _ in up], [int(e) for _, e in up])
     small = np.abs(lo) < _NORMAL
     lo[small] = _dn(lo[small])
     small = np.abs(hi) < _NORMAL
     hi[small] = _up(hi[small])
     lo[~ok] = hi[~ok] = np.nan
-    return lo[inv], hi[inv]
+    return lo, hi
 
 
 def _arb_pairs(name: str, values: np.ndarray) -> tuple:
