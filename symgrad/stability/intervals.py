@@ -24,6 +24,7 @@ exact inputs, :mod:`.truth`) and the proofs (wide boxes, :mod:`.bounds`).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from fractions import Fraction
@@ -915,3 +916,49 @@ _mpi_atan2 = _guarded(mpi.mpi_atan2)
 
 
 OPS["atan2"] = _atan2
+
+
+# ---- exact values at exact points ------------------------------------------------------
+# An mpmath kernel widens every result by a unit, exact or not: exp([0, 0]) is
+# [1 - 2**-80, 1 + 2**-80], and ``Heaviside(2 - 2*exp(x/2))`` (CELU's
+# gradient) at x = 0 then straddles 0 at every precision, a point no
+# precision decides.  Where a function's value at a point argument is a
+# nonzero rational, it is given as the point it is.  Those arguments are few
+# (Lindemann-Weierstrass: exp, cos and cosh of a nonzero algebraic number are
+# transcendental, and so are log, log2 of a rational unless a power of the base);
+# the functions whose value there is 0 come out exact from mpmath already.
+
+
+def _one_at_zero(fn: Callable) -> Callable:
+    def op(prec: int, s: tuple) -> tuple | str:
+        return _ONE_POINT if s[0] == s[1] == fzero else fn(prec, s)
+
+    return op
+
+
+def _gamma_exact(prec: int, s: tuple) -> tuple | str:
+    a = s[0]
+    if a == s[1] and not a[0] and a[1] and a[2] >= 0 and a[1].bit_length() + a[2] <= 9:
+        n = int(a[1]) << a[2]  # a positive integer below 512: (n - 1)!
+        return point(from_int(math.factorial(n - 1)))
+    return _gamma(prec, s)
+
+
+def _log2_exact(prec: int, s: tuple) -> tuple | str:
+    a = s[0]
+    if a == s[1] and not a[0] and a[1] == 1:  # 2**k (an mpf's mantissa is odd)
+        return point(from_int(a[2]))
+    return _log2(prec, s)
+
+
+def _pow_exact(prec: int, b: tuple, e: tuple) -> tuple | str:
+    if b[0] == b[1] == fone and e[0] not in (finf, fninf) and e[1] not in (finf, fninf):
+        return _ONE_POINT  # 1**e, e finite
+    return _pow(prec, b, e)
+
+
+_ONE_POINT = (fone, fone)
+_log2 = OPS["log2"]
+for _name in ("exp", "cos", "cosh", "sec", "sech", "erfc", "erfcx"):
+    OPS[_name] = _one_at_zero(OPS[_name])
+OPS["gamma"], OPS["log2"], OPS["Pow"] = _gamma_exact, _log2_exact, _pow_exact

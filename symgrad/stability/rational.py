@@ -16,15 +16,29 @@ The formula is a DAG, walked once in postorder (:func:`symgrad.graph.postorder`)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from sympy import Abs, Add, Basic, Max, Min, Mul, Pow, Symbol
+from sympy import (
+    Abs,
+    Add,
+    Basic,
+    Heaviside,
+    Max,
+    Min,
+    Mul,
+    Pow,
+    Symbol,
+    ceiling,
+    floor,
+    integer_nthroot,
+    sign,
+)
 
 from ..graph import postorder
 from .bits import Format
 
-__all__ = ["RationalProgram", "round_fraction"]
+__all__ = ["ExactNodes", "RationalProgram", "binary_fraction", "round_fraction"]
 
 
 class RationalProgram:
@@ -77,7 +91,7 @@ class RationalProgram:
                     v = Fraction(float(xs[self.pos[node]]))
                 elif not k:
                     v = Fraction(int(node.p), int(node.q)) if node.is_Rational else \
-                        _binary(node._mpf_)  # (a SymPy Float: a binary number, any precision)
+                        binary_fraction(node._mpf_)  # (a SymPy Float: binary, any precision)
                 elif isinstance(node, Add):
                     v = sum(k, Fraction(0))
                 elif isinstance(node, Mul):
@@ -96,7 +110,114 @@ class RationalProgram:
         return [val[e] for e in self.outputs]
 
 
-def _binary(mpf: tuple) -> Fraction:
+# a node's exact value is given up past this many bits (x**64 at 1e300)
+_MAX_BITS = 1 << 14
+
+
+class ExactNodes:
+    """The exact rational value of every node of a formula that has one at
+    a float point: a node whose operands all have one and that is a sum, a
+    product, an integer power, an exact root (``sqrt`` of 4), ``Abs``,
+    ``Max``, ``Min``, ``Heaviside``, ``sign``, ``floor`` or ``ceiling``;
+    any other node by ``other(node, operands)`` (None: not known to be
+    rational).  The ground truth (:mod:`.truth`) asks for them only where
+    its intervals leave a sign undecided: an argument that is exactly 0
+    (``Heaviside(1/2 - x/6)`` at x = 3, a kink of the hard sigmoid: 1/6
+    is no binary number, and its interval straddles 0 at every precision).
+
+    ``order`` is the formula's nodes, children first (:func:`symgrad.graph.postorder`).
+
+    >>> from sympy import Heaviside, Rational, symbols
+    >>> x = symbols("x")
+    >>> e = Heaviside(Rational(1, 2) - x/6)
+    >>> from symgrad.graph import postorder
+    >>> order, _ = postorder([e], lambda n: n.args)
+    >>> exact = ExactNodes(order, [x], lambda node, args: None)
+    >>> exact.values([3.0])[-1], exact.values([2.0])[-1]
+    (Fraction(1, 2), Fraction(1, 1))
+    """
+
+    def __init__(self, order: Sequence[Basic], symbols: Sequence[Symbol],
+                 other: Callable[[Basic, list[Fraction]], Fraction | None]) -> None:
+        index = {n: i for i, n in enumerate(order)}
+        self.order = list(order)
+        self.kids = [tuple(index[a] for a in n.args) for n in order]
+        self.pos = {s: j for j, s in enumerate(symbols)}
+        self.other = other
+
+    def values(self, xs: Sequence[float]) -> list[Fraction | None]:
+        """Each node's exact value at the point ``xs`` (by position in
+        ``order``), None where it has none or none is known."""
+        out: list[Fraction | None] = []
+        for node, kids in zip(self.order, self.kids):
+            v = None
+            try:
+                if node in self.pos:
+                    x = float(xs[self.pos[node]])
+                    v = Fraction(x) if math.isfinite(x) else None
+                elif not kids:
+                    if node.is_Rational:
+                        v = Fraction(int(node.p), int(node.q))
+                    elif node.is_Float:
+                        v = binary_fraction(node._mpf_)
+                else:
+                    k = [out[c] for c in kids]
+                    if None not in k:
+                        v = self._op(node, k)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                v = None
+            if v is not None and v.numerator.bit_length() + v.denominator.bit_length() > _MAX_BITS:
+                v = None
+            out.append(v)
+        return out
+
+    def _op(self, node: Basic, k: list[Fraction]) -> Fraction | None:
+        if isinstance(node, Add):
+            return sum(k, Fraction(0))
+        if isinstance(node, Mul):
+            v = Fraction(1)
+            for f in k:
+                v *= f
+            return v
+        if isinstance(node, Pow) and node.exp.is_Rational:
+            return _power(k[0], int(node.exp.p), int(node.exp.q))
+        if isinstance(node, Abs):
+            return abs(k[0])
+        if isinstance(node, (Max, Min)):
+            return max(k) if isinstance(node, Max) else min(k)
+        if isinstance(node, Heaviside):
+            a = k[0]
+            return Fraction(int(a > 0)) if a != 0 else (k[1] if len(k) > 1 else Fraction(1, 2))
+        if isinstance(node, sign):
+            return Fraction((k[0] > 0) - (k[0] < 0))
+        if isinstance(node, (floor, ceiling)):
+            return Fraction(math.floor(k[0]) if isinstance(node, floor) else math.ceil(k[0]))
+        return self.other(node, k)
+
+
+def _power(b: Fraction, p: int, q: int) -> Fraction | None:
+    """``b**(p/q)`` where exactly rational (the principal root, ``b >= 0``
+    for an even ``q``), None otherwise."""
+    if q != 1:
+        if b < 0 and q % 2 == 0:
+            return None
+        n, d = abs(b.numerator), b.denominator
+        rn, en = integer_nthroot(n, q)
+        rd, ed = integer_nthroot(d, q)
+        if not (en and ed):
+            return None
+        b = Fraction(-rn if b < 0 else rn, rd)
+    if abs(p) * max(b.numerator.bit_length(), b.denominator.bit_length()) > _MAX_BITS:
+        return None
+    return b ** p
+
+
+def binary_fraction(mpf: tuple) -> Fraction:
+    """The exact value of a finite mpmath number (sign, mantissa, exponent, bits).
+
+    >>> binary_fraction((1, 3, -2, 2))
+    Fraction(-3, 4)
+    """
     sign, man, exp, _ = mpf
     man, exp = int(man), int(exp)
     v = Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)

@@ -18,9 +18,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import numpy as np
-from mpmath.libmp import finf, fninf, from_float, from_int, mpf_abs, mpf_gt, mpf_neg
+from mpmath.libmp import (
+    finf,
+    fninf,
+    from_float,
+    from_int,
+    from_man_exp,
+    from_rational,
+    mpf_abs,
+    mpf_gt,
+    mpf_neg,
+    round_ceiling,
+    round_floor,
+)
 from sympy import Basic, Integer, Symbol, erf, erfc, tanh
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
@@ -34,8 +47,8 @@ from .balls import OPS as BALL_OPS
 from .balls import BallProgram, SignlessZero
 from .balls import _const as ball_const
 from .bits import Format, float_format, ordinal, round_mpf
-from .intervals import OPS, UNDEF, UNKNOWN, const, le, lt, point, rational_pow
-from .rational import RationalProgram, round_fraction
+from .intervals import OPS, UNDEF, UNKNOWN, const, contains_zero, le, lt, point, rational_pow
+from .rational import ExactNodes, RationalProgram, binary_fraction, round_fraction
 
 __all__ = ["GroundTruth", "RESOLVED", "UNDEFINED", "UNRESOLVED", "MAX_PREC"]
 
@@ -391,14 +404,22 @@ class Program:
             c = self._const_cache[prec] = {i: const(v, prec) for i, v in self.consts.items()}
         return c
 
-    def run(self, inputs: Sequence[tuple], prec: int, post: Callable | None = None) -> list:
+    def run(self, inputs: Sequence[tuple], prec: int, post: Callable | None = None,
+            fixed: dict[int, Fraction] | None = None) -> list:
         """Every node's value (interval, condition or sentinel) with the
         symbols set to the intervals ``inputs``; ``post`` (if given) maps
-        each operation's interval (the proofs widen it by a rounding)."""
+        each operation's interval (the proofs widen it by a rounding);
+        ``fixed``, nodes' exact values (by position), which replace theirs
+        (:class:`.rational.ExactNodes`)."""
         consts = self._consts(prec)
         vals: list = []
         append = vals.append
-        for step in self.steps:
+        steps = self.steps
+        if fixed:  # ("value", v): appended as it is, like a "bool" step
+            steps = list(steps)
+            for i, q in fixed.items():
+                steps[i] = ("value", _fraction_interval(q, prec), ())
+        for step in steps:
             kind = step[0]
             if kind == "op":
                 args = [vals[k] for k in step[2]]
@@ -421,6 +442,32 @@ class Program:
             else:
                 append(step[1])
         return vals
+
+
+def _fraction_interval(q: Fraction, prec: int) -> tuple:
+    """The interval of ``prec`` bits around the rational ``q`` (the point
+    itself where ``q`` is a binary number of at most ``prec`` bits)."""
+    p, d = q.numerator, q.denominator
+    return from_rational(p, d, prec, round_floor), from_rational(p, d, prec, round_ceiling)
+
+
+def _exact_other(node: Basic, args: list[Fraction]) -> Fraction | None:
+    """A node's exact value from its operands' for :class:`ExactNodes`:
+    its interval at binary points, where that is a single point (``exp(0)``,
+    ``cos(0)``, ``log(1)``: :mod:`.intervals` gives such values as points)."""
+    if isinstance(node, FloatMarker):
+        return args[0]
+    fn = OPS.get(type(node).__name__)
+    if fn is None or any(q.denominator & (q.denominator - 1) for q in args):
+        return None  # (no interval kernel, or an operand no binary number holds)
+    v = fn(_EXACT_PREC, *(point(from_man_exp(q.numerator, 1 - q.denominator.bit_length()))
+                         for q in args))
+    if type(v) is tuple and type(v[0]) is tuple and v[0] == v[1] and v[0] not in (finf, fninf):
+        return binary_fraction(v[0])
+    return None
+
+
+_EXACT_PREC = 64
 
 
 def _adjacent(a: float, b: float, fmt: Format) -> bool:
@@ -465,6 +512,7 @@ class GroundTruth:
         self.start_prec = self.fmt.prec + 24
         self.balls = BallProgram.of(self.program)  # the fast tier (None: mpmath only)
         self.sign_tries = SIGN_TRIES  # see decided()
+        self.exact: ExactNodes | None = None  # built when first needed (_fixed)
 
     def precisions(self):
         p = self.start_prec
@@ -517,8 +565,20 @@ class GroundTruth:
         # how far a value not known real, or a zero of unknown sign, is pursued:
         # to the top while SIGN_TRIES last, then 4x the start
         top = self.max_prec if self.sign_tries > 0 else 4 * self.start_prec
-        for prec in self.precisions():
-            nodes = prog.run(inputs, prec)
+        fixed = None  # nodes' exact values, once a sign was left undecided
+        precs = list(self.precisions())
+        j = 0
+        while j < len(precs):
+            prec = precs[j]
+            nodes = prog.run(inputs, prec, fixed=fixed)
+            if fixed is None and self._undecided(nodes, todo):
+                # a sign no interval decides: an argument that is exactly 0
+                # (Heaviside(2 - 2*exp(x/2)) at x = 0) has its exact value,
+                # where every node below it has one
+                fixed = self._fixed(xs, nodes)
+                if fixed:
+                    continue  # this precision again, with them
+            j += 1
             for k in list(todo):
                 v = nodes[prog.outputs[k]]
                 if v is UNDEF:
@@ -569,6 +629,29 @@ class GroundTruth:
         if lost:
             self.sign_tries -= 1
         return out, status, nodes, prec
+
+    def _undecided(self, nodes: list, todo: set) -> bool:
+        """Whether an output still to settle is not known real, or its
+        interval holds 0 while not being the point 0."""
+        for k in todo:
+            v = nodes[self.program.outputs[k]]
+            if v is UNKNOWN or (type(v) is tuple and type(v[0]) is tuple
+                                and v[0] != v[1] and contains_zero(v)):
+                return True
+        return False
+
+    def _fixed(self, xs: Sequence[float], nodes: list) -> dict[int, Fraction]:
+        """The exact values (:class:`.rational.ExactNodes`) of the nodes
+        whose interval at ``xs`` is not already that point."""
+        if self.exact is None:
+            self.exact = ExactNodes(self.program.order, self.symbols, _exact_other)
+        out = {}
+        for i, q in enumerate(self.exact.values(xs)):
+            v = nodes[i]
+            if q is not None and not (type(v) is tuple and type(v[0]) is tuple
+                                      and v[0] == v[1]):
+                out[i] = q
+        return out
 
     def undefined_origins(self, xs: Sequence[float]) -> list[Basic | None]:
         """Per output, the node where its undefinedness at ``xs`` starts:
@@ -675,6 +758,16 @@ class GroundTruth:
         hopeful = self.sign_tries > 0
         out = self.balls.decide(xs, self.fmt, self.start_prec, self.max_prec,
                                 self.max_prec if hopeful else 4 * self.start_prec)
+        if out is not None and any(type(v) is SignlessZero for v in out):
+            # an exact 0 where every node below has an exact value (exp(x) - 1
+            # at x = 0 when its ball is not the point): decided
+            if self.exact is None:
+                self.exact = ExactNodes(self.program.order, self.symbols, _exact_other)
+            exact = self.exact.values(xs)
+            for k, v in enumerate(out):
+                q = exact[self.program.outputs[k]]
+                if type(v) is SignlessZero and q is not None:
+                    out[k] = round_fraction(q, self.fmt)
         if out is not None and hopeful and any(type(v) is SignlessZero for v in out):
             # the interval tier may know the sign: its interval of (1 - s)*s at
             # s = sigmoid(4e9) is [0, tiny], all of it rounding to +0

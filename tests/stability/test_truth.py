@@ -26,6 +26,7 @@ from sympy import (
     log,
     pi,
     polygamma,
+    sign,
     sin,
     sinh,
     sqrt,
@@ -405,6 +406,30 @@ def test_a_rational_formula_beside_a_midpoint_is_resolved_exactly():
     r = check_stability(x + (y - x) * 6 * (Rational(2, 3) - z), {x: (0, 1), y: (0, 1), z: (0, 1)},
                         samples=512)
     assert r.unresolved == 0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("f, v, want", [
+    # CELU's gradient (alpha = 2, 1) at its kink: exp(0) = 1 exactly, the
+    # argument 2 - 2*exp(x/2) exactly 0 (was unresolved: ML table false alarm)
+    (exp(x / 2) * Heaviside(2 - 2 * exp(x / 2)) + Heaviside(x), 0.0, 1.0),
+    (exp(x) * Heaviside(1 - exp(x)) + Heaviside(x), -0.0, 1.0),
+    # the hard sigmoid's at its kinks: x/6 is no binary number, 1/2 - x/6 is 0
+    (Heaviside(Rational(1, 2) - x / 6) * Heaviside(Min(1, x / 6 + Rational(1, 2))) / 6, 3.0,
+     1 / 12),
+    (Heaviside(Rational(1, 2) - x / 6) * Heaviside(x / 6 + Rational(1, 2)) / 6, -3.0, 1 / 12),
+    (Piecewise((1, x / 3 > 1), (0, True)), 3.0, 0.0),
+    (Heaviside(log(x)) + sign(cos(x - 1) - 1), 1.0, 0.5),
+    (Heaviside(sqrt(x) - 2) * x, 4.0, 2.0),
+    (gamma(x) - 2, 3.0, 0.0),
+    (1 / (exp(x) - 1), 0.0, None),  # a pole: undefined, not unresolved
+])
+def test_an_argument_exactly_zero_is_decided_by_exact_values(f, v, want, dtype):
+    got, st = truth(f, v, dtype=dtype)
+    if want is None:
+        assert st == UNDEFINED
+    else:
+        assert st == RESOLVED and got == float(np.dtype(dtype).type(want))
 
 
 def test_a_memo_shared_by_two_truths_gives_the_figures_of_a_fresh_one():
