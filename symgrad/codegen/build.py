@@ -325,11 +325,13 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
                          _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
           if point else []),
         *([kernel_source(inplace, params, leaf, ip_prog, None,
-                         _doc(prog, n_out)[:-1] + ", in place.", outs=n_out)]
+                         _doc(prog, n_out)[:-1] + ", in place.", outs=n_out,
+                         scratch=prog.inplace_scratch)]
           if inplace else []),
         entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
                      prog.max_live, prog.fresh, point, scalar, inplace,
-                     prog.inplace_direct, prog.typed and scalar is not None),
+                     prog.inplace_direct, prog.typed and scalar is not None,
+                     prog.inplace_scratch),
     ]
     source = "\n\n".join(parts)
     return load(source, name, threads, prog.n_ops, entry=len(source) - len(parts[-1]))

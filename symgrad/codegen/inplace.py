@@ -19,12 +19,16 @@ shape, see :func:`symgrad.codegen.source.entry_source`), so that a result
 always has its operand's shape and type; the caller checks that every node
 of the program keeps the arguments' type (``result_kinds.keeps_type``).  The
 results may go straight into the caller's output rows (``_o[k]``: a block
-of the preallocated outputs, or None for a new array).
+of the preallocated outputs, or None for a new array), and the arrays a line
+still allocates into scratch arrays ``_b[j]`` the caller keeps from block to
+block (:class:`_Arrays`; None for new arrays): the same loops on the same
+values again, so the same floats.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Iterator
 
 import numpy as np
@@ -52,6 +56,58 @@ MAX_BOUND_DEPTH = 24
 # keeps T (WEAK: a Python number, or _k[i], a 0-d array of T); or anything
 # else (None: a float64 scalar such as np.log(2), scipy's values, np.where's)
 ARRAY, WEAK = "array", "weak"
+
+# Which array a value is (_Writer.visit): an array the kernel does not make
+# (an argument, an output row, a number)
+NOT_OURS = -1
+
+
+class _Arrays:
+    """Which array each value of the kernel is, and when it is made and last
+    read: the arrays a ufunc call would allocate then go into scratch arrays
+    the caller passes (``_b``, kept from call to call: no allocation, no
+    page to touch), one scratch array holding in turn arrays whose lives do
+    not overlap, and none holding an array a result may be (or be a view of)."""
+
+    def __init__(self) -> None:
+        self.ids = itertools.count()
+        self.held: dict[str, frozenset[int]] = {}  # temporary -> the arrays it may be
+        self.made: dict[int, int] = {}  # allocation site's array -> its line
+        self.last: dict[int, int] = {}  # array -> the last line that touches it
+        self.sites: list[tuple[int, ast.Call, bool]] = []  # (array, call, out by keyword)
+
+    def line(self, i: int, name: str, writer: _Writer, ident: int | None) -> None:
+        """Line ``i`` (``name = ...``) written by ``writer``, whose value is
+        the array ``ident``."""
+        for a in writer.seen:
+            self.last[a] = i
+        for site in writer.sites:
+            self.made[site[0]] = i
+            self.sites.append(site)
+        if ident is None:  # (not known: it may be a view of anything the line touches)
+            self.held[name] = frozenset(writer.seen)
+        else:
+            self.held[name] = frozenset() if ident == NOT_OURS else frozenset((ident,))
+
+    def assign(self, pinned: set[int]) -> int:
+        """Give the allocation sites scratch arrays ``_b[j]`` (first fit in
+        the order they are made: an interval graph's colouring, the fewest
+        arrays), none to an array in ``pinned``; the number of scratch arrays."""
+        holder: list[int] = []  # scratch array j -> the array it holds
+        for ident, node, keyword in self.sites:
+            if ident in pinned:
+                continue
+            start = self.made[ident]
+            j = next((j for j, h in enumerate(holder) if self.last[h] < start), len(holder))
+            if j == len(holder):
+                holder.append(ident)
+            holder[j] = ident
+            out = ast.Subscript(ast.Name("_b", ast.Load()), ast.Constant(j), ast.Load())
+            if keyword:
+                node.keywords = [ast.keyword("out", out)]
+            else:
+                node.args = [*node.args, out]
+        return len(holder)
 
 
 def _ufunc(name: str) -> np.ufunc | None:
@@ -98,11 +154,14 @@ class _Writer:
     array an output array: an operand's that nothing reads afterwards."""
 
     def __init__(self, kinds: dict[str, str | None], free: set[str], walrus: list[str],
-                 names: Iterator[str]) -> None:
+                 names: Iterator[str], arrays: _Arrays | None = None) -> None:
         self.kinds = kinds  # argument or temporary -> its value's kind (ARRAY, ...)
         self.free = free  # temporaries this line may write into (read once here, dead after)
         self.walrus = walrus  # the names a call's nested value is bound to, by depth
         self.names = names
+        self.arrays = arrays  # which array each value is (None: no scratch arrays)
+        self.seen: set[int] = set()  # the arrays this line reads or makes
+        self.sites: list[tuple[int, ast.Call, bool]] = []  # (array, call, out by keyword)
 
     def _bound(self, depth: int) -> str:
         while len(self.walrus) <= depth:
@@ -110,66 +169,97 @@ class _Writer:
         return self.walrus[depth]
 
     def visit(self, node: ast.AST, depth: int, out: ast.AST | None = None) -> tuple:
-        """``node`` rewritten, its kind, and whether its value is an array
-        nothing else holds (a call's new array); a ufunc call at its top
-        writes into ``out`` where given, else into a free operand's array."""
+        """``node`` rewritten, its kind, whether its value is an array
+        nothing else holds (a call's new array), and which array it is (an
+        identity of :class:`_Arrays`; NOT_OURS: one the kernel does not
+        make, an argument or an output row; None: not known, a value that
+        may be a view of any array its expression reads); a ufunc call at
+        its top writes into ``out`` where given, else into a free operand's
+        array, else into a new array (where scratch arrays are assigned, an
+        allocation site)."""
         if isinstance(node, ast.Name):
-            return node, self.kinds.get(node.id), False
+            return node, self.kinds.get(node.id), False, self._read(node.id)
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) \
                 and node.value.id == "_k":
-            return node, WEAK, False
+            return node, WEAK, False, NOT_OURS
         if _number(node):
-            return node, WEAK, False
+            return node, WEAK, False, NOT_OURS
         name = _called(node)
         if name is not None:
             seen = [self.visit(a, depth + 1) for a in node.args]
-            args = [a for a, _, _ in seen]
+            args = [a for a, _, _, _ in seen]
             node = ast.Call(node.func, args, [])
-            kinds = {k for _, k, _ in seen}
+            kinds = {k for _, k, _, _ in seen}
             array = ARRAY in kinds and kinds <= {ARRAY, WEAK}
             u = _ufunc(name)
             if u is not None and u.nin == len(args) and array:
+                ident = NOT_OURS  # (the caller's output row)
                 if out is None:
-                    out = self._free_operand(seen, args, depth)
+                    out, ident = self._free_operand(seen, args, depth)
+                keyword = u is np.maximum or u is np.minimum
                 if out is not None:  # (positional: 50-80 ns a call less than by
                     # keyword, measured 2026-11-27; by keyword for np.maximum and
                     # np.minimum, where NumPy deprecates a positional one)
-                    if u is np.maximum or u is np.minimum:
+                    if keyword:
                         node.keywords = [ast.keyword("out", out)]
                     else:
                         node.args = [*args, out]
-                return node, ARRAY, True
+                else:  # a new array: an allocation site
+                    ident = self._new()
+                    self.sites.append((ident, node, keyword))
+                return node, ARRAY, True, ident
             if name in _OWNED_HELPERS and array:
-                return node, ARRAY, True
-            return node, None, False
+                return node, ARRAY, True, self._new()
+            return node, None, False, None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # x ** 3: np.power
-            left, lk, _ = self.visit(node.left, depth + 1)
-            right, rk, _ = self.visit(node.right, depth + 1)
+            left, lk, _, _ = self.visit(node.left, depth + 1)
+            right, rk, _, _ = self.visit(node.right, depth + 1)
             node = ast.BinOp(left, node.op, right)
             array = lk == ARRAY and rk in (ARRAY, WEAK)
-            return node, ARRAY if array else None, array
+            return node, ARRAY if array else None, array, self._new() if array else None
         for field, value in ast.iter_fields(node):  # anything else: its calls inside
             if isinstance(value, ast.expr):
                 setattr(node, field, self.visit(value, depth + 1)[0])
             elif isinstance(value, list):
                 setattr(node, field, [self.visit(v, depth + 1)[0] if isinstance(v, ast.expr)
                                       else v for v in value])
-        return node, None, False
+        return node, None, False, None
+
+    def _read(self, name: str) -> int | None:
+        """The array a name holds (reading it: the line touches them)."""
+        if self.arrays is None:
+            return NOT_OURS
+        held = self.arrays.held.get(name)
+        if held is None:  # (an argument, a constant)
+            return NOT_OURS
+        self.seen.update(held)
+        if not held:
+            return NOT_OURS
+        return next(iter(held)) if len(held) == 1 else None
+
+    def _new(self) -> int:
+        """A new array's identity, which this line makes."""
+        if self.arrays is None:
+            return NOT_OURS
+        ident = next(self.arrays.ids)
+        self.seen.add(ident)
+        return ident
 
     def _free_operand(self, seen: list[tuple], args: list[ast.AST],
-                      depth: int) -> ast.AST | None:
+                      depth: int) -> tuple[ast.AST | None, int | None]:
         """An operand of a call at ``depth`` whose array the call may write
-        into (bound to a name where it is a nested call's value), or None."""
-        for i, (a, kind, new) in enumerate(seen):  # a nested call's new array
+        into (bound to a name where it is a nested call's value), and which
+        array that is; or None."""
+        for i, (a, kind, new, ident) in enumerate(seen):  # a nested call's new array
             if new and kind == ARRAY and depth < MAX_BOUND_DEPTH:
                 name = self._bound(depth)
                 args[i] = ast.NamedExpr(ast.Name(name, ast.Store()), a)
-                return ast.Name(name, ast.Load())
-        for a, kind, _ in seen:  # a temporary no later line reads
+                return ast.Name(name, ast.Load()), ident
+        for a, kind, _, ident in seen:  # a temporary no later line reads
             if isinstance(a, ast.Name) and a.id in self.free and kind == ARRAY:
                 self.free.discard(a.id)
-                return ast.Name(a.id, ast.Load())
-        return None
+                return ast.Name(a.id, ast.Load()), ident
+        return None, None
 
 
 def _reads(tree: ast.AST, temps: set[str]) -> list[str]:
@@ -177,16 +267,18 @@ def _reads(tree: ast.AST, temps: set[str]) -> list[str]:
 
 
 def in_place(names: list[str], codes: list[str], results: list[str], args: set[str],
-             fresh_names: Iterator[str]) -> tuple[list[str], list[str], list[bool]]:
+             fresh_names: Iterator[str]) -> tuple[list[str], list[str], list[bool], int]:
     """The kernel's lines (``names[i] = codes[i]``, ufunc calls as
     ``printer.as_calls`` writes them) and its results, written in place;
-    and, per result, whether it is written into ``_o[k]``.  ``args`` are the
-    arguments' names; ``fresh_names`` yields names no other value of the
-    kernel has (for the nested values a call writes into).
+    per result, whether it is written into ``_o[k]``; and the number of
+    scratch arrays ``_b[j]`` the lines write the arrays they would allocate
+    into (see :class:`_Arrays`; ``_b`` of Nones: new arrays, as without).
+    ``args`` are the arguments' names; ``fresh_names`` yields names no
+    other value of the kernel has (for the nested values a call writes into).
 
     >>> in_place(["t0", "t1"], ["_np_exp(_mul(x, y))", "_add(t0, _square(x))"], ["t1"],
     ...          {"x", "y"}, iter(["w0", "w1"]))[0]
-    ['_np_exp((w0 := _mul(x, y)), w0)', '_add(t0, _square(x), _o[0])']
+    ['_np_exp((w0 := _mul(x, y, _b[0])), w0)', '_add(t0, _square(x, _b[1]), _o[0])']
     """
     temps = set(names)
     trees = [ast.parse(c, mode="eval").body for c in codes]
@@ -215,28 +307,37 @@ def in_place(names: list[str], codes: list[str], results: list[str], args: set[s
     owned: dict[str, bool] = {}  # temporary -> whether its array is the kernel's own
     walrus: list[str] = []
     written = [False] * len(results)
-    out_codes = []
+    arrays = _Arrays()
+    out_trees = []
     for i, tree in enumerate(trees):
         free = {r for r in dead_after[i] if reads[i].count(r) == 1 and owned.get(r)}
         top = None
         if i in direct and _ufunc(_called(tree) or "") is not None:
             top = ast.Subscript(ast.Name("_o", ast.Load()), ast.Constant(direct[i]), ast.Load())
-        new, kind, new_array = _Writer(kinds, set(free), walrus, fresh_names).visit(tree, 0, top)
+        writer = _Writer(kinds, set(free), walrus, fresh_names, arrays)
+        new, kind, new_array, ident = writer.visit(tree, 0, top)
         if top is not None and kind == ARRAY:
             written[direct[i]] = True
         elif top is not None:  # (not an array of the arguments' type: no _o written)
-            new, kind, new_array = _Writer(kinds, free, walrus, fresh_names).visit(
-                ast.parse(codes[i], mode="eval").body, 0)
+            writer = _Writer(kinds, free, walrus, fresh_names, arrays)
+            new, kind, new_array, ident = writer.visit(ast.parse(codes[i], mode="eval").body, 0)
+        arrays.line(i, names[i], writer, ident)
         kinds[names[i]] = kind
         owned[names[i]] = new_array
-        out_codes.append(unparse(new))
+        out_trees.append(new)
+    # no scratch array holds what a result may be (arrays the results read
+    # are theirs, or copied where they are written into the outputs)
+    pinned: set[int] = set()
+    for name in end_reads:
+        pinned |= arrays.held.get(name, frozenset())
     out_results = []
     for k, t in enumerate(result_trees):
         if not written[k] and not isinstance(t, ast.Name):
             o = ast.Subscript(ast.Name("_o", ast.Load()), ast.Constant(k), ast.Load())
-            new, kind, _ = _Writer(kinds, set(), walrus, fresh_names).visit(
+            new, kind, _, _ = _Writer(kinds, set(), walrus, fresh_names).visit(
                 ast.parse(results[k], mode="eval").body, 0, o)
             if kind == ARRAY and _ufunc(_called(t) or "") is not None:
                 t, written[k] = new, True
-        out_results.append(unparse(t))
-    return out_codes, out_results, written
+        out_results.append(t)
+    scratch = arrays.assign(pinned)
+    return [unparse(t) for t in out_trees], [unparse(t) for t in out_results], written, scratch

@@ -81,8 +81,8 @@ def print_calls(prog: Program, constants: bool, scalars: bool) -> None:
 
 def print_in_place(prog: Program, arguments: set[str], temps: Iterator[str]) -> None:
     """The array kernel (in ufunc calls) written in place (``prog.inplace``,
-    ``prog.inplace_results``, ``prog.inplace_direct``)."""
-    prog.inplace, prog.inplace_results, prog.inplace_direct = in_place(
+    ``prog.inplace_results``, ``prog.inplace_direct``, ``prog.inplace_scratch``)."""
+    prog.inplace, prog.inplace_results, prog.inplace_direct, prog.inplace_scratch = in_place(
         [st.name for st in prog.statements], [st.code for st in prog.statements],
         prog.results, arguments, temps)
 

@@ -62,6 +62,8 @@ class Program:
     inplace: list[str] | None = None
     inplace_results: list[str] | None = None
     inplace_direct: list[bool] | None = None
+    # the scratch arrays it writes what it would allocate into (_b[j])
+    inplace_scratch: int = 0
 
     def body(self, indent: str = "    ") -> list[str]:
         lines: list[str] = []

@@ -20,7 +20,7 @@ import numpy as np
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
            "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_sconsts", "_plain",
-           "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows"]
+           "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows", "_take", "_give"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -227,6 +227,56 @@ def _scalars(r, dtype) -> list:
 def _rows(out, shape) -> list:
     """The rows of ``out`` in the batch ``shape``."""
     return [o.reshape(shape) for o in out]
+
+
+# The scratch arrays of the kernels written in place (codegen.inplace): sets
+# of them free for use, by (length, type code, count); a call takes a set
+# and gives it back after, so a set is never in two calls at once (threads,
+# a kernel calling back into another), and a block of a long call writes
+# into arrays already paged in: a new array of a block's 128 kB is mapped
+# and touched page by page at every allocation.  At most 2 sets a key, and
+# SCRATCH_BYTES in all (past it the sets are dropped and made again).
+_SCRATCH: dict = {}
+SCRATCH_BYTES = 64 * 2**20
+_scratch_bytes = [0]
+
+
+def _take(like, k):
+    """``k`` scratch arrays of the length (last axis) and type of ``like``:
+    a set given back before, else new ones.
+
+    >>> b = _take(np.zeros((2, 5), np.float32), 3)
+    >>> len(b), b[0].shape, b[0].dtype
+    (3, (5,), dtype('float32'))
+    >>> _give(b); _take(np.zeros(5, np.float32), 3) is b
+    True
+    """
+    n = like.shape[-1]
+    free = _SCRATCH.get((n, like.dtype.char, k))
+    if free:
+        try:
+            return free.pop()
+        except IndexError:  # (another thread took the last one)
+            pass
+    return tuple([np.empty(n, like.dtype) for _ in range(k)])
+
+
+def _give(b):
+    """Give the scratch arrays ``b`` (from :func:`_take`) back."""
+    a = b[0]
+    key = (a.shape[0], a.dtype.char, len(b))
+    free = _SCRATCH.get(key)
+    if free is None:
+        size = 2 * len(b) * a.nbytes
+        if _scratch_bytes[0] + size > SCRATCH_BYTES:
+            _SCRATCH.clear()
+            _scratch_bytes[0] = 0
+            if size > SCRATCH_BYTES:
+                return
+        _scratch_bytes[0] += size
+        free = _SCRATCH.setdefault(key, [])
+    if len(free) < 2:
+        free.append(b)
 
 
 def _fresh(r, n, dtype):

@@ -105,6 +105,7 @@ def kernel_source(
     layout: Layout | None,
     doc: str,
     outs: int | None = None,
+    scratch: int = 0,
 ) -> str:
     """A plain function: numpy in, numpy out, broadcasting like NumPy.
 
@@ -112,9 +113,11 @@ def kernel_source(
     point's kernel).  With ``outs`` (the in-place kernel's: see
     :mod:`symgrad.codegen.inplace`) it takes one more argument, ``_o``: the
     arrays some results are written into (a block of the outputs), by
-    default ``outs`` Nones (new arrays).
+    default ``outs`` Nones (new arrays), and ``_b``, its ``scratch`` scratch
+    arrays (by default Nones too: new arrays).
     """
     sig = [p.name for p in params] + ([f"_o=(None,) * {outs}"] if outs is not None else [])
+    sig += [f"_b=(None,) * {scratch}"] if scratch else []
     lines = [f"def {name}({', '.join(sig)}):", f'    """{doc}"""']
     lines += _renames(params, leaf_names)
     if prog.constants and params and prog.scalars:  # (NumPy scalars of one type)
@@ -141,7 +144,8 @@ def kernel_source(
 RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
-    "_neg, _square, _consts, _sconsts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows"
+    "_neg, _square, _consts, _sconsts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows, "
+    "_take, _give"
 )
 
 
@@ -153,6 +157,7 @@ ENTRY_NAMES = frozenset({
     "_pow", "_bad", "_plain",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step", "_ip", "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows",
+    "_b", "_take", "_give",
 })
 
 
@@ -223,6 +228,7 @@ def entry_source(
     inplace: str | None = None,
     direct: list[bool] | None = None,
     typed: bool = False,
+    scratch: int = 0,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -239,7 +245,9 @@ def entry_source(
     written in place (:mod:`symgrad.codegen.inplace`), which arrays of one
     float type and shape run, writing the results ``direct`` marks straight
     into the outputs' rows; ``typed``: every result of the kernel on NumPy
-    scalars is a scalar of their type (``Program.typed``)."""
+    scalars is a scalar of their type (``Program.typed``); ``scratch``: the
+    in-place kernel's scratch arrays (``Program.inplace_scratch``), which
+    blocks of a long call take and give back (``runtime._take``)."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements ({2 * block} of float32)" \
@@ -349,11 +357,18 @@ def entry_source(
         views = ", ".join(f"{p.name}[:, _s:_e]" if p.vector else f"{p.name}[_s:_e]"
                           for p in params)
         lines.append("        if _ip:  # (views of whole arrays; results into the outputs)")
-        call = f"{inplace}({views}, _out[:, _s:_e])"
+        if scratch:  # (arrays kept from block to block and call to call)
+            lines.append("            _o = _out[:, _s:_e]")
+            lines.append(f"            _b = _take(_o, {scratch})")
+            call = f"{inplace}({views}, _o, _b)"
+        else:
+            call = f"{inplace}({views}, _out[:, _s:_e])"
         if all(direct):
             lines.append(f"            {call}")
         else:
             lines.append(f"            _r = {call}")
+        if scratch:
+            lines.append("            _give(_b)")
         for k in range(n_out):
             if not direct[k]:
                 lines.append(f"            _out[{k}, _s:_e] = _r[{k}]")

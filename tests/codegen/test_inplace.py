@@ -55,14 +55,21 @@ def test_random_programs_give_the_floats_of_the_kernel_that_allocates(reuse, mon
         if ip is None:
             continue
         made += 1
+        outs, scratch = ip.__defaults__[0], (ip.__defaults__ + ((),))[1]
         for dtype in (np.float64, np.float32):
             pts = _points(nrng, 23, dtype)
             with np.errstate(all="ignore"):
                 want = block(*pts)
                 got = ip(*pts)
                 whole = fn(*pts)  # blocks of 7 (float32: 14), in place, and a shorter one
-            for w, g, b in zip(want, got, whole):
+                # scratch arrays holding NaN, and used again by another call:
+                # the values are the same, and no result is a scratch array
+                b = (outs, tuple(np.full(23, np.nan, dtype) for _ in scratch))[:1 + bool(scratch)]
+                kept = [np.array(v, copy=True) for v in ip(*pts, *b)]
+                ip(*_points(nrng, 23, dtype), *b)
+            for w, g, b, k in zip(want, got, whole, kept):
                 np.testing.assert_array_equal(g, w, err_msg=f"{e} in {dtype}")
+                np.testing.assert_array_equal(k, w, err_msg=f"{e} in {dtype}, scratch")
                 assert np.asarray(g).dtype == np.asarray(w).dtype
                 # (the outputs are arrays of the arguments' type)
                 w = np.broadcast_to(np.asarray(w).astype(b.dtype), b.shape)
@@ -92,16 +99,41 @@ def test_liveness_of_reused_names():
     # t0 is assigned twice: its first value dies at line 1, its second is a
     # result; only the first may be written into
     codes = ["_np_sin(x)", "_mul(t0, y)", "_np_cos(t1)", "_add(t0, t1)"]
-    out, results, direct = in_place(["t0", "t1", "t0", "t2"], codes, ["t0", "t2"],
-                                    {"x", "y"}, iter(["w0", "w1"]))
-    assert out == ["_np_sin(x)", "_mul(t0, y, t0)", "_np_cos(t1, _o[0])",
+    # (the first value's array, which no result is, a scratch array)
+    out, results, direct, scratch = in_place(["t0", "t1", "t0", "t2"], codes, ["t0", "t2"],
+                                             {"x", "y"}, iter(["w0", "w1"]))
+    assert out == ["_np_sin(x, _b[0])", "_mul(t0, y, t0)", "_np_cos(t1, _o[0])",
                    "_add(t0, t1, _o[1])"]
-    assert direct == [True, True]
+    assert direct == [True, True] and scratch == 1
     # the output array is passed by position (cheaper), but by keyword to
     # np.maximum and np.minimum, where NumPy deprecates a positional one
-    out, _, _ = in_place(["t0", "t1"], ["_np_maximum(_np_sin(x), y)", "_np_minimum(t0, x)"],
-                         ["t1"], {"x", "y"}, iter(["w0"]))
-    assert out == ["_np_maximum((w0 := _np_sin(x)), y, out=w0)", "_np_minimum(t0, x, out=_o[0])"]
+    out, _, _, _ = in_place(["t0", "t1"], ["_np_maximum(_np_sin(x), y)", "_np_minimum(t0, x)"],
+                            ["t1"], {"x", "y"}, iter(["w0"]))
+    assert out == ["_np_maximum((w0 := _np_sin(x, _b[0])), y, out=w0)",
+                   "_np_minimum(t0, x, out=_o[0])"]
+
+
+def test_scratch_arrays_hold_no_result_and_no_value_still_read():
+    # cos(y)'s array dies at line 2 (t1's last read), so exp(y) at line 3
+    # takes its scratch array; sin(y)'s, still read (as t2) by line 4, not
+    out, _, _, scratch = in_place(
+        ["t0", "t1", "t2", "t3", "t4"],
+        ["_np_sin(x)", "_np_cos(y)", "_mul(t0, t1)", "_np_exp(y)", "_add(t2, t3)"],
+        ["t4"], {"x", "y"}, iter(["w0"]))
+    assert out == ["_np_sin(x, _b[0])", "_np_cos(y, _b[1])", "_mul(t0, t1, t0)",
+                   "_np_exp(y, _b[1])", "_add(t2, t3, _o[0])"]
+    assert scratch == 2
+    # no scratch array for what a result may be: tanh(x)'s array, of which
+    # np.real's value (t4, a result) may be a view; sin(x)'s, which t5 (read
+    # by a result) is written into
+    codes = ["_np_sin(x)", "_np_cos(y)", "_add(t1, x)", "_mul(t2, _np_exp(y))",
+             "np.real(_np_tanh(x))", "_add(t0, _np_exp(t4))"]
+    out, _, _, scratch = in_place(["t0", "t1", "t2", "t3", "t4", "t5"], codes,
+                                  ["t3", "_add(t3, t5)", "t4"], {"x", "y"}, iter(["w0"]))
+    assert out == ["_np_sin(x)", "_np_cos(y, _b[0])", "_add(t1, x, t1)",
+                   "_mul(t2, _np_exp(y, _b[1]), _o[0])", "np.real(_np_tanh(x))",
+                   "_add(t0, _np_exp(t4))"]
+    assert scratch == 2
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
