@@ -169,7 +169,7 @@ def check_stability(
         known = (st == RESOLVED) | ((st == UNRESOLVED) & (low == up))
         # the true values, unresolved ones at the middle of their bounds (for
         # the steps toward the output's zero), in the order measured
-        mids.append(np.where(st == RESOLVED, t, (lo + hi) / 2))
+        mids.append(np.where(st == RESOLVED, t, lo / 2 + hi / 2))  # (no overflow)
         return c, t, st, b, known
 
     mids: list[np.ndarray] = []

@@ -41,6 +41,10 @@ by where it came from:
   exponential amplifies the rounding of a large argument: an ascent over
   all variables together, in floats, of the first-order bound on each
   output's rounding error (:func:`.amplification.amplification`);
+* where an intermediate product or quotient overflows while the output
+  is finite and normal (:func:`.bands.range_bands`: ``x*(1 - x)/v`` in the
+  renormalized beta parameter, over a wedge of subnormal v), climbed over
+  all variables at once with the values computed in a wider type;
 * where a function's argument only touches the edge of its domain (acos
   at 1: ``asin(sin(x)*cos(y) + cos(x)*sin(y))`` on x + y = pi/2), the
   points where its rounding reaches or crosses it, the float argument
@@ -72,6 +76,7 @@ from ..graph import postorder
 from ..progress import tick
 from .amplification import NO_ROWS, amplification, rows_of_values
 from .ascent import climb, rise
+from .bands import range_bands
 from .bits import Format, ordinal
 from .edges import domain_edges, edges
 from .floats import NodeEvaluator
@@ -430,6 +435,9 @@ class PointSearch:
         crossed = self._edges_by_rounding(tracks, start)
         rows += list(crossed)
         labs += [_label("overflow, underflow and domain edges")] * len(crossed)
+        bands = range_bands(self.forms, self.symbols, start, self.ranges, fmt)
+        rows += list(bands)
+        labs += [_label("overflow, underflow and domain edges")] * len(bands)
         scales = self._scales_beside_zeros(tracks, everything, joint)
         rows += list(scales)
         labs += [_label("scales beside zeros")] * len(scales)

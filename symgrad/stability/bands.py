@@ -1,0 +1,146 @@
+"""Where an intermediate value leaves the format's range and the output does not.
+
+The renormalized beta parameter ``x*(-1 + x*(1 - x)/v)`` over x in (0, 1),
+v in (0, 0.25) is finite in float32 everywhere, but ``x*(1 - x)/v``
+overflows where v is subnormal and ``x**2/M < v < x/M`` (M the largest
+float): a wedge of the (x, v) plane that uniform draws reach a few times
+in thousands, and whose edge along one variable, bisected from a few base
+rows, is found only where a base row has x above 5e-7.  Along the edge the
+output is ``x*M``: the code's inf there loses 23 bits at x = 0.5 and every
+bit (inf for a finite value) deeper in the wedge, at every x.  stabilize's
+verification reported 15.9 bits for its form where the truth is 32.0
+(verdicts9's audit, seed 11).
+
+:func:`range_bands` climbs, over all variables at once in ordinals
+(:func:`.ascent.climb`), toward the points where an intermediate product,
+quotient or power overflows while every output is finite and normal: each
+node's value and the outputs computed in a wider type (float64 for
+float32; x87 long double for float64, where it has the wider exponent
+range), the objective first the node's distance to the overflow threshold,
+then, past it, the outputs' distance below it (the code's inf or NaN there
+loses every bit; the output furthest inside is surest finite).  (An
+exponential's overflow is a threshold of its argument, :mod:`.edges`.)
+Only the nodes whose wide value comes within an eighth of the exponent
+range of the threshold at the starting rows, and that no starting row is
+already past with the outputs normal (the band is measured there, and the
+ascent climbs from it), are climbed, the nearest first.
+
+The formula is a DAG: its nodes are walked once (:func:`symgrad.graph.postorder`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sympy import Basic, Symbol
+
+from ..lowering import unwiden
+from .ascent import climb
+from .bits import Format
+from .floats import NodeEvaluator
+
+__all__ = ["range_bands"]
+
+NODES = 2  # nodes climbed at most ...
+STARTS = 4  # ... from this many rows each ...
+CALLS = 24  # ... in at most this many vectorized evaluations ...
+KEEP = 4  # ... and points kept per node
+_BEHIND = 1 << 16  # the objective before the threshold: below any score past it
+
+
+def _wide(fmt: Format) -> np.dtype | None:
+    """A type with more exponent range than ``fmt``, None where none is."""
+    for t in (np.float64, np.longdouble):
+        if np.finfo(t).maxexp > fmt.emax + 1:
+            return np.dtype(t)
+    return None
+
+
+def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.ndarray,
+                ranges: Sequence[tuple[float, float]], fmt: Format) -> np.ndarray:
+    """Rows (in ``fmt``) where a product, quotient or power inside ``forms``
+    overflows the format while every output is finite and normal, climbed
+    from the rows of ``start``: at most ``NODES * KEEP`` of them.
+
+    >>> from sympy import symbols
+    >>> from .bits import FORMATS
+    >>> from .sampling import float_range
+    >>> x, v = symbols("x v")
+    >>> fmt = FORMATS["float32"]
+    >>> start = np.array([[0.5, 1e-30], [1e-3, 1e-20]], dtype=np.float32)
+    >>> ranges = [float_range(0.0, 1.0, fmt), float_range(0.0, 0.25, fmt)]
+    >>> rows = range_bands([(x*(1 - x)/v - 1)*x], [x, v], start, ranges, fmt)
+    >>> with np.errstate(all="ignore"):
+    ...     q = rows[:, 0] * (1 - rows[:, 0]) / rows[:, 1]  # overflows in float32 ...
+    >>> f = rows[:, 0].astype(float) * (rows[:, 0] * (1 - rows[:, 0].astype(float)) / rows[:, 1])
+    >>> bool(np.isinf(q).all() and (f < 3e38).all())  # ... and the value is finite
+    True
+    """
+    wide = _wide(fmt)
+    k = len(symbols)
+    # (a form in pairs or wider: its operations' magnitudes are the plain form's)
+    plain = list(dict.fromkeys(unwiden(forms)))
+    if wide is None or not plain or not len(start) or k == 0:
+        return start[:0]
+    ev = NodeEvaluator(plain, symbols, wide)
+    outputs = set(plain)
+    inner = [n for n in ev.order if (n.is_Mul or n.is_Pow) and not n.is_number
+             and n not in outputs]
+    if not inner:
+        return start[:0]
+    top, bottom = fmt.emax + 1.0, float(fmt.emin)  # log2 of the overflow threshold, of normal
+
+    def logs(rows: np.ndarray, nodes: Sequence[Basic]) -> tuple[list, np.ndarray]:
+        """log2 |node| per node of ``nodes``, and per output (NaN where an
+        output is not finite and normal), computed wide."""
+        n = len(rows)
+        with np.errstate(all="ignore"):
+            vals = ev.values([rows[:, j].astype(wide) for j in range(k)])
+            lg = [np.log2(np.abs(np.broadcast_to(np.asarray(vals[u], dtype=wide), (n,))))
+                  .astype(float) for u in [*nodes, *plain]]
+        ys = np.stack(lg[len(nodes):])
+        return lg[:len(nodes)], np.where(np.isnan(ys) | (ys >= top) | (ys < bottom), np.nan, ys)
+
+    try:
+        lu0, ys0 = logs(start, inner)
+    except TypeError:  # a function with no kernel in the wide type (scipy's erf in long double)
+        return start[:0]
+    normal = ~np.isnan(ys0).any(axis=0)  # rows where every output is finite and normal
+    margin = (fmt.emax - fmt.emin) / 8
+    asks = []
+    for u, lu in zip(inner, lu0):
+        finite = np.isfinite(lu)
+        if not finite.any():
+            continue
+        past = lu - top
+        # (a row already past with the outputs normal: the band is measured, and
+        # the ascent climbs the error from there)
+        near = float(np.max(past[finite]))
+        if near > -margin and not (finite & normal & (past >= 0)).any():
+            asks.append((near, u))
+    asks.sort(key=lambda t: -t[0])
+    keep, seen = [], {r.tobytes() for r in start}
+    for _, node in asks[:NODES]:
+
+        def score(rows: np.ndarray, node=node) -> np.ndarray:
+            (lu,), ys = logs(rows, [node])
+            past = lu - top  # >= 0: overflows
+            # past it, every output normal: the code's inf (or NaN) loses every
+            # bit, and the output furthest below the threshold is surest finite
+            inside = np.where(np.isnan(ys).any(axis=0), np.nan, -np.max(ys, axis=0))
+            return np.where(past < 0, past - _BEHIND, np.where(past >= 0, inside, np.nan))
+
+        rows, s = climb(start, score(start), score, ranges, fmt, STARTS, CALLS)
+        got = 0
+        for i in np.argsort(-np.where(np.isnan(s), -np.inf, s), kind="stable"):
+            if not s[i] > -_BEHIND or got >= KEEP:
+                break
+            if rows[i].tobytes() not in seen:
+                seen.add(rows[i].tobytes())
+                keep.append(rows[i])
+                got += 1
+    return np.array(keep, dtype=fmt.dtype).reshape(-1, k)
+
+
+
