@@ -35,7 +35,15 @@ from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
 from .printer import CALL_NAMES
 from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
-from .source import ENTRY_NAMES, RUNTIME_IMPORT, Layout, Param, entry_source, kernel_source
+from .source import (
+    ENTRY_NAMES,
+    RUNTIME_IMPORT,
+    Layout,
+    Param,
+    entry_source,
+    kernel_source,
+    scalar_listed,
+)
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
 __all__ = ["lambdify", "numpy_code", "array_function", "DEFAULT_BLOCK"]
@@ -319,7 +327,8 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
         _imports(prog, runtime=True),
         kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
         *([kernel_source(scalar, params, leaf, scalar_prog, None,
-                         _doc(prog, n_out)[:-1] + ", on NumPy scalars.")]
+                         _doc(prog, n_out)[:-1] + ", on NumPy scalars.",
+                         listed=scalar_listed(layout))]
           if scalar else []),
         *([kernel_source(point, params, leaf, point_prog, None,
                          _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]

@@ -106,6 +106,7 @@ def kernel_source(
     doc: str,
     outs: int | None = None,
     scratch: int = 0,
+    listed: bool = False,
 ) -> str:
     """A plain function: numpy in, numpy out, broadcasting like NumPy.
 
@@ -114,7 +115,8 @@ def kernel_source(
     :mod:`symgrad.codegen.inplace`) it takes one more argument, ``_o``: the
     arrays some results are written into (a block of the outputs), by
     default ``outs`` Nones (new arrays), and ``_b``, its ``scratch`` scratch
-    arrays (by default Nones too: new arrays).
+    arrays (by default Nones too: new arrays).  With ``listed`` the
+    results are a list (what the entry point returns for a list layout).
     """
     sig = [p.name for p in params] + ([f"_o=(None,) * {outs}"] if outs is not None else [])
     sig += [f"_b=(None,) * {scratch}"] if scratch else []
@@ -128,7 +130,12 @@ def kernel_source(
         lines.append(f"    _k = _K.get({first}.dtype.char) or _consts(_K, _KV, {first}.dtype)")
     lines += _unpack(params, leaf_names)
     lines += prog.body()
-    if layout is None:
+    if layout is None and listed:
+        if len(prog.results) > 4:
+            lines += ["    return [", *_wrap(prog.results, "        "), "    ]"]
+        else:
+            lines.append(f"    return [{', '.join(prog.results)}]")
+    elif layout is None:
         tail = "," if len(prog.results) == 1 else ""
         if len(prog.results) > 4:
             lines += ["    return (", *_wrap(prog.results, "        "), "    )"]
@@ -269,9 +276,9 @@ def entry_source(
     short = fresh and n_out and layout.kind != "matrix" and not dtype and not complex_ \
         and block is not None and block_step(block, live).isdigit()
     if not dtype and not complex_ and params and not any(p.vector for p in params):
-        floats = _python_floats(scalar or kernel, names, layout, n_out, point, typed)
-        at = next(i for i, ln in enumerate(floats) if ln.startswith("    if _t is _f64")
-                  or ln.startswith("    if (_t is _f64"))
+        floats = _python_floats(scalar or kernel, names, layout, n_out, point, typed,
+                                scalar is not None and scalar_listed(layout))
+        at = next(i for i, ln in enumerate(floats) if ln.startswith("    if _t is _f64"))
         lines += floats[:at]
         if short:
             one_type = params and all(p.symbols for p in params)
@@ -487,8 +494,17 @@ def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out:
     ]
 
 
+def scalar_listed(layout: Layout) -> bool:
+    """Whether the kernel for NumPy scalars returns its results as a list
+    (``kernel_source``'s ``listed``): where the entry point returns a list of
+    them, it returns the kernel's (a list made from a tuple cost 0.1 us of a
+    float32 point's 2.2, measured 2026-11-27)."""
+    return layout.kind == "list"
+
+
 def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
-                   point: str | None = None, typed: bool = False) -> list[str]:
+                   point: str | None = None, typed: bool = False,
+                   listed: bool = False) -> list[str]:
     """One point given as Python floats, or as NumPy float32 or float64
     scalars of one type: the kernel on scalars of that type (float64 for
     Python floats) at once, without the arrays, checks and broadcasting of
@@ -497,7 +513,8 @@ def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
     it first, and the kernel only where Python raises (``1/0.0``) or a
     result is not finite (so NumPy's inf, NaN and warnings are the same).
     With ``typed`` (``Program.typed``), NumPy scalars' results are scalars
-    of their type as the kernel returns them."""
+    of their type as the kernel returns them (``listed``: in the list the
+    kernel returns)."""
     test = " and ".join(["_t is float", *(f"type({n}) is float" for n in names[1:])])
     same = " and ".join(f"type({n}) is _t" for n in names[1:])
     # (the first argument's type, taken once: every path below tests it)
@@ -505,12 +522,14 @@ def _python_floats(kernel: str, names: list[str], layout: Layout, n_out: int,
     if point:
         lines += _try_point(point, names, layout, n_out, names)
     lines += _point(kernel, names, layout, n_out, "_f64")
+    # (float32 scalars next: before the tests of arrays, whose calls cost
+    # 10 us and more, and of float64 scalars)
+    lines.append(f"    if _t is _f32{' and ' + same if same else ''}:")
+    lines += _point(kernel, names, layout, n_out, "_t", typed, listed)
+    lines.append(f"    if _t is _f64{' and ' + same if same else ''}:")
     if point:
-        lines.append(f"    if _t is _f64{' and ' + same if same else ''}:")
         lines += _try_point(point, names, layout, n_out, [f"float({n})" for n in names])
-        lines += _point(kernel, names, layout, n_out, "_t", typed)
-    lines.append(f"    if (_t is _f64 or _t is _f32){' and ' + same if same else ''}:")
-    return lines + _point(kernel, names, layout, n_out, "_t", typed)
+    return lines + _point(kernel, names, layout, n_out, "_t", typed, listed)
 
 
 def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
@@ -533,7 +552,7 @@ def _try_point(point: str, names: list[str], layout: Layout, n_out: int,
 
 
 def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str,
-           typed: bool = False) -> list[str]:
+           typed: bool = False, listed: bool = False) -> list[str]:
     """The kernel on one point of scalars made by ``kind`` (a scalar type);
     with ``typed`` (NumPy scalars of type ``kind``, and a program whose
     results keep their type) its results as they are."""
@@ -541,7 +560,7 @@ def _point(kernel: str, names: list[str], layout: Layout, n_out: int, kind: str,
     if typed and layout.kind in ("scalar", "tuple", "list"):
         if layout.kind == "scalar":
             return [f"        return {call}[0]"]
-        return [f"        return {call if layout.kind == 'tuple' else f'list({call})'}"]
+        return [f"        return {call if layout.kind == 'tuple' or listed else f'list({call})'}"]
     if layout.kind == "scalar":
         return [f"        return {kind}({call}[0])"]
     return [f"        _r = {call}", *_point_return(layout, n_out, kind)]
