@@ -16,6 +16,7 @@ The formula is a DAG, walked once in postorder (:func:`symgrad.graph.postorder`)
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -145,11 +146,29 @@ class ExactNodes:
         self.pos = {s: j for j, s in enumerate(symbols)}
         self.other = other
 
-    def values(self, xs: Sequence[float]) -> list[Fraction | None]:
+    def values(self, xs: Sequence[float],
+               defined: Sequence[bool] | None = None) -> list[Fraction | None]:
         """Each node's exact value at the point ``xs`` (by position in
-        ``order``), None where it has none or none is known."""
-        out: list[Fraction | None] = []
-        for node, kids in zip(self.order, self.kids):
+        ``order``), None where it has none or none is known.
+
+        With ``defined`` (per node: whether it has a real value at ``xs``),
+        a node of irrational value is an *atom*, named by its function and
+        its operands' exact values, and a sum a linear combination of atoms
+        over the rationals: ``sin(x) - sin(y)`` at x = y is exactly 0 (the
+        same atom twice), where no interval of it excludes 0 or shrinks to it.
+        Two atoms are equal only where the names are; a combination that is
+        not identically 0 has no value known here.
+
+        >>> from sympy import sin, symbols
+        >>> from symgrad.graph import postorder
+        >>> x, y = symbols("x y")
+        >>> order, _ = postorder([sin(x) - sin(y)], lambda n: n.args)
+        >>> exact = ExactNodes(order, [x, y], lambda node, args: None)
+        >>> exact.values([1.3, 1.3], [True] * len(order))[-1], exact.values([1.3, 1.3])[-1]
+        (Fraction(0, 1), None)
+        """
+        forms: list = []
+        for i, (node, kids) in enumerate(zip(self.order, self.kids)):
             v = None
             try:
                 if node in self.pos:
@@ -161,15 +180,21 @@ class ExactNodes:
                     elif node.is_Float:
                         v = binary_fraction(node._mpf_)
                 else:
-                    k = [out[c] for c in kids]
+                    k = [forms[c] for c in kids]
                     if None not in k:
-                        v = self._op(node, k)
+                        if all(type(a) is Fraction for a in k):
+                            v = self._op(node, k)
+                        if v is None and defined is not None and defined[i]:
+                            v = _linear(node, k)
             except (ZeroDivisionError, ValueError, OverflowError):
                 v = None
-            if v is not None and v.numerator.bit_length() + v.denominator.bit_length() > _MAX_BITS:
+            if type(v) is Fraction and \
+                    v.numerator.bit_length() + v.denominator.bit_length() > _MAX_BITS:
                 v = None
-            out.append(v)
-        return out
+            elif type(v) is dict and len(v) > _MAX_ATOMS:
+                v = None
+            forms.append(v)
+        return [v if type(v) is Fraction else None for v in forms]
 
     def _op(self, node: Basic, k: list[Fraction]) -> Fraction | None:
         if isinstance(node, Add):
@@ -193,6 +218,57 @@ class ExactNodes:
         if isinstance(node, (floor, ceiling)):
             return Fraction(math.floor(k[0]) if isinstance(node, floor) else math.ceil(k[0]))
         return self.other(node, k)
+
+
+_MAX_ATOMS = 32  # atoms in a linear combination, at most
+_ONE_KEY = 1  # the key of a combination's rational part
+
+
+def _key(v: Fraction | dict) -> object:
+    """A hashable name of an exact value (a rational, or a combination)."""
+    return v if type(v) is Fraction else frozenset(v.items())
+
+
+def _as_linear(v: Fraction | dict) -> dict:
+    return v if type(v) is dict else ({_ONE_KEY: v} if v else {})
+
+
+def _linear(node: Basic, k: list) -> Fraction | dict | None:
+    """The value of ``node`` from its operands' (rationals or combinations
+    of atoms): a sum adds them, a product scales one by the rest where the
+    rest are rational; any other node (of a real value) is an atom of its
+    own.  A combination with no atom is its rational part."""
+    if isinstance(node, Add):
+        out: dict = {}
+        for a in k:
+            for key, c in _as_linear(a).items():
+                c = out.get(key, 0) + c
+                if c:
+                    out[key] = c
+                else:
+                    out.pop(key, None)
+    elif isinstance(node, Mul) and sum(type(a) is dict for a in k) == 1:
+        scale = Fraction(1)
+        for a in k:
+            if type(a) is Fraction:
+                scale *= a
+        lin = next(a for a in k if type(a) is dict)
+        out = {key: c * scale for key, c in lin.items()} if scale else {}
+    elif isinstance(node, Mul):
+        scale, factors = Fraction(1), Counter()
+        for a in k:
+            if type(a) is Fraction:
+                scale *= a
+            else:
+                factors[_key(a)] += 1
+        out = {("Mul", frozenset(factors.items())): scale} if scale else {}
+    else:
+        name = type(node).__name__
+        extra = (str(node.exp),) if isinstance(node, Pow) else ()
+        out = {(name, *extra, *(_key(a) for a in k)): Fraction(1)}
+    if set(out) <= {_ONE_KEY}:
+        return out.get(_ONE_KEY, Fraction(0))
+    return out
 
 
 def _power(b: Fraction, p: int, q: int) -> Fraction | None:

@@ -645,11 +645,11 @@ class GroundTruth:
         whose interval at ``xs`` is not already that point."""
         if self.exact is None:
             self.exact = ExactNodes(self.program.order, self.symbols, _exact_other)
+        # (a node of a real value may be an atom: sin(x) - sin(y) at x = y is 0)
+        real = [type(v) is tuple and type(v[0]) is tuple and len(v[0]) == 4 for v in nodes]
         out = {}
-        for i, q in enumerate(self.exact.values(xs)):
-            v = nodes[i]
-            if q is not None and not (type(v) is tuple and type(v[0]) is tuple
-                                      and v[0] == v[1]):
+        for i, q in enumerate(self.exact.values(xs, real)):
+            if q is not None and not (real[i] and nodes[i][0] == nodes[i][1]):
                 out[i] = q
         return out
 
@@ -760,12 +760,12 @@ class GroundTruth:
                                 self.max_prec if hopeful else 4 * self.start_prec)
         if out is not None and any(type(v) is SignlessZero for v in out):
             # an exact 0 where every node below has an exact value (exp(x) - 1
-            # at x = 0 when its ball is not the point): decided
-            if self.exact is None:
-                self.exact = ExactNodes(self.program.order, self.symbols, _exact_other)
-            exact = self.exact.values(xs)
+            # at x = 0 when its ball is not the point), or cancels exactly
+            # (sin(x) - sin(y) at x = y): decided
+            inputs = [point(from_float(float(v))) for v in xs]
+            fixed = self._fixed(xs, self.program.run(inputs, self.start_prec))
             for k, v in enumerate(out):
-                q = exact[self.program.outputs[k]]
+                q = fixed.get(self.program.outputs[k])
                 if type(v) is SignlessZero and q is not None:
                     out[k] = round_fraction(q, self.fmt)
         if out is not None and hopeful and any(type(v) is SignlessZero for v in out):
