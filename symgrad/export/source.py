@@ -182,6 +182,10 @@ def _dd_pow2(k):
     return _tnp.exp2(k1), _tnp.exp2(k - k1)  # (exact in PyTorch, measured)
 
 
+def _dd_fin(e):
+    return _tnp.finite(e)  # (one operation: nan_to_num)
+
+
 def _dd_abs(a):
     if not isinstance(a, tuple):
         return a.abs()
@@ -202,7 +206,7 @@ def _dd_two_prod(a, b, ok=False):
     p = a * b
     e = _tnp.product_error(a, b, p)
     tiny = _tnp.abs(p) >= _DD_TINY[_tnp.result_type(p)]
-    return p, _tnp.where(tiny if ok else _tnp.isfinite(e) & tiny, e, 0)
+    return p, _tnp.where(tiny, e if ok else _tnp.finite(e), 0)
 """,
 }
 # how each backend reads the helpers' NumPy calls
