@@ -28,6 +28,7 @@ from .matrix_code import matrix_run
 from .report import OutputStats, StabilityReport
 from .sampling import parse_domain
 from .search import SOURCES, Basis, PointSearch, random_mask
+from .ties import ties
 from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
 
 __all__ = ["check_stability"]
@@ -209,6 +210,11 @@ def check_stability(
 
         absorb(toward_zeros(points, bits, np.concatenate(mids, axis=1), probe, search.ranges,
                             fmt))
+        # and where two variables tie exactly (x = -y in x**4 - y**4)
+        tied = ties(points, worst_bits(bits), compute, search.ranges, fmt, seed)
+        if len(tied):
+            climbed.append(measure(tied))
+            absorb(tied)
         if any(a != b for a, b in zip(unwiden(form), form)):  # computed beyond the format
             absorb(deepest_zeros(points, compute, lambda rows: climbed.append(measure(rows)),
                                  search.ranges, fmt, seed))

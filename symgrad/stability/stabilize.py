@@ -65,6 +65,7 @@ from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, random_mask
+from .ties import ties
 from .truth import RESOLVED, UNRESOLVED, GroundTruth
 from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros, series_in_one_argument
@@ -738,14 +739,17 @@ class _Search:
         # and toward the true output's own zero beside the worst points
         absorb(toward_zeros(points, new, value(points),
                             lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))
-        if inner and DEEP:  # computed beyond the format: its deepest zeros
-            def floats(rows: np.ndarray) -> np.ndarray:
-                cols = [rows[:, j] for j in range(len(self.symbols))]
-                try:
-                    return self._values(form, cols)[None, :]
-                except SymgradError:
-                    return np.full((1, len(rows)), np.nan)
 
+        def floats(rows: np.ndarray) -> np.ndarray:
+            cols = [rows[:, j] for j in range(len(self.symbols))]
+            try:
+                return self._values(form, cols)[None, :]
+            except SymgradError:
+                return np.full((1, len(rows)), np.nan)
+
+        # where two variables tie exactly (x = v in a widened form that rounds 1 - x)
+        absorb(ties(points, new, floats, ranges, self.fmt, seed))
+        if inner and DEEP:  # computed beyond the format: its deepest zeros
             absorb(deepest_zeros(points, floats, lambda rows: None, ranges, self.fmt, seed))
         return points, labels, new, bits_of(source, points)
 
