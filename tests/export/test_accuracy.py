@@ -221,9 +221,16 @@ def test_a_constant_no_float_holds_is_a_pair_in_both_frameworks():
                 with jax.enable_x64():
                     got.append(jax.jit(symgrad.to_jax(exprs, list(xs)),
                                        compiler_options=XLA_DEFAULTS)(*pts))
+        # c*x - 1 is exactly 0 where c is rational and x = 1/c (c = 1/3, x = 3):
+        # the pair hi + lo differs from c by up to 2**-(2p) of it, so a pair
+        # computation gives a residue of that size there (JAX: -3.1e-33 at
+        # x = 3), not 0; everywhere else the bits are measured.
+        zero = truth == 0
         for values in got:
             for k, v in enumerate(values):
                 v = np.asarray(v)
                 assert v.dtype == dtype
-                assert np.nanmax(bits_error(v, truth[k], fmt)) <= 1, (cs[k], dtype)
+                assert np.nanmax(bits_error(v, truth[k], fmt)) <= 1 or (
+                    np.nanmax(bits_error(v[~zero[k]], truth[k][~zero[k]], fmt)) <= 1
+                    and np.all(np.abs(v[zero[k]]) <= 4 * eps * eps)), (cs[k], dtype)
 
