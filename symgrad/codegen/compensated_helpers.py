@@ -246,6 +246,20 @@ _DD_SMALL = _DDConsts(lambda t: t.type(0.3466 / 2.0**_DD_SQUARINGS))
 _DD_INVFACT = _DDConsts(lambda t: [_dd_inv_factorial(n, t) for n in range(_DD_TERMS[t] + 1)])
 
 
+def _dd_plain_from(t):
+    """The first index m of expm1's series at |s| <= ln(2)/2**9 whose terms
+    s**m/m! on are below 2**-(p+4) of s, p the type's bits (6 in float64, 4
+    in float32): those are summed in floats."""
+    s, m, term = 0.3466 / 2.0**_DD_SQUARINGS, 2, (0.3466 / 2.0**_DD_SQUARINGS) / 2
+    while term >= 2.0 ** (-(np.finfo(t).nmant + 1) - 4):  # term: s**(m-1)/m!
+        m += 1
+        term = term * s / m
+    return min(m, _DD_TERMS[t])
+
+
+_DD_PLAIN = _DDConsts(_dd_plain_from)
+
+
 def _dd_inv_factorial(n, t):
     from fractions import Fraction
     from math import factorial
@@ -286,8 +300,14 @@ def _dd_reduced(a):
     down = 2.0 ** -_DD_SQUARINGS
     s = (np.where(small, r[0], r[0] * down), np.where(small, r[1], r[1] * down))
     coeffs = _DD_INVFACT[t]
-    q = coeffs[-1]
-    for c in coeffs[-2:0:-1]:
+    # the terms from s**m/m! on are below 2**-(p+4) of expm1(s) (p the type's
+    # bits): their sum in floats, over s's high part, is as good as in pairs
+    # (as _dd_sincos_small's tail); in pairs from there down to s
+    m = _DD_PLAIN[t]
+    q = coeffs[-1][0]
+    for c in coeffs[-2:m - 1:-1]:
+        q = q * s[0] + c[0]
+    for c in coeffs[m - 1:0:-1]:
         q = _dd_add(_dd_mul(q, s, 1), c, 1)  # (every value below 2: no guard, _dd_ok)
     q = q0 = _dd_mul(q, s, 1)  # expm1(s)
     for _ in range(_DD_SQUARINGS):  # expm1(2s) = expm1(s) (expm1(s) + 2), below 4

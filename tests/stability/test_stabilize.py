@@ -386,11 +386,13 @@ def test_each_form_is_compiled_once(monkeypatch):
 
 
 def test_near_ties_of_the_best_form_rank_the_cheapest_first():
-    """Forms within TOLERANCE bits whose mean and max errors tie with the
-    best ranked one (within _TIE) rank by cost: the sigmoid's derivative as
+    """Accurate forms (at most WIDEN_ABOVE bits, over TOLERANCE at fewer
+    than WIDEN_TAIL samples) whose mean and max errors tie with the best
+    ranked one (within _TIE) rank by cost: the sigmoid's derivative as
     e/(1 + e)**2 (one exponential) before a sum of its terms (two), 0.03
-    bit worse in mean; a form worse by more than the tie, or over the
-    tolerance, keeps its place; operations in pairs of floats count more."""
+    bit worse in mean; a form worse by more than the tie, or over
+    TOLERANCE at WIDEN_TAIL samples, keeps its place; operations in pairs
+    of floats count more (costs.form_cost)."""
     from symgrad import compensated
     from symgrad.rewrites.candidates import Candidate
     from symgrad.stability.bits import float_format
@@ -413,7 +415,12 @@ def test_near_ties_of_the_best_form_rank_the_cheapest_first():
     best = bits(0.09, 1.58)
     assert search._ranked(cands[:2], [best, bits(0.12, 2.0)], ref) == [1, 0]
     assert search._ranked(cands[:2], [best, bits(0.2, 2.0)], ref) == [0, 1]  # not a tie
-    assert search._ranked(cands[:2], [best, bits(0.12, 2.5)], ref) == [0, 1]  # over TOLERANCE
+    assert search._ranked(cands[:2], [best, bits(0.12, 2.5)], ref) == [0, 1]  # max: not a tie
+    # over TOLERANCE at one sample (2.3 bits, the best 2.2): accurate, a tie; at
+    # three (WIDEN_TAIL), not accurate: its place
+    assert search._ranked(cands[:2], [bits(0.09, 2.2), bits(0.12, 2.3)], ref) == [1, 0]
+    tail = np.array([2.3] * 3 + [(12 - 3 * 2.3) / 97] * 97)  # mean 0.12 too
+    assert search._ranked(cands[:2], [bits(0.09, 2.2), tail], ref) == [0, 1]
     # the same form in pairs ties too, but costs more than the sum
     assert search._ranked([cands[0], cands[2]], [best, bits(0.1, 1.6)], ref) == [0, 1]
     assert _cost(compensated(squared)) > _cost(summed) > _cost(squared)
