@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..codegen.runtime import HYPOT_SMALL, HYPOT_SMALL_32
 from ..progress import tick
 from .bits import Format, ordinal
 from .sampling import from_ordinal
@@ -43,6 +44,11 @@ WALK = 1024  # ... each other variable moved by up to this many floats each way
 TURN = 2  # the deepest zeros from which lines run along each other variable ...
 TURNS = 16  # ... that zero's variable moved by up to this many floats each way
 DEEP_KEEP = 12  # points measured: the deepest found
+ROUNDS = 4  # bisection rounds evaluated together, at most ...
+# ... in calls of fewer rows than this: the generated code's hypot takes another
+# path (sqrt(a*a + b*b), not np.hypot) from 256 values up, so a call past it
+# could change a midpoint's float and the zero found
+ROUND_ROWS = min(HYPOT_SMALL, HYPOT_SMALL_32) - 1
 
 
 def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray],
@@ -183,24 +189,65 @@ class _Lines:
         lo_o, hi_o = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
         sign_lo = np.sign(self.value(self.at(base, jj, lo_o), outs))
         while True:  # bisection in ordinals to two floats beside each other
-            tick()  # a round of bisection: a step of the search
+            tick()  # rounds of bisection: a step of the search
             live = np.flatnonzero(hi_o - 1 > lo_o)  # (hi - lo may pass 2**63)
             if not len(live):
                 break
-            a, b = lo_o[live], hi_o[live]
-            mid = a // 2 + b // 2 + (a % 2 + b % 2) // 2
-            s = np.sign(self.value(self.at(base[live], jj[live], mid), outs[live]))
-            same, zero = s == sign_lo[live], s == 0
-            lo_o[live[same]] = mid[same]
-            hi_o[live[~same & ~zero]] = mid[~same & ~zero]
-            lo_o[live[zero]] = mid[zero]  # an exact zero: the bracket ends there
-            hi_o[live[zero]] = mid[zero] + 1
+            self._rounds(base[live], jj[live], outs[live], sign_lo[live], live, lo_o, hi_o)
         va = self.value(self.at(base, jj, lo_o), outs)
         vb = self.value(self.at(base, jj, hi_o), outs)
         near = np.where(np.abs(va) <= np.abs(vb), lo_o, hi_o)
         scale = np.array(scale)
         depth = np.minimum(np.abs(va), np.abs(vb)) / scale
         return self.at(base, jj, near), _finite(depth), jj, outs, vb - va, scale
+
+    def _rounds(self, base: np.ndarray, jj: np.ndarray, outs: np.ndarray, sign_lo: np.ndarray,
+                live: np.ndarray, lo_o: np.ndarray, hi_o: np.ndarray) -> None:
+        """The next rounds of the bisection of the brackets ``lo_o[live]``,
+        ``hi_o[live]`` (in place), several in one evaluation: every
+        midpoint those rounds may visit (a tree of ``2**m - 1`` per
+        bracket: the lower half's next, the upper half's next, ...) is
+        computed at once, then each bracket walks down its tree as one
+        round at a time would (the same midpoints, the same floats: a
+        round's fixed cost, a few ms for a form in pairs, was most of a
+        verification's bisection at ~45 rows a call).  As many rounds as
+        keep a call below :data:`ROUND_ROWS` rows."""
+        n = len(live)
+        m = 1
+        while m < ROUNDS and n * (2 ** (m + 1) - 1) <= ROUND_ROWS:
+            m += 1
+        size = 2**m - 1
+        lo = np.empty((n, size), dtype=np.int64)
+        hi = np.empty((n, size), dtype=np.int64)
+        mid = np.empty((n, size), dtype=np.int64)
+        lo[:, 0], hi[:, 0] = lo_o[live], hi_o[live]
+        for i in range(size):  # (heap order: node i's halves are 2i + 1 and 2i + 2)
+            a, b = lo[:, i], hi[:, i]
+            mid[:, i] = a // 2 + b // 2 + (a % 2 + b % 2) // 2
+            if 2 * i + 2 < size:
+                lo[:, 2 * i + 1], hi[:, 2 * i + 1] = a, mid[:, i]  # (its sign changed)
+                lo[:, 2 * i + 2], hi[:, 2 * i + 2] = mid[:, i], b  # (the sign at lo)
+        open_ = hi - 1 > lo  # (a bracket of two floats beside each other: no round)
+        q, i = np.nonzero(open_)
+        s = np.full((n, size), np.nan)
+        s[q, i] = np.sign(self.value(self.at(base[q], jj[q], mid[q, i]), outs[q]))
+        cur = np.zeros(n, dtype=np.int64)
+        go = np.ones(n, dtype=bool)
+        r = np.arange(n)
+        for _ in range(m):
+            go &= open_[r, cur]
+            if not go.any():
+                break
+            v, md = s[r, cur], mid[r, cur]
+            same, zero = go & (v == sign_lo), go & (v == 0)
+            lower = go & ~same & ~zero
+            lo_o[live[same]] = md[same]
+            hi_o[live[lower]] = md[lower]
+            lo_o[live[zero]] = md[zero]  # an exact zero: the bracket ends there
+            hi_o[live[zero]] = md[zero] + 1
+            go &= ~zero
+            cur = np.where(same, 2 * cur + 2, 2 * cur + 1)
+            go &= cur < size
 
     def walk(self, found: tuple, starts: int, far: int, rng: np.random.Generator) -> tuple:
         """From the ``starts`` deepest zeros, each other variable moved by

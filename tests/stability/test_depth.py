@@ -46,3 +46,29 @@ def test_lines_over_every_float_are_searched_without_overflow():
         warnings.simplefilter("error", RuntimeWarning)
         rows = deepest_zeros(pts, vals, lambda r: None, [(-top, top)] * 2, FORMATS["float64"], 0)
     assert len(rows) and np.abs(vals(rows)).min() == 0.0
+
+
+def test_rounds_evaluated_together_find_the_zeros_one_round_at_a_time_finds(monkeypatch):
+    # _Lines._rounds computes the midpoints of several bisection rounds in one
+    # call (a call of a form in pairs costs a few ms fixed); each bracket then
+    # walks its tree as the rounds one at a time did: the same rows, bitwise
+    # (the generated hypot's path changes at 256 values: calls stay below)
+    import numpy as np
+    from sympy import sqrt
+
+    from symgrad.stability import depth
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.floats import generated
+
+    run = generated([x, y], [sqrt(x**2 + y**2) - 1 - x / 3, x * y - sin(x)], np.dtype("float64"))
+    vals = lambda r: np.stack(run(r[:, 0], r[:, 1]))  # noqa: E731
+    rng = np.random.default_rng(5)
+    for n in (30, 120):  # (brackets per call: several rounds together, and 1 round)
+        bases = rng.uniform(-2, 2, (n, 2))
+        js = rng.integers(0, 2, n)
+        got = []
+        for rounds in (1, depth.ROUNDS):
+            monkeypatch.setattr(depth, "ROUNDS", rounds)
+            found = depth._Lines(vals, [(-2, 2), (-2, 2)], FORMATS["float64"]).zeros(bases, js)
+            got.append(b"".join(np.ascontiguousarray(a).tobytes() for a in found))
+        assert len(got[0]) > 1000 and got[0] == got[1], n
