@@ -90,15 +90,21 @@ class _Arrays:
             self.held[name] = frozenset() if ident == NOT_OURS else frozenset((ident,))
 
     def assign(self, pinned: set[int]) -> int:
-        """Give the allocation sites scratch arrays ``_b[j]`` (first fit in
-        the order they are made: an interval graph's colouring, the fewest
-        arrays), none to an array in ``pinned``; the number of scratch arrays."""
+        """Give the allocation sites scratch arrays ``_b[j]`` in the order
+        they are made, each the free one freed last (the likeliest still in
+        the cache; any free one gives an interval graph's colouring with the
+        fewest arrays), none to an array in ``pinned``; the number of
+        scratch arrays."""
         holder: list[int] = []  # scratch array j -> the array it holds
         for ident, node, keyword in self.sites:
             if ident in pinned:
                 continue
             start = self.made[ident]
-            j = next((j for j, h in enumerate(holder) if self.last[h] < start), len(holder))
+            # (of the free ones, the one freed last: the likeliest in the cache)
+            j, end = len(holder), -1
+            for i, h in enumerate(holder):
+                if end < self.last[h] < start:
+                    j, end = i, self.last[h]
             if j == len(holder):
                 holder.append(ident)
             holder[j] = ident
