@@ -46,7 +46,50 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class FrameworksOnOneWorker(LoadScopeScheduling):
+        """xdist's LoadScopeScheduling, with its bookkeeping in counters.
+
+        The base class counts a worker's pending tests by walking every unit
+        it ever assigned that worker (``_pending_of``, on each report and in
+        ``tests_finished``, asked on every event), and finds each test's
+        index by ``list.index`` over the collection: with one unit per test
+        that is quadratic in the suite, in the controller, which shares the
+        CPUs with the workers.  Here each assigned unit keeps a count of its
+        tests left, a finished unit leaves the worker's assignments (which
+        the base class reads only for pending tests: counts, a crashed
+        worker's test), and the collection is indexed once per worker.  The
+        same units go to the same free workers in the same order."""
+
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            self._left: dict[str, int] = {}  # an assigned unit's tests not yet reported
+            self._index: dict[object, dict[str, int]] = {}  # a worker's collection
+
         def _split_scope(self, nodeid: str) -> str:
             return "frameworks" if nodeid.startswith(FRAMEWORK_TESTS) else nodeid
+
+        def _pending_of(self, workload: dict[str, dict[str, bool]]) -> int:
+            return sum(self._left.get(scope, 0) for scope in workload)
+
+        def _assign_work_unit(self, node) -> None:
+            scope, work_unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            index = self._index.get(node)
+            if index is None:
+                index = self._index[node] = {}
+                for i, nodeid in enumerate(self.registered_collections[node]):
+                    index.setdefault(nodeid, i)  # (the first, as list.index gives)
+            todo = [index[nodeid] for nodeid, completed in work_unit.items() if not completed]
+            self._left[scope] = len(todo)
+            node.send_runtest_some(todo)
+
+        def mark_test_complete(self, node, item_index: int, duration: float = 0) -> None:
+            nodeid = self.registered_collections[node][item_index]
+            scope = self._split_scope(nodeid)
+            work = self.assigned_work[node]
+            work[scope][nodeid] = True
+            self._left[scope] -= 1
+            if not self._left[scope]:
+                del work[scope]
+            self._reschedule(node)
 
     return FrameworksOnOneWorker(config, log)
