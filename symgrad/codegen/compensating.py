@@ -162,6 +162,24 @@ class _Cos(_DD):
     _helper = "_dd_cos"
 
 
+class _SinCos(_DD):
+    """sin and cos of one argument, both as pairs (a tuple of two pairs):
+    one call where a form takes both (2 sin x cos x), the argument's
+    reduction and series computed once; read by :class:`_Part`."""
+
+    _helper = "_dd_sincos"
+
+
+class _Part(_DD):
+    """``_SinCos(u)``'s sine (0) or cosine (1): the same pair as
+    ``_dd_sin(u)`` / ``_dd_cos(u)`` (each is that tuple's item)."""
+
+    def _numpycode(self, printer) -> str:
+        return f"{printer._print(self.args[0])}[{int(self.args[1])}]"
+
+    _symgrad_numpycode = _numpycode
+
+
 class _Tan(_DD):
     _helper = "_dd_tan"
 
@@ -177,7 +195,7 @@ _PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p,
                    sin: _Sin, cos: _Cos, tan: _Tan, atan: _Atan}
 
 _PAIRS = (_Add, _Mul, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const, _Exp, _Expm1, _Log, _Log1p,
-          _Sin, _Cos, _Tan, _Atan)
+          _Sin, _Cos, _Tan, _Atan, _Part)
 
 
 def _is_pair(node: Basic) -> bool:
@@ -458,6 +476,8 @@ class _Copy:
         if n.func in _PAIR_FUNCTIONS and len(args) == 1 and n is not self.top:
             # (at the root its value is rounded to one float at once: the
             # function of the pair to first order is as good, and cheaper)
+            if n.func in (sin, cos):  # one _dd_sincos for both of one argument
+                return _Part(_SinCos(args[0]), Integer(0 if n.func is sin else 1))
             return _PAIR_FUNCTIONS[n.func](args[0])
         if not any(_is_pair(a) for a in args):
             return cancelling(n, args) if any(a is not k for a, k in zip(args, kids)) else n
