@@ -168,6 +168,7 @@ class ExactNodes:
         (Fraction(0, 1), None)
         """
         forms: list = []
+        names: dict = {}  # a combination -> its short name (see _key)
         for i, (node, kids) in enumerate(zip(self.order, self.kids)):
             v = None
             try:
@@ -185,7 +186,7 @@ class ExactNodes:
                         if all(type(a) is Fraction for a in k):
                             v = self._op(node, k)
                         if v is None and defined is not None and defined[i]:
-                            v = _linear(node, k)
+                            v = _linear(node, k, names)
             except (ZeroDivisionError, ValueError, OverflowError):
                 v = None
             if type(v) is Fraction and \
@@ -220,20 +221,25 @@ class ExactNodes:
         return self.other(node, k)
 
 
-_MAX_ATOMS = 32  # atoms in a linear combination, at most
+_MAX_ATOMS = 128  # atoms in a linear combination, at most (a sum of n: n**2 work)
 _ONE_KEY = 1  # the key of a combination's rational part
 
 
-def _key(v: Fraction | dict) -> object:
-    """A hashable name of an exact value (a rational, or a combination)."""
-    return v if type(v) is Fraction else frozenset(v.items())
+def _key(v: Fraction | dict, names: dict) -> object:
+    """A hashable name of an exact value (a rational, or a combination): a
+    combination's is a short tuple given once per point (``names``), so a
+    name never nests another's whole structure (an atom of an atom of ...
+    of a DAG: comparing two equal names would walk it as a tree)."""
+    if type(v) is Fraction:
+        return v
+    return names.setdefault(frozenset(v.items()), ("#", len(names)))
 
 
 def _as_linear(v: Fraction | dict) -> dict:
     return v if type(v) is dict else ({_ONE_KEY: v} if v else {})
 
 
-def _linear(node: Basic, k: list) -> Fraction | dict | None:
+def _linear(node: Basic, k: list, names: dict) -> Fraction | dict | None:
     """The value of ``node`` from its operands' (rationals or combinations
     of atoms): a sum adds them, a product scales one by the rest where the
     rest are rational; any other node (of a real value) is an atom of its
@@ -260,12 +266,12 @@ def _linear(node: Basic, k: list) -> Fraction | dict | None:
             if type(a) is Fraction:
                 scale *= a
             else:
-                factors[_key(a)] += 1
+                factors[_key(a, names)] += 1
         out = {("Mul", frozenset(factors.items())): scale} if scale else {}
     else:
         name = type(node).__name__
         extra = (str(node.exp),) if isinstance(node, Pow) else ()
-        out = {(name, *extra, *(_key(a) for a in k)): Fraction(1)}
+        out = {(name, *extra, *(_key(a, names) for a in k)): Fraction(1)}
     if set(out) <= {_ONE_KEY}:
         return out.get(_ONE_KEY, Fraction(0))
     return out
