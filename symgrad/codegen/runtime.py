@@ -43,7 +43,6 @@ _square = np.square
 _msin = math.sin
 _mcos = math.cos
 _msqrt = math.sqrt
-_mhypot = math.hypot
 _finite = math.isfinite
 
 
@@ -295,75 +294,110 @@ def _fresh(r, n, dtype):
     return True
 
 
-# Below this many elements np.hypot costs less than the test of _hypot (its
-# error state, a reduction and an extra pass: about 3.5 us; np.hypot costs
-# about 15 ns an element in float64, 5 in float32, measured 2026-11-27).
+# hypot(a, b), per element: sqrt(a*a + b*b), the squares and their sum in
+# the arguments' type, where that sum is at least HYPOT_LOW (no square lost
+# bits below the normal range: they are then exact to 2p bits there) and
+# finite; np.hypot elsewhere (the far ends of the range, infinities, NaN).
+# One formula for a value whatever the batch it is in (one point, a block
+# of any length, beside any other rows: a point's value must not depend on
+# them); the square root path is within 1.2 ulp of the truth.
+def _hypot_low(dtype) -> float:
+    """The least sum of squares the square root path takes, in ``dtype``
+    (its smallest normal number times 2**(2*p), p its precision)."""
+    fi = np.finfo(dtype)
+    return float(fi.tiny) * 2.0 ** (2 * (fi.nmant + 1))
+
+
+_LOW64, _MAX64 = _hypot_low(np.float64), float(np.finfo(np.float64).max)
+_LOW32, _MAX32 = _hypot_low(np.float32), float(np.finfo(np.float32).max)
+_LIMITS = {}  # type code -> (low, max) as scalars of that type
+# kept for the callers that sized batches by them (stability.depth)
 HYPOT_SMALL = 256
 HYPOT_SMALL_32 = 2048
-if _errvar is not None:  # the squares' overflow and underflow raise (caught by _hypot)
-    with np.errstate(over="raise", under="raise", divide="ignore", invalid="ignore"):
-        _SQUARES = _errvar.get()
+
+
+def _limits(dtype) -> tuple:
+    k = _LIMITS.get(dtype.char)
+    if k is None:
+        k = _LIMITS[dtype.char] = (dtype.type(_hypot_low(dtype)), np.finfo(dtype).max)
+    return k
+
+
+def _mhypot(a, b):
+    """hypot of two Python floats (the one-point kernel): the square root
+    path, or ArithmeticError where the formula is np.hypot's (the entry
+    point then runs the kernel on NumPy scalars).
+
+    >>> _mhypot(3.0, 4.0)
+    5.0
+    """
+    s = a * a + b * b
+    if _LOW64 <= s <= _MAX64:
+        return _msqrt(s)
+    raise ArithmeticError
 
 
 def _hypot(a, b):
-    """``np.hypot(a, b)`` at about the cost of a square root.
+    """``hypot(a, b)`` at about the cost of a square root, per element
+    ``sqrt(a*a + b*b)`` where that sum is in range, ``np.hypot`` elsewhere.
 
     ``np.hypot`` costs 15 times ``np.sqrt`` (it is not vectorized).  Where
-    no square ``a*a``, ``b*b`` of a whole block overflows or underflows
-    (NumPy's error flags, raised and caught) and no NaN is in their sum,
-    ``sqrt`` of it is within 1.2 ulp of the truth and 1 ulp of ``np.hypot``
-    (and is ``np.hypot``'s value where the squares are exact, subnormal
-    ones too, and at infinities); a block where one does, and short blocks,
-    take ``np.hypot``.  The square's overflow is not the caller's: it raises
-    no warning.  A single point in float32 or float64 takes ``math.hypot``
-    (a tenth of ``np.hypot``'s cost on scalars, and correctly rounded where
-    the C library's ``hypot`` is not always; in float32, rounded from
-    float64).
+    the sum of the squares (in the arguments' type) is at least HYPOT_LOW
+    and finite, ``sqrt`` of it is within 1.2 ulp of the truth and 1 ulp of
+    ``np.hypot``; elsewhere (a square overflowed or lost bits as a
+    subnormal, an infinity, a NaN) the element is ``np.hypot``'s.  The
+    choice is the element's own: a value does not depend on the other
+    elements or on how many there are.  The squares' overflow is not the
+    caller's: it raises no warning.
 
     >>> _hypot(3.0, 4.0), _hypot(np.full(600, 3.0), 4.0)[0]
     (np.float64(5.0), np.float64(5.0))
     """
     t = type(a)
-    if t is _nd:  # (arrays first: a short one costs np.hypot and these tests)
-        big = a if type(b) is not _nd or a.size >= b.size else b
-    elif t is _f32 and type(b) is t:  # (a Python float rounds to float32 as it is
-        return _Z32 + math.hypot(a, b)  # added to a float32 zero: 0.1 us, _f32(v) 0.4)
-    elif t is _f64 and type(b) is t:
-        return _Z64 + math.hypot(a, b)
-    else:
-        big = b
-    if type(big) is not _nd \
-            or big.size < (HYPOT_SMALL_32 if big.itemsize <= 4 else HYPOT_SMALL):
+    if t is _f64 and type(b) is t:  # (the same float64 arithmetic in Python floats)
+        fa, fb = float(a), float(b)
+        s = fa * fa + fb * fb
+        if _LOW64 <= s <= _MAX64:
+            return _Z64 + _msqrt(s)
         return _np_hypot(a, b)
+    if t is _f32 and type(b) is t:
+        fa, fb = float(a), float(b)  # (their squares exact in float64)
+        p, q = fa * fa, fb * fb
+        if (p == 0 or _TINY32 <= p <= _QMAX32) and (q == 0 or _TINY32 <= q <= _QMAX32) \
+                and 2 * _LOW32 <= p + q <= _MAX32 / 2:
+            # (no float32 square or sum below can leave the normal range, and
+            # the sum is in range: a float32 square root, correctly rounded)
+            return _Z32 + _msqrt(float(a * a + b * b))
     if _errvar is None:
         with np.errstate(all="ignore"):
             s = a * a + b * b
-        tiny = np.finfo(s.dtype).tiny if s.dtype.kind == "f" else None
-        if tiny is not None and tiny <= _min(s, None) and _max(s, None) < _inf:
-            return _sqrt(s, out=s)
+    else:
+        token = _errvar.set(_IGNORE)
+        try:
+            s = a * a  # (operators: a Python float stays weakly typed, as in np.hypot)
+            q = b * b
+            if type(s) is _nd and type(q) is _nd and q.dtype is s.dtype and q.shape == s.shape:
+                _add(s, q, s)
+            else:  # (mixed types or shapes: NumPy's promotion and broadcasting)
+                s = s + q
+        finally:
+            _errvar.reset(token)
+    dt = getattr(s, "dtype", None)
+    if dt is None or dt.kind != "f":  # (integers: squares wrap around; Python numbers)
         return _np_hypot(a, b)
-    # (a context variable's cost is 0.3 us, np.errstate's 1.1; one reduction
-    # and the flags instead of two reductions: 9.0 -> 6.5 us at 10^3 float64)
-    token = _errvar.set(_SQUARES)
-    try:
-        s = a * a  # (operators: a Python float stays weakly typed, as in np.hypot)
-        q = b * b
-        if type(s) is _nd and type(q) is _nd and q.dtype is s.dtype and q.shape == s.shape:
-            _add(s, q, s)
-        else:  # (mixed types or shapes: NumPy's promotion and broadcasting)
-            s = s + q
-    except FloatingPointError:  # an inexact subnormal square, or an overflow
-        s = None
-    finally:
-        _errvar.reset(token)
-    if s is None or s.dtype.kind != "f":  # (integers: squares wrap around, no flag)
-        return _np_hypot(a, b)  # (in the caller's error state)
-    m = _max(s, None)
-    if m != m:  # a NaN (np.hypot(inf, nan) is inf)
-        return _np_hypot(a, b)
-    return _sqrt(s, s)
+    low, high = _limits(dt)
+    if type(s) is _nd and s.size and low <= _min(s, None) and _max(s, None) <= high:
+        return _sqrt(s, s)
+    ok = (s >= low) & (s <= high)  # (NaN: False)
+    if type(s) is _nd:
+        r = _sqrt(s, s, where=ok)
+    else:
+        r = _sqrt(s) if ok else s
+    return np.where(ok, r, _np_hypot(a, b))[()] if not ok.all() else r
 
 
+_TINY32 = float(np.finfo(np.float32).tiny)
+_QMAX32 = _MAX32 / 4
 _np_hypot = np.hypot
 _min = np.minimum.reduce
 _max = np.maximum.reduce

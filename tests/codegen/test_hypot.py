@@ -1,6 +1,7 @@
 """hypot at about the cost of a square root (issue 9 §4: np.hypot cost 15x
 np.sqrt, a quarter of the gradient of f), without losing its guarantee:
-no overflow or underflow, within 1 ulp of np.hypot."""
+no overflow or underflow, within 1 ulp of np.hypot; and each element's
+value its own, whatever the batch it is computed in."""
 
 from __future__ import annotations
 
@@ -52,14 +53,37 @@ def test_blocks_out_of_range_take_hypot(dtype):
             np.testing.assert_array_equal(lambdify([x, y], r)(a[k], b[k]), np.hypot(a[k], b[k]))
 
 
-def test_short_blocks_take_hypot_itself():
-    # below HYPOT_SMALL elements the test of the square costs more than hypot
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_value_does_not_depend_on_its_batch(dtype):
+    # hypot's choice (square root or np.hypot) is each element's own: the
+    # same floats for a point alone (Python float, NumPy scalar), in batches
+    # of any length, and beside a row whose squares overflow
+    rng = np.random.default_rng(7)
+    fi = np.finfo(dtype)
+    n = 4200
+    a = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dtype)
+    b = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dtype)
+    a[[7, 30]], b[[7, 30]] = fi.max / 2, fi.tiny  # (rows out of the square root's range)
+    f = lambdify([x, y], r)
+    with np.errstate(all="ignore"):
+        whole = f(a, b)
+        for size in (255, 256, 2048, 2100):
+            got = np.concatenate([f(a[s:s + size], b[s:s + size]) for s in range(0, n, size)])
+            np.testing.assert_array_equal(got, whole, err_msg=f"batches of {size}")
+        for k in range(0, n, 13):
+            assert f(a[k], b[k]) == whole[k] and f(dtype(a[k]), dtype(b[k])) == whole[k]
+            if dtype is np.float64:
+                assert f(float(a[k]), float(b[k])) == whole[k]
+    assert _ulps(whole, np.hypot(a, b)).max() <= 1
+
+
+def test_out_of_range_elements_take_hypot_itself():
     a = np.full(HYPOT_SMALL - 1, 3e200)
     assert np.array_equal(_hypot(a, 4e200), np.hypot(a, 4e200))
     with np.errstate(all="raise"):
         assert _hypot(np.full(HYPOT_SMALL, 3e200), 4e200)[0] == np.hypot(3e200, 4e200)
         assert _hypot(np.float64(3e200), np.full(HYPOT_SMALL, 4e200))[0] == np.hypot(3e200, 4e200)
-    b = np.full(HYPOT_SMALL_32 - 1, 3e30, np.float32)  # float32: np.hypot is cheaper longer
+    b = np.full(HYPOT_SMALL_32 - 1, 3e30, np.float32)
     assert np.array_equal(_hypot(b, b), np.hypot(b, b))
     b = np.full(HYPOT_SMALL_32, 3, np.float32)
     assert _hypot(b, np.float32(4)).dtype == np.float32 and _hypot(b, np.float32(4))[0] == 5
