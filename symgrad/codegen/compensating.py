@@ -56,8 +56,10 @@ from sympy import (
     Subs,
     Symbol,
     atan,
+    ceiling,
     cos,
     exp,
+    floor,
     log,
     sin,
     tan,
@@ -274,6 +276,24 @@ def _exact_float(n: Basic) -> bool:
     if isinstance(n, Abs):
         n = n.args[0]
     return isinstance(n, Symbol)
+
+
+def _integral(n: Basic) -> bool:
+    """An integer in generated code whatever the type: an integer number,
+    ``floor`` or ``ceiling`` of anything, or a product or positive integer
+    power of such (exact where their size allows: see ``_exact_product``)."""
+    stack = [n]
+    while stack:
+        m = stack.pop()
+        if m.is_Integer or isinstance(m, (floor, ceiling)):
+            continue
+        if m.is_Mul:
+            stack.extend(m.args)
+        elif m.is_Pow and m.exp.is_Integer and m.exp > 0:
+            stack.append(m.base)
+        else:
+            return False
+    return True
 
 
 def _exponent(m: float) -> int | None:
@@ -497,7 +517,30 @@ class _Copy:
         # no arithmetic of pairs: the node of the rounded values
         return cancelling(n, [self.out(a) for a in args])
 
+    def _exact_product(self, n: Basic, args: list) -> bool:
+        """Whether the product or power ``n`` of floats (no pair among
+        ``args``) is exact in every float type: integers (``floor``,
+        ``ceiling``, integer numbers and their products and powers) whose
+        product is at most 2**24 in magnitude over the bounds, times a
+        power of two.  Its pair would be (value, 0): the plain node gives
+        the same values, and a function of it is the function of a float
+        (GELU-erf's exp(-k**2/8192), k = floor(64 min(64, |x|)): one
+        TwoProduct and the first-order exp of a pair, for a zero low part)."""
+        if any(_is_pair(a) for a in args):
+            return False
+        c, rest = n.as_coeff_Mul() if n.is_Mul else (S.One, n)
+        if not c.is_Rational or c == 0:
+            return False
+        p, q = abs(c.p), c.q
+        if q & (q - 1) or q > 2**900 or not _integral(rest):
+            return False  # (a power of two q divides exactly: the integers are >= 1 or 0)
+        # a power of two p scales exactly; another integer counts in the product
+        factor = 1 if (p & (p - 1)) == 0 and p <= 2**900 else p
+        return factor * self._size(rest, self.bounds) <= 2.0**24
+
     def _mul(self, n: Basic, args: list, like: Symbol | None) -> Basic:
+        if self._exact_product(n, args):
+            return cancelling(n, args)
         coeff = [a for a, k in zip(args, n.args) if k.is_number]
         num, den = [], []
         for a, k in zip(args, n.args):
@@ -528,6 +571,8 @@ class _Copy:
 
     def _pow(self, n: Basic, args: list, like: Symbol | None) -> Basic:
         base, e = args[0], n.exp
+        if e.is_Integer and e > 0 and self._exact_product(n, args):
+            return cancelling(n, args)
         if e.is_Integer and e > 0:
             return self.power(base, int(e), self._k(n, True))
         if e.is_Integer and e < 0:
