@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from sympy import Add, Expr, Float, Mul, Piecewise, Symbol, exp
 
+from ..codegen.runtime import HYPOT_SMALL, HYPOT_SMALL_32
 from ..graph import free_symbols, postorder
 from ..rewrites.candidates import Candidate
 from .bits import Format, ordinal
@@ -45,6 +46,10 @@ __all__ = ["axes", "finite_regime", "source_interval"]
 
 MAX_AXES = 8  # subexpressions tried as the regime's axis, innermost first
 LEFT = 0.1  # a regime leaving more of the running code's NaN points at the samples is none
+LEVELS = 4  # bisection rounds evaluated in one call, at most ...
+# ... in calls of fewer rows than this: the generated hypot takes another path
+# (sqrt(a*a + b*b)) from 256 values up, which could change a midpoint's float
+LEVEL_ROWS = min(HYPOT_SMALL, HYPOT_SMALL_32)
 ROUNDS = 3  # regimes nested, each on its own axis (a region bounded in several)
 BESIDE = 2  # sample rows each side of an end whose lines are bisected
 
@@ -228,17 +233,54 @@ class _Finite:
     @staticmethod
     def _bisect(a: np.ndarray, b: np.ndarray, keeps_a) -> tuple[np.ndarray, np.ndarray]:
         """Over the ordinals between ``a`` and ``b`` per line, the adjacent
-        pair where ``keeps_a(ords)`` (a boolean per line) turns false."""
+        pair where ``keeps_a(lines, ords)`` (a boolean per line of
+        ``lines`` at its ordinal of ``ords``) turns false.  Where the lines
+        are few, up to ``LEVELS`` rounds in one call (every midpoint those
+        rounds may visit, then each line walks its tree as one round at a
+        time would: the same midpoints; a call of a form in pairs costs ms
+        whatever its rows), in calls of fewer than ``LEVEL_ROWS`` rows."""
         a, b = a.copy(), b.copy()
+        n = len(a)
+        every = np.arange(n)
         while True:
             go = (b > a + 1) | (b < a - 1)
             if not go.any():
                 return a, b
-            # (the midpoint without b - a, which overflows int64 across float64's zero)
-            m = np.where(go, a // 2 + b // 2 + ((a & 1) + (b & 1)) // 2, a)
-            k = keeps_a(m)
-            a = np.where(go & k, m, a)
-            b = np.where(go & ~k, m, b)
+            if n >= LEVEL_ROWS:  # (as many rows as the lines, every round: as always)
+                # (the midpoint without b - a, which overflows int64 across float64's zero)
+                m = np.where(go, _mid(a, b), a)
+                k = keeps_a(every, m)
+                a = np.where(go & k, m, a)
+                b = np.where(go & ~k, m, b)
+                continue
+            live = np.flatnonzero(go)
+            levels = 1
+            while levels < LEVELS and len(live) * (2 ** (levels + 1) - 1) < LEVEL_ROWS:
+                levels += 1
+            size = 2**levels - 1
+            lo = np.empty((len(live), size), dtype=np.int64)
+            hi = np.empty_like(lo)
+            lo[:, 0], hi[:, 0] = a[live], b[live]
+            for i in range(size // 2):  # (heap order: node i's halves are 2i + 1 and 2i + 2)
+                md = _mid(lo[:, i], hi[:, i])
+                lo[:, 2 * i + 1], hi[:, 2 * i + 1] = lo[:, i], md  # (it does not keep a)
+                lo[:, 2 * i + 2], hi[:, 2 * i + 2] = md, hi[:, i]  # (it keeps a)
+            mid = _mid(lo, hi)
+            open_ = (hi > lo + 1) | (hi < lo - 1)
+            q, i = np.nonzero(open_)
+            keep = np.zeros((len(live), size), dtype=bool)
+            keep[q, i] = keeps_a(live[q], mid[q, i])
+            cur = np.zeros(len(live), dtype=np.int64)
+            r = np.arange(len(live))
+            on = np.ones(len(live), dtype=bool)
+            for _ in range(levels):
+                on &= open_[r, cur]
+                k, md = keep[r, cur], mid[r, cur]
+                a[live[on & k]] = md[on & k]
+                b[live[on & ~k]] = md[on & ~k]
+                cur = np.where(k, 2 * cur + 2, 2 * cur + 1)
+                on &= cur < size
+
 
     def _cross(self, base: np.ndarray, js: np.ndarray, target: float) -> np.ndarray:
         """Per line, the ordinal of its moved variable where the axis reaches
@@ -253,7 +295,8 @@ class _Finite:
             end = np.where((end == np.iinfo(np.int64).min) & over & (side != 0), oe, end)
         ok = end != np.iinfo(np.int64).min
         _, b = self._bisect(o, np.where(ok, end, o),
-                            lambda m: np.sign(self._u(self._at(base, js, m)) - target) == side)
+                            lambda q, m: np.sign(self._u(self._at(base[q], js[q], m)) - target)
+                            == side[q])
         return np.where(side == 0, o, np.where(ok, b, np.iinfo(np.int64).min))
 
     def ends(self, near: np.ndarray, past: np.ndarray, deep: float, up: bool) -> list[float]:
@@ -301,6 +344,13 @@ class _Finite:
         base, jv = base[turn], jv[turn]
         runs = np.where(r0[turn], start[turn], stop[turn])
         stops = np.where(r0[turn], stop[turn], start[turn])
-        runs, stops = self._bisect(runs, stops, lambda m: self._runs(self._at(base, jv, m)))
+        runs, stops = self._bisect(runs, stops,
+                                   lambda q, m: self._runs(self._at(base[q], jv[q], m)))
         vals = self._u(self._at(base, jv, stops if up else runs))
         return [float(fmt.dtype.type(v)) for v in vals if np.isfinite(v)]
+
+
+def _mid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The midpoint of ordinals ``a`` and ``b`` without ``b - a`` (which
+    overflows int64 across float64's zero)."""
+    return a // 2 + b // 2 + ((a & 1) + (b & 1)) // 2

@@ -96,3 +96,36 @@ def test_a_region_bounded_in_several_subexpressions_takes_nested_regimes():
     run = values(running, grid)
     kept = np.isfinite(run) & (out == run)  # the running code kept, bitwise
     assert kept.sum() > 0.95 * np.isfinite(run).sum()
+
+
+def test_the_ends_bisection_walks_several_rounds_as_one_round_at_a_time_would():
+    # _Finite._bisect evaluates the midpoints of up to LEVELS rounds in one call
+    # where the lines are few; each line then walks its tree: the same brackets
+    # as rounds one at a time, whatever the predicate (a noisy one here), in
+    # both directions and across float64's zero (ordinals far apart)
+    import numpy as np
+
+    from symgrad.stability.finite_regimes import _Finite
+
+    def one_at_a_time(a, b, keeps):
+        a, b = a.copy(), b.copy()
+        while True:
+            go = (b > a + 1) | (b < a - 1)
+            if not go.any():
+                return a, b
+            m = np.where(go, a // 2 + b // 2 + ((a & 1) + (b & 1)) // 2, a)
+            k = keeps(np.arange(len(a)), m)
+            a, b = np.where(go & k, m, a), np.where(go & ~k, m, b)
+
+    def noisy(q, m):  # (a fixed pseudo-random answer per line and ordinal)
+        return ((m.astype(np.uint64) * np.uint64(2654435761) + q.astype(np.uint64)) >> np.uint64(9)
+                ) % np.uint64(3) > 0
+
+    rng = np.random.default_rng(7)
+    for n in (5, 40, 300):
+        a = rng.integers(-2**62, 2**62, n)
+        far = rng.integers(-2**62, 2**62, n)
+        b = np.where(rng.random(n) < 0.5, a + rng.integers(0, 2**40, n), far)
+        got = _Finite._bisect(a, b, noisy)
+        want = one_at_a_time(a, b, noisy)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want)), n
