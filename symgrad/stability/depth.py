@@ -30,7 +30,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..codegen.runtime import HYPOT_SMALL, HYPOT_SMALL_32
 from ..progress import tick
 from .bits import Format, ordinal
 from .sampling import from_ordinal
@@ -45,10 +44,9 @@ TURN = 2  # the deepest zeros from which lines run along each other variable ...
 TURNS = 16  # ... that zero's variable moved by up to this many floats each way
 DEEP_KEEP = 12  # points measured: the deepest found
 ROUNDS = 4  # bisection rounds evaluated together, at most ...
-# ... in calls of fewer rows than this: the generated code's hypot takes another
-# path (sqrt(a*a + b*b), not np.hypot) from 256 values up, so a call past it
-# could change a midpoint's float and the zero found
-ROUND_ROWS = min(HYPOT_SMALL, HYPOT_SMALL_32) - 1
+# ... in calls of at most this many rows (a form in pairs costs 5-60 us a row beside
+# its 2.5-7 ms a call: past a few hundred rows more rounds a call no longer pay)
+ROUND_ROWS = 255
 
 
 def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray],

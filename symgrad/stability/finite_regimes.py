@@ -35,7 +35,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from sympy import Add, Expr, Float, Mul, Piecewise, Symbol, exp
 
-from ..codegen.runtime import HYPOT_SMALL, HYPOT_SMALL_32
 from ..graph import free_symbols, postorder
 from ..rewrites.candidates import Candidate
 from .bits import Format, ordinal
@@ -47,9 +46,9 @@ __all__ = ["axes", "finite_regime", "source_interval"]
 MAX_AXES = 8  # subexpressions tried as the regime's axis, innermost first
 LEFT = 0.1  # a regime leaving more of the running code's NaN points at the samples is none
 LEVELS = 4  # bisection rounds evaluated in one call, at most ...
-# ... in calls of fewer rows than this: the generated hypot takes another path
-# (sqrt(a*a + b*b)) from 256 values up, which could change a midpoint's float
-LEVEL_ROWS = min(HYPOT_SMALL, HYPOT_SMALL_32)
+# ... in calls of fewer rows than this (a form in pairs costs ms a call, and up to
+# 60 us a row: past a few hundred rows more rounds a call no longer pay)
+LEVEL_ROWS = 256
 ROUNDS = 3  # regimes nested, each on its own axis (a region bounded in several)
 BESIDE = 2  # sample rows each side of an end whose lines are bisected
 
@@ -246,7 +245,7 @@ class _Finite:
             go = (b > a + 1) | (b < a - 1)
             if not go.any():
                 return a, b
-            if n >= LEVEL_ROWS:  # (as many rows as the lines, every round: as always)
+            if n >= LEVEL_ROWS:  # (many lines: one round a call, over every line)
                 # (the midpoint without b - a, which overflows int64 across float64's zero)
                 m = np.where(go, _mid(a, b), a)
                 k = keeps_a(every, m)

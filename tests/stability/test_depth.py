@@ -52,7 +52,7 @@ def test_rounds_evaluated_together_find_the_zeros_one_round_at_a_time_finds(monk
     # _Lines._rounds computes the midpoints of several bisection rounds in one
     # call (a call of a form in pairs costs a few ms fixed); each bracket then
     # walks its tree as the rounds one at a time did: the same rows, bitwise
-    # (the generated hypot's path changes at 256 values: calls stay below)
+    # (a hypot form too: its value is the same in any batch since 524a989)
     import numpy as np
     from sympy import sqrt
 
