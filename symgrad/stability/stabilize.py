@@ -775,8 +775,7 @@ class _Search:
                 range(len(cands)), key=lambda i: (_nonfinite(errs[i], self.fmt), _mean(errs[i])))
             for c in self._series(e, errs[best] > TOLERANCE) + \
                     self._zeros(e, cands[best].expr, errs[best]) + \
-                    self._argument(e, cands[best].expr, errs[best] > TOLERANCE) + \
-                    self._affine(e, cands[best].expr, errs[best]):
+                    self._argument(e, cands[best].expr, errs[best] > TOLERANCE):
                 cands.append(c)
                 errs.append(self._bits(c.expr))
             for regime in self._regimes(cands, errs, ref):
@@ -806,6 +805,17 @@ class _Search:
             # formula where b*b overflows and where b*b - 4ac cancels)
             self._more(cands, errs, ranked, _scaled_pairs, "compensated, scaled")
             ranked = self._ranked(cands, errs, ref)
+        if not _accurate(errs, ranked):
+            # nor those: a formula affine in a variable split about a centre of it,
+            # its parts chosen by searches of their own (nested: run only here, where
+            # no form of the dtype is accurate; pairs fix x*y - 1 and b*b - 4ac,
+            # affine in each variable, and the split's searches doubled their cost)
+            plain = [i for i in ranked if not isinstance(cands[i].expr, FloatMarker)]
+            if plain:
+                for c in self._affine(e, cands[plain[0]].expr, errs[plain[0]]):
+                    cands.append(c)
+                    errs.append(self._bits(c.expr))
+                ranked = self._ranked(cands, errs, ref)
         partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
         if partial:
