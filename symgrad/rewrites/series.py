@@ -34,6 +34,10 @@ DPS = 60  # decimal digits of the root's arithmetic
 COEFF_DPS = 30  # of the coefficients' (mpmath's differences raise it as they need)
 
 
+class _Strayed(Exception):
+    """The secant iteration left the neighbourhood of its start."""
+
+
 def root_near(f: Callable, x0: float, width: float) -> mpmath.mpf | None:
     """A root of ``f`` (an mpmath function of one variable) within
     ``width`` of ``x0``, to :data:`DPS` digits, or None where the secant
@@ -43,10 +47,17 @@ def root_near(f: Callable, x0: float, width: float) -> mpmath.mpf | None:
     >>> float(root_near(lambda x: mpmath.erf(x) + x / 2 - mpmath.mpf(1) / 3, 0.0, 1.0))
     0.20671699627931...
     """
+    far = 64 * (width + 1)  # an iterate this far off finds no root within width
+
+    def bounded(x):
+        if abs(x - x0) > far:  # (exp(exp(-x)) at a huge -x: mpmath's mantissa fills memory)
+            raise _Strayed
+        return f(x)
+
     with mpmath.workdps(DPS):
         try:
-            c = mpmath.findroot(f, mpmath.mpf(x0), tol=mpmath.mpf(10) ** (-DPS + 10))
-        except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+            c = mpmath.findroot(bounded, mpmath.mpf(x0), tol=mpmath.mpf(10) ** (-DPS + 10))
+        except (ValueError, ZeroDivisionError, TypeError, OverflowError, _Strayed):
             return None
         if not isinstance(c, mpmath.mpf) or not mpmath.isfinite(c) \
                 or abs(c - x0) > width:

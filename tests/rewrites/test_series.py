@@ -7,7 +7,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symgrad.rewrites.series import cauchy_coefficients, taylor_about
+from symgrad.rewrites.series import cauchy_coefficients, root_near, taylor_about
 
 x = sp.Symbol("x", real=True)
 
@@ -54,3 +54,13 @@ def test_cauchy_coefficients_agree_with_mpmaths_differences(e, at, terms):
 ])
 def test_no_cauchy_coefficients_where_the_function_is_not_holomorphic(f):
     assert cauchy_coefficients(f, 1.0, 8, 4.0) is None
+
+
+def test_a_root_search_that_strays_gives_up_before_it_fills_memory():
+    """The Gumbel log-survival derivative's secant iteration, from x0 = 125.7,
+    stepped to a huge negative x, where mpmath's exp(exp(-x)) asked for a
+    mantissa beyond memory: MemoryError in stabilize (verdicts10's family-c
+    float32 audit). No root is within ``width`` there: None."""
+    e = lambda x: mpmath.exp(-mpmath.exp(-x))  # noqa: E731
+    f = lambda x: -mpmath.exp(-x) * e(x) / (1 - e(x))  # noqa: E731
+    assert root_near(f, 125.74164581298828, 115.98545837402344) is None
