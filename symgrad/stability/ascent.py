@@ -329,6 +329,14 @@ def rise(points: np.ndarray, objective: Callable[[np.ndarray], np.ndarray],
     tiny magnitude between, and an ascent toward ``cos(x - y)``'s ridge
     x = y ends at x, y ~ 0.  At most ``calls`` calls of ``objective``.
     Returns the rows measured and their scores.
+
+    >>> import numpy as np
+    >>> from symgrad.stability.bits import FORMATS
+    >>> top = lambda r: -(r[:, 0] - 0.5)**2 - (r[:, 1] + 0.25)**2
+    >>> rows, scores = rise(np.zeros((1, 2)), top, [(-2, 2), (-2, 2)],
+    ...                     FORMATS["float64"], calls=10)
+    >>> rows[np.argmax(scores)].tolist(), len(rows)  # 8 steps a call in 2 variables
+    ([0.5, -0.25], 80)
     """
     n, k = points.shape
     if n == 0 or k == 0:

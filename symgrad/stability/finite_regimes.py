@@ -123,7 +123,26 @@ def finite_regime(running: Candidate, form: Candidate, src_bits: np.ndarray, for
     NaN or inf (a region bounded in two subexpressions), a regime of that
     one on another axis (``ROUNDS`` at most); None where no axis leaves
     ``running`` a point.  ``ranges`` are the variables' float ranges;
-    ``values(e, rows)`` runs a form's code."""
+    ``values(e, rows)`` runs a form's code.
+
+    >>> import numpy as np, sympy as sp
+    >>> from symgrad.rewrites.candidates import Candidate
+    >>> from symgrad.stability.bits import float_format
+    >>> from symgrad.stability.floats import generated
+    >>> u, fmt = sp.Symbol("u", real=True), float_format("float64")
+    >>> written, finite = sp.exp(u)/(sp.exp(u) + 1), 1/(1 + sp.exp(-u))
+    >>> values = lambda e, rows: generated([u], [e], fmt.dtype)(rows[:, 0])[0]
+    >>> pts = np.linspace(-800, 800, 401).reshape(-1, 1)
+    >>> nan_bits = lambda e: np.where(np.isfinite(values(e, pts)), 0.0, 64.0)
+    >>> got = finite_regime(Candidate(written, "as written"), Candidate(finite, "finite"),
+    ...                     nan_bits(written), nan_bits(finite), pts, [u],
+    ...                     [(-800.0, 800.0)], fmt, values)
+    >>> got.how
+    'finite regimes in u (above): as written | finite where the first is NaN or inf'
+    >>> (kept, below), (other, _) = got.expr.args  # written below exp's overflow
+    >>> kept == written and other == finite, below.lhs, float(below.rhs)
+    (True, u, 709.7827128933841)
+    """
     # (the truth finite: bits measured, the form finite there)
     need = (src_bits >= fmt.width) & (form_bits < fmt.width)
     first, out, done, axes_used = int(need.sum()), None, np.zeros(len(points), dtype=bool), []
