@@ -60,9 +60,11 @@ class RationalProgram:
     True
     """
 
-    def __init__(self, order: list, kids: dict, outputs: list, symbols: list) -> None:
-        self.order, self.kids, self.outputs = order, kids, outputs
-        self.pos = {s: j for j, s in enumerate(symbols)}
+    def __init__(self, order: list, outputs: list, symbols: list) -> None:
+        # (the same exact arithmetic as ExactNodes, with no cap on a value's bits)
+        self.exact = ExactNodes(order, symbols, lambda node, k: None, max_bits=None)
+        index = {n: i for i, n in enumerate(order)}
+        self.at = [index[e] for e in outputs]
 
     @classmethod
     def of(cls, exprs: Sequence[Basic], symbols: Sequence[Symbol]) -> RationalProgram | None:
@@ -77,38 +79,16 @@ class RationalProgram:
             if node in symbols or node.is_Rational or node.is_Float:
                 continue
             return None
-        return cls(order, kids, list(exprs), list(symbols))
+        return cls(order, list(exprs), list(symbols))
 
     def values(self, xs: Sequence[float]) -> list[Fraction] | None:
         """Each output's exact value at the point ``xs``, or None where the
         formula has none (a division by 0) or an input is not finite."""
         if not all(math.isfinite(float(v)) for v in xs):
             return None
-        val: dict = {}
-        try:
-            for node in self.order:
-                k = [val[c] for c in self.kids[node]]
-                if node in self.pos:
-                    v = Fraction(float(xs[self.pos[node]]))
-                elif not k:
-                    v = Fraction(int(node.p), int(node.q)) if node.is_Rational else \
-                        binary_fraction(node._mpf_)  # (a SymPy Float: binary, any precision)
-                elif isinstance(node, Add):
-                    v = sum(k, Fraction(0))
-                elif isinstance(node, Mul):
-                    v = Fraction(1)
-                    for f in k:
-                        v *= f
-                elif isinstance(node, Pow):
-                    v = k[0] ** int(node.exp)
-                elif isinstance(node, Abs):
-                    v = abs(k[0])
-                else:
-                    v = max(k) if isinstance(node, Max) else min(k)
-                val[node] = v
-        except ZeroDivisionError:
-            return None
-        return [val[e] for e in self.outputs]
+        val = self.exact.values(xs)
+        out = [val[i] for i in self.at]
+        return None if any(v is None for v in out) else out
 
 
 # a node's exact value is given up past this many bits (x**64 at 1e300)
@@ -139,12 +119,14 @@ class ExactNodes:
     """
 
     def __init__(self, order: Sequence[Basic], symbols: Sequence[Symbol],
-                 other: Callable[[Basic, list[Fraction]], Fraction | None]) -> None:
+                 other: Callable[[Basic, list[Fraction]], Fraction | None],
+                 max_bits: int | None = _MAX_BITS) -> None:
         index = {n: i for i, n in enumerate(order)}
         self.order = list(order)
         self.kids = [tuple(index[a] for a in n.args) for n in order]
         self.pos = {s: j for j, s in enumerate(symbols)}
         self.other = other
+        self.max_bits = max_bits  # (None: no cap)
 
     def values(self, xs: Sequence[float],
                defined: Sequence[bool] | None = None) -> list[Fraction | None]:
@@ -189,8 +171,8 @@ class ExactNodes:
                             v = _linear(node, k, names)
             except (ZeroDivisionError, ValueError, OverflowError):
                 v = None
-            if type(v) is Fraction and \
-                    v.numerator.bit_length() + v.denominator.bit_length() > _MAX_BITS:
+            if type(v) is Fraction and self.max_bits is not None and \
+                    v.numerator.bit_length() + v.denominator.bit_length() > self.max_bits:
                 v = None
             elif type(v) is dict and len(v) > _MAX_ATOMS:
                 v = None
@@ -206,7 +188,7 @@ class ExactNodes:
                 v *= f
             return v
         if isinstance(node, Pow) and node.exp.is_Rational:
-            return _power(k[0], int(node.exp.p), int(node.exp.q))
+            return _power(k[0], int(node.exp.p), int(node.exp.q), self.max_bits)
         if isinstance(node, Abs):
             return abs(k[0])
         if isinstance(node, (Max, Min)):
@@ -277,9 +259,10 @@ def _linear(node: Basic, k: list, names: dict) -> Fraction | dict | None:
     return out
 
 
-def _power(b: Fraction, p: int, q: int) -> Fraction | None:
+def _power(b: Fraction, p: int, q: int, max_bits: int | None) -> Fraction | None:
     """``b**(p/q)`` where exactly rational (the principal root, ``b >= 0``
-    for an even ``q``), None otherwise."""
+    for an even ``q``) and, with ``max_bits``, of at most about that many
+    bits; None otherwise."""
     if q != 1:
         if b < 0 and q % 2 == 0:
             return None
@@ -289,7 +272,8 @@ def _power(b: Fraction, p: int, q: int) -> Fraction | None:
         if not (en and ed):
             return None
         b = Fraction(-rn if b < 0 else rn, rd)
-    if abs(p) * max(b.numerator.bit_length(), b.denominator.bit_length()) > _MAX_BITS:
+    if max_bits is not None and \
+            abs(p) * max(b.numerator.bit_length(), b.denominator.bit_length()) > max_bits:
         return None
     return b ** p
 
