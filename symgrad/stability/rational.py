@@ -16,7 +16,6 @@ The formula is a DAG, walked once in postorder (:func:`symgrad.graph.postorder`)
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -37,6 +36,7 @@ from sympy import (
 )
 
 from ..graph import postorder
+from .atoms import Combinations
 from .bits import Format
 
 __all__ = ["ExactNodes", "RationalProgram", "binary_fraction", "round_fraction"]
@@ -129,28 +129,33 @@ class ExactNodes:
         self.max_bits = max_bits  # (None: no cap)
 
     def values(self, xs: Sequence[float],
-               defined: Sequence[bool] | None = None) -> list[Fraction | None]:
+               signs: Sequence[int | None] | None = None) -> list[Fraction | None]:
         """Each node's exact value at the point ``xs`` (by position in
         ``order``), None where it has none or none is known.
 
-        With ``defined`` (per node: whether it has a real value at ``xs``),
-        a node of irrational value is an *atom*, named by its function and
-        its operands' exact values, and a sum a linear combination of atoms
-        over the rationals: ``sin(x) - sin(y)`` at x = y is exactly 0 (the
-        same atom twice), where no interval of it excludes 0 or shrinks to it.
-        Two atoms are equal only where the names are; a combination that is
-        not identically 0 has no value known here.
+        With ``signs`` (per node: None where it has no real value at
+        ``xs``, else its sign where known, 0 where not), a node of
+        irrational value is written exactly over atoms
+        (:class:`.atoms.Combinations`): ``sin(x) - sin(y)`` at x = y, or
+        ``log(x) + log(y)`` at x*y = 1, is exactly 0, where no interval of it
+        excludes 0 or shrinks to it.  A value so written that is not a
+        rational has no value known here.
 
-        >>> from sympy import sin, symbols
+        >>> from sympy import log, sin, symbols
         >>> from symgrad.graph import postorder
         >>> x, y = symbols("x y")
-        >>> order, _ = postorder([sin(x) - sin(y)], lambda n: n.args)
+        >>> order, _ = postorder([sin(x) - sin(y), log(x) + log(y)], lambda n: n.args)
         >>> exact = ExactNodes(order, [x, y], lambda node, args: None)
-        >>> exact.values([1.3, 1.3], [True] * len(order))[-1], exact.values([1.3, 1.3])[-1]
-        (Fraction(0, 1), None)
+        >>> at = exact.values([2.0**-40, 2.0**40], [0] * len(order))
+        >>> at[order.index(sin(x) - sin(y))], at[order.index(log(x) + log(y))]
+        (None, Fraction(0, 1))
+        >>> exact.values([1.3, 1.3], [0] * len(order))[order.index(sin(x) - sin(y))]
+        Fraction(0, 1)
+        >>> exact.values([1.3, 1.3])[order.index(sin(x) - sin(y))] is None
+        True
         """
         forms: list = []
-        names: dict = {}  # a combination -> its short name (see _key)
+        alg = Combinations(self.max_bits)
         for i, (node, kids) in enumerate(zip(self.order, self.kids)):
             v = None
             try:
@@ -167,14 +172,12 @@ class ExactNodes:
                     if None not in k:
                         if all(type(a) is Fraction for a in k):
                             v = self._op(node, k)
-                        if v is None and defined is not None and defined[i]:
-                            v = _linear(node, k, names)
+                        if v is None and signs is not None and signs[i] is not None:
+                            v = _combined(alg, node, k, signs[i], [signs[c] for c in kids])
             except (ZeroDivisionError, ValueError, OverflowError):
                 v = None
             if type(v) is Fraction and self.max_bits is not None and \
                     v.numerator.bit_length() + v.denominator.bit_length() > self.max_bits:
-                v = None
-            elif type(v) is dict and len(v) > _MAX_ATOMS:
                 v = None
             forms.append(v)
         return [v if type(v) is Fraction else None for v in forms]
@@ -203,60 +206,42 @@ class ExactNodes:
         return self.other(node, k)
 
 
-_MAX_ATOMS = 128  # atoms in a linear combination, at most (a sum of n: n**2 work)
-_ONE_KEY = 1  # the key of a combination's rational part
-
-
-def _key(v: Fraction | dict, names: dict) -> object:
-    """A hashable name of an exact value (a rational, or a combination): a
-    combination's is a short tuple given once per point (``names``), so a
-    name never nests another's whole structure (an atom of an atom of ...
-    of a DAG: comparing two equal names would walk it as a tree)."""
-    if type(v) is Fraction:
-        return v
-    return names.setdefault(frozenset(v.items()), ("#", len(names)))
-
-
-def _as_linear(v: Fraction | dict) -> dict:
-    return v if type(v) is dict else ({_ONE_KEY: v} if v else {})
-
-
-def _linear(node: Basic, k: list, names: dict) -> Fraction | dict | None:
-    """The value of ``node`` from its operands' (rationals or combinations
-    of atoms): a sum adds them, a product scales one by the rest where the
-    rest are rational; any other node (of a real value) is an atom of its
-    own.  A combination with no atom is its rational part."""
+def _combined(alg: Combinations, node: Basic, k: list, sign: int,
+              kid_signs: list) -> Fraction | dict:
+    """The exact value of ``node`` (of a real value, its sign ``sign`` or 0)
+    from its operands' (rationals or sums of atoms: :mod:`.atoms`); a node
+    the algebra does not write otherwise is an atom of its own."""
+    v = None
+    name = type(node).__name__
     if isinstance(node, Add):
-        out: dict = {}
-        for a in k:
-            for key, c in _as_linear(a).items():
-                c = out.get(key, 0) + c
-                if c:
-                    out[key] = c
-                else:
-                    out.pop(key, None)
-    elif isinstance(node, Mul) and sum(type(a) is dict for a in k) == 1:
-        scale = Fraction(1)
-        for a in k:
-            if type(a) is Fraction:
-                scale *= a
-        lin = next(a for a in k if type(a) is dict)
-        out = {key: c * scale for key, c in lin.items()} if scale else {}
+        v = alg.add(k)
     elif isinstance(node, Mul):
-        scale, factors = Fraction(1), Counter()
-        for a in k:
-            if type(a) is Fraction:
-                scale *= a
-            else:
-                factors[_key(a, names)] += 1
-        out = {("Mul", frozenset(factors.items())): scale} if scale else {}
-    else:
-        name = type(node).__name__
-        extra = (str(node.exp),) if isinstance(node, Pow) else ()
-        out = {(name, *extra, *(_key(a, names) for a in k)): Fraction(1)}
-    if set(out) <= {_ONE_KEY}:
-        return out.get(_ONE_KEY, Fraction(0))
-    return out
+        v = alg.mul(k)
+    elif isinstance(node, Pow):
+        v = alg.power(k[0], k[1], sign)
+    elif name == "exp":
+        v = alg.exp(k[0])
+    elif name == "log" and len(k) == 1:
+        v = alg.log(k[0], sign)
+    elif isinstance(node, Abs) and kid_signs[0] in (1, -1):
+        v = alg.mul([Fraction(kid_signs[0]), k[0]])
+    elif len(k) == 1 and (name in _ODD or name in _EVEN):
+        # f(-u) = -f(u) (f(u)): one atom for both, named by the operand of the two
+        # named first (a rational's: the positive one)
+        u, neg = k[0], alg.mul([Fraction(-1), k[0]])
+        if neg is not None and (neg > u if type(u) is Fraction else
+                                type(neg) is dict and alg.name(neg) < alg.name(u)):
+            odd = name in _ODD
+            a = alg.atom((name, alg.name(neg)), -sign if odd else sign)
+            v = alg.mul([Fraction(-1), a]) if odd else a
+    if v is None:
+        v = alg.atom((name, *(alg.name(a) for a in k)), sign)
+    return v
+
+
+_ODD = frozenset({"sin", "tan", "cot", "csc", "sinh", "tanh", "coth", "csch", "asin", "atan",
+                  "asinh", "atanh", "erf", "erfinv", "cbrt"})
+_EVEN = frozenset({"cos", "sec", "cosh", "sech"})
 
 
 def _power(b: Fraction, p: int, q: int, max_bits: int | None) -> Fraction | None:

@@ -28,6 +28,7 @@ from mpmath.libmp import (
     from_int,
     from_man_exp,
     from_rational,
+    fzero,
     mpf_abs,
     mpf_gt,
     mpf_neg,
@@ -566,6 +567,7 @@ class GroundTruth:
         # to the top while SIGN_TRIES last, then 4x the start
         top = self.max_prec if self.sign_tries > 0 else 4 * self.start_prec
         fixed = None  # nodes' exact values, once a sign was left undecided
+        exact = None  # nodes' exact values, once an output straddled a midpoint
         precs = list(self.precisions())
         j = 0
         while j < len(precs):
@@ -618,11 +620,24 @@ class GroundTruth:
                     elif _adjacent(a, b, fmt):
                         # the interval still holds the point halfway between two
                         # floats (or a float and inf) at twice the precision, from
-                        # 4x the start on: the value is that point (exp(log(1 +
-                        # 2**-53))), which no precision rounds; unresolved, within
-                        # a float, at a bounded cost (it ran on to MAX_PREC)
+                        # 4x the start on: the value may be that point (exp(log(1 +
+                        # 2**-53))), which no precision rounds.  Its exact value
+                        # decides it where it is rational (the tie rounds to
+                        # even); else it may be beside it by far less than an ulp
+                        # (sin(x) - sin(y) at x, y ~ 1e-115: x - y a midpoint,
+                        # (x**3 - y**3)/6 some 760 bits below it): pursued up to
+                        # ``top``, as a zero of unknown sign, then unresolved,
+                        # within a float
                         if straddle.get(k) == (a, b) and prec >= 4 * self.start_prec:
-                            todo.discard(k)
+                            if exact is None:
+                                exact = self._fixed(xs, nodes)
+                            q = exact.get(prog.outputs[k])
+                            if q is not None:
+                                out[k], status[k] = round_fraction(q, fmt), RESOLVED
+                                todo.discard(k)
+                            elif prec >= top:
+                                todo.discard(k)
+                                lost = True
                         straddle[k] = (a, b)
             if not todo:
                 break
@@ -645,10 +660,13 @@ class GroundTruth:
         whose interval at ``xs`` is not already that point."""
         if self.exact is None:
             self.exact = ExactNodes(self.program.order, self.symbols, _exact_other)
-        # (a node of a real value may be an atom: sin(x) - sin(y) at x = y is 0)
+        # (a node of a real value may be an atom: sin(x) - sin(y) at x = y is 0;
+        # its sign, where the interval knows it, writes it as sign*exp(log|a|))
         real = [type(v) is tuple and type(v[0]) is tuple and len(v[0]) == 4 for v in nodes]
+        signs = [(1 if lt(fzero, v[0]) else -1 if lt(v[1], fzero) else 0) if r else None
+                 for v, r in zip(nodes, real)]
         out = {}
-        for i, q in enumerate(self.exact.values(xs, real)):
+        for i, q in enumerate(self.exact.values(xs, signs)):
             if q is not None and not (real[i] and nodes[i][0] == nodes[i][1]):
                 out[i] = q
         return out
