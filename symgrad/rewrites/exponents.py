@@ -45,7 +45,7 @@ from sympy import (
 from sympy.logic.boolalg import false, true
 
 from ..build import evaluated, mapped
-from ..graph import count_ops
+from ..graph import count_ops, postorder
 
 __all__ = ["merge_exponentials", "settle"]
 
@@ -180,11 +180,22 @@ def _sign_kind(c: Basic) -> tuple | None:
     return ("or" if isinstance(c, Or) else "and", next(iter(ops))[0])
 
 
+def _foldable(e: Basic) -> bool:
+    """Whether no condition of a ``Piecewise`` in ``e`` holds a ``Piecewise``
+    (SymPy's ``piecewise_fold`` asserts there is none: the gradient of the
+    asymmetric loss, ``Max(p - 1/20, 0)`` under a ``Heaviside`` whose
+    argument holds it, crashed ``stabilize``).  One pass over the DAG."""
+    order, _ = postorder([e], lambda n: n.args)
+    return not any(isinstance(n, Piecewise) and any(c.has(Piecewise) for _, c in n.args)
+                   for n in order)
+
+
 def merge_exponentials(exprs: list[Basic]) -> list[Basic]:
     """``exprs`` with the ``Piecewise`` nodes folded out of products and
     functions, and each product's exponential factors merged into one
     ``exp`` of their expanded sum (one bottom-up pass over the DAG)."""
     if count_ops(exprs) <= FOLD_OPS:
-        exprs = [_branches_known(piecewise_fold(e)) if e.has(Piecewise) else e for e in exprs]
+        exprs = [_branches_known(piecewise_fold(e)) if e.has(Piecewise) and _foldable(e)
+                 else e for e in exprs]
     return mapped(exprs, evaluated,
                   after=lambda cur: _merged(cur) if isinstance(cur, Mul) else cur)

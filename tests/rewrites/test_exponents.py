@@ -123,3 +123,25 @@ def test_settle_drops_the_sign_ties_that_folding_two_sign_regimes_writes():
     assert settle(two) == two
     open_end = sp.Piecewise((a, (x >= 0) & (x <= 0)), (b, (x >= 0) | (x <= 0)), evaluate=False)
     assert settle(open_end) == open_end
+
+
+def test_a_piecewise_held_in_a_condition_is_left_unfolded():
+    """SymPy's piecewise_fold asserts no condition holds a Piecewise; the
+    rewrites hold such conditions unevaluated (the asymmetric loss's
+    gradient: Heaviside(p - 1/20) of the exp-normalized sigmoid p, whose
+    Piecewise stays inside the condition), and stabilize crashed with an
+    AssertionError.  Such a formula is left unfolded, its exponentials
+    still merged, its value unchanged."""
+    from sympy.functions.elementary.piecewise import ExprCondPair
+
+    y = sp.Symbol("y", real=True)
+    e_x = sp.exp(-sp.Abs(x))
+    p = sp.Piecewise((1, x >= 0), (e_x, True)) / (1 + e_x)
+    cond = sp.StrictLessThan(p, sp.Rational(1, 20), evaluate=False)
+    held = sp.Basic.__new__(sp.Piecewise, sp.Basic.__new__(ExprCondPair, sp.S(0), cond),
+                            ExprCondPair(sp.exp(x) * p, sp.true))
+    e = sp.Piecewise((y * held * sp.exp(-x), x >= 0), (held * sp.exp(x), True))
+    (got,) = merge_exponentials([e])
+    for xv, yv in ((-3.5, 0.25), (-2.0, 0.5), (0.5, 2.0), (4.0, -1.0)):
+        at = {x: xv, y: yv}
+        assert abs(float(got.subs(at)) - float(e.subs(at))) <= 1e-15 * abs(float(e.subs(at)))
