@@ -425,6 +425,43 @@ def test_near_ties_of_the_best_form_rank_the_cheapest_first():
     assert search._ranked([cands[0], cands[2]], [best, bits(0.1, 1.6)], ref) == [0, 1]
     assert _cost(compensated(squared)) > _cost(summed) > _cost(squared)
 
+
+def test_a_near_tie_never_replaces_an_accurate_formula_by_a_less_accurate_one():
+    """Where the formula as it runs now is accurate and in the tie, cost
+    chooses only among the forms at least as accurate as it: the logit's
+    gradient 1/(1 - p) + 1/p (0.028 bit mean) had been replaced by the
+    cheaper (-1/p)/(p - 1) (0.040).  A sibling nobody tuned for, 1/(2 - q)
+    + 1/q (replaced by (-2/q)/(q - 2), 0.019 -> 0.024 bit mean, before),
+    comes back as accurate as written; the tie still ranks the cheaper
+    form first where the formula as written is not in it."""
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import _Search
+
+    fmt = float_format("float64")
+    p = sp.Symbol("p", real=True)
+    dom = {p: (0.0, 1.0)}
+    search = _Search([p], parse_domain(dom, [p], fmt), np.zeros((0, 1)), fmt, dom)
+    cands = [Candidate(1 / (1 - p) + 1 / p, "as written"), Candidate((-1 / p) / (p - 1), "cheap")]
+    ref = np.full(100, 64.0)
+
+    def bits(mean, top):  # 100 samples: max top, mean mean
+        return np.array([top] + [(100 * mean - top) / 99] * 99)
+
+    errs = [bits(0.028, 1.0), bits(0.040, 1.0)]
+    assert search._ranked(cands, errs, ref) == [1, 0]  # no formula as written: the tie
+    search._now = errs[0]
+    assert search._ranked(cands, errs, ref) == [0, 1]  # as accurate as written first
+    search._now = bits(0.5, 30.0)  # the formula as written not accurate: the tie
+    assert search._ranked(cands, errs, ref) == [1, 0]
+
+    q = sp.Symbol("q", real=True)
+    f = 1 / (2 - q) + 1 / q
+    got = stabilize(f, {q: (1e-300, 2 - 2**-52)}, samples=128, explain=True)
+    before, after = got.choices[0].before, got.choices[0].after
+    assert after[0] <= before[0] and after[1] <= before[1]
+
 @pytest.mark.parametrize("dtype, far", [("float64", -745.1332191019412), ("float32", -100.5)])
 def test_the_chosen_form_splits_products_of_a_subnormal_exp(dtype, far):
     """A regime or a series at a zero is built from the forms best on the
