@@ -91,6 +91,8 @@ SELU_A, SELU_S = 1.6732632423543772848170429916717, 1.05070098735548049341933498
 GC = sqrt(2 / sp.pi)
 _lse3 = log(exp(a) + exp(b) + exp(c))
 _p = sigmoid(x)
+_sm2 = exp(a) / (exp(a) + exp(b))
+_pm = Max(_p - sp.Rational(1, 20), 0)  # ASL's shifted probability of the negatives
 
 
 def _stack(L, *ts):
@@ -167,6 +169,26 @@ CASES = [
          {x: (-W, W), y: (0, 1)},
          lambda L: lambda t, u: L.optax.sigmoid_focal_loss(t, u, gamma=2.0),
          lambda L: lambda t, u: _torch_focal(L, t, u)),
+    Case("poly-1 cross-entropy (eps=2, 2 logits, label 0)", "optax.poly_loss_cross_entropy",
+         -log(_sm2) + 2 * (1 - _sm2), (a, b), {a: (-W, W), b: (-W, W)},
+         lambda L: lambda t, u: L.optax.losses.poly_loss_cross_entropy(
+             _stack(L.jnp, t, u), L.jnp.array([1.0, 0]), epsilon=2.0),
+         lambda L: lambda t, u: _torch_poly(L, t, u)),
+    Case("poly-1 sigmoid loss (eps=1, logits)", "PolyLoss (Leng et al. 2022), sigmoid form",
+         -(y * log(_p) + (1 - y) * log(1 - _p)) + (1 - (y * _p + (1 - y) * (1 - _p))),
+         (x, y), {x: (-W, W), y: (0, 1)}, None,
+         lambda L: lambda t, u: L.F.binary_cross_entropy_with_logits(t, u, reduction="none")
+         + (1 - (u * L.torch.sigmoid(t) + (1 - u) * (1 - L.torch.sigmoid(t))))),
+    Case("focal loss (gamma=2, alpha=1/4, logits)",
+         "optax.sigmoid_focal_loss(alpha=0.25), torchvision.ops.sigmoid_focal_loss",
+         -(y * (1 - _p) ** 2 * log(_p) / 4 + 3 * (1 - y) * _p**2 * log(1 - _p) / 4), (x, y),
+         {x: (-W, W), y: (0, 1)},
+         lambda L: lambda t, u: L.optax.sigmoid_focal_loss(t, u, alpha=0.25, gamma=2.0),
+         lambda L: lambda t, u: _torch_focal(L, t, u, alpha=0.25)),
+    Case("asymmetric loss (gamma+=1, gamma-=4, clip 1/20)",
+         "ASL (Ridnik et al. 2021), its reference implementation without the log clamp",
+         -(y * (1 - _p) * log(_p) + (1 - y) * _pm**4 * log(1 - _pm)), (x, y),
+         {x: (-W, W), y: (0, 1)}, None, lambda L: lambda t, u: _torch_asl(L, t, u)),
     Case("huber (delta=1)", "optax.huber_loss, F.huber_loss",
          Piecewise(((x - y) ** 2 / 2, Abs(x - y) <= 1), (Abs(x - y) - sp.S.Half, True)),
          (x, y), {x: (-W, W), y: (-W, W)},
@@ -211,12 +233,31 @@ CASES = [
 ]
 
 
-def _torch_focal(L, t, u):
+def _torch_focal(L, t, u, alpha=-1.0):
     """torchvision.ops.sigmoid_focal_loss (alpha < 0: none), gamma = 2."""
     q = L.torch.sigmoid(t)
     ce = L.F.binary_cross_entropy_with_logits(t, u, reduction="none")
     q_t = q * u + (1 - q) * (1 - u)
-    return ce * (1 - q_t) ** 2
+    loss = ce * (1 - q_t) ** 2
+    return loss if alpha < 0 else (alpha * u + (1 - alpha) * (1 - u)) * loss
+
+
+def _torch_poly(L, t, u):
+    """PolyLoss's Poly-1 (epsilon 2) on two logits, label 0, as its paper's code."""
+    z = _stack(L.torch, t, u)
+    ce = L.F.cross_entropy(z, L.torch.zeros(t.shape[0], dtype=L.torch.long), reduction="none")
+    return ce + 2 * (1 - L.torch.softmax(z, -1)[..., 0])
+
+
+def _torch_asl(L, t, u):
+    """AsymmetricLoss's reference code (Alibaba-MIIL/ASL, losses.py), gamma_pos 1,
+    gamma_neg 4, clip 0.05, without its clamp of the log's argument at 1e-8
+    (which changes the function)."""
+    pos = L.torch.sigmoid(t)
+    neg = (1 - pos + 0.05).clamp(max=1)
+    loss = u * L.torch.log(pos) + (1 - u) * L.torch.log(neg)
+    pt = pos * u + neg * (1 - u)
+    return -loss * L.torch.pow(1 - pt, 1 * u + 4 * (1 - u))
 
 
 # ---- the libraries, imported in the child only (JAX must not be forked) -------------------
