@@ -162,6 +162,31 @@ def _ddc(h, lo, like):
     t = jnp.result_type(like, 1.0)
     hi = _np.asarray(h, t)[()]
     return hi, _np.asarray((h - float(hi)) + lo, t)[()]
+
+
+def _dd_pow2(k):
+    # powers of two from their exponent bits (NumPy's ldexp: a frexp and a pow
+    # in jax.numpy, where XLA splits its fused loops)
+    k = jnp.where(jnp.isfinite(k), k, 0)
+    k1 = jnp.rint(k * 0.5)
+    return _jg.pow2(k1), _jg.pow2(k - k1)
+
+
+def _dd_kept(fn):
+    # the pair transcendentals' outputs computed once for all their readers
+    # (XLA copies a chain of cheap operations into every fused loop reading it)
+    def kept(*args):
+        out = fn(*args)
+        if isinstance(out[0], tuple):  # _dd_sincos: two pairs
+            return tuple((_jg.materialized(p[0]), _jg.materialized(p[1])) for p in out)
+        return _jg.materialized(out[0]), _jg.materialized(out[1])
+    kept.__name__ = fn.__name__
+    return kept
+
+
+_dd_exp, _dd_expm1, _dd_log, _dd_log1p = map(_dd_kept, (_dd_exp, _dd_expm1, _dd_log, _dd_log1p))
+_dd_sin, _dd_cos, _dd_sincos = map(_dd_kept, (_dd_sin, _dd_cos, _dd_sincos))
+_dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))
 """,
     "torch": _SPLIT.replace("NP.", "_tnp.") + """
 

@@ -134,3 +134,19 @@ def test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags():
     for g, w in zip(got, want):
         for part_g, part_w in zip(g, w):
             np.testing.assert_array_equal(np.asarray(part_g), part_w, strict=True)
+
+
+def test_pow2_is_ldexp_over_every_exponent_of_both_types():
+    # pairs' exp and log scale by pow2 (exponent bits) where jnp.ldexp is a frexp
+    # and a float pow: the same powers of two, inf past the largest and 0 below the
+    # normal ones (XLA flushes subnormals), in both types
+    from symgrad.export.jax_ops import pow2
+
+    for dt, lo, hi in ((np.float64, -1080, 1080), (np.float32, -160, 160)):
+        k = np.arange(lo, hi + 1).astype(dt)
+        with jax.enable_x64():
+            got = np.asarray(jax.jit(pow2)(k))
+        want = np.ldexp(np.ones_like(k), k.astype(np.int32))
+        want[want < np.finfo(dt).tiny] = 0
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got, want)
