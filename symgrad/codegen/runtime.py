@@ -89,6 +89,8 @@ _DEFAULT_ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": 
 if _errvar is not None:  # the error state ignoring everything, set and reset by _hypot
     with np.errstate(all="ignore"):
         _IGNORE = _errvar.get()
+    with np.errstate(all="ignore", over="raise"):  # (_hypot's squares of arrays)
+        _OVER = _errvar.get()
 _err_seen = [None]  # the last error state found to be NumPy's default
 
 
@@ -311,6 +313,11 @@ def _hypot_low(dtype) -> float:
 _LOW64, _MAX64 = _hypot_low(np.float64), float(np.finfo(np.float64).max)
 _LOW32, _MAX32 = _hypot_low(np.float32), float(np.finfo(np.float32).max)
 _LIMITS = {}  # type code -> (low, max) as scalars of that type
+# the native float types -> HYPOT_LOW as a scalar of that type, where _hypot
+# takes its arrays' path (NumPy 2's error state: its overflow flag read)
+_LOW_ND = {} if _errvar is None else {
+    np.dtype(t): np.dtype(t).type(_hypot_low(np.dtype(t)))
+    for t in (np.float16, np.float32, np.float64, np.longdouble)}
 # kept for the callers that sized batches by them (stability.depth)
 HYPOT_SMALL = 256
 HYPOT_SMALL_32 = 2048
@@ -354,6 +361,25 @@ def _hypot(a, b):
     (np.float64(5.0), np.float64(5.0))
     """
     t = type(a)
+    if t is _nd and type(b) is _nd:  # (the kernels' case: arrays of one type and shape)
+        low = _LOW_ND.get(a.dtype)
+        if low is not None and b.dtype is a.dtype and a.shape == b.shape and a.ndim and a.size:
+            # NumPy raises on the overflow flag of a square or of the sum,
+            # in this one error state (the others ignored): with no
+            # overflow, every sum is finite but where an operand is
+            # infinite, whose square root is np.hypot's infinity (an
+            # infinite operand beside NaN has a NaN sum, which the least
+            # sum's test finds): one reduction, not two
+            token = _errvar.set(_OVER)
+            try:
+                s = _mul(a, a)
+                _add(s, _mul(b, b), s)
+            except FloatingPointError:
+                s = None
+            finally:
+                _errvar.reset(token)
+            if s is not None and low <= _min(s, None):
+                return _sqrt(s, s)
     if t is _f64 and type(b) is t:  # (the same float64 arithmetic in Python floats)
         fa, fb = float(a), float(b)
         s = fa * fa + fb * fb
@@ -374,12 +400,7 @@ def _hypot(a, b):
     else:
         token = _errvar.set(_IGNORE)
         try:
-            s = a * a  # (operators: a Python float stays weakly typed, as in np.hypot)
-            q = b * b
-            if type(s) is _nd and type(q) is _nd and q.dtype is s.dtype and q.shape == s.shape:
-                _add(s, q, s)
-            else:  # (mixed types or shapes: NumPy's promotion and broadcasting)
-                s = s + q
+            s = _squares(a, b)
         finally:
             _errvar.reset(token)
     dt = getattr(s, "dtype", None)
@@ -394,6 +415,16 @@ def _hypot(a, b):
     else:
         r = _sqrt(s) if ok else s
     return np.where(ok, r, _np_hypot(a, b))[()] if not ok.all() else r
+
+
+def _squares(a, b):
+    """``a*a + b*b`` in NumPy's arithmetic (operators: a Python float stays
+    weakly typed, as in np.hypot), the sum in place where it can be."""
+    s = a * a
+    q = b * b
+    if type(s) is _nd and type(q) is _nd and q.dtype is s.dtype and q.shape == s.shape:
+        return _add(s, q, s)
+    return s + q  # (mixed types or shapes: NumPy's promotion and broadcasting)
 
 
 _TINY32 = float(np.finfo(np.float32).tiny)

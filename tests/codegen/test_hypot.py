@@ -77,6 +77,23 @@ def test_a_value_does_not_depend_on_its_batch(dtype):
     assert _ulps(whole, np.hypot(a, b)).max() <= 1
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_an_overflow_beside_sums_in_range_takes_hypot(dtype):
+    # arrays whose least sum of squares is in range: the square root path
+    # unless a square or the sum overflowed (its test reads NumPy's overflow
+    # flag, not the largest sum); an infinite operand is np.hypot's infinity
+    # (also beside NaN), whatever the caller's error state
+    big = np.finfo(dtype).max / 2
+    for a, b in (([3, big, 1], [4, 1, 1]), ([3, 1, big], [4, big, 1]), ([3, np.inf], [4, 1]),
+                 ([3, np.inf, -np.inf], [4, np.nan, 2]), ([3, 2], [4, -np.inf])):
+        a, b = np.array(a, dtype), np.array(b, dtype)
+        for state in ("raise", "ignore"):
+            with np.errstate(all=state):
+                np.testing.assert_array_equal(_hypot(a, b), np.hypot(a, b))
+                for k in range(len(a)):
+                    assert _hypot(a[k:k + 1], b[k:k + 1])[0] == np.hypot(a[k], b[k])
+
+
 def test_out_of_range_elements_take_hypot_itself():
     a = np.full(HYPOT_SMALL - 1, 3e200)
     assert np.array_equal(_hypot(a, 4e200), np.hypot(a, 4e200))
