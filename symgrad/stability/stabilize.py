@@ -137,20 +137,44 @@ class Choice:
     finite: list = field(default_factory=list, repr=False)
 
 
+Report = StabilityReport | Callable[[], StabilityReport]
+
+
 @dataclass
 class Stabilization:
     """The result of :func:`stabilize` with ``explain=True``: the formula,
     each output's choice, ``check_stability`` of the original and of the
     result (on samples the choice never saw), and the seconds the choice
-    took (the two reports not included)."""
+    took (the two reports not included).
+
+    The two reports, ``before`` and ``after``, are computed when first
+    read (each a ``check_stability`` of its own, a third of an explained
+    ``stabilize``'s time; ``after`` at once where an output is left losing
+    bits, for its warning): from the formulas, domain and seeds fixed at
+    the call, against the call's memo of exact values, so the figures are
+    those computed at the call, in whatever order the two are read."""
 
     expr: object
     result: object
     choices: list[Choice]
-    before: StabilityReport
-    after: StabilityReport
+    _before: Report = field(repr=False, compare=False)
+    _after: Report = field(repr=False, compare=False)
     seconds: float
     note: str = ""  # a kept matrix formula: what it still loses, and why
+
+    @property
+    def before(self) -> StabilityReport:
+        """``check_stability`` of the formula as written, on the fresh points."""
+        if not isinstance(self._before, StabilityReport):
+            self._before = self._before()
+        return self._before
+
+    @property
+    def after(self) -> StabilityReport:
+        """``check_stability`` of the result, on the same points."""
+        if not isinstance(self._after, StabilityReport):
+            self._after = self._after()
+        return self._after
 
     @property
     def how(self) -> str:
@@ -160,7 +184,9 @@ class Stabilization:
     def unfixed(self) -> list[str]:
         """For each output still losing more than 3 bits, what symgrad
         says it cannot fix: where, the best figure reached, and why."""
-        out = [cannot_fix(i, c.after, c.how, c.worst, self.after, box=c.losing)
+        # (the report is read, and computed, only for such an output)
+        out = [cannot_fix(i, c.after, c.how, c.worst,
+                          self.after if c.after[0] > UNFIXED_ABOVE else None, box=c.losing)
                for i, c in enumerate(self.choices)]
         return [t for t in out if t]
 
@@ -260,8 +286,7 @@ def stabilize(
                 _warn([note])
             if not explain:
                 return kept
-            before = check_stability(expr, boxes, dtype=dtype, samples=samples,
-                                     seed=seed + 1)
+            before = _report(expr, boxes, dtype=dtype, samples=samples, seed=seed + 1)
             return Stabilization(expr, kept, [], before, report, time.perf_counter() - start,
                                  note)
         matrix = (expr, kept, report, boxes)
@@ -306,23 +331,28 @@ def stabilize(
                for k, c in enumerate(choices)])
         if not explain:
             return kept
-        before = check_stability(source, boxes, dtype=dtype, samples=samples, seed=seed + 1)
+        before = _report(source, boxes, dtype=dtype, samples=samples, seed=seed + 1)
         return Stabilization(source, kept, [], before, report, time.perf_counter() - start)
     if not explain:
         _warn([cannot_fix(k, c.after, c.how, c.worst, None, box=c.losing)
                for k, c in enumerate(choices)])
         return result
     seconds = time.perf_counter() - start
-    before = check_stability(forms, dom, dtype=dtype, samples=samples, seed=seed + 1,
-                             _truth_memo=memo)
+    before = _report(forms, dom, dtype=dtype, samples=samples, seed=seed + 1, _truth_memo=memo)
     # against the source's exact values: a chosen series approximates them
     # (NMSE 3.9's series at a numerical root x = -2.5e-309 was reported at
     # 26.7 bits against its own values, 47.2 against the formula's)
-    after = check_stability(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1,
-                            _source=forms, _truth_memo=memo)
+    after = _report(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1, _source=forms,
+                    _truth_memo=memo)
     out = Stabilization(expr, result, choices, before, after, seconds)
     _warn(out.unfixed)
     return out
+
+
+def _report(*args, **kwargs) -> Callable[[], StabilityReport]:
+    """``check_stability(*args, **kwargs)``, when called (a report of
+    :class:`Stabilization`, computed on first read)."""
+    return lambda: check_stability(*args, **kwargs)
 
 
 def _warn(texts: Sequence[str | None]) -> None:
