@@ -14,7 +14,8 @@ operations (a polynomial and ``erfc``), which is the derivative's series.
 
 from __future__ import annotations
 
-__all__ = ["erf", "erfcx", "tanh", "kept", "rounded", "materialized", "pow2", "ERF_SERIES",
+__all__ = ["erf", "erfcx", "tanh", "kept", "rounded", "materialized", "pow2", "exp_reduction",
+           "ERF_SERIES",
            "ERF_SERIES_UP_TO"]
 
 # erf(x) = x + x*y(x*x) for |x| <= 1: y's Taylor coefficients, those of
@@ -287,3 +288,40 @@ def pow2(k):
     inside = jnp.clip(k, 1 - bias, bias)
     bits = lax.bitcast_convert_type((inside.astype(it) + bias) << mant, k.dtype)
     return jnp.where(k > bias, _INF, jnp.where(k < 1 - bias, 0.0, bits)).astype(k.dtype)
+
+
+EXP_TABLE_BITS = 8  # 2**(j/256) for j = -128 ... 128
+_TABLES: dict = {}
+
+
+def exp_reduction(dtype) -> tuple:
+    """The constants of a pair ``exp`` by table, in float type ``dtype``:
+    (256/ln 2, ln(2)/256 as three floats c1 + c2 + c3, and 2**(j/256) - 1
+    for j = -128 ... 128 as pairs: two arrays hi, lo).  x = k ln 2 +
+    j ln(2)/256 + r with |r| <= ln(2)/512, so expm1(x - k ln 2) is
+    T + q + T q, T the table's entry and q = expm1(r) a short series: one
+    pair product where NumPy's pairs square expm1(r) back eight times
+    (generated JAX code's ``_dd_reduced``).  Made with mpmath at 200 bits,
+    once per type.
+
+    >>> import numpy as np
+    >>> inv, c1, c2, c3, hi, lo = exp_reduction(np.float64)
+    >>> len(hi), float(hi[128]), float(hi[-1] + lo[-1])  # 2**0 - 1, 2**0.5 - 1
+    (257, 0.0, 0.41421356237309503)
+    """
+    import mpmath
+    import numpy as np
+
+    t = np.dtype(dtype)
+    if t.name not in _TABLES:
+        with mpmath.workprec(200):
+            n = 2 ** EXP_TABLE_BITS
+            step = mpmath.log(2) / n
+            c1 = t.type(float(step))
+            c2 = t.type(float(step - mpmath.mpf(float(c1))))
+            c3 = t.type(float(step - mpmath.mpf(float(c1)) - mpmath.mpf(float(c2))))
+            vals = [mpmath.power(2, mpmath.mpf(j) / n) - 1 for j in range(-n // 2, n // 2 + 1)]
+            hi = np.array([float(v) for v in vals]).astype(t)
+            lo = np.array([float(v - mpmath.mpf(float(h))) for v, h in zip(vals, hi)]).astype(t)
+        _TABLES[t.name] = (t.type(float(n / mpmath.log(2))), c1, c2, c3, hi, lo)
+    return _TABLES[t.name]

@@ -184,6 +184,40 @@ def _dd_kept(fn):
     return kept
 
 
+def _dd_reduced(a):
+    # NumPy's contract (k, expm1(x - k ln 2) as a pair, |x - k ln 2| <= ln(2)/2)
+    # by a table: x = k ln 2 + j ln(2)/256 + r, |r| <= ln(2)/512 (NumPy's series
+    # bound after its 8 halvings), expm1(r) by the same series, then
+    # T + q + T q with T = 2**(j/256) - 1 (_jg.exp_reduction): one pair product
+    # for NumPy's eight squarings, whose chain XLA computes in every fused loop
+    # reading it
+    ah, al = a if isinstance(a, tuple) else (a, 0)
+    t = jnp.result_type(ah, 1.0)
+    inv, c1, c2, c3, th, tl = _jg.exp_reduction(t)
+    big = _DD_EXPMAX[t]
+    x = jnp.where(ah > big, big, jnp.where(ah < -big, -big, ah))
+    m = jnp.rint(x * inv)  # |m| < 2**19 (float64), 2**16 (float32): exact
+    k = jnp.rint(m * (1 / 256))
+    j = m - 256 * k  # -128 ... 128
+    # (x - m c1 is exact: Sterbenz where m != 0; every value bounded, _dd_ok)
+    p, e = _dd_two_prod(m, c1, True)
+    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(m, c2, True)), 1)
+    r = _dd_add(r, -(m * c3), 1)
+    if isinstance(a, tuple):
+        r = _dd_add(r, jnp.where(x == ah, al, 0))
+    coeffs = _DD_INVFACT[t]
+    n = _DD_PLAIN[t]
+    q = coeffs[-1][0]
+    for c in coeffs[-2:n - 1:-1]:
+        q = q * r[0] + c[0]
+    for c in coeffs[n - 1:0:-1]:
+        q = _dd_add(_dd_mul(q, r, 1), c, 1)
+    q = _dd_mul(q, r, 1)  # expm1(r)
+    i = (j + 128).astype(jnp.int32)
+    tj = (jnp.take(th, i), jnp.take(tl, i))
+    return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
+
+
 _dd_exp, _dd_expm1, _dd_log, _dd_log1p = map(_dd_kept, (_dd_exp, _dd_expm1, _dd_log, _dd_log1p))
 _dd_sin, _dd_cos, _dd_sincos = map(_dd_kept, (_dd_sin, _dd_cos, _dd_sincos))
 _dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))

@@ -150,3 +150,37 @@ def test_pow2_is_ldexp_over_every_exponent_of_both_types():
         want[want < np.finfo(dt).tiny] = 0
         assert got.dtype == dt
         np.testing.assert_array_equal(got, want)
+
+
+def test_pair_exp_by_table_to_twice_the_precision_in_both_types():
+    # generated JAX code's pair exp and expm1 reduce by a table of 2**(j/256)
+    # (_dd_reduced; NumPy's pairs square back eight times): exp and expm1 of
+    # pairs (a low part of 0: of floats) over the whole range, against mpmath,
+    # where the pair's low part is normal (XLA flushes subnormals). NumPy's pairs
+    # reach 2**-100.4 in float64 and 2**-45.9 in float32 at these points, the
+    # table 2**-105 and 2**-47.5 (the XLA defaults' contractions: the guards of
+    # test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags)
+    from symgrad.export.printers import HEADERS
+    from symgrad.export.source import _pair_helpers
+
+    h: dict = {}
+    exec(HEADERS["jax"] + _pair_helpers("jax"), h)  # noqa: S102 (symgrad's own text)
+    rng = np.random.default_rng(5)
+    mpmath.mp.prec = 200
+    for dt, lim, bound in ((np.float64, 745.0, 2.0**-104), (np.float32, 103.0, 2.0**-47)):
+        x = np.concatenate([rng.uniform(-lim, lim, 150), rng.uniform(-1, 1, 50)
+                            * 2.0 ** rng.integers(-40, 0, 50)]).astype(dt)
+        lo = (x * rng.uniform(-1, 1, len(x)) * np.finfo(dt).eps / 2).astype(dt)
+        lo[::2] = 0
+        with jax.enable_x64():
+            outs = jax.jit(lambda a, b: (h["_dd_exp"]((a, b)), h["_dd_expm1"]((a, b))))(x, lo)
+        fine = np.finfo(dt).tiny * 2.0 ** (2 * np.finfo(dt).nmant + 4)  # lo normal
+        for n, (hi_, lo_) in enumerate(outs):
+            assert hi_.dtype == dt
+            for i in range(len(x)):
+                arg = mpmath.mpf(float(x[i])) + mpmath.mpf(float(lo[i]))
+                want = mpmath.exp(arg) if n == 0 else mpmath.expm1(arg)
+                if not fine <= abs(want) <= np.finfo(dt).max / 2:
+                    continue
+                got = mpmath.mpf(float(hi_[i])) + mpmath.mpf(float(lo_[i]))
+                assert abs(got - want) <= bound * abs(want), (dt, n, x[i], lo[i])
