@@ -244,7 +244,10 @@ class Combinations:
         one = type(v) is dict and len(v) == 1
         positive = (type(v) is Fraction and v > 0) or \
             (one and not next(iter(v))[1] and next(iter(v.values())) > 0)
-        if type(r) is Fraction and r.denominator == 1 and one:
+        if type(r) is Fraction and r.denominator == 1 and one and \
+                (r > 0 or not next(iter(v))[1]):
+            # (a negative power of an atom of unknown sign is an atom of its own:
+            # that atom may be an exact 0 no name shows, and a/a is not 1 there)
             (t, c), = v.items()
             n = r.numerator
             L = {k: e * n for k, e in t[0]}
