@@ -11,8 +11,20 @@ reads the same variable for its own, larger, budget).
 from __future__ import annotations
 
 import os
+import sys
 
-from hypothesis import settings
+from _pytest.assertion.rewrite import AssertionRewritingHook
+
+# pytest rewrites the asserts of every package a plugin comes from, and
+# hypothesis is one (its pytest plugin is a module of its own, rewritten
+# still): its ~80 internal modules, rewritten in every process that imports
+# them (the controller and each worker), cost ~1 s of CPU each and change no
+# test's message.  Imported as they are:
+for _hook in sys.meta_path:
+    if isinstance(_hook, AssertionRewritingHook):
+        getattr(_hook, "_must_rewrite", set()).discard("hypothesis")
+
+from hypothesis import settings  # noqa: E402
 
 LONG = os.environ.get("SYMGRAD_FUZZ") == "long"
 
