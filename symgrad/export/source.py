@@ -266,6 +266,22 @@ def _dd_two_prod(a, b, ok=False):
     e = _tnp.product_error(a, b, p)
     tiny = _tnp.abs(p) >= _DD_TINY[_tnp.result_type(p)]
     return p, _tnp.where(tiny, e if ok else _tnp.finite(e), 0)
+
+
+_dd_pair_mul = _dd_mul
+
+
+def _dd_mul(a, b, k=None):
+    # a float times a literal +-2**j: that product as a float, where the pair
+    # helper makes (p, 0) (its low part is +0, or NaN beside an infinite p that
+    # the domain's proof rules out), which every helper reading it takes as the
+    # float p; each operation on the pair's zeros (4-5 here, 10-14 in an
+    # addition reading it) is left out
+    for u, v in ((a, b), (b, a)):
+        if type(v) in (int, float) and not isinstance(u, tuple) \
+                and float(v).hex().lstrip("-").startswith("0x1.0000000000000p"):
+            return u * v
+    return _dd_pair_mul(a, b, k)
 """,
 }
 # how each backend reads the helpers' NumPy calls

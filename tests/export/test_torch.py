@@ -233,6 +233,41 @@ def test_pair_products_take_the_fused_error_with_the_same_floats(monkeypatch):
     assert len(fused) == 4  # x*y and the quotient's q*y, in each type
 
 
+def test_a_float_times_a_power_of_two_in_pairs_is_that_float():
+    # compensated(u) multiplies floats by literals +-2**j (mish's exponent
+    # 2 max(0, x) + 2 log1p(exp(-|x|)), the GELU-erf split's 64 min(64, |x|)):
+    # the float product, where the pair helper made (p, 0); the same floats, over
+    # the whole range, overflow, subnormal products, inf and NaN included
+    from symgrad.export.source import compile_source, generate
+
+    u = symgrad.compensated(2 * x + sp.exp(-sp.Abs(4 * y)) - x * y / 8 + 2 * sp.sin(x))
+    f = compile_source(generate("torch", [x, y], [u]))
+    assert "_dd_mul(2, x)" in f.source and "_dd_mul(-4, " in f.source
+    g, pairs = f.__globals__, []
+    short, real = g["_dd_mul"], g["_dd_pair_mul"]
+
+    def counted(a, b, k=None):  # the pair helper, noting a float times a literal
+        pairs.append(type(a) in (int, float) and not isinstance(b, tuple))
+        return real(a, b, k)
+
+    rng = np.random.default_rng(2)
+    try:
+        for dtype, top in ((np.float64, 1020), (np.float32, 125)):
+            a, b = (rng.uniform(-2, 2, 400) * 2.0 ** rng.integers(-top, top, 400) for _ in range(2))
+            a[:7] = [0.0, -0.0, np.inf, np.nan, 1e-40, 3.0, -1.0]
+            b[:7] = [1.0, 2.0, -3.0, 0.5, 1e-38, 0.0, 7.0]
+            a, b = (torch.from_numpy(v.astype(dtype)) for v in (a, b))
+            g["_dd_pair_mul"] = counted
+            got = f(a, b)[0].numpy()
+            assert not any(pairs)  # no float times a literal made a pair
+            g["_dd_mul"] = counted  # every product a pair, as before
+            np.testing.assert_array_equal(got, f(a, b)[0].numpy(), strict=True)
+            assert any(pairs)
+            g["_dd_mul"], pairs[:] = short, []
+    finally:
+        g["_dd_mul"], g["_dd_pair_mul"] = short, real
+
+
 def test_a_function_of_no_arguments_gives_its_constants_in_torchs_default_type():
     # (raised an IndexError until 2026-11-27)
     a, b = symgrad.to_torch([2 * sp.pi, sp.sqrt(2)], [])()
