@@ -10,10 +10,20 @@ and no xdist worker pays for a framework it does not use.
 
 from __future__ import annotations
 
+import ast
+import doctest
 import gc
+import importlib
 
 import pytest
-from _pytest.doctest import DoctestModule
+from _pytest.doctest import (
+    DoctestItem,
+    DoctestModule,
+    _get_checker,
+    _get_continue_on_failure,
+    _get_runner,
+    get_optionflags,
+)
 
 # Python's cyclic collector runs its youngest generation every 700 net
 # allocations of container objects.  A test process holds a large heap
@@ -29,13 +39,85 @@ from _pytest.doctest import DoctestModule
 gc.set_threshold(10_000, 20, 100)
 
 
+# A module that imports one of these at its top (symgrad/export/torch_pairs.py:
+# PyTorch, ~1.3 s of CPU and ~150 MB) has its doctests found in its source and
+# is imported only when one of them runs: the worker that runs the framework
+# tests (tests/conftest.py), not every worker at collection.
+FRAMEWORKS = frozenset({"torch", "jax", "jaxlib", "dask", "optax", "casadi", "matplotlib"})
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path, parent):
     found = yield
     if file_path.suffix == ".py" and any(isinstance(c, DoctestModule) for c in found):
-        if ">>>" not in file_path.read_text(encoding="utf-8"):
+        text = file_path.read_text(encoding="utf-8")
+        if ">>>" not in text:
             found = [c for c in found if not isinstance(c, DoctestModule)]
+        elif _imports_a_framework(ast.parse(text)):
+            found = [SourceDoctests.from_parent(parent, path=file_path)
+                     if isinstance(c, DoctestModule) else c for c in found]
     return found
+
+
+def _imports_a_framework(tree: ast.Module) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(n.split(".")[0] in FRAMEWORKS for n in names):
+            return True
+    return False
+
+
+class SourceDoctests(DoctestModule):
+    """The doctests of a module as ``--doctest-modules`` finds them (the
+    docstrings of the module, of its functions and classes, and of the
+    classes' own), read from its source: the module is imported when a
+    test runs, and each test's globals are a copy of the module's."""
+
+    def collect(self):
+        tree = ast.parse(self.path.read_text(encoding="utf-8"))
+        rel = self.path.relative_to(self.config.rootpath).with_suffix("")
+        module = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        parser = doctest.DocTestParser()
+        tests = []
+
+        def visit(node, name):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                line = 0 if isinstance(node, ast.Module) else node.lineno - 1
+                tests.append(parser.get_doctest(doc, {}, name, str(self.path), line))
+            if isinstance(node, (ast.Module, ast.ClassDef)):  # (not a function's body)
+                for child in node.body:
+                    if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                        visit(child, f"{name}.{child.name}")
+
+        visit(tree, module)
+        runner = _get_runner(verbose=False, optionflags=get_optionflags(self.config),
+                             checker=_get_checker(),
+                             continue_on_failure=_get_continue_on_failure(self.config))
+        for test in sorted(tests):
+            if test.examples:
+                yield _ImportingDoctest.from_parent(self, name=test.name, runner=runner,
+                                                    dtest=test, module=module)
+
+
+class _ImportingDoctest(DoctestItem):
+    def __init__(self, *args, module: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.module = module
+
+    @classmethod
+    def from_parent(cls, parent, *, name, runner, dtest, module):
+        return super(DoctestItem, cls).from_parent(parent, name=name, runner=runner,
+                                                   dtest=dtest, module=module)
+
+    def setup(self) -> None:
+        self.dtest.globs.update(vars(importlib.import_module(self.module)).copy())
+        super().setup()
 
 
 def pytest_collection_modifyitems(session, config, items):
