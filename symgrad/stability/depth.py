@@ -73,9 +73,13 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
     with np.errstate(all="ignore"):
         v0 = np.asarray(values(points), dtype=float).reshape(-1, n)
     ok = np.flatnonzero(np.isfinite(v0).all(axis=0))
-    if not len(ok) or not ((v0 > 0).any(axis=1) & (v0 < 0).any(axis=1)).any():
-        return points[:0]  # (no output takes both signs at the points: no surface to walk)
-    lines = _Lines(values, domain_ranges, fmt)
+    if not len(ok):
+        return points[:0]
+    # no output takes both signs at the points: no sign change to bisect, but a
+    # double zero (a value that touches 0, (x - sqrt y)**2/(2x)) is a minimum
+    # of |value| along a line, bisected on the sign of its slope
+    touch = not ((v0 > 0).any(axis=1) & (v0 < 0).any(axis=1)).any()
+    lines = _Lines(values, domain_ranges, fmt, minima=touch)
     bases, js = [], []
     for j in range(k):
         if lines.bounds[j, 1] < lines.bounds[j, 0] + 2:
@@ -89,7 +93,8 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
         return points[:0]
     found = [lines.zeros(np.array(bases, dtype=fmt.dtype), np.array(js))]
     if k > 1 and len(found[0][0]):
-        found.append(lines.walk(found[0], DEEP_WALK, WALK, rng))
+        if not touch:  # (the walk's secant step is on a sign change's slope)
+            found.append(lines.walk(found[0], DEEP_WALK, WALK, rng))
         found.append(lines.turn(_merged(found), TURN, TURNS, rng))
     # the deepest of each step alike (exp(x) - y's walk from its zero at
     # x = 1e-282, y = 1 finds zeros 1e-282 deep that pairs compute exactly,
@@ -123,8 +128,12 @@ class _Lines:
     over ``scale``, the median of the values along its line."""
 
     def __init__(self, values: Callable[[np.ndarray], np.ndarray],
-                 domain_ranges: Sequence[tuple[float, float]], fmt: Format) -> None:
+                 domain_ranges: Sequence[tuple[float, float]], fmt: Format,
+                 minima: bool = False) -> None:
         self.values, self.fmt = values, fmt
+        # (minima: the local minima of |value| stand for the zeros, and the sign
+        # bisected is that of |value| one float on minus |value| here)
+        self.minima = minima
         self.bounds = np.array([[int(b) for b in ordinal(np.array(r), fmt)]
                                 for r in domain_ranges])
         u = np.linspace(0.0, 1.0, GRID + 1)
@@ -149,6 +158,18 @@ class _Lines:
             v = np.asarray(self.values(rows), dtype=float).reshape(-1, len(rows))
         return v[outs, np.arange(len(rows))]
 
+    def signed(self, base: np.ndarray, jj: np.ndarray, o: np.ndarray,
+               outs: np.ndarray) -> np.ndarray:
+        """What the bisection keeps the sign of at ordinal ``o`` of each
+        line: the output, or (``minima``) its magnitude's step to the next
+        float (negative before a minimum, positive after)."""
+        if not self.minima:
+            return self.value(self.at(base, jj, o), outs)
+        top = self.bounds[jj, 1]
+        a = np.abs(self.value(self.at(base, jj, o), outs))
+        b = np.abs(self.value(self.at(base, jj, np.minimum(o + 1, top)), outs))
+        return b - a
+
     def zeros(self, bases: np.ndarray, js: np.ndarray) -> tuple:
         """The sign changes of each output along variable ``js[q]`` from
         ``bases[q]``, on the grids (two at most per line and output),
@@ -170,14 +191,22 @@ class _Lines:
                 mag = np.abs(s[np.isfinite(s) & (s != 0)])
                 if not len(mag):
                     continue
-                a, b = s[:-1], s[1:]
-                cross = np.flatnonzero(np.isfinite(a) & np.isfinite(b)
-                                       & (np.sign(a) * np.sign(b) < 0))
-                for c in cross[:2]:
+                if self.minima:  # the two deepest local minima of |s| inside the grid
+                    m = np.abs(s)
+                    c = np.flatnonzero(np.isfinite(m[1:-1]) & (m[1:-1] <= m[:-2])
+                                       & (m[1:-1] <= m[2:])) + 1
+                    c = c[np.argsort(m[c], kind="stable")][:2]
+                    pairs = [(g[i - 1], g[i + 1]) for i in c]
+                else:
+                    a, b = s[:-1], s[1:]
+                    cross = np.flatnonzero(np.isfinite(a) & np.isfinite(b)
+                                           & (np.sign(a) * np.sign(b) < 0))
+                    pairs = [(g[i], g[i + 1]) for i in cross[:2]]
+                for a_o, b_o in pairs:
                     line.append(q)
                     outs.append(o)
-                    lo.append(g[c])
-                    hi.append(g[c + 1])
+                    lo.append(a_o)
+                    hi.append(b_o)
                     scale.append(float(np.median(mag)))
         k = bases.shape[1]
         if not line:
@@ -185,7 +214,7 @@ class _Lines:
                     np.zeros(0, dtype=int), np.zeros(0), np.zeros(0))
         base, jj, outs = bases[line], js[line], np.array(outs)
         lo_o, hi_o = np.array(lo, dtype=np.int64), np.array(hi, dtype=np.int64)
-        sign_lo = np.sign(self.value(self.at(base, jj, lo_o), outs))
+        sign_lo = np.sign(self.signed(base, jj, lo_o, outs))
         while True:  # bisection in ordinals to two floats beside each other
             tick()  # rounds of bisection: a step of the search
             live = np.flatnonzero(hi_o - 1 > lo_o)  # (hi - lo may pass 2**63)
@@ -228,7 +257,7 @@ class _Lines:
         open_ = hi - 1 > lo  # (a bracket of two floats beside each other: no round)
         q, i = np.nonzero(open_)
         s = np.full((n, size), np.nan)
-        s[q, i] = np.sign(self.value(self.at(base[q], jj[q], mid[q, i]), outs[q]))
+        s[q, i] = np.sign(self.signed(base[q], jj[q], mid[q, i], outs[q]))
         cur = np.zeros(n, dtype=np.int64)
         go = np.ones(n, dtype=bool)
         r = np.arange(n)
