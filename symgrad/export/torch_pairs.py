@@ -13,7 +13,7 @@ import torch
 
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
            "exp2", "exp", "log", "zeros_like", "log1p", "floor", "sin", "cos", "arctan",
-           "const_pair", "fused", "product_error", "finite"]
+           "const_pair", "fused", "product_error", "finite", "exp_table", "index", "take"]
 
 
 class _Type:
@@ -179,3 +179,47 @@ def product_error(a, b, p):
     """a*b - p, exactly (p = a*b rounded), in one fused multiply-add: only
     where :func:`fused` holds."""
     return torch.addcmul(-p, a, b)
+
+
+_EXP_TABLES: dict = {}
+
+
+def exp_table(t: torch.dtype, like) -> tuple:
+    """The pair ``exp``'s table constants in float type ``t``
+    (:func:`symgrad.export.jax_ops.exp_reduction`, which imports no JAX):
+    256/ln 2 as a Python float; ln(2)/256's three floats as 0-d CPU tensors
+    (a Python float would be taken for a literal of at most 11 bits by
+    Dekker's split); the table's high and low parts on ``like``'s device.
+
+    >>> inv, c1, c2, c3, hi, lo = exp_table(torch.float64, torch.zeros(1))
+    >>> hi.shape, float(hi[128]), c1.dtype
+    (torch.Size([257]), 0.0, torch.float64)
+    """
+    from .jax_ops import exp_reduction
+
+    dev = like.device if isinstance(like, torch.Tensor) else torch.device("cpu")
+    key = (t, dev)
+    if key not in _EXP_TABLES:
+        npt = np.float32 if torch.finfo(t).bits <= 32 else np.float64
+        inv, c1, c2, c3, hi, lo = exp_reduction(npt)
+        consts = [torch.tensor(float(c), dtype=t, device="cpu") for c in (c1, c2, c3)]
+        tables = [torch.from_numpy(np.ascontiguousarray(v)).to(dtype=t, device=dev)
+                  for v in (hi, lo)]
+        _EXP_TABLES[key] = (float(inv), *consts, *tables)
+    return _EXP_TABLES[key]
+
+
+def index(v):
+    """An integral float tensor as indices (int64), NaN as 0 (a NaN argument's
+    value is NaN whatever the table entry; jax.numpy.take's indices are
+    clamped, a torch index out of range raises).
+
+    >>> index(torch.tensor([3.0, float("nan"), 0.0]))
+    tensor([3, 0, 0])
+    """
+    return torch.nan_to_num(v, nan=0.0).to(torch.int64)
+
+
+def take(table, i):
+    """``table[i]`` for a 1-d ``table`` and indices ``i`` of any shape."""
+    return table[i]

@@ -268,6 +268,43 @@ def test_a_float_times_a_power_of_two_in_pairs_is_that_float():
         g["_dd_mul"], g["_dd_pair_mul"] = short, real
 
 
+def test_pair_exp_by_table_to_twice_the_precision_in_both_types():
+    # generated PyTorch code's pair exp and expm1 reduce by JAX's table of
+    # 2**(j/256) (_dd_reduced; NumPy's pairs square back eight times): exp and
+    # expm1 of pairs (a low part of 0: of floats) over the whole range, against
+    # mpmath, where the pair's low part is normal (siblings: test_jax_ops); NaN,
+    # infinities and overflow as the float exp gives
+    import mpmath
+
+    from symgrad.export.printers import HEADERS
+    from symgrad.export.source import _pair_helpers
+
+    h: dict = {}
+    exec(HEADERS["torch"] + _pair_helpers("torch"), h)  # noqa: S102 (symgrad's own text)
+    rng = np.random.default_rng(5)
+    mpmath.mp.prec = 200
+    for dt, lim, bound in ((np.float64, 745.0, 2.0**-104), (np.float32, 103.0, 2.0**-47)):
+        x = np.concatenate([rng.uniform(-lim, lim, 150), rng.uniform(-1, 1, 50)
+                            * 2.0 ** rng.integers(-40, 0, 50)]).astype(dt)
+        lo = (x * rng.uniform(-1, 1, len(x)) * np.finfo(dt).eps / 2).astype(dt)
+        lo[::2] = 0
+        pair = (torch.from_numpy(x), torch.from_numpy(lo))
+        outs = [[v.numpy() for v in fn(pair)] for fn in (h["_dd_exp"], h["_dd_expm1"])]
+        fine = np.finfo(dt).tiny * 2.0 ** (2 * np.finfo(dt).nmant + 4)  # lo normal
+        for n, (hi_, lo_) in enumerate(outs):
+            assert hi_.dtype == dt
+            for i in range(len(x)):
+                arg = mpmath.mpf(float(x[i])) + mpmath.mpf(float(lo[i]))
+                want = mpmath.exp(arg) if n == 0 else mpmath.expm1(arg)
+                if not fine <= abs(want) <= np.finfo(dt).max / 2:
+                    continue
+                got = mpmath.mpf(float(hi_[i])) + mpmath.mpf(float(lo_[i]))
+                assert abs(got - want) <= bound * abs(want), (dt, n, x[i], lo[i])
+        edge = torch.tensor([np.nan, np.inf, -np.inf, 2 * lim, -2 * lim], dtype=pair[0].dtype)
+        got = h["_dd_exp"](edge)[0].numpy()
+        np.testing.assert_array_equal(got, [np.nan, np.inf, 0.0, np.inf, 0.0])
+
+
 def test_a_function_of_no_arguments_gives_its_constants_in_torchs_default_type():
     # (raised an IndexError until 2026-11-27)
     a, b = symgrad.to_torch([2 * sp.pi, sp.sqrt(2)], [])()
