@@ -548,13 +548,15 @@ class PointSearch:
         per variable): the two rows on both sides of the first change of
         class from row a."""
         fmt, top = self.fmt, 1 << 62
-        ends = [(ordinal(drawn[a], fmt).astype(object), ordinal(drawn[b], fmt).astype(object))
-                for _, a, b, _, _ in asks]
+        ends = []  # per ask: row a's ordinals and b's minus a's, Python ints
+        for _, a, b, _, _ in asks:
+            oa = [int(v) for v in ordinal(drawn[a], fmt)]
+            ends.append((oa, [int(v) - w for v, w in zip(ordinal(drawn[b], fmt), oa)]))
 
         def at(q: int, ss: list) -> np.ndarray:
-            oa, ob = ends[q]
-            o = np.array([[int(oa[j]) + (int(ob[j]) - int(oa[j])) * int(s_) // top
-                           for j in range(len(oa))] for s_ in ss], dtype=np.int64)
+            oa, d = ends[q]
+            o = np.array([[w + dw * int(s_) // top for w, dw in zip(oa, d)] for s_ in ss],
+                         dtype=np.int64)
             return from_ordinal(o, fmt)
 
         live = [[t, 0, top, ca, cb, q] for q, (t, _, _, ca, cb) in enumerate(asks)]
