@@ -16,10 +16,10 @@ at ``t``'s sign, each side is a formula without the kink:
               (e, True))
 
 exactly ``e`` (the last branch, at ``t = 0``, is ``e`` itself: SymPy's
-``H(0)`` is 1/2).  The condition is evaluated as the formula's own code
-evaluates the kink (the sign of ``t`` as computed), so the split chooses
-the branch the formula as written chooses.  A ``Piecewise`` already is
-its branches.
+``H(0)`` is 1/2).  stabilize decides the sign of ``t`` by ``t``'s own
+best form (a series at its zero), not ``t`` as written, which rounds to
+the wrong side within ulps of the kink.  A ``Piecewise`` already is its
+branches.
 """
 
 from __future__ import annotations

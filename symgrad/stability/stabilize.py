@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sympy import Add, Basic, Expr, Mul, Piecewise, Symbol, oo
+from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
 
 from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
@@ -1130,6 +1130,16 @@ class _Search:
             return []
         part = _Search(self.symbols, self.domain, self.points, self.fmt, self.user_domain)
         part.nested, part.memo = True, self.memo
+        if not isinstance(e, Piecewise):
+            # the side taken as the exact value's: u's sign from u's own best form
+            # (a series at its zero), not from u as written, which rounds to the
+            # wrong side within ulps of the kink (the gradient of Max(tanh(2x) -
+            # 1/2, 0)**2 was 0 at the float nearest the zero, 61.9 bits)
+            u = parts[0][1].lhs
+            w = part.run(u).chosen
+            if not w.has(FloatMarker):
+                parts = [(f, c if c is S.true else _sign_condition(w, c.func))
+                         for f, c in parts]
         pieces, hows = [], []
         for f, cond in parts:
             if f == e:
@@ -1286,6 +1296,22 @@ class _TruthCache:
         lo = np.array([g[2] for g in got], dtype=float)
         hi = np.array([g[3] for g in got], dtype=float)
         return vals, ok, lo, hi
+
+
+def _sign_condition(w: Expr, rel: type) -> Basic:
+    """``rel(w, 0)`` (``w > 0`` or ``w < 0``) with a ``Piecewise`` ``w``
+    written as its branches' conditions (SymPy would hold an ``ITE``, which
+    code generation does not take): ``(c1 & a1 > 0) | (~c1 & c2 & a2 > 0)
+    | ...``."""
+    if not isinstance(w, Piecewise):
+        return rel(w, 0)
+    out, before = [], S.true
+    for a in w.args:
+        if a.expr.has(Piecewise):
+            return rel(w, 0)
+        out.append(before & a.cond & rel(a.expr, 0))
+        before = before & ~a.cond
+    return Or(*out)
 
 
 def _parent_how(how: str) -> str:
