@@ -306,7 +306,7 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
     levels = list(range(fmt.prec - 1, -1, -4)) + [0]
     level = np.zeros(len(chosen), dtype=int)
     moved = np.zeros_like(cur)  # each start's last move: tried again, doubled (a valley)
-    dirs = _directions(k)
+    dirs = np.array(_directions(k))
     rows_out, scores_out = [], []
     for _ in range(calls):
         tick()  # a step of the climb
@@ -314,20 +314,18 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
         if not len(live):
             break
         cand, owner = [], []
-        for t in live:
-            step = np.int64(1) << np.int64(levels[level[t]])
-            tries = [d * step for d in dirs]
+        for t in live:  # (each start's tries as one array, in the order of dirs)
+            tries = dirs * (np.int64(1) << np.int64(levels[level[t]]))
             if moved[t].any():
-                tries += [moved[t], 2 * moved[t]]
-            for d in tries:
-                o = np.clip(cur[t] + d, bounds[:, 0], bounds[:, 1])
-                if (o != cur[t]).any():
-                    cand.append(o)
-                    owner.append(t)
-        if not cand:
+                tries = np.concatenate([tries, moved[t][None], 2 * moved[t][None]])
+            o = np.clip(cur[t] + tries, bounds[:, 0], bounds[:, 1])
+            o = o[(o != cur[t]).any(axis=1)]
+            cand.append(o)
+            owner.append(np.full(len(o), t))
+        cand_o, owner = np.concatenate(cand), np.concatenate(owner)
+        if not len(cand_o):
             level[live] += 1
             continue
-        cand_o, owner = np.array(cand), np.array(owner)
         rows = np.stack([from_ordinal(cand_o[:, j], fmt) for j in range(k)], axis=1)
         got = np.asarray(objective(rows), dtype=float)
         got = np.where(np.isnan(got), -np.inf, got)
