@@ -6,12 +6,14 @@ exported code are symgrad's, never PyTorch's autograd of these."""
 from __future__ import annotations
 
 import math
+import weakref
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 __all__ = ["maximum", "minimum", "fmin", "heaviside", "mod", "arctan2", "hypot", "cbrt",
            "polygamma", "gamma", "loggamma", "zeta", "ldexp", "logaddexp", "logaddexp2", "masked",
-           "blocked"]
+           "blocked", "block_bytes"]
 
 
 def _pair(a, b):
@@ -229,20 +231,78 @@ def _gathered(v, shape, idx):
     return v.reshape(-1).index_select(0, idx)
 
 
-# blocked(): an eager program run over blocks of this many bytes per tensor
-# (65,536 float64): every tensor a block's program makes stays in the core's
-# cache (2 MB of L2 here) for the operations that read it next, where over
-# 10^6 points each operation streams 8 MB from and to memory.  Measured
-# (CPU medians, joint value+Jacobian kernels of 10^6 float64, load 10-12):
-# blocks of 2^13 / 2^15 / 2^16 / 2^17 float64: log Phi 157 -> 185 / 132 / 116
-# / 116 ms, GELU-tanh 506 -> 339 / 300 / 280 / 310, mish 8967 -> 4857 / 3647
-# / 4530 / 5103 (smaller blocks pay Python's per-call cost per operation)
+# blocked(): an eager program run over blocks of at most this many bytes per
+# tensor (65,536 float64): every tensor a block's program makes stays in the
+# core's cache for the operations that read them next, where over 10^6 points
+# each operation streams 8 MB from and to memory.  Measured (CPU medians,
+# joint value+Jacobian kernels of 10^6 float64, load 10-12): blocks of 2^13 /
+# 2^15 / 2^16 / 2^17 float64: log Phi 157 -> 185 / 132 / 116 / 116 ms,
+# GELU-tanh 506 -> 339 / 300 / 280 / 310, mish 8967 -> 4857 / 3647 / 4530 /
+# 5103 (smaller blocks pay Python's per-call cost per operation)
 BLOCK_BYTES = 2**19
+# ... and at most this many bytes for all the tensors a block's program holds
+# at once (its width: measured once per kernel, _width): a program in pairs
+# of floats holds 20-32 tensors where a plain one holds 5, so its blocks are
+# smaller.  Joint kernels of 10^6 float64, normal(0, 3), blocks of 2^16 /
+# 2^17 / 2^18 / 2^19 bytes (CPU medians of 5, load 12-13; widths in
+# brackets): x tanh x + sin^2 (32) 854 / 738 / 784 / 1047 ms, GELU-tanh (26)
+# 249 / 192 / 185 / 200, GELU-erf (24) 240 / 201 / 196 / 196, mish (20) 156 /
+# 126 / 122 / 131, log Phi (20) 126 / 105 / 93 / 90, softplus (5) 21 / 19 /
+# 20 / 22; session 10's at load 3 alike (docs/performance.md)
+WORKING_BYTES = 2**23
+_PROBE = 64  # points of the run that measures a kernel's width
+
+
+class _Alive(TorchFunctionMode):
+    """The most tensors of more than 0 dimensions alive at once while it is on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list = []
+        self.peak = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for o in out if isinstance(out, tuple) else (out,):
+            if isinstance(o, torch.Tensor) and o.dim():
+                self.refs.append(weakref.ref(o))
+        self.refs = [r for r in self.refs if r() is not None]
+        self.peak = max(self.peak, len(self.refs))
+        return out
+
+
+def _width(kernel, xs: tuple) -> int:
+    """The most tensors ``kernel``'s program holds at once, measured by one
+    run on the first :data:`_PROBE` points of ``xs`` (then kept on the
+    function: a kernel is compiled per float type)."""
+    w = getattr(kernel, "_sg_width", None)
+    if w is None:
+        probe = tuple(x.reshape(-1)[:_PROBE] if x.dim() else x for x in xs)
+        with _Alive() as alive:
+            kernel(*probe)
+        w = max(1, alive.peak)
+        try:
+            kernel._sg_width = w
+        except AttributeError:  # (a callable that takes no attribute: measured each call)
+            pass
+    return w
+
+
+def block_bytes(kernel, xs: tuple) -> int:
+    """Bytes per tensor of a block of ``kernel`` over ``xs``: the power of two
+    at or below :data:`WORKING_BYTES` over the program's width, at most
+    :data:`BLOCK_BYTES`.
+
+    >>> block_bytes(lambda x: (x + 1,), (torch.zeros(100),)) == BLOCK_BYTES
+    True
+    """
+    per = WORKING_BYTES // _width(kernel, xs)
+    return min(BLOCK_BYTES, 1 << max(per.bit_length() - 1, 0))
 
 
 def blocked(kernel, xs: tuple) -> tuple | None:
     """``kernel(*xs)``'s outputs (tensors of the inputs' shape and type)
-    computed block by block of :data:`BLOCK_BYTES` per tensor, or None where
+    computed block by block of :func:`block_bytes` per tensor, or None where
     that does not apply: inputs that are not plain eager CPU tensors (see
     :func:`masked`'s traced cases), not all of one float type, those that are
     not 0-d (a 0-d one goes whole to every block) not all contiguous of one
@@ -258,9 +318,10 @@ def blocked(kernel, xs: tuple) -> tuple | None:
     if not dt.is_floating_point or any(x.dtype != dt for x in xs) \
             or any(x.shape != shape or not x.is_contiguous() for x in arrays):
         return None
-    n, step = x0.numel(), max(1, BLOCK_BYTES // x0.element_size())
-    if n < 2 * step:
+    n = x0.numel()
+    if n < 2 * max(1, BLOCK_BYTES // x0.element_size()):
         return None
+    step = max(1, block_bytes(kernel, xs) // x0.element_size())
     flat = [x.view(-1) if x.dim() else None for x in xs]
     outs: list | None = None
     for i in range(0, n, step):

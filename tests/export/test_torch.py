@@ -195,7 +195,8 @@ def test_eager_tensors_of_many_points_are_computed_block_by_block(monkeypatch):
         one = torch.tensor(0.5, dtype=dtype)
         got = torch_ops.blocked(kernel, (a, one))
         np.testing.assert_array_equal(got[0].numpy(), kernel(a, one)[0].numpy(), strict=True)
-    assert calls == [16] * 6 + [4] + [32] * 3 + [4]
+    # (each kernel's width measured first, once, on 64 points: torch_ops._width)
+    assert calls == [64] + [16] * 6 + [4] + [64] + [32] * 3 + [4]
     f = symgrad.to_torch(sp.exp(x) * y, [x, y])
     a, b = _leaf(np.linspace(-3, 3, 100)), _leaf(np.linspace(1, 2, 100))
     real, blocked = torch_ops.blocked, []
@@ -206,6 +207,23 @@ def test_eager_tensors_of_many_points_are_computed_block_by_block(monkeypatch):
     monkeypatch.setattr(torch_ops, "BLOCK_BYTES", 2**60)  # whole
     np.testing.assert_array_equal(out.detach().numpy(), f(a, b).detach().numpy(), strict=True)
     np.testing.assert_array_equal(a.grad.numpy(), (b * torch.exp(a)).detach().numpy(), strict=True)
+
+
+def test_a_wide_program_runs_in_smaller_blocks():
+    # the tensors a block's program holds at once stay in the cache: a program
+    # in pairs of floats holds ~20-30 (its width, measured once on 64 points),
+    # a plain one ~5, so its blocks are smaller (the same floats as the whole
+    # call: the blocks test above)
+    from symgrad.export import torch_ops
+    from symgrad.export.source import compile_source, generate
+
+    wide = compile_source(generate("torch", [x], [symgrad.compensated(
+        sp.sin(x) ** 2 - sp.cos(x) ** 2 + sp.exp(x) - 1)]))
+    narrow = compile_source(generate("torch", [x], [sp.exp(x) + 1]))
+    v = torch.linspace(-3, 3, 256, dtype=torch.float64)
+    assert torch_ops.block_bytes(narrow, (v,)) == torch_ops.BLOCK_BYTES
+    assert torch_ops.block_bytes(wide, (v,)) < torch_ops.BLOCK_BYTES / 2
+    assert wide._sg_width > 4 * narrow._sg_width
 
 
 def test_pair_products_take_the_fused_error_with_the_same_floats(monkeypatch):
