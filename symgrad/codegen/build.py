@@ -30,10 +30,12 @@ from .compensating import (
 )
 from .compiled import load
 from .complex_values import realizes_i, refuse_complex_arguments
+from .dag import Dag, read_dag
 from .emit import Program, build_program
 from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
 from .printer import CALL_NAMES
+from .regions import MAX_REGIONS, REGION_NAMES, split
 from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
 from .source import (
     ENTRY_NAMES,
@@ -106,23 +108,68 @@ def _compile(
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
     runtime: bool = False, point: bool = False, scalars: bool = True,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
-    namer = Namer(reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES)
+    reserved = reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES | REGION_NAMES
+    namer = Namer(reserved)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots, domain if stabilize else None)  # compensated(u): u in pairs
     roots = widened(roots)  # widen(u): u computed in the next wider type
+    # a Piecewise whose branches need heavy work: each branch at its rows only
+    swap, regions = split(roots) if runtime and not complex_ else ({}, [])
+    # (its parts decide as the whole formula's code does: read_dag's whole)
+    whole = read_dag(roots) if regions else None
     prog = build_program(roots, leaf, namer.temps(), complex_, runtime=runtime, point=point,
-                         scalars=scalars)
+                         scalars=scalars, swap=swap, whole=whole)
+    if regions and not prog.complex:
+        prog.regions = _region_programs(regions, reserved, whole)
     if not prog.complex and _may_print_i_as_nan(prog) and realizes_i(roots):
         # I only in branches, but under Abs, re, im or arg there: a real value
         # computed through complex ones, which NaN for I would lose
         prog = build_program(roots, leaf, namer.temps(), True, runtime=runtime,
-                             scalars=scalars)
+                             scalars=scalars)  # (no masked regions in complex code)
     if prog.complex:
         refuse_complex_arguments(roots)
     return params, leaf, prog, layout, namer
+
+
+def _region_programs(regions: list, reserved: frozenset[str], whole: Dag) -> list:
+    """The program of each region of the masked ``Piecewise`` (and of
+    those its regions hold, numbered after them), as ``(name, inputs'
+    names, program)``; a worklist, no recursion."""
+    out = []
+    todo = list(regions)
+    number = len(regions)
+    made: dict[tuple, str] = {}  # (value, inputs) -> the function computing it
+    while todo:
+        r = todo.pop(0)
+        key = (r.value, tuple(r.inputs))
+        if key in made:  # (the same branch in two places: one function)
+            out.append((f"_mr{r.number}", None, made[key]))
+            continue
+        made[key] = f"_mr{r.number}"
+        stop = frozenset(r.inputs)
+        swap, more = split([r.value], stop, number, MAX_REGIONS - number, r.types)
+        number += len(more)
+        todo += more
+        namer = Namer(reserved)
+        names = {n: namer.name(f"a{i}") for i, n in enumerate(r.inputs)}
+        prog = build_program([r.value], names, namer.temps(), runtime=True, scalars=False,
+                             swap=swap, stop=stop, constants=False, whole=whole)
+        out.append((f"_mr{r.number}", [names[n] for n in r.inputs], prog))
+    return out
+
+
+def _region_source(name: str, params: list[str] | None, prog: Program | str) -> str:
+    """A region's function: its inputs in, its branch's value out (a tuple);
+    (``params`` None: another name for the function ``prog``)."""
+    if params is None:
+        return f"{name} = {prog}\n"
+    lines = [f"def {name}({', '.join(params)}):",
+             '    """A branch of a masked Piecewise, at the rows that take it."""',
+             *prog.body(), f"    return ({prog.results[0]},)"]
+    return "\n".join(lines) + "\n"
 
 
 def _may_print_i_as_nan(prog: Program) -> bool:
@@ -139,23 +186,24 @@ def _imports(prog: Program, runtime: bool = False) -> str:
     only when a special function is used (names are sanitized, so only the
     printer writes ``scipy.special.``); with ``runtime``, the helpers of the
     entry point (:mod:`symgrad.codegen.runtime`)."""
-    code = itertools.chain((s.code for s in prog.statements), prog.results)
+    progs = [prog, *(p for _, params, p in prog.regions if params is not None)]
+    code = [c for p in progs for c in itertools.chain((s.code for s in p.statements), p.results)]
     uses_scipy = any(_SCIPY_USE.search(c) for c in code)
+    ufuncs = set().union(*(p.ufuncs for p in progs))
     head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "") \
         + (RUNTIME_IMPORT + "\n" if runtime else "") \
-        + "".join(f"_np_{u} = np.{u}\n" for u in sorted(prog.ufuncs)) \
+        + ("from symgrad.codegen.runtime import _masked\n" if prog.regions else "") \
+        + "".join(f"_np_{u} = np.{u}\n" for u in sorted(ufuncs)) \
         + (f"_KV = ({', '.join(prog.constants)},)  # the kernel's constants\n_K = {{}}\n"
            + ("_KS = {}\n" if prog.scalar_results is not None else "")
            if prog.constants else "")
-    wide = any(uses_widen(s.code) for s in prog.statements) \
-        or any(uses_widen(r) for r in prog.results)
-    pairs = any(uses_compensated(s.code) for s in prog.statements) \
-        or any(uses_compensated(r) for r in prog.results)
-    scales = any(uses_scaling(s.code) for s in prog.statements) \
-        or any(uses_scaling(r) for r in prog.results)
+    wide = any(uses_widen(c) for c in code)
+    pairs = any(uses_compensated(c) for c in code)
+    scales = any(uses_scaling(c) for c in code)
     return head + ("\n\n" + WIDEN_HELPERS if wide else "") \
         + ("\n\n" + COMPENSATED_HELPERS if pairs else "") \
-        + ("\n\n" + SCALE_HELPERS if scales else "")
+        + ("\n\n" + SCALE_HELPERS if scales else "") \
+        + "".join("\n\n" + _region_source(*r) for r in prog.regions)
 
 
 def _doc(prog: Program, n_out: int) -> str:

@@ -35,6 +35,7 @@ class Dag:
     pairs: dict[Basic, tuple]
     pair_loud: set[tuple]
     pair_uses: dict[tuple, int]  # quotient -> how many products read it
+    negated: dict[Basic, tuple]  # (see _negated_products)
 
     def divides(self, node: Basic) -> bool:
         """Whether the reciprocal ``node`` is written as a division by its
@@ -54,9 +55,19 @@ def operands(node: Basic) -> tuple:
     return node.args
 
 
-def read_dag(roots: list[Basic], check: Callable[[list, dict], None] | None = None) -> Dag:
+def read_dag(roots: list[Basic], check: Callable[[list, dict], None] | None = None,
+             swap: dict[Basic, Basic] | None = None, stop: frozenset = frozenset(),
+             whole: Dag | None = None) -> Dag:
     """The facts of :class:`Dag` about ``roots``' DAG; ``check`` is called
     first, on the nodes and their operands as written (it may refuse them).
+    ``swap`` replaces nodes wherever they are read (a ``Piecewise`` by its
+    masked form: :mod:`.regions`); the nodes in ``stop`` are leaves (the
+    inputs of a region's program); ``whole``: the DAG of the whole formula
+    this one is a part of, whose decisions that depend on what else is in
+    the formula it takes (how many products read a quotient: one is written
+    in its line, ``x*t/r``, one two read is named, ``x*(t/r)``; which negated
+    products are the negation of another node: ``-(a*b*c)``, not
+    ``((-a)*b)*c``), so that the part's floats are the whole's.
 
     >>> from sympy import symbols, sqrt
     >>> x, y = symbols("x y")
@@ -65,12 +76,19 @@ def read_dag(roots: list[Basic], check: Callable[[list, dict], None] | None = No
     >>> dag.uses[r], dag.divides(r)
     (2, True)
     """
-    order, kids = postorder(roots, operands)
+    def read(n: Basic) -> tuple:
+        return () if n in stop else operands(n)
+
+    order, kids = postorder(roots, read)
     if check is not None:
         check(order, kids)
-    negated = _negated_products(order)
+    if swap:
+        roots = [swap.get(r, r) for r in roots]
+        order, kids = postorder(roots, lambda n: tuple(swap.get(k, k) for k in read(n)))
+    negated = _negated_products(order) if whole is None else whole.negated
     if negated:
-        order, kids = postorder(roots, lambda n: negated.get(n) or operands(n))
+        order, kids = postorder(roots, lambda n: negated.get(n) or tuple(
+            swap.get(k, k) for k in read(n)) if swap else negated.get(n) or read(n))
     uses, other_uses = _uses(order, kids)
     is_root = set(roots)
     loud = _loud(order, kids, is_root)
@@ -78,8 +96,10 @@ def read_dag(roots: list[Basic], check: Callable[[list, dict], None] | None = No
     pair_uses: dict[tuple, int] = {}
     for pair in pairs.values():
         pair_uses[pair] = pair_uses.get(pair, 0) + 1
+    if whole is not None:
+        pair_uses = {pair: max(n, whole.pair_uses.get(pair, 0)) for pair, n in pair_uses.items()}
     return Dag(list(roots), order, kids, uses, other_uses, is_root, loud, pairs, pair_loud,
-               pair_uses)
+               pair_uses, negated)
 
 
 def quotient_pairs(roots: list[Basic]) -> dict[Basic, tuple]:
@@ -153,7 +173,9 @@ def _loud(order: list, kids: dict, roots: set) -> set:
     loud: set[Basic] = set(roots)
     for node in reversed(order):
         quiet_parent = node not in loud
-        pw = isinstance(node, Piecewise)
+        # (a Piecewise's first condition is loud, its values and other
+        # conditions quiet; its masked form's likewise: regions.Masked)
+        pw = isinstance(node, Piecewise) or getattr(node, "is_selection", False)
         for i, k in enumerate(kids[node]):
             if not (quiet_parent or (pw and i != 1)):
                 loud.add(k)

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from sympy import Basic, S
 
 from .checks import check_nodes, describe
-from .dag import read_dag
+from .dag import Dag, read_dag
 from .naming import reuse_names
 from .plan import plan
 from .print_pass import print_calls, print_in_place, print_kernel, print_point, renamed_trees
@@ -48,7 +48,9 @@ POINT_STATEMENTS = 1000
 def build_program(
     roots: list[Basic], leaf_names: dict[Basic, str], temps: Iterator[str],
     complex_: bool = False, printer: KernelPrinter | None = None, runtime: bool = False,
-    point: bool = False, scalars: bool = True,
+    point: bool = False, scalars: bool = True, swap: dict[Basic, Basic] | None = None,
+    stop: frozenset = frozenset(), constants: bool = True,
+    whole: Dag | None = None,
 ) -> Program:
     """Statements computing ``roots``; ``leaf_names`` names the argument
     symbols; ``temps`` yields fresh temporary names.  The program is complex
@@ -64,6 +66,10 @@ def build_program(
     run only on arrays of one float type), the ``runtime`` program has no
     kernel for NumPy scalars and none written in place: only the array
     kernel, which gives the same floats (a third less printing).
+    ``swap``, ``stop`` and ``whole``: see :func:`.dag.read_dag` (a masked
+    ``Piecewise``, a region's inputs: :mod:`.regions`); without
+    ``constants`` the runtime code writes its constants as numbers, not as
+    ``_k[i]`` (the same floats).
 
     >>> from sympy import symbols, sin
     >>> x, y = symbols("x y")
@@ -71,7 +77,8 @@ def build_program(
     >>> [f"{st.name} = {st.code}" for st in prog.statements], prog.results
     (['t0 = x*y', 't1 = t0 + np.sin(t0)'], ['t1'])
     """
-    dag = read_dag(roots, lambda order, kids: check_nodes(order, kids, leaf_names))
+    dag = read_dag(roots, lambda order, kids: check_nodes(order, kids, leaf_names), swap, stop,
+                   whole)
     prog = Program(complex=complex_ or S.ImaginaryUnit in dag.loud)
     if printer is None:
         printer = (RuntimePrinter if runtime else KernelPrinter)(complex_=prog.complex)
@@ -80,7 +87,7 @@ def build_program(
     rename, prog.max_live = reuse_names(prog.statements, planned.kept)
     results = renamed_trees(prog.statements, planned.results, rename)
     depends = depending(dag.order, dag.kids, leaf_names)
-    keeps = all(keeps_type(n, depends) for n in dag.order)
+    keeps = constants and all(keeps_type(n, depends) for n in dag.order)
     print_kernel(prog, printer, results, roots)
     short = len(prog.statements) <= POINT_STATEMENTS
     if type(printer) is RuntimePrinter and short:
@@ -91,6 +98,7 @@ def build_program(
         print_point(prog, PointPrinter(complex_=False), results)
     for st in prog.statements:
         st.tree = st.node = None
-    prog.typed = keeps and all(r in depends for r in roots)
-    prog.fresh = fresh(depends, roots, leaf_names) and len(set(prog.results)) == len(prog.results)
+    prog.typed = keeps and all(r in depends for r in dag.roots)
+    prog.fresh = fresh(depends, dag.roots, leaf_names) and \
+        len(set(prog.results)) == len(prog.results)
     return prog

@@ -64,6 +64,9 @@ class Program:
     inplace_direct: list[bool] | None = None
     # the scratch arrays it writes what it would allocate into (_b[j])
     inplace_scratch: int = 0
+    # the functions of the masked Piecewise's regions (regions.py): (name, the
+    # names of its inputs, its program), written before the kernels
+    regions: list = field(default_factory=list)
 
     def body(self, indent: str = "    ") -> list[str]:
         lines: list[str] = []

@@ -14,7 +14,7 @@ __all__ = ["depending", "fresh", "keeps_type"]
 # new array (a ufunc, or np.where over one); re and im are not among them
 # (np.real of a real array is the array itself, np.imag a read-only one).
 _NEW_ARRAY_MODULES = ("sympy.functions.", "sympy.codegen.cfunctions", "symgrad.functions",
-                      "symgrad.rewrites.")
+                      "symgrad.rewrites.", "symgrad.codegen.regions")
 
 
 def depending(order: list, kids: dict, leaf_names: dict) -> set:

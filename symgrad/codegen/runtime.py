@@ -20,7 +20,8 @@ import numpy as np
 __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64", "_nd",
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
            "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_sconsts", "_plain",
-           "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows", "_take", "_give"]
+           "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows", "_take", "_give",
+           "_masked"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -434,3 +435,67 @@ _min = np.minimum.reduce
 _max = np.maximum.reduce
 _sqrt = np.sqrt
 _inf = np.inf
+
+
+def _at_rows(v, idx, shape):
+    """``v`` (an array over the rows ``shape``, a pair of them, or one value
+    for all) at the flat rows ``idx``."""
+    if type(v) is tuple:
+        return tuple(_at_rows(p, idx, shape) for p in v)
+    if type(v) is not _nd or not v.ndim:
+        return v
+    if v.shape != shape:
+        v = np.broadcast_to(v, shape)
+    return v.reshape(-1)[idx]
+
+
+def _masked(conds, branches, like):
+    """A ``Piecewise`` computed branch by branch, each only at the rows that
+    take it (:mod:`symgrad.codegen.regions`): ``conds`` its conditions (the
+    last True), ``branches`` per condition ``(fn, inputs)``: the branch's
+    function of its inputs (None: its value is its one input); ``like`` a
+    value of the type every branch's value has (or a pair of them).  The
+    floats of ``np.where`` over the whole rows (every operation is
+    elementwise), in its type.
+
+    >>> x = np.array([-2.0, 3.0, -0.5])
+    >>> twice = lambda v: (v * 2,)
+    >>> _masked((x < 0, True), ((twice, (x,)), (None, (x,))), x)
+    array([-4.,  3., -1.])
+    """
+    shape = np.broadcast_shapes(
+        *(np.shape(c) for c in conds),
+        *(np.shape(p) for _, vs in branches for v in vs
+          for p in (v if type(v) is tuple else (v,))))
+    n = 1
+    for d in shape:
+        n *= d
+    while type(like) is tuple:  # (a pair, or pairs: their first float)
+        like = like[0]
+    out = np.empty(n, np.result_type(like))
+    left = None  # the rows no condition has taken yet (None: all)
+    with np.errstate(all="ignore"):
+        for c, (fn, vs) in zip(conds, branches):
+            if c is True:
+                now = left
+            else:
+                c = np.broadcast_to(np.asarray(c, bool), shape).reshape(-1)
+                now = c if left is None else c & left
+            idx = None if now is None else np.flatnonzero(now)
+            if idx is not None and len(idx) == n:
+                idx = None  # (every row: no copy)
+            if idx is not None and not len(idx):
+                continue
+            if idx is None:
+                out.reshape(shape)[...] = vs[0] if fn is None else fn(*vs)[0]
+                break
+            if fn is None:
+                out[idx] = _at_rows(vs[0], idx, shape)
+            else:
+                out[idx] = fn(*(_at_rows(v, idx, shape) for v in vs))[0]
+            if c is True:
+                break
+            left = ~c if left is None else left & ~c
+            if not left.any():
+                break
+    return out.reshape(shape)
