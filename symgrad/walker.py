@@ -58,6 +58,7 @@ from .resolver import node_name, resolver
 from .rules import NONSMOOTH, Opts
 from .rules.forms import WalkState, piecewise, total
 from .rules.realness import is_real, real_part
+from .rules.selection import selection, spread
 from .rules.walkstate import NodeTable
 
 __all__ = ["Walk", "reverse", "forward"]
@@ -285,7 +286,7 @@ class Walk:
         return [n for n, d in zip(self.order, self.depends_at) if d]
 
 
-def _sum(terms: list, heights: NodeTable | None = None) -> Expr:
+def _sum(terms: list, heights: NodeTable | None = None, final: bool = False) -> Expr:
     """Add cotangent terms, merging Piecewise terms over the same conditions
     (the branches of one Piecewise node) into a single Piecewise; a term
     whose conditions begin another's, up to its last (true) one, is that
@@ -295,20 +296,41 @@ def _sum(terms: list, heights: NodeTable | None = None) -> Expr:
     tall tangents: SymPy's canonical order compares them node by node until
     they differ, and the cotangents of a weight shared by every level of a
     recurrence are alike down to the bottom (quadratic in the depth, times
-    the depth: 700 levels, 0.7 s of a 0.8 s gradient)."""
-    if len(terms) == 1:
+    the depth: 700 levels, 0.7 s of a 0.8 s gradient).
+
+    Cotangents of a wide Piecewise's branches, each selected on the branch
+    taken (:func:`symgrad.rules.selection.selected`), are spread over the
+    node's conditions where two or more meet, or one reaches a symbol
+    (``final``): the gradient holds no such selection."""
+    if final:
+        terms = [a for t in terms for a in (t.args if _selections(t) else (t,))]
+    if len(terms) == 1 and not (final and selection(terms[0])):
         return terms[0]
     if getattr(terms[0], "is_Matrix", False):  # matrix cotangents
         return madd(*terms)
     # conditions -> [(the term, or None where extended), its values]
     groups: dict[tuple, list] = {}
     rest = []
+    chosen: dict = {}  # Taken node -> {position: [values]}, [terms]
     for t in terms:
-        if isinstance(t, Piecewise):
+        sel = selection(t)
+        if sel is not None:
+            where, j, v = sel
+            by, ts = chosen.setdefault(where, ({}, []))
+            by.setdefault(j, []).append(v)
+            ts.append(t)
+        elif isinstance(t, Piecewise):
             groups.setdefault(tuple(c for _, c in t.args), []).append(
                 (t, [e for e, _ in t.args]))
         else:
             rest.append(t)
+    for where, (by, ts) in chosen.items():
+        if len(ts) == 1 and not final:
+            rest.append(ts[0])
+            continue
+        values = {j: vs[0] if len(vs) == 1 else total(vs) for j, vs in by.items()}
+        groups.setdefault(tuple(c for _, c in where.args), []).append(
+            (None, spread(where, values)))
     if len(groups) > 1:
         groups = _aligned(groups)
     for conds, members in groups.items():
@@ -323,6 +345,11 @@ def _sum(terms: list, heights: NodeTable | None = None) -> Expr:
     if heights is not None and len(rest) >= WIDE and _tall(rest, heights):
         return Add(*rest, evaluate=False)
     return total(rest)
+
+
+def _selections(t: Expr) -> bool:
+    """Whether ``t`` is a sum holding a selected cotangent."""
+    return isinstance(t, Add) and any(selection(a) is not None for a in t.args)
 
 
 def _tall(terms: list, heights: NodeTable) -> bool:
@@ -473,13 +500,13 @@ def _accumulate(
             rule = rule_at[i]
             if rule is None:  # a leaf: a symbol differentiated, or a constant
                 if node in wrtset:
-                    result[node] = _sum(terms, heights)
+                    result[node] = _sum(terms, heights, final=True)
                 continue
             if not depends_at[i]:
                 continue
             g = terms[0] if len(terms) == 1 else _sum(terms, heights)
             if inner_wrt and i in inner_wrt:
-                result[node] = g
+                result[node] = _sum(terms, heights, final=True)
                 continue
             kids = kid_pos[i]
             cts = rule.vjp(node, g, list(needed_at[i]), opts)

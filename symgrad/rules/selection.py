@@ -1,21 +1,24 @@
 """Piecewise cotangents: building a Piecewise without SymPy's exponential
-evaluation, and the condition outside which a branchy cotangent is zero
-(the support that guards a product instead of copying nested branches).
+evaluation, the condition outside which a branchy cotangent is zero
+(the support that guards a product instead of copying nested branches),
+and the cotangent of one branch of a wide Piecewise, which selects on the
+branch taken, named once (:func:`selected`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sympy import Add, And, Expr, Not, Or, Piecewise, S
+from sympy import Add, And, Basic, Eq, Expr, Integer, Not, Or, Piecewise, S
 from sympy.logic.boolalg import Boolean
 
 from ..build import WIDE, connective
+from ..build import Piecewise as _AsWritten
 from ..build import piecewise as _piecewise
 from ..graph import postorder
 from .walkstate import WalkState
 
-__all__ = ["piecewise", "support"]
+__all__ = ["piecewise", "support", "Taken", "taken", "selected", "selection", "spread"]
 
 
 def piecewise(pairs: Sequence[tuple]) -> Expr:
@@ -98,3 +101,68 @@ def _branches(e: Expr) -> tuple:
     if isinstance(e, Piecewise):
         return tuple(pair.expr for pair in e.args)
     return e.args if _branchy(e) else ()
+
+
+# ---- one branch's cotangent of a wide Piecewise ------------------------------
+# A cotangent that is ``ct`` in branch i and 0 in the others, written over
+# the node's conditions, has i + 1 pairs: n branches, n² pairs.  Past WIDE
+# branches it is written over one shared node instead, the position of the
+# branch taken, and the walker spreads the cotangents that meet back over
+# the conditions (:func:`spread`): one Piecewise, as before.
+
+
+class Taken(_AsWritten):
+    """The position of the branch a Piecewise takes: ``Piecewise((0, c₀),
+    (1, c₁), …)`` over its conditions (built by :func:`taken`), the one
+    node that the cotangents of its branches select on.
+
+    >>> from sympy import Symbol
+    >>> x = Symbol("x", real=True)
+    >>> t = taken([x < 0, x < 1, True])
+    >>> t
+    Taken((0, x < 0), (1, x < 1), (2, True))
+    >>> t.subs(x, 0.5)
+    1
+    """
+
+
+def taken(conds: Sequence) -> Expr:
+    """The :class:`Taken` node of a Piecewise with conditions ``conds``
+    (false and repeated conditions dropped, as :func:`symgrad.build.piecewise`
+    drops them: their branch is never taken)."""
+    pw = _piecewise([(Integer(j), c) for j, c in enumerate(conds)], evaluate=False)
+    return Basic.__new__(Taken, *pw.args) if isinstance(pw, Piecewise) else pw
+
+
+def selected(ct: Expr, where: Expr, i: int) -> Expr:
+    """``ct`` where the branch taken (``where``, from :func:`taken`) is the
+    ``i``-th, else 0: two pairs, whatever the number of branches.
+
+    >>> from sympy import Symbol
+    >>> x, y = Symbol("x", real=True), Symbol("y")
+    >>> selected(y, taken([x < 0, x < 1, True]), 1).subs(x, 0.5)
+    y
+    """
+    if not isinstance(where, Taken):  # one branch: always taken
+        return ct
+    return _piecewise([(ct, Eq(where, Integer(i), evaluate=False)), (S.Zero, True)],
+                      evaluate=False)
+
+
+def selection(t: Expr) -> tuple | None:
+    """``(where, i, value)`` for a cotangent built by :func:`selected` (or
+    scaled since: the value scaled, the condition kept), else None."""
+    if not (isinstance(t, Piecewise) and len(t.args) == 2):
+        return None
+    (value, c), last = t.args
+    if last.cond is S.true and last.expr is S.Zero and isinstance(c, Eq) \
+            and isinstance(c.lhs, Taken):
+        return c.lhs, c.rhs, value
+    return None
+
+
+def spread(where: Taken, values: dict) -> list:
+    """The values by branch position, over ``where``'s conditions: the
+    dense form of the cotangents selected on it (``values``: position
+    (an Integer) -> value; missing positions are 0)."""
+    return [values.get(j, S.Zero) for j, _ in where.args]

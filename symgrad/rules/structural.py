@@ -11,6 +11,7 @@ from ..build import DIRECT_FACTORS, SORTED_HEIGHT, WIDE, factors, piecewise
 from ..errors import RuleError, describe
 from .forms import Rule, WalkState, product, scale, total
 from .realness import is_real, real_part
+from .selection import selected, taken
 from .shared import Abs, conjugate, sign
 
 __all__ = [
@@ -150,8 +151,10 @@ class ExtremumRule(Rule):
         return tuple(p / count if k else None for p, k in zip(ind, needed))
 
 
-# Past build.WIDE branches, Piecewise cotangents are built unevaluated (n of
-# them, of n branches each); the walker merges them into one Piecewise again.
+# Past build.WIDE branches, each branch's cotangent selects on the branch
+# taken, one node shared by all (selection.selected: two pairs each, not the
+# n pairs of a one-hot Piecewise over the conditions, n² in all); the walker
+# spreads those that meet over the conditions, one Piecewise again.
 
 
 class PiecewiseRule(Rule):
@@ -163,16 +166,10 @@ class PiecewiseRule(Rule):
         if not isinstance(node, Piecewise):
             raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
         conds = [pair.cond for pair in node.args]
-        # SymPy's evaluation of a Piecewise compares every pair of branches
-        evaluate = len(conds) <= WIDE
-        out = []
-        for i, k in enumerate(needed):
-            if not k:
-                out.append(None)
-                continue
-            out.append(piecewise([(ct if j == i else S.Zero, c) for j, c in enumerate(conds)],
-                                 evaluate=evaluate))
-        return tuple(out)
+        if len(conds) <= WIDE:
+            return _one_hot(conds, ct, needed)
+        where = taken(conds)
+        return tuple(selected(ct, where, i) if k else None for i, k in enumerate(needed))
 
     def jvp(self, node, tangents, opts):
         if not isinstance(node, Piecewise):
@@ -184,7 +181,21 @@ class PiecewiseRule(Rule):
         return piecewise(pairs, evaluate=len(pairs) <= WIDE)
 
     def partials(self, node, needed, opts):
-        return self.vjp(node, S.One, needed, opts)
+        if not isinstance(node, Piecewise):
+            raise _misapplied(self.name, node, "Piecewise nodes (where, cond, Select)")
+        return _one_hot([pair.cond for pair in node.args], S.One, needed)
+
+
+def _one_hot(conds: list, ct, needed) -> tuple:
+    """``ct`` in branch i and 0 in the others, for each needed branch i,
+    over the conditions (SymPy's evaluation of a Piecewise compares every
+    pair of branches: only a few branches are evaluated)."""
+    evaluate = len(conds) <= WIDE
+    return tuple(
+        piecewise([(ct if j == i else S.Zero, c) for j, c in enumerate(conds)], evaluate=evaluate)
+        if k else None
+        for i, k in enumerate(needed)
+    )
 
 
 class IntegerParamRule(Rule):
