@@ -149,7 +149,8 @@ def family_d() -> list[Held]:
              "control"),
         # (written as a control; it is not one: exp(-(x - y)**2) amplifies the rounding of
         # (x - y)**2 by its size, 9.3-9.8 bits at |x - y| ~ 6 by both measurements)
-        Held("Gaussian kernel", "textbook", exp(-(x - y) ** 2), {x: (-10.0, 10.0), y: (-10.0, 10.0)}),
+        Held("Gaussian kernel", "textbook", exp(-(x - y) ** 2),
+             {x: (-10.0, 10.0), y: (-10.0, 10.0)}),
         Held("log of a sum of squares", "control", log(x**2 + y**2),
              {x: (1.0, 1e100), y: (1.0, 1e100)}, "control"),
         Held("mean of two positives", "control", (x + y) / 2, {x: (0.0, 1e300), y: (0.0, 1e300)},
