@@ -25,6 +25,7 @@ import math
 import numpy as np
 from sympy import Basic, Expr, S
 from sympy.printing.numpy import NumPyPrinter, SciPyPrinter
+from sympy.printing.precedence import PRECEDENCE
 
 from ..build import factors, unevaluated
 from ..errors import SymgradError
@@ -105,6 +106,16 @@ class KernelPrinter(SciPyPrinter):
             {"fully_qualified_modules": True, "allow_unknown_functions": False, "order": "none"}
         )
         self.complex = complex_  # False: real code, where I (a value not real) is NaN
+
+    def _print_Mul(self, expr: Expr) -> str:
+        # a product with a negative number first is its positive product
+        # negated, as planned: SymPy's printer rebuilds ``-c*rest`` with its
+        # coefficient, which flattens an operand product held whole
+        # (``-x*z*(t/r)`` printed ``-x*z*t/r``: other roundings)
+        pos = _negated(expr)
+        if pos is not None and pos.is_Mul and any(a.is_Mul for a in pos.args):
+            return "-" + self.parenthesize(pos, PRECEDENCE["Mul"], strict=False)
+        return super()._print_Mul(expr)
 
     # -- module names -----------------------------------------------------
     def _module_format(self, fqn: str, register: bool = True) -> str:

@@ -123,6 +123,12 @@ def _multi_output_gradients():
     # (the quotient's factor inlined alone, a temporary jointly)
     yield "a factor the products alone read", [x, y], [x * sp.sin(y) / (x**2 + 1),
                                                        y * sp.sin(y) / (x**2 + 1)]
+    # (a product with a negative number first, over a quotient inlined alone:
+    # printed -x*w*t/r by SymPy's printer, other roundings, before 2026-11-27)
+    t, r = sp.tanh(x - y), sp.sqrt(w**2 + x**2)
+    for c in (-1, -3):
+        yield f"a negated product ({c}) over a quotient", [x, y, w], [c * w * x * t / r,
+                                                                      y * t / r]
     yield "two reciprocals", [x, y, w], grad(y / (x * w) + sp.exp(x) / w + y / x, [x, y, w])
     from ..rules.specs import SPECS
 
