@@ -88,8 +88,12 @@ def _fold(node: Mul) -> Basic:
 
 def fold_signs(exprs: Iterable[Basic]) -> list[Basic]:
     """``exprs`` with every product holding ``u`` and ``sign(u)`` written
-    with ``|u|`` (one bottom-up pass over the DAG): an identity on every
-    float, exact.
+    with ``|u|`` (one bottom-up pass over the DAG): ``u*sign(u)`` is
+    ``|u|`` on every float, exactly.  In a longer product the generated
+    code computes a quotient first (``3*x*(sign(x)/(1 + |x|))``, folded
+    ``3*(|x|/(1 + |x|))``): the folded product rounds in another order
+    (an ulp apart at x = 1.5), and is finite where the product as written
+    overflows in an intermediate (3.0 at the largest float, not inf).
 
     >>> from sympy import symbols, Abs, sign, together
     >>> x = symbols("x", real=True)
