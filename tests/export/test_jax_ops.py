@@ -152,7 +152,7 @@ def test_pow2_is_ldexp_over_every_exponent_of_both_types():
         np.testing.assert_array_equal(got, want)
 
 
-def test_pair_exp_by_table_to_twice_the_precision_in_both_types():
+def test_pair_exp_by_table_to_twice_the_precision_in_both_types(monkeypatch):
     # generated JAX code's pair exp and expm1 reduce by a table of 2**(j/256)
     # (_dd_reduced; NumPy's pairs square back eight times): exp and expm1 of
     # pairs (a low part of 0: of floats) over the whole range, against mpmath,
@@ -166,7 +166,7 @@ def test_pair_exp_by_table_to_twice_the_precision_in_both_types():
     h: dict = {}
     exec(HEADERS["jax"] + _pair_helpers("jax"), h)  # noqa: S102 (symgrad's own text)
     rng = np.random.default_rng(5)
-    mpmath.mp.prec = 200
+    monkeypatch.setattr(mpmath.mp, "prec", 200)  # (restored after the test)
     for dt, lim, bound in ((np.float64, 745.0, 2.0**-104), (np.float32, 103.0, 2.0**-47)):
         x = np.concatenate([rng.uniform(-lim, lim, 150), rng.uniform(-1, 1, 50)
                             * 2.0 ** rng.integers(-40, 0, 50)]).astype(dt)
