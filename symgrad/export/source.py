@@ -137,6 +137,43 @@ def _dd_split(a, ok=False):
     h = NP.where(big, h * _DD_UP[t], h)
     return h, a - h
 """
+# The pair exp's reduction by a table of 2**(j/256) - 1 in pairs, in both
+# libraries' text: NP. the module, EXP_TABLE the table's constants, INDEX_OF an
+# integer index array.
+_TABLE_EXP = """
+def _dd_reduced(a):
+    # NumPy's contract (k, expm1(x - k ln 2) as a pair, |x - k ln 2| <= ln(2)/2)
+    # by a table: x = k ln 2 + j ln(2)/256 + r, |r| <= ln(2)/512 (NumPy's series
+    # bound after its 8 halvings), expm1(r) by the same series, then
+    # T + q + T q with T = 2**(j/256) - 1 in pairs (export.jax_ops.exp_reduction):
+    # one pair product for NumPy's eight squarings of a pair, whose chain XLA
+    # computes in every fused loop reading it (PyTorch: ~30 eager operations each)
+    ah, al = a if isinstance(a, tuple) else (a, 0)
+    t = NP.result_type(ah, 1.0)
+    inv, c1, c2, c3, th, tl = EXP_TABLE
+    big = _DD_EXPMAX[t]
+    x = NP.where(ah > big, big, NP.where(ah < -big, -big, ah))
+    m = NP.rint(x * inv)  # |m| < 2**19 (float64), 2**16 (float32): exact
+    k = NP.rint(m * (1 / 256))
+    j = m - 256 * k  # -128 ... 128
+    # (x - m c1 is exact: Sterbenz where m != 0; every value bounded, _dd_ok)
+    p, e = _dd_two_prod(m, c1, True)
+    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(m, c2, True)), 1)
+    r = _dd_add(r, -(m * c3), 1)
+    if isinstance(a, tuple):
+        r = _dd_add(r, NP.where(x == ah, al, 0))
+    coeffs = _DD_INVFACT[t]
+    n = _DD_PLAIN[t]
+    q = coeffs[-1][0]
+    for c in coeffs[-2:n - 1:-1]:
+        q = q * r[0] + c[0]
+    for c in coeffs[n - 1:0:-1]:
+        q = _dd_add(_dd_mul(q, r, 1), c, 1)
+    q = _dd_mul(q, r, 1)  # expm1(r)
+    i = INDEX_OF(j + 128)
+    tj = (NP.take(th, i), NP.take(tl, i))
+    return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
+"""
 _OVERRIDES = {
     "jax": _SPLIT.replace("NP.", "jnp.") + """
 
@@ -184,38 +221,8 @@ def _dd_kept(fn):
     return kept
 
 
-def _dd_reduced(a):
-    # NumPy's contract (k, expm1(x - k ln 2) as a pair, |x - k ln 2| <= ln(2)/2)
-    # by a table: x = k ln 2 + j ln(2)/256 + r, |r| <= ln(2)/512 (NumPy's series
-    # bound after its 8 halvings), expm1(r) by the same series, then
-    # T + q + T q with T = 2**(j/256) - 1 (_jg.exp_reduction): one pair product
-    # for NumPy's eight squarings, whose chain XLA computes in every fused loop
-    # reading it
-    ah, al = a if isinstance(a, tuple) else (a, 0)
-    t = jnp.result_type(ah, 1.0)
-    inv, c1, c2, c3, th, tl = _jg.exp_reduction(t)
-    big = _DD_EXPMAX[t]
-    x = jnp.where(ah > big, big, jnp.where(ah < -big, -big, ah))
-    m = jnp.rint(x * inv)  # |m| < 2**19 (float64), 2**16 (float32): exact
-    k = jnp.rint(m * (1 / 256))
-    j = m - 256 * k  # -128 ... 128
-    # (x - m c1 is exact: Sterbenz where m != 0; every value bounded, _dd_ok)
-    p, e = _dd_two_prod(m, c1, True)
-    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(m, c2, True)), 1)
-    r = _dd_add(r, -(m * c3), 1)
-    if isinstance(a, tuple):
-        r = _dd_add(r, jnp.where(x == ah, al, 0))
-    coeffs = _DD_INVFACT[t]
-    n = _DD_PLAIN[t]
-    q = coeffs[-1][0]
-    for c in coeffs[-2:n - 1:-1]:
-        q = q * r[0] + c[0]
-    for c in coeffs[n - 1:0:-1]:
-        q = _dd_add(_dd_mul(q, r, 1), c, 1)
-    q = _dd_mul(q, r, 1)  # expm1(r)
-    i = (j + 128).astype(jnp.int32)
-    tj = (jnp.take(th, i), jnp.take(tl, i))
-    return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
+""" + _TABLE_EXP.replace("NP.", "jnp.").replace("EXP_TABLE", "_jg.exp_reduction(t)").replace(
+        "INDEX_OF(j + 128)", "(j + 128).astype(jnp.int32)") + """
 
 
 _dd_exp, _dd_expm1, _dd_log, _dd_log1p = map(_dd_kept, (_dd_exp, _dd_expm1, _dd_log, _dd_log1p))
@@ -284,37 +291,8 @@ def _dd_mul(a, b, k=None):
     return _dd_pair_mul(a, b, k)
 
 
-def _dd_reduced(a):
-    # NumPy's contract (k, expm1(x - k ln 2) as a pair) by a table, as JAX's:
-    # x = k ln 2 + j ln(2)/256 + r, |r| <= ln(2)/512 (NumPy's series bound after
-    # its 8 halvings), expm1(r) by the same series, then T + q + T q with
-    # T = 2**(j/256) - 1 in pairs (export.jax_ops.exp_reduction): one pair
-    # product for NumPy's eight squarings of a pair (~30 eager operations each)
-    ah, al = a if isinstance(a, tuple) else (a, 0)
-    t = _tnp.result_type(ah, 1.0)
-    inv, c1, c2, c3, th, tl = _tnp.exp_table(t, ah)
-    big = _DD_EXPMAX[t]
-    x = _tnp.where(ah > big, big, _tnp.where(ah < -big, -big, ah))
-    m = _tnp.rint(x * inv)  # |m| < 2**19 (float64), 2**16 (float32): exact
-    k = _tnp.rint(m * (1 / 256))
-    j = m - 256 * k  # -128 ... 128
-    # (x - m c1 is exact: Sterbenz where m != 0; every value bounded, _dd_ok)
-    p, e = _dd_two_prod(m, c1, True)
-    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(m, c2, True)), 1)
-    r = _dd_add(r, -(m * c3), 1)
-    if isinstance(a, tuple):
-        r = _dd_add(r, _tnp.where(x == ah, al, 0))
-    coeffs = _DD_INVFACT[t]
-    n = _DD_PLAIN[t]
-    q = coeffs[-1][0]
-    for c in coeffs[-2:n - 1:-1]:
-        q = q * r[0] + c[0]
-    for c in coeffs[n - 1:0:-1]:
-        q = _dd_add(_dd_mul(q, r, 1), c, 1)
-    q = _dd_mul(q, r, 1)  # expm1(r)
-    i = _tnp.index(j + 128)
-    tj = (_tnp.take(th, i), _tnp.take(tl, i))
-    return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
+""" + _TABLE_EXP.replace("NP.", "_tnp.").replace("EXP_TABLE", "_tnp.exp_table(t, ah)").replace(
+        "INDEX_OF(j + 128)", "_tnp.index(j + 128)") + """
 """,
 }
 # how each backend reads the helpers' NumPy calls
