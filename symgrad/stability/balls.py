@@ -342,6 +342,7 @@ LOGIC: dict[str, Callable] = {
     "And": lambda prec, *vs: all(vs),
     "Or": lambda prec, *vs: any(vs),
     "Not": lambda prec, v: not v,
+    "ITE": lambda prec, c, a, b: a if c else b,
 }
 
 

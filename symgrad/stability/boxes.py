@@ -971,7 +971,8 @@ def _logic(kind: str) -> Callable:
         st = r.state[i]
         val = st == VALUE
         v = r.lo[list(args)] == 1.0
-        out = v.all(axis=0) if kind == "And" else v.any(axis=0) if kind == "Or" else ~v[0]
+        out = v.all(axis=0) if kind == "And" else v.any(axis=0) if kind == "Or" else \
+            np.where(v[0], v[1], v[2]) if kind == "ITE" else ~v[0]
         st[val] = BOOL
         r.lo[i] = r.hi[i] = np.where(out, 1.0, 0.0)
         return True
@@ -1107,4 +1108,5 @@ _KERNELS: dict[str, Callable] = {
     "And": _logic("And"),
     "Or": _logic("Or"),
     "Not": _logic("Not"),
+    "ITE": _logic("ITE"),
 }

@@ -72,6 +72,7 @@ _LOGIC: dict[str, Callable] = {
     "And": lambda *a: np.logical_and.reduce(a),
     "Or": lambda *a: np.logical_or.reduce(a),
     "Not": np.logical_not,
+    "ITE": np.where,  # ITE(c, a, b): a where c, else b (SymPy's, from relations of Piecewise)
     "ExprCondPair": lambda v, c: (v, c),
     "Piecewise": _piecewise,
 }

@@ -114,6 +114,14 @@ def _or(prec, *vs):
     return UNKNOWN if UNKNOWN in vs else False
 
 
+def _ite(c, a, b):
+    """ITE(c, a, b): a where c holds, b where not; where c is not known, the
+    two if they agree."""
+    if c is UNKNOWN:
+        return a if a == b else UNKNOWN
+    return a if c else b
+
+
 def _piecewise(prec, *pairs):
     for value, cond in pairs:
         if cond is UNDEF:
@@ -135,6 +143,7 @@ LOGIC: dict[str, Callable] = {
     "And": _and,
     "Or": _or,
     "Not": lambda prec, v: _not(v),
+    "ITE": lambda prec, c, a, b: _ite(c, a, b),
     "ExprCondPair": lambda prec, v, c: (v, c),
     "Piecewise": _piecewise,
 }

@@ -318,3 +318,21 @@ def test_a_form_is_measured_against_its_sources_values():
     vs = check_stability(series, {x: (0.01, 0.5)}, samples=256, _source=[1 / x - 1 / tan(x)])
     assert own.max_bits_error <= 2 and vs.max_bits_error > 30, (own.max_bits_error,
                                                                 vs.max_bits_error)
+
+
+def test_a_condition_sympy_holds_as_an_ite_is_evaluated_by_every_tier():
+    # SymPy writes some relations of a Piecewise as ITE(c, a, b) (the asymmetric
+    # loss's kink, Max(sigmoid(x) - 1/20, 0), crashed stabilize in float64 with
+    # "exprs is ITE(...), not a SymPy expression"); the floats, the ground truth,
+    # the balls and the boxes take it as (c & a) | (~c & b) does
+    import sympy as sp
+
+    from symgrad import check_stability
+
+    x = sp.Symbol("x", real=True)
+    ite = sp.ITE(x > 0, x < 2, x > -1)
+    same = ((x > 0) & (x < 2)) | ((x <= 0) & (x > -1))
+    reports = [check_stability(sp.Piecewise((sp.sin(x) - x, c), (sp.Integer(0), True)),
+                               {x: (-4, 4)}, samples=64) for c in (ite, same)]
+    assert not reports[0].ok and reports[0].max_bits_error > 40  # sin(x) - x at 0
+    assert reports[0].max_bits_error == reports[1].max_bits_error
