@@ -279,6 +279,22 @@ def _dd_pow2(k):
     return np.ldexp(one, k1.astype(np.int32)), np.ldexp(one, (k - k1).astype(np.int32))
 
 
+def _dd_expm1_series(s, t):
+    """expm1(s) of a pair |s| <= 2**-9 of type ``t``, as a pair: its Taylor
+    series.  The terms from s**m/m! on are below 2**-(p+4) of expm1(s) (p the
+    type's bits): their sum in floats, over s's high part, is as good as in
+    pairs (as _dd_sincos_small's tail); in pairs from there down to s (every
+    value below 2: no guard, _dd_ok)."""
+    coeffs = _DD_INVFACT[t]
+    m = _DD_PLAIN[t]
+    q = coeffs[-1][0]
+    for c in coeffs[-2:m - 1:-1]:
+        q = q * s[0] + c[0]
+    for c in coeffs[m - 1:0:-1]:
+        q = _dd_add(_dd_mul(q, s, 1), c, 1)
+    return _dd_mul(q, s, 1)
+
+
 def _dd_reduced(a):
     """For x = a (a float or a pair, clipped to where exp is 0 or inf): k
     integral and r (a pair) with x = k ln 2 + r, |r| <= ln(2)/2, and
@@ -299,17 +315,7 @@ def _dd_reduced(a):
     small = np.abs(r[0]) <= _DD_SMALL[t]
     down = 2.0 ** -_DD_SQUARINGS
     s = (np.where(small, r[0], r[0] * down), np.where(small, r[1], r[1] * down))
-    coeffs = _DD_INVFACT[t]
-    # the terms from s**m/m! on are below 2**-(p+4) of expm1(s) (p the type's
-    # bits): their sum in floats, over s's high part, is as good as in pairs
-    # (as _dd_sincos_small's tail); in pairs from there down to s
-    m = _DD_PLAIN[t]
-    q = coeffs[-1][0]
-    for c in coeffs[-2:m - 1:-1]:
-        q = q * s[0] + c[0]
-    for c in coeffs[m - 1:0:-1]:
-        q = _dd_add(_dd_mul(q, s, 1), c, 1)  # (every value below 2: no guard, _dd_ok)
-    q = q0 = _dd_mul(q, s, 1)  # expm1(s)
+    q = q0 = _dd_expm1_series(s, t)
     for _ in range(_DD_SQUARINGS):  # expm1(2s) = expm1(s) (expm1(s) + 2), below 4
         q = _dd_mul(q, _dd_add(q, 2, 2), 2)
     return k, (np.where(small, q0[0], q[0]), np.where(small, q0[1], q[1]))

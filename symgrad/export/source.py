@@ -162,14 +162,7 @@ def _dd_reduced(a):
     r = _dd_add(r, -(m * c3), 1)
     if isinstance(a, tuple):
         r = _dd_add(r, NP.where(x == ah, al, 0))
-    coeffs = _DD_INVFACT[t]
-    n = _DD_PLAIN[t]
-    q = coeffs[-1][0]
-    for c in coeffs[-2:n - 1:-1]:
-        q = q * r[0] + c[0]
-    for c in coeffs[n - 1:0:-1]:
-        q = _dd_add(_dd_mul(q, r, 1), c, 1)
-    q = _dd_mul(q, r, 1)  # expm1(r)
+    q = _dd_expm1_series(r, t)
     i = INDEX_OF(j + 128)
     tj = (NP.take(th, i), NP.take(tl, i))
     return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
