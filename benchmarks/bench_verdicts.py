@@ -31,6 +31,8 @@ functions, ML parameters); ``--family c`` the third, :mod:`benchmarks.heldout_c`
 write them, Numerical Recipes-style formulas, optax/torch losses, physics);
 ``--family d`` the fourth, :mod:`benchmarks.heldout_d` (session 11: information
 theory, numerical differences, geometry, physics and chemistry, ML gradients);
+``--family e`` the fifth, :mod:`benchmarks.heldout_e` (session 12: finance,
+statistics, physics, geometry, ML losses not in the ML table);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -358,11 +360,11 @@ def main() -> None:
     ap.add_argument("--wide", action="store_true",
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
-    ap.add_argument("--family", nargs="?", const="a", choices=("a", "b", "c", "d"),
+    ap.add_argument("--family", nargs="?", const="a", choices=("a", "b", "c", "d", "e"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
-                         "session 11); "
+                         "session 11) or e (benchmarks/heldout_e.py, session 12); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--probe", action="store_true",
                     help="the independent measurements also at 2**k floats inside each end "
@@ -374,8 +376,9 @@ def main() -> None:
         from .heldout_b import family_b
         from .heldout_c import family_c
         from .heldout_d import family_d
+        from .heldout_e import family_e
         held = {"a": family, "b": family_b, "c": family_c,
-                "d": family_d}[a.family]()[a.seed:a.seed + a.n]
+                "d": family_d, "e": family_e}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
