@@ -174,6 +174,10 @@ _OVERRIDES = {
 # rounded products pairs are made of are kept as such
 _dd_rounded = _jg.rounded
 
+# XLA flushes subnormals to zero (on the CPU too): a product's error term is
+# kept only where TwoProduct's partial products are normal (exact), as before
+_DD_TINY = _DDConsts(lambda t: jnp.finfo(t).tiny * 2.0 ** (jnp.finfo(t).nmant + 1))
+
 import numpy as _np
 
 _dd_numpy_two_sum = _dd_two_sum

@@ -66,6 +66,28 @@ def test_determinants_near_singular():
     assert plain.max() > 20 and comp.max() <= 1.0
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("expr", [a * d - b * c, a * b * d - c * d * t],
+                         ids=["2x2", "three-factor-terms"])
+def test_products_near_the_subnormals_keep_their_error_terms(expr, dtype):
+    # the same near-singular cancellation with products 2**16 to 2**p times the
+    # smallest normal float (the result normal): TwoProduct's error term, though
+    # subnormal, is kept (it was dropped below 2**-969 in float64, 2**-102 in
+    # float32: FPBench's 3x3 determinant of tiny entries lost 113 ulps in pairs)
+    fi, rng = np.finfo(dtype), np.random.default_rng(3)
+    big = 2.0 ** rng.integers(fi.minexp + 16, fi.minexp + fi.nmant, 200)  # the products
+    near = 1 + rng.uniform(2.0**-10, 2.0**-3, 200)  # their ratio: the result is normal
+    m1, m2, tv = rng.uniform(1, 2, (3, 200)) * rng.choice([-1, 1], (3, 200))
+    if expr == a * d - b * c:  # a*d ~ b*c ~ 2**E, d and c near 1
+        av, bv, dv = m1 * big, m2 * big, tv
+        cv = av * dv * near / bv
+    else:  # a*b*d - c*d*t: a*b rounded (~2**E), then times d; c*t ~ a*b
+        av, bv, dv = m1, m2 * big, tv
+        cv = av * bv * near / tv
+    plain, comp = _bits(expr, [a, b, c, d, t], [av, bv, cv, dv, tv], dtype)
+    assert comp.max() <= 1.0 and plain.max() > 2
+
+
 @pytest.mark.parametrize("expr, zeros", [
     (x * sp.cos(t * sp.pi / 180), lambda k: 90.0 + 180.0 * k),  # degrees
     (sp.sin(sp.pi * t), lambda k: 1.0 * k),  # sin(pi t) near integers
