@@ -1,6 +1,6 @@
 """A fifth held-out family for the verdict audit (``bench_verdicts --family e``).
 
-Written 2026-11-28 00:25 UTC (session 12, verdicts12) before any of its
+Written 2026-11-28 00:12 UTC (session 12, verdicts12) before any of its
 rows was run, from material the other families (:mod:`benchmarks.heldout`,
 :mod:`benchmarks.heldout_b`, :mod:`benchmarks.heldout_c`,
 :mod:`benchmarks.heldout_d`) and ``bench_ml_gradients`` do not hold:
