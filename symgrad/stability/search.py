@@ -128,6 +128,8 @@ EDGE_CLIMBS = 4  # domain edges an argument only touches: climbed toward, at mos
 EDGE_KEEP = 4  # ... and points kept per edge (where its rounding reaches it) ...
 EDGE_STARTS = (4, 12)  # ... climbed from the rows nearest it and from random rows
 EDGE_SCATTER = 64  # points scattered about each of those on the edge, where none is past it
+ACROSS = 16  # threshold and edge brackets bisected again along each other variable, at most,
+ACROSS_SHIFTS = (0, 1, -1, 2, -2)  # from each bracket's row, its variable moved this many floats
 
 
 def _label(name: str) -> int:
@@ -180,6 +182,7 @@ def _budget(samples: int) -> dict[str, int]:
         "structure": min(192, max(48, samples // 16)),  # thresholds, zeros, edges, conditions
         "joint cancellations": 8,
         "between rows": 24,  # transitions bisected between two drawn rows (pairs of floats)
+        "across": ACROSS,  # thresholds and edges bisected again along the other variables
         "cancellations at carries": 16,
         "scales beside zeros": 4,  # zeros, each with 2 * 14 points (float64)
         "edges by rounding": EDGE_CLIMBS * EDGE_KEEP,
@@ -441,8 +444,10 @@ class PointSearch:
         scales = self._scales_beside_zeros(tracks, everything, joint)
         rows += list(scales)
         labs += [_label("scales beside zeros")] * len(scales)
-        for lab, rs, _ in self._between_rows(tracks, drawn, vals) + \
-                self._everyday_zeros(tracks, drawn):
+        between = self._between_rows(tracks, drawn, vals)
+        across = self._across(tracks, [(lab, rs, j, t) for lab, rs, (j, t) in found] +
+                              [(lab, rs, None, t) for lab, rs, t in between])
+        for lab, rs, _ in between + self._everyday_zeros(tracks, drawn) + across:
             rows += rs
             labs += [lab] * len(rs)
         corners = self._near_corners()
@@ -505,6 +510,105 @@ class PointSearch:
         if len(asks) > n:
             asks = [asks[i] for i in np.sort(rng.choice(len(asks), size=n, replace=False))]
         return self._bisect_segments(tracks, drawn, asks)
+
+    def _across(self, tracks: _Tracks, found: list) -> list:
+        """(label, rows, track) for the thresholds and overflow, underflow
+        and domain edges of ``found`` (bracketed along one variable), each
+        bisected again along every other variable its track depends on,
+        from the bracket's first row: to the two floats beside the code's
+        own transition there.  A bracket is one float of its variable
+        wide, and one float of one variable can move the node's argument
+        by many of its own floats where another moves it by one: along z,
+        ``cosh(erfc(z)*Max(x, z**2))`` (a random held-out formula, seed 36)
+        jumps past cosh's overflow by about 1,000 floats of its argument
+        at a step near z = 21, while the code's argument is some 23 floats
+        above the true one (erfc's rounding): the floats of x where the
+        code's cosh is inf and the true value finite (64 bits) lie beside
+        the code's own overflow along x, and no bracket along z lands in
+        them (16.6 reported, 64 true).  Whether the code's argument is above
+        or below the true one there is its rounding's, so the same is done
+        from the rows 1 and 2 floats of the bracket's variable away (each
+        variable in turn for a segment's bracket, ``j`` None): each a new
+        draw of that rounding.  The brackets whose track's arguments move
+        by more than one of their floats across them, the largest moves
+        first; the transition nearest the row on each side, along a grid of
+        2**i floats from it; at most ``budget["across"]`` brackets.
+        ``found``: (label, rows, j, track), of which :data:`_FIRST`'s first
+        two kinds are read.  (That formula: 64 bits reported at 9 of seeds
+        0-9, at 2 before.)"""
+        k, fmt = len(self.symbols), self.fmt
+        n = self.budget["across"]
+        if k < 2 or n <= 0:
+            return []
+        kinds = {_label("thresholds"), _label("overflow, underflow and domain edges")}
+        steps = [0] + [s * (1 << i) for i in range(fmt.width - 1) for s in (-1, 1)]
+        items = [(np.asarray(rs[0], dtype=fmt.dtype), np.asarray(rs[1], dtype=fmt.dtype), j, t)
+                 for lab, rs, j, t in found if lab in kinds and t < tracks.first_carry]
+        if not items:
+            return []
+        # how far the track's arguments move across each bracket, in their own floats
+        ends = np.concatenate([np.stack([a, b]) for a, b, _, _ in items])
+        with np.errstate(all="ignore"):
+            vals = tracks.nodes.values([ends[:, i] for i in range(k)])
+        jump = []
+        for q, (_, _, _, t) in enumerate(items):
+            heads = tracks._heads(t)
+            if t < len(tracks.watched):  # a node's class: its arguments move
+                heads = tracks.nodes.kids.get(heads[0], ())
+            most = 0.0
+            for u in heads:
+                v = np.broadcast_to(np.asarray(vals[u]), (len(ends),))[2 * q:2 * q + 2]
+                if v.dtype != bool and np.isfinite(v.astype(float)).all():
+                    o = ordinal(v.astype(fmt.dtype), fmt)
+                    most = max(most, abs(int(o[1]) - int(o[0])))  # (in ints: exact)
+            jump.append(most)
+        order = sorted((q for q in range(len(items)) if jump[q] > 1), key=lambda q: -jump[q])
+        items = [(items[q][0], items[q][2], items[q][3]) for q in order]
+        asks: list = []
+        brackets: list = []
+        for shift in ACROSS_SHIFTS:  # every bracket's own row first, then the rows beside
+            for row0, j, t in items:
+                depends = tracks.depends(t)
+                # (a segment's bracket, j None: each variable moved in turn)
+                moved = [j] if j is not None or not shift else sorted(depends)
+                for jj in moved:
+                    if len(brackets) >= n:
+                        break
+                    row = row0.copy()
+                    if shift:
+                        lo_j, hi_j = (int(v) for v in ordinal(np.array(self.ranges[jj]), fmt))
+                        oj = int(ordinal(row[jj:jj + 1], fmt)[0]) + shift
+                        if not lo_j <= oj <= hi_j:
+                            continue
+                        row[jj] = from_ordinal(np.array([oj]), fmt)[0]
+                    for m in sorted(depends - {jj}):
+                        if len(brackets) >= n:
+                            break
+                        olo, ohi = (int(v) for v in ordinal(np.array(self.ranges[m]), fmt))
+                        o = int(ordinal(row[m:m + 1], fmt)[0])
+                        ords = np.array(sorted({min(max(o + d, olo), ohi) for d in steps}),
+                                        dtype=np.int64)
+                        grid = np.repeat(row[None, :], len(ords), axis=0)
+                        grid[:, m] = from_ordinal(ords, fmt)
+                        with np.errstate(all="ignore"):
+                            c = tracks.classes(grid, [t])[0]
+                        flips = np.flatnonzero(c[:-1] != c[1:])
+                        if not len(flips):
+                            continue
+                        at = int(np.searchsorted(ords, o))
+                        for f in sorted({int(flips[flips < at].max(initial=-1)),
+                                         int(flips[flips >= at].min(initial=-1))} - {-1}):
+                            asks.append((row, m, self.ranges[m]))
+                            brackets.append((t, int(ords[f]), int(ords[f + 1]), int(c[f]),
+                                             int(c[f + 1]), len(asks) - 1, int(ords[f + 1]),
+                                             int(c[f + 1])))
+        out = []
+        for t, a, b, ca, cb, q, _, _ in tracks._bisect(asks, brackets) if brackets else []:
+            base, m, _ = asks[q]
+            pair = np.repeat(base[None, :], 2, axis=0)
+            pair[:, m] = from_ordinal(np.array([a, b]), fmt)
+            out.append((tracks._label(t, ca, cb), list(pair), t))
+        return out
 
     def _everyday_zeros(self, tracks: _Tracks, drawn: np.ndarray) -> list:
         """(label, rows, track) for zeros of sums at everyday magnitudes
