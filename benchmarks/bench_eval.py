@@ -4,6 +4,8 @@
 Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
       python benchmarks/bench_eval.py --parts   (where one block's time goes)
       python benchmarks/bench_eval.py --ops     (each operation, NumPy beside JAX)
+      python benchmarks/bench_eval.py --sincos  (sin and cos of one argument by one
+                                                 complex exp: bitwise? faster?)
 
 The formula is the quickstart-style gradient of
 ``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
@@ -219,6 +221,10 @@ def main() -> None:
                     help="only where the time goes: from 100 to 10^4 points the kernels "
                          "beside the sin/cos calls alone and symgrad's with SymPy's hypot; "
                          "from 10^4 to 10^6, symgrad and JAX beside their sin/cos alone")
+    ap.add_argument("--sincos", action="store_true",
+                    help="only sin and cos of one argument as one complex exp (glibc's cexp "
+                         "calls sincos) beside np.sin and np.cos: bitwise over the whole float "
+                         "range, and the time of each from 10 points to --max")
     ap.add_argument("--cpu", action="store_true",
                     help="time single calls in the process's CPU time, not wall time")
     opt = ap.parse_args()
@@ -228,6 +234,8 @@ def main() -> None:
         return operations(opt.repeat)
     if opt.parts:
         return parts()
+    if opt.sincos:
+        return sincos(int(opt.max))
 
     x, y = sp.symbols("x y")
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
@@ -448,6 +456,87 @@ def one_point(sg, sp_fn, names: dict) -> None:
         print(f"| {dtype} | {us['call']:.2f} us | {us['kernel']:.2f} us | {us['least']:.2f} us "
               f"| {us['sympy']:.2f} us | {us['call'] / us['sympy']:.2f} "
               f"| {us['least'] / us['sympy']:.2f} |")
+
+
+def _cis(u: np.ndarray) -> np.ndarray:
+    """``exp(i*u)`` as one complex ``np.exp`` in place: real part +0 (exact:
+    glibc's ``cexp`` multiplies ``sincos``'s results by ``exp(0) = 1``)."""
+    z = np.empty(u.shape, np.complex128 if u.dtype == np.float64 else np.complex64)
+    z.real = 0
+    z.imag = u
+    return np.exp(z, out=z)
+
+
+def sincos(mx: int) -> None:
+    """sin and cos of one argument by one complex ``np.exp`` (``_cis``) beside
+    ``np.sin`` and ``np.cos``: (1) bitwise, on 2*10^6 random bit patterns of
+    each type (every exponent: subnormals, huge arguments, infinities, NaN)
+    and the floats at and beside 4*10^5 multiples of pi/2 and 10^6 normal
+    draws of four scales, with +-0, +-inf, NaN; (2) the time of each, alone
+    and as the quickstart gradient uses them (``cos(x)*cos(y)``,
+    ``sin(x)*sin(y)``: the complex one's parts are strided views), from 10
+    points to ``mx``, p10 of single calls in turn."""
+    rng = np.random.default_rng(1)
+    load0 = loadavg()
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
+          f"{np.__version__}  one thread  load average {load0}")
+    print("| dtype | arguments | finite | re != np.cos (finite) | im != np.sin (finite) "
+          "| non-finite | differing in a bit there |")
+    print("|---|---|---|---|---|---|---|")
+    for dt in (np.float64, np.float32):
+        fi = np.finfo(dt)
+        uint = np.uint64 if dt == np.float64 else np.uint32
+        bits = rng.integers(0, np.iinfo(uint).max, size=2 * 10**6, dtype=uint, endpoint=True)
+        k = (np.arange(-2 * 10**5, 2 * 10**5) * (np.pi / 2)).astype(dt)
+        u = np.concatenate([
+            bits.view(dt), k, np.nextafter(k, dt(np.inf)), np.nextafter(k, dt(-np.inf)),
+            (rng.standard_normal(10**6) * rng.choice([1, 10, 1e3, 1e6], 10**6)).astype(dt),
+            np.array([0.0, -0.0, np.inf, -np.inf, np.nan, fi.tiny, -fi.smallest_subnormal,
+                      fi.max, -fi.max], dt)])
+        with np.errstate(all="ignore"):
+            z, s, c = _cis(u), np.sin(u), np.cos(u)
+        fin = np.isfinite(u)
+        re = z.real.copy().view(uint) != c.view(uint)
+        im = z.imag.copy().view(uint) != s.view(uint)
+        print(f"| {dt.__name__} | {u.size} | {int(fin.sum())} | {int((re & fin).sum())} | "
+              f"{int((im & fin).sum())} | {int((~fin).sum())} | "
+              f"{int(((re | im) & ~fin).sum())} |")
+
+    def two(u, v):
+        return np.multiply(np.cos(u), np.cos(v)), np.multiply(np.sin(u), np.sin(v))
+
+    def one(u, v):
+        a, b = _cis(u), _cis(v)
+        return np.multiply(a.real, b.real), np.multiply(a.imag, b.imag)
+
+    def nothing(u, v):
+        return None
+    rows = []
+    for dt in (np.float64, np.float32):
+        n = 10
+        while n <= mx:
+            a = (rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt))
+            fns = {"sin, cos": lambda u, v: (np.sin(u), np.cos(u)),
+                   "complex exp": lambda u, v: _cis(u), "two": two, "one": one,
+                   "nothing": nothing}
+            t = call_by_call(fns, {k: a for k in fns}, 2.0 if n >= 10**6 else 0.6)
+            rows.append((dt.__name__, n, {k: v - t["nothing"] for k, v in t.items()}))
+            n *= 10
+    print()
+    clock = "process CPU" if CLOCK[0] is time.process_time else "wall"
+    print(f"# p10 of single calls in turn, {clock} time, net of a call doing nothing; "
+          f"load average {load0} before, {loadavg()} after")
+    print("| dtype | points | np.sin + np.cos | one complex exp | ratio | ns an element, two calls "
+          "| one | cos(x)cos(y), sin(x)sin(y) by four calls | by two complex exps | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+
+    def fmt(v: float) -> str:
+        return f"{v * 1e6:.2f} us" if v < 1e-3 else f"{v * 1e3:.3f} ms"
+    for dt, n, t in rows:
+        print(f"| {dt} | {n:.0e} | {fmt(t['sin, cos'])} | {fmt(t['complex exp'])} | "
+              f"{t['complex exp'] / t['sin, cos']:.2f} | {t['sin, cos'] * 1e9 / n:.1f} | "
+              f"{t['complex exp'] * 1e9 / n:.1f} | {fmt(t['two'])} | {fmt(t['one'])} | "
+              f"{t['one'] / t['two']:.2f} |")
 
 
 def operations(repeat: int) -> None:
