@@ -246,6 +246,11 @@ def _dd_series_terms(t):
 
 _DD_SQUARINGS = 8
 _DD_LN2 = _DDConsts(lambda t: _dd_const(0.6931471805599453, 2.3190468138462996e-17, t))
+# ln 2 - the pair _DD_LN2 as one float: k ln 2 of the reduction to 3p bits,
+# not 2p (|k| up to 2**10 times the pair's 2**-2p made exp(-700) 100 bits)
+_DD_LN2_3 = _DDConsts(lambda t: t.type(
+    ((0.6931471805599453 - float(_DD_LN2[t][0])) - float(_DD_LN2[t][1]))
+    + 2.3190468138462996e-17 + 5.707708438416212e-34))
 _DD_INVLN2 = _DDConsts(lambda t: t.type(1.4426950408889634))
 # past this |x| exp(x) is 0 or inf in the type (its exponents, subnormals included)
 _DD_EXPMAX = _DDConsts(lambda t: t.type((np.finfo(t).maxexp + np.finfo(t).nmant + 3)
@@ -318,6 +323,7 @@ def _dd_reduced(a):
     # (|k| < 2**11, |x| < 2**10, |r| < 1: no guard can fire, _dd_ok; x - p is exact)
     p, e = _dd_two_prod(k, ln2h, True)
     r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(k, ln2l, True)), 1)
+    r = _dd_add(r, -(k * _DD_LN2_3[t]), 1)
     if isinstance(a, tuple):
         r = _dd_add(r, np.where(x == ah, al, 0))
     # r / 2**8 (where |r| is that small already, r itself: no bit of a
@@ -377,8 +383,17 @@ def _dd_log(a):
 
 
 def _dd_log1p(a):
-    """log1p(a) of a float or pair, as a pair: the log of the pair 1 + a."""
-    return _dd_log(_dd_add(a, 1))
+    """log1p(a) of a float or pair, as a pair: the log of the pair u = 1 + a,
+    plus r/u, where r = a - (u - 1) is the part of ``a`` that u dropped (u
+    holds 1 + a only to about 2**-2p of 1, p the type's bits: all of a tiny
+    pair's low part).  log1p(a) = log(u) + log1p(r/u), and |r/u| is below
+    2**-2p, so its first order is enough: accurate relative to log1p(a) for
+    tiny ``a`` too, where log(u) alone loses the low part of exp(-700)."""
+    u = _dd_add(a, 1)
+    r = _dd_add(a, _dd_neg(_dd_add(u, -1)))
+    c = r[0] / u[0]
+    out = _dd_log(u)
+    return _dd_fast(out[0], out[1] + np.where(np.isfinite(c), c, 0))
 
 
 # sin, cos, tan and atan of pairs, as pairs: a transcendental's own rounding

@@ -661,6 +661,7 @@ COMPENSATED_NAMES = frozenset({
     "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DDConsts",
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
     "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
+    "_DD_LN2_3",
     "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL", "_dd_ok", "_DD_BOUNDED",
     "_DD_PLAIN", "_dd_plain_from",
     "_dd_fun_b", "_DD_LOW", "_dd_pio2", "_dd_trig_terms", "_dd_signed_inv_factorial",

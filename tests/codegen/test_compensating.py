@@ -253,6 +253,39 @@ def test_exp_and_log_of_pairs_keep_twice_the_precision(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_log1p_of_a_tiny_pair_keeps_its_low_part(dtype):
+    # log1p(u) - y, u a pair far below 1 (exp(x) of a large negative x, a
+    # product x*x, a product of two pair exps: the focal loss's gradient),
+    # y the float nearest log1p(u): the truth is log1p's rounding error.
+    # The pair 1 + u holds u only to 2**-2p of 1, none of its low part
+    # where |u| < 2**-p: log1p then had the float's bits, not the pair's.
+    # (u above 2**(emin + 2p), where a pair's low part is a normal float)
+    import mpmath
+    from sympy.codegen.cfunctions import log1p
+
+    dt = np.dtype(dtype)
+    nmant = np.finfo(dt).nmant
+    rng = np.random.default_rng(5)
+    top = (600, 40) if dtype == "float64" else (65, 18)
+    xs = {sp.exp(x): -rng.uniform(top[1], top[0], 6),
+          x * x: 10.0 ** rng.uniform(-15 if dtype == "float64" else -10, -1, 6),
+          sp.exp(x) * sp.exp(x / 2): -rng.uniform(top[1], top[0] / 2, 6)}
+    with mpmath.workprec(300):
+        for u, xv in xs.items():
+            xv = xv.astype(dt)
+            mu = sp.lambdify(x, u, "mpmath")
+            true_l = [mpmath.log1p(mu(mpmath.mpf(float(v)))) for v in xv]
+            yv = np.array([float(t) for t in true_l], dt)
+            got = lambdify([x, y], compensated(log1p(u) - y), dtype=dtype)(xv, yv)
+            for g, t, yy in zip(got, true_l, yv):
+                tv = t - mpmath.mpf(float(yy))
+                # (within 4 bits of the result or 2**-(2p - 12) of log1p(u): a
+                # pair exp of -600 holds 100 bits; the float log1p, p bits)
+                tol = max(abs(tv) * 2.0 ** -(nmant - 4), abs(t) * 2.0 ** -(2 * nmant - 10))
+                assert abs(mpmath.mpf(float(g)) - tv) <= tol, (u, g, tv)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_a_difference_of_exp_or_log_and_an_input_keeps_its_bits(dtype):
     # exp(x) - y where x = log(y) (rounded): the truth is exp's rounding
     # error; plain code gives 0 or a multiple of an ulp of y
