@@ -290,6 +290,26 @@ def test_a_value_beside_a_midpoint_is_pursued_and_an_unknown_midpoint_is_bounded
     assert blo[0, 0] == 1.0 and bhi[0, 0] == np.nextafter(1.0, 2)
 
 
+@pytest.mark.parametrize("f, xs", [
+    # the Poly-1 sigmoid loss's y-derivative near x = 0: -3x/2 + x**3/24, -3x/2 a
+    # midpoint (x's last bit is 1) and x**3/24 ~550 bits below it
+    (-x + 1 - 2 / (1 + exp(-x)), [8.523403611251813e-83]),
+    (sinh(x) + x / 2, [math.ldexp(2.0**52 + 1, -400)]),  # 3x/2 + x**3/6
+    (sin(x) - sin(y), [-1.648153140225061e-115, 1.9204584437401918e-115]),
+])
+def test_a_value_beside_a_midpoint_is_decided_by_the_balls(f, xs):
+    # while SIGN_TRIES last, the balls pursue a straddle of a midpoint up to the top,
+    # as the intervals do: they handed it over at 4x the start, and the intervals
+    # decided it at 1,232-4,928 bits (86% of check_stability's time on the
+    # Poly-1 gradient); the same float, from either tier
+    syms = [x, y][:len(xs)]
+    with mpmath.workprec(6000):
+        want = float(sympy_lambdify(syms, f, "mpmath")(*map(mpmath.mpf, xs)))
+    g = GroundTruth([f], syms)
+    assert g.decided(xs) == [want]
+    assert g.resolve(xs)[:2] == ([want], [RESOLVED])
+
+
 def test_a_value_not_known_real_costs_every_precision_at_a_few_points_only():
     # sqrt of an exact 0 reached inexactly: its argument's interval straddles 0 at
     # every precision; SIGN_TRIES points go to the top, the next stop at 4x the
