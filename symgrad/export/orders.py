@@ -51,8 +51,9 @@ class ExportWarning(UserWarning):
 def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
                  where: str = "", dtype: str = "float64") -> list:
     """``stabilize``'s float forms of ``exprs`` over ``domain`` (symbols it
-    does not name range over all floats) in ``dtype``; markers other than
-    ``scaled`` dropped with a warning.
+    does not name range over all floats) in ``dtype``, without the pairs
+    and subnormal splits that keep no bit there (:mod:`.pruning`); markers
+    other than ``scaled`` dropped with a warning.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -60,6 +61,7 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
     [1/(sqrt(x) + sqrt(x + 1))]
     """
     from ..stability.stabilize import stabilize
+    from .pruning import pruned
 
     todo = [k for k, e in enumerate(exprs) if e.args]  # a symbol or a number is exact
     out = list(exprs)
@@ -71,7 +73,10 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
         if len(_CHOSEN) >= 64:
             _CHOSEN.pop(next(iter(_CHOSEN)))
         try:
-            _CHOSEN[key] = stabilize([exprs[k] for k in todo], dom, dtype=dtype, widen=False)
+            sources = [exprs[k] for k in todo]
+            # (its pairs and subnormal splits kept where they keep bits: .pruning)
+            _CHOSEN[key] = pruned(stabilize(sources, dom, dtype=dtype, widen=False), sources,
+                                  dom, dtype)
         except Exception as err:  # noqa: BLE001  (a failure inside stabilize: say so, keep safe)
             from ..lowering import lower
             from ..rewrites import safe_forms
