@@ -27,7 +27,7 @@ formulas of at most :data:`ALGEBRA_OPS` operations.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import mpmath
 from sympy import (
@@ -249,14 +249,21 @@ def _symmetric(expr: Expr) -> tuple[Expr, str] | None:
         return None
     mirror = expr.xreplace({x: -x})
     kind = None
+    # the screen stops at its first point off 0; the points it skipped are
+    # evaluated only where they could matter (an error at any point of the
+    # even screen leaves the formula unscreened, as one that fails both)
+    skipped: list = []
     for sign_, name in ((1, "even"), (-1, "odd")):
         diff = mirror - sign_ * expr
         try:
-            vals = [complex(diff.evalf(30, subs={x: Rational(v)}))
-                    for v in ("0.37", "1.9", "3.3", "0.81", "2.6")]
+            off = _off_zero_at(diff, x, _SCREEN)
+            if off is None and skipped:
+                _off_zero_at(*skipped[0])  # (only for its error)
         except Exception:  # noqa: BLE001  (SymPy cannot evaluate it (floor, ...): not screened)
             return None
-        if all(abs(v) < 1e-20 for v in vals):
+        if off is not None:
+            skipped.append((diff, x, _SCREEN[off + 1:], False))
+        else:
             try:  # proved: the numerator over a common denominator expands to 0
                 if expand(together(diff).as_numer_denom()[0]) == 0:
                     kind = name
@@ -269,6 +276,22 @@ def _symmetric(expr: Expr) -> tuple[Expr, str] | None:
     if kind == "even":
         return folded, "even: f(-|x|)"
     return -sign(x) * folded, "odd: -sign(x)*f(-|x|)"
+
+
+_SCREEN = ("0.37", "1.9", "3.3", "0.81", "2.6")  # _symmetric's points
+
+
+def _off_zero_at(diff: Expr, x: Symbol, points: Sequence[str], stop: bool = True) -> int | None:
+    """The first of ``points`` where ``diff`` (at 30 digits) is not within
+    1e-20 of 0 (NaN included), or None; without ``stop``, every point is
+    evaluated (an error is what is asked)."""
+    off = None
+    for i, v in enumerate(points):
+        if not abs(complex(diff.evalf(30, subs={x: Rational(v)}))) < 1e-20 and off is None:
+            off = i
+            if stop:
+                break
+    return off
 
 
 def taylor(expr: Expr, sym: Symbol, at: Basic, terms: int) -> Expr | None:
