@@ -17,7 +17,7 @@ from ..progress import stage
 from ..safe import refuse_string
 from ..shapes import flatten_exprs
 from .analysis import Measurement, find_regions
-from .ascent import ascend, toward_zeros, worst_bits
+from .ascent import ascend, scatter, toward_zeros, worst_bits
 from .bits import bits_error, bits_error_bounds, float_format
 from .bounds import prove
 from .compare import as_written, rewrite_notes
@@ -202,6 +202,8 @@ def check_stability(
 
         absorb(ascend(points, worst_bits(bits), climb, search.ranges, fmt,
                       search.budget["ascent"]))
+        # and at random about the worst point (a noise's top: its rare tail)
+        absorb(scatter(points, worst_bits(bits), climb, search.ranges, fmt, seed))
 
         # and toward the true output's own zero beside the worst points
         def probe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

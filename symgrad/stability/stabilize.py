@@ -56,7 +56,7 @@ from ..shapes import flatten_exprs
 from ..widen import FloatMarker
 from ..widen import widen as widened
 from .affine import about, affine_slope, centre
-from .ascent import ascend, toward_zeros
+from .ascent import ascend, scatter, toward_zeros
 from .bits import bits_error, bits_error_bounds, float_format, ordinal
 from .check import check_stability, refuse_non_real
 from .costs import form_cost
@@ -769,6 +769,8 @@ class _Search:
         new = bits_of(form, points)
         absorb(ascend(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt,
                       ps.budget["ascent"]))
+        # and at random about the worst point (a noise's top: its rare tail)
+        absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         # and toward the true output's own zero beside the worst points
         absorb(toward_zeros(points, new, value(points),
                             lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))

@@ -766,3 +766,17 @@ def test_a_threshold_bracketed_along_one_variable_is_bisected_along_the_others(f
     # (cosh(x/z): 9.0) at these seeds before, 64 at 9-10 of seeds 0-9 now
     r = check_stability(f, dom, seed=seed, samples=256)
     assert r.max_bits_error > 63, str(r)
+
+
+@pytest.mark.parametrize("f, dom, seed, above", [
+    (grad(-x * log(x) - (1 - x) * log(1 - x), x), {x: (1e-300, 1.0)}, 11, 16.2),
+    (log(x) + 1 - (log(1 - x) + 1), {x: (0.4, 0.6)}, 0, 16.0),
+])
+def test_a_noise_plateau_is_sampled_about_its_worst_point(f, dom, seed, above):
+    # the binary entropy's derivative as derived, log(1 - x) + 1 - log(x) - 1 (heldout_d
+    # row 1; verdicts11's open hole), loses 15.4 bits on a plateau near |x - 1/2| ~ 2e-6
+    # with a noise of the last bits on top: 16.4-16.9 at one float in 200 within 2**20
+    # .. 2**33 floats. The ascent stopped on the plateau (15.4 reported, 16.6 by the
+    # audit); its sibling, the logit as derived, 15.4 likewise (16.4 now)
+    r = check_stability(f, dom, seed=seed, samples=256)
+    assert r.max_bits_error > above, str(r)
