@@ -226,6 +226,10 @@ class Exact:
                 v = node is sp.true
             elif isinstance(node, sp.core.relational.Relational):
                 v = _relation(kids[0] - kids[1], node.rel_op)
+            elif isinstance(node, (sp.And, sp.Or)):  # (of decided relations: bools)
+                v = all(kids) if isinstance(node, sp.And) else any(kids)
+            elif isinstance(node, sp.Not):
+                v = not kids[0]
             elif isinstance(node, sp.functions.elementary.piecewise.ExprCondPair):
                 v = (kids[0], kids[1])  # (its value is taken only where chosen)
             elif isinstance(node, sp.Piecewise):
