@@ -128,6 +128,29 @@ def call_by_call(fns: dict, args: dict, budget: float = 0.4) -> dict:
     return {k: p10(v) for k, v in times.items()}
 
 
+HEAP = [""]  # what --heap set, for the table's header
+
+
+def heap() -> None:
+    """glibc's malloc serves a request of at least its mmap threshold (128 kB
+    at start) by a fresh mmap, every page of it faulted in at first touch,
+    and moves the threshold up to the size of the largest such block freed
+    (up to 32 MB), trimming the heap's top past twice that: so whether
+    SymPy's temporaries of 10^5 float32 or float64 elements (0.4-0.8 MB, a
+    new one for every operation) cost page faults on every call depends on
+    which sizes the process allocated and freed before (1,726 faults a call
+    at 10^5 float64 points in one process, none in another; symgrad's
+    blocks reuse pooled buffers: none).  Fixing both thresholds (mallopt)
+    takes the process history out: every array up to 32 MB from the heap."""
+    import ctypes
+    import ctypes.util
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    m_trim, m_mmap = -1, -3  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD (malloc.h)
+    ok = libc.mallopt(m_mmap, 32 << 20) == 1 and libc.mallopt(m_trim, 256 << 20) == 1
+    HEAP[0] = ("  glibc malloc: mmap threshold 32 MB, trim threshold 256 MB" if ok
+               else "  (mallopt failed: malloc's thresholds as they were)")
+
+
 def naive(a, b):
     return np.sqrt(a * a + b * b)
 
@@ -225,11 +248,17 @@ def main() -> None:
                     help="only sin and cos of one argument as one complex exp (glibc's cexp "
                          "calls sincos) beside np.sin and np.cos: bitwise over the whole float "
                          "range, and the time of each from 10 points to --max")
+    ap.add_argument("--heap", action="store_true",
+                    help="fix glibc malloc's thresholds (mallopt: mmap at 32 MB, trim at "
+                         "256 MB) before anything is timed, so that every array up to 32 MB "
+                         "comes from the heap, with no page faults after the first calls")
     ap.add_argument("--cpu", action="store_true",
                     help="time single calls in the process's CPU time, not wall time")
     opt = ap.parse_args()
     if opt.cpu:
         CLOCK[0] = time.process_time
+    if opt.heap:
+        heap()
     if opt.ops:
         return operations(opt.repeat)
     if opt.parts:
@@ -304,6 +333,7 @@ def main() -> None:
           + (f"  one thread  {'median' if opt.median else 'fastest'} of {opt.repeat} rounds"
              if opt.rounds else "  one thread  10th percentile of single calls, interleaved"
              + (", process CPU time" if opt.cpu else ", wall time"))
+          + HEAP[0]
           + f"  load average {load0} before, {loadavg()} after")
     head = "| dtype | points | symgrad | sympy cse | symgrad/sympy | by hand | by hand/sympy |"
     line = "|---|---|---|---|---|---|---|"
