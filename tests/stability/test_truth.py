@@ -41,7 +41,7 @@ from symgrad import sigmoid, softplus
 from symgrad.functions import rint
 from symgrad.rewrites.forms import erfcx
 from symgrad.rules import DEFAULT_TABLE
-from symgrad.stability.intervals import _exp, point
+from symgrad.stability.intervals import OPS, _exp, point
 from symgrad.stability.truth import RESOLVED, SIGN_TRIES, UNDEFINED, UNRESOLVED, GroundTruth
 
 x, y = symbols("x y")
@@ -543,3 +543,21 @@ def test_irrational_terms_that_cancel_by_their_algebra_are_exactly_zero():
     assert at(log(x) + log(y), 3.0, 1 / 3) == (-5.551115123125783e-17, RESOLVED)
     assert at(sqrt(sin(x) ** 2) - sin(x), -1.0) == (2 * math.sin(1.0), RESOLVED)
     assert at(sqrt(x) * sqrt(y) - z, -2.0, -8.0, 4.0)[1] == UNDEFINED
+
+
+@pytest.mark.parametrize("u", [7.5, 30.0, -30.0])
+@pytest.mark.parametrize("prec", [53, 200])
+def test_erf_and_erfc_where_erf_is_one_within_the_precision_are_bounded(u, prec):
+    # where erfc(|u|) < 2**-(prec + 20), the interval tier says erf(u) is within
+    # 2**-prec of +-1 (and erfc(-|u|) of 2) without mpmath's series, whose
+    # cancellation cost 2.8 s at 8,192 bits for u = 124.6: the ground truth of a
+    # Black-Scholes price deep in the money (heldout_e row 0) took 16 s a point
+    mid = lambda b: mpmath.mpf(b)  # noqa: E731  (an mpf from its raw tuple)
+    with mpmath.workprec(2000):  # (erfc(30) ~ 2.6e-393: visible at 2,000 bits)
+        for name, f in (("erf", mpmath.erf), ("erfc", mpmath.erfc)):
+            lo, hi = OPS[name](prec, point(from_float(u)))
+            v = f(mpmath.mpf(u))
+            assert mid(lo) <= v <= mid(hi), (name, u, prec)
+            assert mid(hi) - mid(lo) <= 2 * abs(v) * mpmath.mpf(2) ** (5 - prec) + \
+                mpmath.mpf(2) ** (2 - prec)
+
