@@ -202,8 +202,6 @@ def check_stability(
 
         absorb(ascend(points, worst_bits(bits), climb, search.ranges, fmt,
                       search.budget["ascent"]))
-        # and at random about the worst point (a noise's top: its rare tail)
-        absorb(scatter(points, worst_bits(bits), climb, search.ranges, fmt, seed))
 
         # and toward the true output's own zero beside the worst points
         def probe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -220,6 +218,8 @@ def check_stability(
         if any(a != b for a, b in zip(unwiden(form), form)):  # computed beyond the format
             absorb(deepest_zeros(points, compute, lambda rows: climbed.append(measure(rows)),
                                  search.ranges, fmt, seed))
+        # and at random about the worst point found (a noise's top: its rare tail)
+        absorb(scatter(points, worst_bits(bits), climb, search.ranges, fmt, seed))
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")

@@ -811,8 +811,6 @@ class _Search:
         new = bits_of(form, points)
         absorb(ascend(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt,
                       ps.budget["ascent"]))
-        # and at random about the worst point (a noise's top: its rare tail)
-        absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         # and toward the true output's own zero beside the worst points
         absorb(toward_zeros(points, new, value(points),
                             lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))
@@ -828,6 +826,8 @@ class _Search:
         absorb(ties(points, new, floats, ranges, self.fmt, seed))
         if inner and DEEP:  # computed beyond the format: its deepest zeros
             absorb(deepest_zeros(points, floats, lambda rows: None, ranges, self.fmt, seed))
+        # and at random about the worst point found (a noise's top: its rare tail)
+        absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------
