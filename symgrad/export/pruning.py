@@ -39,6 +39,8 @@ __all__ = ["pruned"]
 # same points, rounding noise of a different order of operations
 MEAN_SLACK = 0.05
 SAMPLES = 1024
+# at most this many splits are tried one by one (after all of them at once)
+TRIES = 4
 
 
 def _splits(form: Basic, lo: float) -> list[Basic]:
@@ -100,7 +102,7 @@ def _pruned(form: Basic, source: Basic, domain: Mapping, dtype: str, lo: float) 
     except Exception:  # noqa: BLE001  (not measured: the form as chosen)
         return form
 
-    def better(f: Basic) -> bool:
+    def no_worse(f: Basic) -> bool:
         try:
             r = check(f)
         except Exception:  # noqa: BLE001  (not measured: not taken)
@@ -111,13 +113,20 @@ def _pruned(form: Basic, source: Basic, domain: Mapping, dtype: str, lo: float) 
     cur = form
     if pairs:
         plain = unmark([cur], (compensated,))[0]
-        if better(plain):
+        if no_worse(plain):
             cur = plain
-    k = 0  # the splits before the k-th are kept
-    while k < len(splits := _splits(cur, lo)):
+    splits = _splits(cur, lo)
+    if len(splits) > 1:  # all of them first (a check costs a second or more)
+        every = set(splits)
+        none = replaced(cur, lambda n: n.args[0].expr if n in every else None)
+        if not _splits(none, lo) and no_worse(none):
+            return none
+    k = tries = 0  # the splits before the k-th are kept
+    while k < len(splits := _splits(cur, lo)) and tries < TRIES:
         target = splits[k]
         one = replaced(cur, lambda n, t=target: n.args[0].expr if n == t else None)
-        if better(one):
+        tries += 1
+        if no_worse(one):
             cur = one
         else:
             k += 1
