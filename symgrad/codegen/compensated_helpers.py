@@ -131,6 +131,29 @@ def _dd_abs(a):
     return a[0] * s, a[1] * s
 
 
+def _dd_max(a, b):
+    """max(a, b) of floats or pairs, as a pair: the one whose value is the
+    larger (the sign of the pair a - b decides), NaN where either is."""
+    return _dd_pick(a, b, 1)
+
+
+def _dd_min(a, b):
+    """min(a, b) of floats or pairs, as a pair (as :func:`_dd_max`)."""
+    return _dd_pick(a, b, -1)
+
+
+def _dd_pick(a, b, sign):
+    ah, al = a if isinstance(a, tuple) else (a, a * 0)
+    bh, bl = b if isinstance(b, tuple) else (b, b * 0)
+    d = _dd_add(a, _dd_neg(b))
+    d0, d1 = d[0] * sign, d[1] * sign
+    take = (d0 > 0) | ((d0 == 0) & (d1 >= 0)) | (ah != ah)
+    hi = np.where(take, ah, bh)
+    lo = np.where(take, al, bl)
+    nan = (ah != ah) | (bh != bh)
+    return np.where(nan, ah + bh, hi), np.where(nan, 0 * lo, lo)
+
+
 def _dd_add(a, b, k=None):
     """a + b (floats or pairs) as a pair; ``k``: see :func:`_dd_ok`."""
     if not isinstance(a, tuple):

@@ -31,7 +31,8 @@ defines the helpers (:data:`COMPENSATED_HELPERS`):
 Error terms that are not finite (an overflow in a sum, a split of a
 number near the top of the range) are 0: the pair is then the plain value,
 as uncompensated code would give.  Nodes without an arithmetic of pairs
-(``Piecewise``, ``Max``, comparisons) take their operands rounded.
+(``Piecewise``, comparisons) take their operands rounded; ``Max`` and
+``Min`` of pairs are the pair whose value is the larger or the smaller.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from sympy import (
     Float,
     Function,
     Integer,
+    Max,
+    Min,
     Mul,
     Pow,
     S,
@@ -122,6 +125,14 @@ class _Neg(_DD):
 
 class _Abs(_DD):
     _helper = "_dd_abs"
+
+
+class _Max(_DD):
+    _helper = "_dd_max"
+
+
+class _Min(_DD):
+    _helper = "_dd_min"
 
 
 class _Hi(_DD):
@@ -209,8 +220,8 @@ class _Atan(_DD):
 _PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p,
                    sin: _Sin, cos: _Cos, tan: _Tan, atan: _Atan}
 
-_PAIRS = (_Add, _Mul, _Prod, _Div, _Sqrt, _Neg, _Abs, _Fun, _Const, _Exp, _Expm1, _Log, _Log1p,
-          _Sin, _Cos, _Tan, _Atan, _Part)
+_PAIRS = (_Add, _Mul, _Prod, _Div, _Sqrt, _Neg, _Abs, _Max, _Min, _Fun, _Const, _Exp, _Expm1,
+          _Log, _Log1p, _Sin, _Cos, _Tan, _Atan, _Part)
 
 
 def _is_pair(node: Basic) -> bool:
@@ -506,6 +517,14 @@ class _Copy:
             return self._pow(n, args, like)
         if isinstance(n, Abs):
             return _Abs(args[0]) if _is_pair(args[0]) else cancelling(n, args)
+        if isinstance(n, (Max, Min)) and n is not self.top and any(map(_is_pair, args)):
+            # the pair whose value is the larger (smaller), not the larger
+            # of the rounded values: Max(p - 1/20, 0)**4 of the asymmetric
+            # loss cubes and cancels what the pair p - 1/20 holds
+            acc = args[0]
+            for a in args[1:]:
+                acc = (_Max if isinstance(n, Max) else _Min)(acc, a)
+            return acc
         if n.func in _PAIR_FUNCTIONS and len(args) == 1 and n is not self.top:
             # (at the root its value is rounded to one float at once: the
             # function of the pair to first order is as good, and cheaper)
@@ -677,6 +696,7 @@ def rounded_terms(expr: Basic) -> bool:
 
 COMPENSATED_NAMES = frozenset({
     "_dd_add", "_dd_mul", "_dd_prod", "_dd_prod_b", "_dd_div", "_dd_sqrt", "_dd_neg", "_dd_abs",
+    "_dd_max", "_dd_min", "_dd_pick",
     "_dd_hi", "_dd_out",
     "_dd_fun", "_ddc", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
     "_dd_rounded",

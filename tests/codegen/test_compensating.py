@@ -311,6 +311,30 @@ def test_log1p_of_a_tiny_pair_keeps_its_low_part(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_max_and_min_of_pairs_keep_the_pair(dtype):
+    # Max(x*x - z, 0)**2 - y (the asymmetric loss's Max(p - 1/20, 0)**4 near
+    # its kink): x*x - z holds ~p + 20 bits, the pair all of them; y the float
+    # nearest its square, so the truth is that square's rounding error. Max
+    # and Min took the pair rounded to one float (the truth's sign lost)
+    import mpmath
+
+    dt = np.dtype(dtype)
+    nmant = np.finfo(dt).nmant
+    rng = np.random.default_rng(7)
+    xs = rng.uniform(1, 2, 8).astype(dt)
+    zs = ((xs * xs) * dt.type(1 - 2.0**-20)).astype(dt)
+    with mpmath.workprec(300):
+        pm = [mpmath.mpf(float(a)) ** 2 - mpmath.mpf(float(b)) for a, b in zip(xs, zs)]
+        ys = np.array([float(v * v) for v in pm], dt)
+        for e in (sp.Max(x * x - y, 0) ** 2 - t, sp.Min(y - x * x, 0) ** 2 - t):
+            got = lambdify([x, y, t], compensated(e), dtype=dtype)(xs, zs, ys)
+            for g, v, yy in zip(got, pm, ys):
+                tv = v * v - mpmath.mpf(float(yy))
+                tol = max(abs(tv) * 2.0 ** -(nmant - 4), v * v * 2.0 ** -(2 * nmant - 10))
+                assert abs(mpmath.mpf(float(g)) - tv) <= tol, (e, g, tv)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_a_difference_of_exp_or_log_and_an_input_keeps_its_bits(dtype):
     # exp(x) - y where x = log(y) (rounded): the truth is exp's rounding
     # error; plain code gives 0 or a multiple of an ulp of y
