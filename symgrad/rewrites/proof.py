@@ -46,6 +46,7 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
+from sympy.core.sorting import default_sort_key
 
 from ..lowering import unwiden
 from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
@@ -171,7 +172,10 @@ def _branches(e: Basic) -> list[Basic]:
         if not pws:
             out.append(cur)
             continue
-        pw = max(pws, key=lambda q: len(q.atoms(Piecewise)))  # an outermost one
+        # an outermost one; among several, the first in SymPy's canonical order
+        # (a set's order follows the hash seed: the branches' order, and so
+        # the proof's text and which branch a NotProved names, would too)
+        pw = max(sorted(pws, key=default_sort_key), key=lambda q: len(q.atoms(Piecewise)))
         todo += [cur.xreplace({pw: c.expr}) for c in reversed(pw.args)]
     return list(dict.fromkeys(out))
 
