@@ -102,6 +102,7 @@ SOURCES = (
     "regime boundaries",
     "largest condition numbers",
     "joint cancellations",
+    "thresholds across",
     "ascent",
 )
 _RANDOM = ("uniform over the floats", "uniform in value", "log-uniform over binades")
@@ -603,11 +604,11 @@ class PointSearch:
                                              int(c[f + 1]), len(asks) - 1, int(ords[f + 1]),
                                              int(c[f + 1])))
         out = []
-        for t, a, b, ca, cb, q, _, _ in tracks._bisect(asks, brackets) if brackets else []:
+        for t, a, b, _, _, q, _, _ in tracks._bisect(asks, brackets) if brackets else []:
             base, m, _ = asks[q]
             pair = np.repeat(base[None, :], 2, axis=0)
             pair[:, m] = from_ordinal(np.array([a, b]), fmt)
-            out.append((tracks._label(t, ca, cb), list(pair), t))
+            out.append((_label("thresholds across"), list(pair), t))
         return out
 
     def _everyday_zeros(self, tracks: _Tracks, drawn: np.ndarray) -> list:
