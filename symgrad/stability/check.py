@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -88,6 +88,7 @@ def check_stability(
     rewrites: bool = True,
     _source: object = None,
     _truth_memo: dict | None = None,
+    _points: Sequence[Mapping] = (),
 ) -> StabilityReport:
     """Where ``expr`` overflows, turns NaN or loses its bits on ``domain``,
     what is proved for the whole domain, and which subexpression is to blame.
@@ -113,7 +114,9 @@ def check_stability(
     ``expr`` is measured against, where ``expr`` is a form chosen for them
     that may approximate them: a Taylor series.  ``_truth_memo``, stabilize's
     too: the exact values it already has of the same formulas, see
-    :class:`.truth.GroundTruth`.)
+    :class:`.truth.GroundTruth`.  ``_points``, stabilize's: points (symbol ->
+    value) measured beside the search's, the worst its verification found,
+    so that no figure of its report is below one stabilize measured.)
     """
     refuse_string(expr, "check_stability", "expr")
     refuse_string(domain, "check_stability", "domain")
@@ -178,6 +181,10 @@ def check_stability(
     stage("searching for points")
     search = PointSearch(form, symbols, dom, fmt, samples, seed)
     points, labels = search.points()
+    given = [[p[s] for s in symbols] for p in _points if all(s in p for s in symbols)]
+    if given and shown:
+        points = np.concatenate([points, np.asarray(given, dtype=points.dtype)])
+        labels = np.concatenate([labels, np.full(len(given), SOURCES.index("ascent"))])
     stage("points measured", len(points))
     if not shown:
         points, labels = points[:1], labels[:1]
