@@ -167,15 +167,9 @@ def _dd_reduced(a):
     tj = (NP.take(th, i), NP.take(tl, i))
     return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
 """
-_OVERRIDES = {
-    "jax": _SPLIT.replace("NP.", "jnp.") + """
-
-
-# a product of three or more factors as the chain of pair products, as
-# before (NumPy's _dd_prod_b works on the significands, for partial products
-# past the range; XLA flushes subnormals, and its ldexp is a frexp and
-# a pow)
-def _dd_prod_b(k, *factors):
+# the pair product of three or more factors as the chain of pair products
+# (the text both frameworks' overrides carry)
+_CHAIN_PROD = """def _dd_prod_b(k, *factors):
     acc = factors[0]
     for f in factors[1:]:
         acc = _dd_mul(acc, f, k)
@@ -184,7 +178,17 @@ def _dd_prod_b(k, *factors):
 
 def _dd_prod(*factors):
     return _dd_prod_b(None, *factors)
+"""
 
+_OVERRIDES = {
+    "jax": _SPLIT.replace("NP.", "jnp.") + """
+
+
+# a product of three or more factors as the chain of pair products, as
+# before (NumPy's _dd_prod_b works on the significands, for partial products
+# past the range; XLA flushes subnormals, and its ldexp is a frexp and
+# a pow)
+""" + _CHAIN_PROD + """
 
 # XLA fuses a product into the sum that reads it (one multiply-add): the
 # rounded products pairs are made of are kept as such
@@ -249,16 +253,7 @@ _dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))
 # before (NumPy's _dd_prod_b works on the significands, for partial products
 # past the range; eager PyTorch: ~10 operations more per product;
 # not measured here)
-def _dd_prod_b(k, *factors):
-    acc = factors[0]
-    for f in factors[1:]:
-        acc = _dd_mul(acc, f, k)
-    return acc
-
-
-def _dd_prod(*factors):
-    return _dd_prod_b(None, *factors)
-
+""" + _CHAIN_PROD + """
 
 def _ddc(h, lo, like):
     # 0-d tensors, not Python floats: _dd_split takes a Python float for a
