@@ -625,11 +625,32 @@ class _Search:
         for f, label in forms:
             c = Candidate(f, f"{how}, {label} (it lost bits on fresh points)")
             got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
-            if got is not None and got.after[0] < best.after[0] - 1:
+            if got is not None and (got.after[0] < best.after[0] - 1 or
+                                    self._gains_where_any_bit_is_kept(got, best, truth, tried)):
                 best = got
                 if best.after[0] <= WIDEN_ABOVE + 1:
                     break
         return best
+
+    def _gains_where_any_bit_is_kept(self, got: Choice, best: Choice, truth: _TruthCache,
+                                     tried: list) -> bool:
+        """Whether ``got``, no worse than ``best`` in max, loses over a bit
+        less than it on ``got``'s own fresh points, leaving out those where
+        both lose every bit (an intermediate overflows in each form: those
+        points tell the two apart no more).  The TNG eigenvalue's conjugate
+        over scaled inputs and the same in pairs both lose 64 bits where
+        every form overflows near the largest float, so their maxima tie,
+        while the plain form loses 10.4 bits elsewhere and the pairs 1.0."""
+        if got.after[0] > best.after[0] or not tried or not isinstance(tried[-1], tuple):
+            return False
+        points = tried[-1][0]
+        new = self._bits_at(got.chosen, points, truth)
+        old = self._bits_at(best.chosen, points, truth)
+        lost = self.fmt.width - 1
+        keep = ~np.isnan(new) & ~np.isnan(old) & ~((new >= lost) & (old >= lost))
+        if not keep.any():
+            return False
+        return bool(new[keep].max() < old[keep].max() - 1)
 
     def _noise_only(self, form: Expr, source: Expr, truth: _TruthCache, points: np.ndarray,
                     new: np.ndarray, old: np.ndarray) -> bool:
