@@ -64,6 +64,15 @@ except Exception:  # noqa: BLE001  (any failure: no JAX column)
     jax = None
 
 
+def _seconds(v: float, digits: int = 2) -> str:
+    """``v`` seconds in us below a millisecond, else in ms (one digit more)."""
+    return f"{v * 1e6:.{digits}f} us" if v < 1e-3 else f"{v * 1e3:.{digits + 1}f} ms"
+
+
+def _short_seconds(v: float) -> str:
+    return _seconds(v, 1)
+
+
 def loadavg() -> str:
     try:
         return " ".join(open("/proc/loadavg").read().split()[:3])
@@ -343,8 +352,7 @@ def main() -> None:
     print(head + " max abs diff |")
     print(line + "---|")
 
-    def fmt(s: float) -> str:
-        return f"{s * 1e6:.2f} us" if s < 1e-3 else f"{s * 1e3:.3f} ms"
+    fmt = _seconds
     for dtype, n, t, err in rows:
         r = f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sympy'])} | " \
             f"{t['symgrad'] / t['sympy']:.2f} | {fmt(t['by hand'])} | " \
@@ -443,8 +451,7 @@ def parts() -> None:
           "| JAX's rest | symgrad/JAX |")
     print("|---|---|---|---|---|---|---|---|---|")
 
-    def fmt(v: float) -> str:
-        return f"{v * 1e6:.1f} us" if v < 1e-3 else f"{v * 1e3:.2f} ms"
+    fmt = _short_seconds
     for dtype, n, t in rows:
         print(f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sin/cos'])} | "
               f"{fmt(t['symgrad'] - t['sin/cos'])} | {fmt(t['jax'])} | {fmt(t['jax sin/cos'])} | "
@@ -560,8 +567,7 @@ def sincos(mx: int) -> None:
           "| one | cos(x)cos(y), sin(x)sin(y) by four calls | by two complex exps | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")
 
-    def fmt(v: float) -> str:
-        return f"{v * 1e6:.2f} us" if v < 1e-3 else f"{v * 1e3:.3f} ms"
+    fmt = _seconds
     for dt, n, t in rows:
         print(f"| {dt} | {n:.0e} | {fmt(t['sin, cos'])} | {fmt(t['complex exp'])} | "
               f"{t['complex exp'] / t['sin, cos']:.2f} | {t['sin, cos'] * 1e9 / n:.1f} | "

@@ -1,5 +1,6 @@
 """The points and the mpmath oracle of the pair exp/expm1 tests that JAX's
-and PyTorch's generated helpers share (test_jax_ops, test_torch)."""
+and PyTorch's generated helpers share (test_jax_ops, test_torch), and the
+test's body itself (:func:`check_pair_exp`)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,21 @@ def assert_exp_and_expm1(x: np.ndarray, lo: np.ndarray, outs: list, dt, bound: f
                 continue
             got = mpmath.mpf(float(hi_[i])) + mpmath.mpf(float(lo_[i]))
             assert abs(got - want) <= bound * abs(want), (dt, n, x[i], lo[i])
+
+
+def check_pair_exp(backend: str, monkeypatch, run) -> None:
+    """The generated ``backend`` code's pair helpers, exp and expm1 of the
+    pairs of :func:`pair_points` in each of :data:`TYPES` computed by
+    ``run(helpers, x, lo, lim)`` (exp's and expm1's pairs as arrays; ``lim``
+    the type's range of x, for a caller's own checks), within the
+    type's bound of mpmath (at 200 bits, restored after the test)."""
+    from symgrad.export.printers import HEADERS
+    from symgrad.export.source import _pair_helpers
+
+    h: dict = {}
+    exec(HEADERS[backend] + _pair_helpers(backend), h)  # noqa: S102 (symgrad's own text)
+    rng = np.random.default_rng(5)
+    monkeypatch.setattr(mpmath.mp, "prec", 200)
+    for dt, lim, bound in TYPES:
+        x, lo = pair_points(rng, dt, lim)
+        assert_exp_and_expm1(x, lo, run(h, x, lo, lim), dt, bound)

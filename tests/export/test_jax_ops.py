@@ -5,7 +5,7 @@ import mpmath
 import numpy as np
 
 from ..backends import jax, jnp
-from .pair_exp_oracle import TYPES, assert_exp_and_expm1, pair_points
+from .pair_exp_oracle import check_pair_exp
 
 
 def test_erf_series_coefficients_are_erfs_taylor_coefficients():
@@ -161,15 +161,9 @@ def test_pair_exp_by_table_to_twice_the_precision_in_both_types(monkeypatch):
     # reach 2**-100.4 in float64 and 2**-45.9 in float32 at these points, the
     # table 2**-105 and 2**-47.5 (the XLA defaults' contractions: the guards of
     # test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags)
-    from symgrad.export.printers import HEADERS
-    from symgrad.export.source import _pair_helpers
-
-    h: dict = {}
-    exec(HEADERS["jax"] + _pair_helpers("jax"), h)  # noqa: S102 (symgrad's own text)
-    rng = np.random.default_rng(5)
-    monkeypatch.setattr(mpmath.mp, "prec", 200)  # (restored after the test)
-    for dt, lim, bound in TYPES:
-        x, lo = pair_points(rng, dt, lim)
+    def run(h, x, lo, lim):
         with jax.enable_x64():
             outs = jax.jit(lambda a, b: (h["_dd_exp"]((a, b)), h["_dd_expm1"]((a, b))))(x, lo)
-        assert_exp_and_expm1(x, lo, [[np.asarray(v) for v in o] for o in outs], dt, bound)
+        return [[np.asarray(v) for v in o] for o in outs]
+
+    check_pair_exp("jax", monkeypatch, run)

@@ -9,7 +9,7 @@ import symgrad
 
 from ..backends import torch
 from .conftest import chosen_second, log1pexp
-from .pair_exp_oracle import TYPES, assert_exp_and_expm1, pair_points
+from .pair_exp_oracle import check_pair_exp
 
 x, y = sp.symbols("x y", real=True)
 
@@ -294,23 +294,14 @@ def test_pair_exp_by_table_to_twice_the_precision_in_both_types(monkeypatch):
     # expm1 of pairs (a low part of 0: of floats) over the whole range, against
     # mpmath, where the pair's low part is normal (siblings: test_jax_ops); NaN,
     # infinities and overflow as the float exp gives
-    import mpmath
-
-    from symgrad.export.printers import HEADERS
-    from symgrad.export.source import _pair_helpers
-
-    h: dict = {}
-    exec(HEADERS["torch"] + _pair_helpers("torch"), h)  # noqa: S102 (symgrad's own text)
-    rng = np.random.default_rng(5)
-    monkeypatch.setattr(mpmath.mp, "prec", 200)  # (restored after the test)
-    for dt, lim, bound in TYPES:
-        x, lo = pair_points(rng, dt, lim)
+    def run(h, x, lo, lim):
         pair = (torch.from_numpy(x), torch.from_numpy(lo))
-        outs = [[v.numpy() for v in fn(pair)] for fn in (h["_dd_exp"], h["_dd_expm1"])]
-        assert_exp_and_expm1(x, lo, outs, dt, bound)
         edge = torch.tensor([np.nan, np.inf, -np.inf, 2 * lim, -2 * lim], dtype=pair[0].dtype)
         got = h["_dd_exp"](edge)[0].numpy()
         np.testing.assert_array_equal(got, [np.nan, np.inf, 0.0, np.inf, 0.0])
+        return [[v.numpy() for v in fn(pair)] for fn in (h["_dd_exp"], h["_dd_expm1"])]
+
+    check_pair_exp("torch", monkeypatch, run)
 
 
 def test_a_function_of_no_arguments_gives_its_constants_in_torchs_default_type():
