@@ -221,5 +221,10 @@ def index(v):
 
 
 def take(table, i):
-    """``table[i]`` for a 1-d ``table`` and indices ``i`` of any shape."""
+    """``table[i]`` for a 1-d ``table`` and indices ``i`` of any shape.
+
+    >>> import torch
+    >>> take(torch.tensor([1.0, 2.0, 4.0]), torch.tensor([[2, 0], [1, 1]])).tolist()
+    [[4.0, 1.0], [2.0, 2.0]]
+    """
     return table[i]

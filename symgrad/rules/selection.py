@@ -129,7 +129,14 @@ class Taken(_AsWritten):
 def taken(conds: Sequence) -> Expr:
     """The :class:`Taken` node of a Piecewise with conditions ``conds``
     (false and repeated conditions dropped, as :func:`symgrad.build.piecewise`
-    drops them: their branch is never taken)."""
+    drops them: their branch is never taken).
+
+    >>> from sympy import Symbol, false
+    >>> x = Symbol("x", real=True)
+    >>> t = taken([x < 0, false, x < 1, True])
+    >>> [int(j) for j, _ in t.args], t.subs(x, 0.5)
+    ([0, 2, 3], 2)
+    """
     pw = _piecewise([(Integer(j), c) for j, c in enumerate(conds)], evaluate=False)
     return Basic.__new__(Taken, *pw.args) if isinstance(pw, Piecewise) else pw
 
@@ -151,7 +158,14 @@ def selected(ct: Expr, where: Expr, i: int) -> Expr:
 
 def selection(t: Expr) -> tuple | None:
     """``(where, i, value)`` for a cotangent built by :func:`selected` (or
-    scaled since: the value scaled, the condition kept), else None."""
+    scaled since: the value scaled, the condition kept), else None.
+
+    >>> from sympy import Symbol
+    >>> x, y = Symbol("x", real=True), Symbol("y")
+    >>> where = taken([x < 0, True])
+    >>> selection(selected(y, where, 1)) == (where, 1, y), selection(y)
+    (True, None)
+    """
     if not (isinstance(t, Piecewise) and len(t.args) == 2):
         return None
     (value, c), last = t.args
@@ -164,5 +178,11 @@ def selection(t: Expr) -> tuple | None:
 def spread(where: Taken, values: dict) -> list:
     """The values by branch position, over ``where``'s conditions: the
     dense form of the cotangents selected on it (``values``: position
-    (an Integer) -> value; missing positions are 0)."""
+    (an Integer) -> value; missing positions are 0).
+
+    >>> from sympy import Integer, Symbol
+    >>> x, y = Symbol("x", real=True), Symbol("y")
+    >>> spread(taken([x < 0, x < 1, True]), {Integer(2): y})
+    [0, 0, y]
+    """
     return [values.get(j, S.Zero) for j, _ in where.args]

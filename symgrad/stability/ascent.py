@@ -136,6 +136,16 @@ def scatter(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray]
     a scale, moving only where the error grows, stop on the plateau (15.4
     reported, 16.6 by the held-out audit's ten times the points).  The top
     of a noise is its rare tail; a sampled maximum stays a lower bound.
+
+    >>> import numpy as np
+    >>> from symgrad.stability.bits import FORMATS
+    >>> worst = np.array([[0.5, 1.0], [0.25, -1.0]])
+    >>> noise = lambda r: np.full(len(r), 3.0)  # a plateau: every row 3 bits
+    >>> rows = scatter(worst, np.array([2.0, 5.0]), noise, [(-2, 2), (-2, 2)],
+    ...                FORMATS["float64"], seed=0, budget=16)
+    >>> d = np.abs(rows - [0.25, -1.0]).max(axis=1)  # about the worst, the nearest floats first
+    >>> len(rows), bool(d.min() < 1e-15), bool(np.all(np.abs(rows) <= 2))
+    (16, True, True)
     """
     n, k = points.shape
     b = np.where(np.isnan(bits), -np.inf, np.asarray(bits, dtype=float))
