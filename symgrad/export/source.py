@@ -33,6 +33,7 @@ from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
 from .branches import cancelled_into_branches, clamped_branches, shared_branches
+from .estrin import estrin_sums
 from .printers import HEADERS, RESERVED, printer_for
 from .subsets import masked_regions
 from .xla_guards import exps_kept_apart, products_kept_rounded
@@ -359,6 +360,7 @@ def generate(
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
     if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone,
         roots = products_kept_rounded(exps_kept_apart(roots), domain)  # and fuse a*b + c
+        roots = estrin_sums(roots)  # a long Horner chain is the fused loop's critical path
     printer = printer_for(backend)
     regions: list = []
     if backend == "torch":  # eager code: what few points need computed at those only
