@@ -342,12 +342,12 @@ def generate(
     """The source of ``def f(*symbols): return (exprs...)`` (always a tuple)
     in ``backend``'s library."""
     namer = Namer(RESERVED | SCALE_NAMES | COMPENSATED_NAMES)
+    fname = namer.name(name)  # first: compile_source looks the function up by it
     leaf: dict[Basic, str] = {}
     for s in symbols:
         if s in leaf:
             raise SymgradError(f"args: the symbol {s} appears twice")
         leaf[s] = namer.name(s.name)
-    fname = namer.name(name)
     roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
     roots = cancelled_into_branches(abs_folded(roots))  # exp(-A) * (exp(A) if c else v)
     roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared

@@ -174,3 +174,13 @@ def test_a_function_of_no_arguments_gives_its_constants_in_jaxs_default_type():
     a, b = f()
     assert a.dtype == jnp.result_type(float) and float(a) == np.float32(2 * math.pi)
     assert float(b) == np.float32(math.sqrt(2))
+
+
+def test_symbols_named_like_the_generated_function():
+    # generate() named the function f_1 when a symbol was called f, and the
+    # compiled module was searched for f (FPBench's matrixDeterminant has a..i)
+    f, jnp_ = sp.symbols("f jnp", real=True)
+    h = symgrad.to_jax(f * jnp_, [f, jnp_])
+    assert float(h(2.0, 3.0)) == 6.0
+    assert float(jax.grad(h)(2.0, 3.0)) == 3.0
+    assert float(symgrad.lambdify([f], 2 * f, backend="jax")(4.0)) == 8.0

@@ -309,3 +309,15 @@ def test_a_function_of_no_arguments_gives_its_constants_in_torchs_default_type()
     a, b = symgrad.to_torch([2 * sp.pi, sp.sqrt(2)], [])()
     assert a.dtype == torch.get_default_dtype() == b.dtype
     assert float(a) == np.float32(2 * np.pi) and float(b) == np.float32(np.sqrt(2))
+
+
+def test_symbols_named_like_the_generated_function():
+    # generate() named the function f_1 when a symbol was called f, and the
+    # compiled module was searched for f (FPBench's matrixDeterminant has a..i)
+    f, torch_, g = sp.symbols("f torch f_1", real=True)
+    h = symgrad.to_torch(f * torch_ + sp.sin(g), [f, torch_, g])
+    a, b, c = _leaf(2.0), _leaf(3.0), _leaf(0.5)
+    h(a, b, c).backward()
+    assert [a.grad.item(), b.grad.item()] == [3.0, 2.0]
+    assert c.grad.item() == np.cos(0.5)
+    assert symgrad.lambdify([f, g], f * g, backend="torch")(2.0, 4.0) == 8.0
