@@ -34,6 +34,7 @@ from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
 from .branches import cancelled_into_branches, clamped_branches, shared_branches
 from .estrin import estrin_sums
+from .exp_tables import exps_by_table
 from .printers import HEADERS, RESERVED, printer_for
 from .subsets import masked_regions
 from .xla_guards import exps_kept_apart, products_kept_rounded
@@ -359,7 +360,8 @@ def generate(
     roots = scaling(unmark(roots, (widen,) if backend in PAIRS else (widen, compensated)))
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
     if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone,
-        roots = products_kept_rounded(exps_kept_apart(roots), domain)  # and fuse a*b + c
+        # (an exp of a bounded integer, the split square's second factor: a lookup)
+        roots = products_kept_rounded(exps_kept_apart(exps_by_table(roots)), domain)  # a*b + c
         roots = estrin_sums(roots)  # a long Horner chain is the fused loop's critical path
     printer = printer_for(backend)
     regions: list = []
