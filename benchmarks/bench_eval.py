@@ -6,6 +6,9 @@ Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
       python benchmarks/bench_eval.py --ops     (each operation, NumPy beside JAX)
       python benchmarks/bench_eval.py --sincos  (sin and cos of one argument by one
                                                  complex exp: bitwise? faster?)
+      python benchmarks/bench_eval.py --short   (every length from 1 to 32 points:
+                                                 the short-batch kernel and the array
+                                                 kernel beside SymPy)
 
 The formula is the quickstart-style gradient of
 ``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
@@ -257,6 +260,9 @@ def main() -> None:
                     help="only sin and cos of one argument as one complex exp (glibc's cexp "
                          "calls sincos) beside np.sin and np.cos: bitwise over the whole float "
                          "range, and the time of each from 10 points to --max")
+    ap.add_argument("--short", action="store_true",
+                    help="only the short batches: symgrad's call, its short-batch kernel "
+                         "(f_rows) and its array kernel beside SymPy at 1 to 32 points")
     ap.add_argument("--heap", action="store_true",
                     help="fix glibc malloc's thresholds (mallopt: mmap at 32 MB, trim at "
                          "256 MB) before anything is timed, so that every array up to 32 MB "
@@ -274,6 +280,8 @@ def main() -> None:
         return parts()
     if opt.sincos:
         return sincos(int(opt.max))
+    if opt.short:
+        return short()
 
     x, y = sp.symbols("x y")
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
@@ -456,6 +464,50 @@ def parts() -> None:
         print(f"| {dtype} | {n:.0e} | {fmt(t['symgrad'])} | {fmt(t['sin/cos'])} | "
               f"{fmt(t['symgrad'] - t['sin/cos'])} | {fmt(t['jax'])} | {fmt(t['jax sin/cos'])} | "
               f"{fmt(t['jax'] - t['jax sin/cos'])} | {t['symgrad'] / t['jax']:.2f} |")
+
+
+def short() -> None:
+    """Every length from 1 to 32 points, both float types: symgrad's call,
+    its short-batch kernel (``f_rows``: the one-point lines in a loop, NumPy's
+    lines over the batch first; float64 only) and its array kernel
+    (``f_block``) beside SymPy's function, each call timed on its own, in
+    turn (10th percentiles); where the entry point changes kernels (its
+    ``f_rows`` bound) is the column "runs"."""
+    import re
+
+    x, y = sp.symbols("x y")
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
+    sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
+    names = type(sg).__call__.__globals__
+    bound = re.search(r"_shape\[0\] <= (\d+) and _dtype is _D64", sg.source)
+    most = int(bound[1]) if bound else 0
+    rng = np.random.default_rng(0)
+    load0 = loadavg()
+    rows = []
+    for dtype in ("float64", "float32"):
+        for n in (1, 2, 3, 4, 5, 6, 8, 10, 11, 12, 14, 16, 20, 24, 32):
+            a = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+            fns = {"symgrad": sg, "sympy": sp_fn, "block": names["f_block"]}
+            if dtype == "float64" and "f_rows" in names:
+                fns["rows"] = names["f_rows"]
+                np.testing.assert_array_equal(fns["rows"](*a), fns["block"](*a))
+            rows.append((dtype, n, call_by_call(fns, {k: a for k in fns}, 0.4)))
+    clock = "process CPU time" if CLOCK[0] is time.process_time else "wall time"
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
+          f"{np.__version__}  sympy {sp.__version__}  one thread  10th percentile of single "
+          f"calls, interleaved, {clock}  f_rows up to {most} float64 points  "
+          f"load average {load0} before, {loadavg()} after")
+    print("| dtype | points | runs | symgrad | sympy cse | symgrad/sympy | f_rows | /sympy "
+          "| f_block | /sympy |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for dtype, n, t in rows:
+        runs = "f_rows" if dtype == "float64" and n <= most else "f_block"
+        r = t.get("rows")
+        print(f"| {dtype} | {n} | {runs} | {_seconds(t['symgrad'])} | {_seconds(t['sympy'])} | "
+              f"{t['symgrad'] / t['sympy']:.2f} | "
+              + (f"{_seconds(r)} | {r / t['sympy']:.2f} | " if r else "- | - | ")
+              + f"{_seconds(t['block'])} | {t['block'] / t['sympy']:.2f} |")
 
 
 def one_point(sg, sp_fn, names: dict) -> None:

@@ -36,6 +36,7 @@ from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
 from .printer import CALL_NAMES
 from .regions import MAX_REGIONS, REGION_NAMES, split
+from .rows import rows_bound, rows_plan, rows_source
 from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
 from .source import (
     ENTRY_NAMES,
@@ -45,6 +46,7 @@ from .source import (
     entry_source,
     kernel_source,
     scalar_listed,
+    short_path,
 )
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
@@ -371,6 +373,13 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
     scalar = namer.name("f_scalar") if scalar_prog is not None else None
     ip_prog = prog.inplace_program() if dt is None or np.dtype(dt).kind == "f" else None
     inplace = namer.name("f_inplace") if ip_prog is not None else None
+    names = [p.name for p in params]
+    # (the short-batch kernel: where the entry point's shortest path runs it)
+    plan = rows_plan(prog, names) if point and not any(p.vector for p in params) \
+        and short_path(prog.fresh, n_out, layout, dt, prog.complex, block, prog.max_live) \
+        else None
+    most = rows_bound(prog, names, plan) if plan else 0
+    rows = namer.name("f_rows") if most else None
     parts = [
         _imports(prog, runtime=True),
         kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
@@ -381,6 +390,7 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
         *([kernel_source(point, params, leaf, point_prog, None,
                          _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
           if point else []),
+        *([rows_source(rows, names, prog, n_out, plan)] if rows else []),
         *([kernel_source(inplace, params, leaf, ip_prog, None,
                          _doc(prog, n_out)[:-1] + ", in place.", outs=n_out,
                          scratch=prog.inplace_scratch)]
@@ -388,7 +398,7 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
         entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
                      prog.max_live, prog.fresh, point, scalar, inplace,
                      prog.inplace_direct, prog.typed and scalar is not None,
-                     prog.inplace_scratch),
+                     prog.inplace_scratch, (rows, most) if rows else None),
     ]
     source = "\n\n".join(parts)
     return load(source, name, threads, prog.n_ops, entry=len(source) - len(parts[-1]))

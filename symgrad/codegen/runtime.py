@@ -87,11 +87,15 @@ def _pow(b, e):
 _errvar = getattr(getattr(getattr(np, "_core", None), "_ufunc_config", None),
                   "_extobj_contextvar", None)
 _DEFAULT_ERR = {"divide": "warn", "over": "warn", "under": "ignore", "invalid": "warn"}
+_STRICT = None
 if _errvar is not None:  # the error state ignoring everything, set and reset by _hypot
     with np.errstate(all="ignore"):
         _IGNORE = _errvar.get()
     with np.errstate(all="ignore", over="raise"):  # (_hypot's squares of arrays)
         _OVER = _errvar.get()
+    # (a short batch's NumPy lines, rows.py: where NumPy's default would warn)
+    with np.errstate(divide="raise", over="raise", invalid="raise", under="ignore"):
+        _STRICT = _errvar.get()
 _err_seen = [None]  # the last error state found to be NumPy's default
 
 

@@ -17,7 +17,7 @@ from sympy import Basic, Symbol
 from .emit import Program
 
 __all__ = [
-    "Param", "Layout", "kernel_source", "entry_source", "block_step", "block_len",
+    "Param", "Layout", "kernel_source", "entry_source", "block_step", "block_len", "short_path",
     "RUNTIME_IMPORT",
     "ENTRY_NAMES",
 ]
@@ -152,7 +152,7 @@ RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
     "_neg, _square, _consts, _sconsts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows, "
-    "_take, _give"
+    "_take, _give, _errvar, _STRICT"
 )
 
 
@@ -164,7 +164,7 @@ ENTRY_NAMES = frozenset({
     "_pow", "_bad", "_plain",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step", "_ip", "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows",
-    "_b", "_take", "_give",
+    "_b", "_take", "_give", "_errvar", "_STRICT",
 })
 
 
@@ -236,6 +236,7 @@ def entry_source(
     direct: list[bool] | None = None,
     typed: bool = False,
     scratch: int = 0,
+    rows: tuple[str, int] | None = None,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
     arguments, then runs ``kernel`` over blocks into preallocated outputs
@@ -254,7 +255,9 @@ def entry_source(
     into the outputs' rows; ``typed``: every result of the kernel on NumPy
     scalars is a scalar of their type (``Program.typed``); ``scratch``: the
     in-place kernel's scratch arrays (``Program.inplace_scratch``), which
-    blocks of a long call take and give back (``runtime._take``)."""
+    blocks of a long call take and give back (``runtime._take``); ``rows``:
+    the kernel for a short batch of float64 points (:mod:`.rows`) and the
+    most points it runs."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements ({2 * block} of float32)" \
@@ -273,8 +276,7 @@ def entry_source(
         f"def {name}({sig}):",
         f'    """Evaluate on NumPy arrays (broadcasting like NumPy), {how}."""',
     ]
-    short = fresh and n_out and layout.kind != "matrix" and not dtype and not complex_ \
-        and block is not None and block_step(block, live).isdigit()
+    short = short_path(fresh, n_out, layout, dtype, complex_, block, live)
     if not dtype and not complex_ and params and not any(p.vector for p in params):
         floats = _python_floats(scalar or kernel, names, layout, n_out, point, typed,
                                 scalar is not None and scalar_listed(layout))
@@ -284,7 +286,7 @@ def entry_source(
             one_type = params and all(p.symbols for p in params)
             lines += _short_arrays(kernel, names, layout, n_out, int(block_step(block, live)),
                                    inplace if one_type else None, typed,
-                                   block_len(block, live))
+                                   block_len(block, live), rows)
         lines += floats[at:]
     pad = "    "
     same = params and not complex_ and all(p.symbols for p in params)
@@ -395,6 +397,21 @@ def entry_source(
     return "\n".join(lines) + "\n"
 
 
+def short_path(fresh: bool, n_out: int, layout: Layout, dtype: str | None,
+               complex_: bool, block: int | None, live: int) -> bool:
+    """Whether the entry point has the shortest path (:func:`_short_arrays`):
+    a program of new arrays (``fresh``), not a matrix, of no fixed or
+    complex type, in blocks of a length fixed at once.
+
+    >>> short_path(True, 2, Layout("list"), None, False, 16384, 20)
+    True
+    >>> short_path(True, 2, Layout("list"), None, False, None, 20)
+    False
+    """
+    return bool(fresh and n_out and layout.kind != "matrix" and not dtype and not complex_
+                and block is not None and block_step(block, live).isdigit())
+
+
 def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
     """The test and set-up of the common case: every argument an array of
     one float type (``dtype`` where it is fixed) and one batch shape, no
@@ -435,7 +452,8 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
 
 def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
                   step: int, inplace: str | None = None, typed: bool = False,
-                  length: str | None = None) -> list[str]:
+                  length: str | None = None,
+                  rows: tuple[str, int] | None = None) -> list[str]:
     """The shortest path, for a call of one block (up to ``step`` elements)
     of 1-D float64 or float32 arrays of one length, of a program whose
     results are new arrays (``Program.fresh``): the kernel (from
@@ -443,7 +461,10 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     its arrays as the outputs, whose type is tested only where the program
     may not keep it (not ``typed``).  It skips the tests of NumPy scalars
     and of any float type and shape: 0.35 us fewer at 10 points (3% of a
-    call), 0.5 us at 1,000 (1-2%; measured 2026-11-27)."""
+    call), 0.5 us at 1,000 (1-2%; measured 2026-11-27).  With ``rows``
+    (a short-batch kernel and its most points), float64 batches up to that
+    many points run it first, under NumPy's default error state (as the
+    one-point kernel does), the kernel where it gives None."""
     first = names[0]
     args = ", ".join(names)
     # (``_t``: the first argument's type, :func:`_python_floats`)
@@ -459,6 +480,12 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     else:
         call = f"{kernel}({args})"
         bound = f"< {min(step + 1, INPLACE_FROM)}"
+    short = [] if rows is None else [
+        f"            if _shape[0] <= {rows[1]} and _dtype is _D64 and _plain():",
+        f"                _r = {rows[0]}({args})",
+        "                if _r is not None:",
+        f"                    return {one}",
+    ]
     return [
         f"    if {' and '.join(tests)}:",
         f"        _dtype = {first}.dtype",
@@ -466,6 +493,7 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
         "        if ((_dtype is _D64 or _dtype is _D32) and len(_shape) == 1 "
         f"and 0 < _shape[0] {bound}" + "".join(f"\n                and {t}" for t in same)
         + "):",
+        *short,
         f"            _r = {call}",
         *([] if typed else [f"            if not ({types}):",
                             "                _r = _astype(_r, _dtype)"]),

@@ -7,13 +7,15 @@ values and warnings are those of an array of one point."""
 from __future__ import annotations
 
 import random
+import re
 import warnings
 
 import numpy as np
 import pytest
 import sympy as sp
 
-from symgrad import compensated, lambdify, widen
+from symgrad import compensated, grad, lambdify, widen
+from symgrad.codegen import build, rows
 from symgrad.codegen.printer import NoNumpyFormError
 
 from ..test_differential_fuzz import BLOCKS, X, _apply
@@ -34,6 +36,40 @@ POINTS = [0.3, -0.7, 0.0, -0.0, 1.0, -1.0, 2.5, 1e-310, 700.0, 720.0, -750.0, 1e
           np.inf, -np.inf, np.nan]
 
 
+@pytest.fixture
+def every_batch(monkeypatch):
+    """The short-batch kernel (rows.py) up to rows.MOST points for every
+    program that has one: its cost model leaves it out of small formulas,
+    whose floats it must give all the same."""
+    monkeypatch.setattr(build, "rows_bound", lambda prog, args, plan: rows.MOST)
+
+
+def _batches(fn, a, b):
+    """``fn`` on float64 arrays of ``a`` and ``b`` in batches of 7 (the
+    short-batch kernel where it runs; one point's arrays: the caller) gives
+    the array kernel's floats and NumPy's warnings (Python's arithmetic may
+    overflow silently on the way to a finite result, as on one point)."""
+    block = fn.__wrapped__.__globals__["f_block"]
+    for s in range(0, len(a), 7):
+        u, v = np.array(a[s:s + 7]), np.array(b[s:s + 7])
+        got, warned = _run(fn, u, v)
+        want, want_warned = _run(block, u, v)
+        (want,) = want  # (one formula: its array)
+        _equal(got, want, "at", u, v)
+        assert warned == want_warned or np.isfinite(got).all() \
+            and set(warned) <= set(want_warned), (u, v, warned, want_warned)
+
+
+def _equal(got, want, *where):
+    """``np.testing.assert_array_equal``, its message made of ``where`` only
+    on a failure (an f-string of a SymPy formula at every comparison cost
+    the random trees' test 0.3 of its 1.9 s)."""
+    try:
+        np.testing.assert_array_equal(got, want)
+    except AssertionError as err:
+        raise AssertionError(" ".join(map(str, where)) + f"\n{err}") from None
+
+
 def _scalar_kernel(fn):
     """The NumPy kernel a one-point call falls back to (on float64 scalars)."""
     names = fn.__wrapped__.__globals__
@@ -48,9 +84,10 @@ def _run(fn, *args):
 
 
 @pytest.mark.parametrize("expr", FORMULAS, ids=str)
-def test_one_point_gives_the_floats_and_warnings_of_an_array(expr):
+def test_one_point_gives_the_floats_and_warnings_of_an_array(expr, every_batch):
+    # (and a short batch: the array kernel's floats and NumPy's warnings)
     fn = lambdify([x, y], expr)
-    assert "def f_point" in fn.source
+    assert "def f_point" in fn.source and "def f_rows" in fn.source
     kernel = _scalar_kernel(fn)
     rng = np.random.default_rng(0)
     pairs = [(a, b) for a in POINTS for b in POINTS[::4]] + list(rng.standard_normal((8, 2)))
@@ -61,7 +98,7 @@ def test_one_point_gives_the_floats_and_warnings_of_an_array(expr):
         # an array but for powers, whose scalar and array loops differ)
         (want,), want_warned = _run(kernel, np.float64(a), np.float64(b))
         assert type(got) is np.float64
-        np.testing.assert_array_equal(got, want, err_msg=f"{expr} at {a}, {b}")
+        _equal(got, want, expr, "at", a, b)
         if expr in ARRAY_EXACT:
             (whole,), _ = _run(fn, np.array([a]), np.array([b]))
             np.testing.assert_array_equal(got, whole)
@@ -71,6 +108,7 @@ def test_one_point_gives_the_floats_and_warnings_of_an_array(expr):
             (expr, a, b)
         got64, _ = _run(fn, np.float64(a), np.float64(b))
         np.testing.assert_array_equal(got64, got)
+    _batches(fn, [float(a) for a, _ in pairs], [float(b) for _, b in pairs])
 
 
 def test_formulas_beyond_it_keep_the_numpy_kernel():
@@ -132,14 +170,14 @@ def _random_tree(rng: random.Random, depth: int) -> sp.Expr:
         return args[0]
 
 
-def test_random_trees_give_what_the_numpy_kernel_gives():
+def test_random_trees_give_what_the_numpy_kernel_gives(every_batch):
     # random trees over every entry of the rule table (the differential fuzz's
     # building blocks), depth 3: where the point kernel runs (does not
     # raise), its floats are the NumPy kernel's on float64 scalars; and the
     # array kernel (ufunc calls, constants as 0-d arrays) gives on arrays of
     # both types the floats of the same lines in operators
     rng = random.Random(20)
-    ran = 0
+    ran = batched = 0
     for _ in range(60):
         e = _random_tree(rng, 3)
         try:
@@ -153,7 +191,13 @@ def test_random_trees_give_what_the_numpy_kernel_gives():
                 with np.errstate(all="ignore"):
                     (calls,), (ops,) = names["f_block"](*pts.T), names["f_scalar"](*pts.T)
                 assert np.asarray(calls).dtype == np.asarray(ops).dtype
-                np.testing.assert_array_equal(calls, ops, err_msg=f"{e} in {dtype}")
+                _equal(calls, ops, e, "in", dtype)
+                if "f_rows" in names and dtype is np.float64:  # (a short batch)
+                    with np.errstate(all="ignore"):
+                        short = names["f_rows"](*pts.T)
+                    if short is not None:
+                        _equal(short[0], calls, e)
+                        batched += 1
         if "f_point" not in names:
             continue
         for _ in range(4):
@@ -164,9 +208,37 @@ def test_random_trees_give_what_the_numpy_kernel_gives():
                     (got,) = names["f_point"](*a)
                 except (ArithmeticError, ValueError, TypeError):
                     continue
-            np.testing.assert_array_equal(got, want, err_msg=f"{e} at {a}")
+            _equal(got, want, e, "at", a)
             ran += 1
     assert ran > 100  # (the point kernel ran, and was compared, that often)
+    assert batched > 10  # (and the short-batch kernel)
+
+
+def test_a_short_batch_of_a_gradient_gives_the_array_kernels_floats():
+    # the quickstart-style gradient (two outputs) up to its short batch's
+    # length: the array kernel's floats at every length (its loop, or the
+    # kernel where a line would warn: exp overflows past x*y = 709.78, a
+    # hypot out of range, inf, NaN), and its warning; under another error
+    # state the kernel itself (it raises)
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    fn = lambdify([x, y], grad(f, [x, y]))
+    names = fn.__wrapped__.__globals__
+    most = int(re.search(r"_shape\[0\] <= (\d+) and _dtype is _D64", fn.source)[1])
+    assert 8 <= most <= 30  # (the cost model's length: 11 on 2026-11-28)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(most), rng.standard_normal(most)
+    big = abs(b) * 30 + 30  # (x*y > 900)
+    for u, v, loud in ((a, b, False), (a + 30, big, True),
+                       (np.r_[a[1:], 1e-200], np.r_[b[1:], 0.0], False),
+                       (np.r_[a[1:], np.nan], b, False)):
+        for n in (1, 2, most):
+            got, warned = _run(fn, u[:n], v[:n])
+            want, want_warned = _run(names["f_block"], u[:n], v[:n])
+            _equal(got, want, n, "points at", u, v)
+            assert warned == want_warned and bool(warned) == loud
+    assert names["f_rows"](a[:3] + 30, big[:3]) is None
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        fn(a[:3] + 30, big[:3])
 
 
 def test_an_error_state_of_the_callers_holds_on_one_point():
