@@ -710,6 +710,8 @@ COMPENSATED_NAMES = frozenset({
     "_DD_PIO2", "_DD_2OPI", "_DD_TRIG_MAX", "_DD_SIN_C", "_DD_COS_C", "_dd_sincos_small",
     "_dd_trig_coeffs", "_DD_TRIG_TINY",
     "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan",
+    "_dd_quadrant", "_DD_EXACT_REDUCTION", "_DD_PH_MASK", "_dd_ph_sizes", "_dd_2opi_digits",
+    "_DD_2OPI_DIGITS", "_dd_ph_sums", "_dd_ph", "_dd_big_reduced",
 })
 
 

@@ -245,6 +245,10 @@ def _dd_kept(fn):
 
 
 _dd_exp, _dd_expm1, _dd_log, _dd_log1p = map(_dd_kept, (_dd_exp, _dd_expm1, _dd_log, _dd_log1p))
+# sin and cos past 2**(p-2): to first order, as before (the exact reduction
+# is int64 digit arithmetic with a data-dependent gather: NumPy only)
+_DD_EXACT_REDUCTION = False
+
 _dd_sin, _dd_cos, _dd_sincos = map(_dd_kept, (_dd_sin, _dd_cos, _dd_sincos))
 _dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))
 """,
@@ -319,6 +323,10 @@ def _dd_mul(a, b, k=None):
 
 """ + _TABLE_EXP.replace("NP.", "_tnp.").replace("EXP_TABLE", "_tnp.exp_table(t, ah)").replace(
         "INDEX_OF(j + 128)", "_tnp.index(j + 128)") + """
+
+# sin and cos past 2**(p-2): to first order, as before (the exact reduction
+# is int64 digit arithmetic with a data-dependent gather: NumPy only)
+_DD_EXACT_REDUCTION = False
 """,
 }
 # how each backend reads the helpers' NumPy calls

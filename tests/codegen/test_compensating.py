@@ -465,6 +465,57 @@ def test_sin_cos_tan_atan_of_pairs_to_twice_the_precision(dtype):
             <= abs(cube) * 2.0**-20
 
 
+@pytest.mark.parametrize("dtype", ["float64", "longdouble"])
+def test_sin_cos_of_pairs_past_the_short_reduction(dtype):
+    # _dd_sincos from 2**(p-2) on (2**50 in the long double): Payne-Hanek, a
+    # pair's hi and lo reduced together.  Before: f(hi) + f'(hi) lo, lo
+    # dropped past 1 (sin(x + e) - sin(x) at x = 2.7e85 in pairs: 45.5 bits,
+    # NMSE 3.3), and in the long double sin(1e18) = -1.8e18
+    import mpmath
+
+    from symgrad.codegen import compensated_helpers as h
+
+    t = np.dtype(dtype).type
+    f = np.finfo(t)
+    rng = np.random.default_rng(4)
+    xs = np.ldexp(rng.uniform(1, 2, 8), rng.integers(f.nmant - 1, min(f.maxexp, 1024), 8))
+    xs = np.concatenate([xs, -xs[:2], [1e18]]).astype(t)
+    los = (xs * t(2.0 ** -(f.nmant + 2)) * rng.uniform(-1, 1, len(xs))).astype(t)
+    cases = [(v, None) for v in xs] + list(zip(xs, los))
+    if dtype == "float64":  # 4.7e-19 from a multiple of pi/2; cos(hi + lo) ~ -4e-18
+        cases += [(6381956970095103 * 2.0**797, None), (2.7213554757554994e85, -0.7121884169600512)]
+    limit = {"float64": 2.0**-100, "longdouble": 2.0**-105}[dtype]
+
+    def mp(v):
+        m, e = np.frexp(t(v))
+        return mpmath.ldexp(int(np.ldexp(m, 64)), int(e) - 64)
+
+    with mpmath.workprec(300):
+        for hi, lo in cases:
+            arg = np.array([hi], dtype=t) if lo is None else \
+                (np.array([hi], dtype=t), np.array([lo], dtype=t))
+            w = mp(hi) if lo is None else mpmath.fadd(mp(hi), mp(lo), exact=True)
+            for got, g in zip(h._dd_sincos(arg), (mpmath.sin, mpmath.cos)):
+                assert got[0].dtype == np.dtype(dtype)
+                want = g(w)
+                assert abs(mp(got[0][0]) + mp(got[1][0]) - want) <= limit * abs(want), \
+                    (g, hi, lo, got, want)
+    # NMSE 3.3's sine difference at its witness (2**-57 deep), the same as a
+    # product (cos of the pair x + e/2 near its zero), and a cosine difference
+    # at a float 4.7e-19 from a multiple of pi/2: within 2 ulps in pairs
+    e = sp.Symbol("e")
+    for expr, at in ((sp.sin(x + e) - sp.sin(x), (2.7213554757554994e85, -1.4243768339201024)),
+                     (2 * sp.cos(x + e / 2) * sp.sin(e / 2),
+                      (2.7213554757554994e85, -1.4243768339201024)),
+                     (sp.cos(x + e) - sp.cos(x), (6381956970095103 * 2.0**797, 1e-30))):
+        if dtype != "float64":
+            break
+        with mpmath.workprec(1200):  # (x + e exact)
+            want = float(sp.lambdify([x, e], expr, "mpmath")(mp(at[0]), mp(at[1])))
+        got = float(lambdify([x, e], compensated(expr))(*at))
+        assert abs(got - want) <= 4 * np.spacing(abs(want)), (expr, got, want)
+
+
 @pytest.mark.parametrize("expr, at", [
     # 1/x - cot(x) at the zeros of tan(x) = x (NMSE example 3.9's second zero on)
     (1 / x - sp.cos(x) / sp.sin(x), [4.493409457909064, -7.725251836937707, 10.904121659428899]),
