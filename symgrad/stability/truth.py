@@ -27,7 +27,6 @@ from mpmath.libmp import (
     from_float,
     from_int,
     from_man_exp,
-    from_rational,
     fzero,
     mpf_abs,
     mpf_gt,
@@ -458,7 +457,21 @@ def _fraction_interval(q: Fraction, prec: int) -> tuple:
     """The interval of ``prec`` bits around the rational ``q`` (the point
     itself where ``q`` is a binary number of at most ``prec`` bits)."""
     p, d = q.numerator, q.denominator
-    return from_rational(p, d, prec, round_floor), from_rational(p, d, prec, round_ceiling)
+    if not p:
+        return fzero, fzero
+    # the quotient to prec + 3 bits or more, then a sticky bit where it is
+    # inexact: rounded either way, the same floats as mpmath's from_rational
+    # (correct rounding is unique), without its conversion of p and d, which
+    # strips trailing zero bits a byte at a time: some 150 us for the
+    # 6,000-bit values of a series' exact nodes, 0.7 s of focal's stabilize
+    shift = prec + 3 + d.bit_length() - abs(p).bit_length()
+    if shift >= 0:
+        m, r = divmod(abs(p) << shift, d)
+    else:
+        m, r = divmod(abs(p), d << -shift)
+    m = -(2 * m + (r != 0)) if p < 0 else 2 * m + (r != 0)
+    return (from_man_exp(m, -shift - 1, prec, round_floor),
+            from_man_exp(m, -shift - 1, prec, round_ceiling))
 
 
 def _exact_other(node: Basic, args: list[Fraction]) -> Fraction | None:
