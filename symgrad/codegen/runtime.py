@@ -380,8 +380,8 @@ def _hypot(a, b):
             # of the least sum below finds): no test of the largest
             token = _errvar.set(_OVER)
             try:
-                s = _mul(a, a)
-                _add(s, _mul(b, b), s)
+                s = _square(a)
+                _add(s, _square(b), s)
             except FloatingPointError:
                 s = None
             finally:
