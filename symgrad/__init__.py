@@ -23,6 +23,7 @@ from .errors import (
     StabilityWarning,
     SymgradError,
 )
+from .exact import exact
 from .export import to_jax, to_torch
 from .fpcore import FPCoreError, read_fpcore
 from .functions import maximum, minimum, relu, rint, sigmoid, softplus
@@ -99,6 +100,7 @@ __all__ = [
     "to_jax",
     "to_torch",
     "compensated",
+    "exact",
     "scaled",
 ]
 

@@ -32,6 +32,7 @@ from .compiled import load
 from .complex_values import realizes_i, refuse_complex_arguments
 from .dag import Dag, read_dag
 from .emit import Program, build_program
+from .expanding import EXPANSION_HELPERS, EXPANSION_NAMES, expanding, uses_expansions
 from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
 from .printer import CALL_NAMES
@@ -110,11 +111,13 @@ def _compile(
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
     runtime: bool = False, point: bool = False, scalars: bool = True,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
-    reserved = reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES | REGION_NAMES
+    reserved = reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES | REGION_NAMES \
+        | EXPANSION_NAMES
     namer = Namer(reserved)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
+    roots = expanding(roots)  # exact(p): the polynomial p as an expansion, rounded once
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots, domain if stabilize else None)  # compensated(u): u in pairs
     roots = widened(roots)  # widen(u): u computed in the next wider type
@@ -202,8 +205,10 @@ def _imports(prog: Program, runtime: bool = False) -> str:
     wide = any(uses_widen(c) for c in code)
     pairs = any(uses_compensated(c) for c in code)
     scales = any(uses_scaling(c) for c in code)
+    expansions = any(uses_expansions(c) for c in code)
     return head + ("\n\n" + WIDEN_HELPERS if wide else "") \
         + ("\n\n" + COMPENSATED_HELPERS if pairs else "") \
+        + ("\n\n" + EXPANSION_HELPERS if expansions else "") \
         + ("\n\n" + SCALE_HELPERS if scales else "") \
         + "".join("\n\n" + _region_source(*r) for r in prog.regions)
 

@@ -118,16 +118,17 @@ def float_form(form, where: str = "a formula", kinds: tuple | None = None):
     x**2 - 1
     """
     from ..compensated import compensated
+    from ..exact import exact
     from ..widen import widen
     from .source import unmark
 
-    kinds = kinds or (widen, compensated)
+    kinds = kinds or (widen, compensated, exact)
     order, _ = postorder([form], lambda n: n.args)
     if not any(isinstance(n, kinds) for n in order):
         return form  # scaled(u) is emitted (ldexp in both frameworks)
     warnings.warn(
         f"{where}: stabilize chose a form computed in pairs of floats or a wider type "
-        f"(compensated/widen), which the export does not translate; its plain float "
+        f"(compensated/widen/exact), which the export does not translate; its plain float "
         f"form is emitted: {form}", ExportWarning, stacklevel=4)
     return unmark([form], kinds)[0]
 

@@ -39,8 +39,8 @@ from .printers import HEADERS, RESERVED, printer_for
 from .subsets import masked_regions
 from .xla_guards import exps_kept_apart, products_kept_rounded
 
-__all__ = ["require", "generate", "compile_source", "compile_matrix", "abs_folded",
-           "exps_kept_apart", "EXTRAS"]
+__all__ = ["require", "generate", "exact_as_pairs", "compile_source", "compile_matrix",
+           "abs_folded", "exps_kept_apart", "EXTRAS"]
 
 EXTRAS = {"jax": "jax", "torch": "torch"}
 _counter = itertools.count()
@@ -70,6 +70,27 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
     if not any(isinstance(n, kinds) for n in order):
         return roots
     return mapped(roots, cancelling, hook=lambda n, low: low[0] if isinstance(n, kinds) else None)
+
+
+def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with each ``exact(p)`` written ``compensated(p)``: the
+    export has no expansions (JAX and PyTorch code keeps the pairs form,
+    about twice the type's precision, where NumPy's code is exact).
+
+    >>> import sympy as sp, symgrad
+    >>> x, y = sp.symbols("x y")
+    >>> exact_as_pairs([symgrad.exact(x * y - 1) + 1])
+    [compensated(x*y - 1) + 1]
+    """
+    from ..build import cancelling, mapped
+    from ..exact import exact
+    from ..graph import postorder
+
+    order, _ = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, exact) for n in order):
+        return roots
+    return mapped(roots, cancelling, hook=lambda n, low: compensated(low[0])
+                  if isinstance(n, exact) else None)
 
 
 def abs_folded(roots: list[Basic]) -> list[Basic]:
@@ -365,7 +386,9 @@ def generate(
     # scaled(u): u on its inputs scaled by a power of two per point (ldexp);
     # compensated(u): u in pairs of floats where the backend has the helpers
     # (elsewhere its plain float form: Order warns before)
-    roots = scaling(unmark(roots, (widen,) if backend in PAIRS else (widen, compensated)))
+    # (exact(p): the pairs form; the export has no expansions)
+    roots = scaling(unmark(exact_as_pairs(roots),
+                           (widen,) if backend in PAIRS else (widen, compensated)))
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
     if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone,
         # (an exp of a bounded integer, the split square's second factor: a lookup)

@@ -406,7 +406,7 @@ class BallProgram:
                 lines.append(f"    {v} = f{i}(prec, {', '.join(args)})")
                 name[i] = v
                 continue
-            if op in ("widen", "compensated", "scaled"):  # the identity (FloatMarker)
+            if op in ("widen", "compensated", "scaled", "exact"):  # the identity (FloatMarker)
                 name[i] = args[0]
                 continue
             if op == "ExprCondPair":

@@ -23,6 +23,7 @@ from sympy import Abs, Basic, Function, Piecewise, Pow
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ..compensated import compensated
+from ..exact import exact, polynomial_terms
 from ..graph import postorder
 from ..scaled import scaled
 from ..widen import widen
@@ -60,6 +61,11 @@ _PAIR_FUNCTION = 1200.0
 _PAIR_FUNCTIONS = frozenset({"exp", "expm1", "log", "log1p", "sin", "cos", "tan", "atan"})
 _WIDE = 5.0  # an operation in the wider type (x87 long double): 3-8x
 _SCALE = 10.0  # a scaled input: its exponent taken and put back (frexp, ldexp)
+# a float of exact(p)'s expansion (2**(j-1) per monomial of degree j): its
+# TwoProducts, scaling and summation passes; a 3x3 determinant (24 floats)
+# took 2.0 s per 10^6 points, its pairs 0.30, plain 0.020, an addition
+# 0.0018 (2026-11-28 02:53 UTC, load 5.4): ~6.7x the pairs' cost
+_EXPANSION = 240.0
 
 
 def _divisor(n: Basic) -> bool:
@@ -91,6 +97,16 @@ def _plain(n: Basic, alone: bool) -> float:
     return 1.0  # a comparison, a logical connective
 
 
+def _parts(p: Basic) -> int:
+    """The floats of ``exact(p)``'s expansion (a large count where ``p``
+    has none: code generation refuses it)."""
+    try:
+        _, terms = polynomial_terms(p)
+    except ValueError:
+        return 1 << 20
+    return sum(max(1, 2 ** (sum(ks) - 1)) for _, _, ks in terms)
+
+
 def form_cost(e: Basic) -> float:
     """The cost of evaluating ``e`` in generated code: each distinct node
     once, by :data:`WEIGHTS`; inside ``compensated(u)`` an arithmetic
@@ -105,6 +121,10 @@ def form_cost(e: Basic) -> float:
     (2.0, 1250.0)
     >>> form_cost(compensated(sin(x) + x * x)) > 1000  # a pair sine, as exp above
     True
+    >>> from symgrad import exact
+    >>> y = symbols("y", real=True)
+    >>> form_cost(compensated(x * x - y)), form_cost(exact(x * x - y))  # 3 floats, each 240
+    (150.0, 720.0)
     """
     order, kids = postorder([e], lambda n: n.args)
     inside: dict[Basic, str] = {}  # node -> the innermost marker over it
@@ -117,12 +137,21 @@ def form_cost(e: Basic) -> float:
         for k in kids[n]:
             if mark and inside.get(k, "") != "pairs":
                 inside[k] = mark
+    for n in order:  # exact(p): its expansion's cost, nothing inside it counted
+        if isinstance(n, exact):
+            inside[n.args[0]] = "exact"
+            for k in postorder([n.args[0]], lambda m: m.args)[0]:
+                inside[k] = "exact"
     tops = {n.args[0] for n in order if isinstance(n, compensated)}
     in_products = {k for n in order if n.is_Mul for k in kids[n]}
     alone = {k for n in order if not n.is_Mul for k in kids[n]}
     total = 0.0
     for n in order:
-        if not kids[n] or isinstance(n, (compensated, widen, ExprCondPair)):
+        if isinstance(n, exact):
+            total += _EXPANSION * _parts(n.args[0])
+            continue
+        if not kids[n] or isinstance(n, (compensated, widen, ExprCondPair)) \
+                or inside.get(n) == "exact":
             continue
         if isinstance(n, scaled):
             total += _SCALE * max(1, len(kids[n]))

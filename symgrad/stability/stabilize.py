@@ -39,6 +39,7 @@ from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
 from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
 from ..errors import StabilityWarning, SymgradError
+from ..exact import exact, polynomial_terms
 from ..graph import free_symbols, postorder
 from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
@@ -572,10 +573,18 @@ class _Search:
         if best.after[0] <= WIDEN_ABOVE + 1:
             # (a form kept must gain over a bit: from within a bit of the
             # tolerance it seldom does, and verifying pairs costs seconds)
-            return best
+            return self._pairs_checked(best, source, truth, fresh, choice, tried)
         e, how = best.chosen, best.how
+        # the formula as written evaluated exactly, where it is a polynomial
+        # (an expansion, rounded once): after the dtype's pairs, before a wider
+        # type, where a zero set is deeper than pairs hold (a 3x3 determinant
+        # of entries of size 10 cancels 2**-105 deep: 60.9 bits in pairs)
+        expansion = _exact_form(source)
         if isinstance(e, scaled) and not isinstance(e.args[0], FloatMarker):
-            forms = [(scaled(compensated(_unnested(e.args[0]))), "compensated, scaled")]
+            forms = [(scaled(compensated(_unnested(e.args[0]))), "compensated, scaled"),
+                     *expansion]
+        elif isinstance(e, scaled) and isinstance(e.args[0], compensated):
+            forms = expansion
         elif not isinstance(e, FloatMarker):
             # its products of an exp that may be subnormal split first (free: the
             # screening rarely has a point in that band, so the split did not
@@ -584,6 +593,7 @@ class _Search:
             split = split_subnormal_products([e], Facts(self.user_domain), lo)[0]
             forms = [(split, "subnormal products split")] if split != e else []
             forms.append((compensated(_unnested(e)), "compensated"))
+            forms += expansion
             if self.widen:
                 forms.append((widened(e), "widened"))
         elif isinstance(e, compensated):
@@ -599,7 +609,7 @@ class _Search:
             forms = [(scaled(compensated(_unnested(f))), label)
                      for f, label in ((e.args[0], "compensated, scaled"),
                                       (source, "compensated, scaled, as written"))
-                     if weighted_homogeneity(f) is not None][:1]
+                     if weighted_homogeneity(f) is not None][:1] + expansion
             if self.widen:
                 # the plain form in the wider type, then these pairs in the wider
                 # type's pairs, where a cancellation is deeper than the dtype's
@@ -613,9 +623,9 @@ class _Search:
             # as written in the wider type's pairs (the KL divergence's gradient
             # in float32: its affine split's series, of float64 coefficients,
             # lost 4.2 bits in them at its zero curve), then that form in them
-            forms = [(widened(compensated(_unnested(f))), label)
-                     for f, label in ((source, "compensated, as written"),
-                                      (e.args[0], "compensated"))]
+            forms = expansion + [(widened(compensated(_unnested(f))), label)
+                                 for f, label in ((source, "compensated, as written"),
+                                                  (e.args[0], "compensated"))]
         else:
             return best
         # each more exact than the one before: the next is tried while the best
@@ -650,6 +660,36 @@ class _Search:
         row = np.array([[best.worst[s] for s in self.symbols]], dtype=self.fmt.dtype)
         b = self._bits_at(form, row, truth)[0]
         return bool(b >= best.after[0] - 1)  # (NaN, undecided: verified)
+
+    def _pairs_checked(self, best: Choice, source: Expr, truth: _TruthCache,
+                       fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
+        """``best``, or the formula computed exactly (``exact(source)``: an
+        expansion rounded once, within an ulp) where ``best`` computes a
+        polynomial in pairs and ``check_stability``'s search on it (the
+        after-report's: its samples, its seed, the verified worst point)
+        finds it losing more than
+        ``WIDEN_ABOVE + 1`` bits, and the exact form passes on its fresh
+        points.  Pairs hold a product of two floats exactly, not of three,
+        nor a sum of many pairs: a polynomial's zero set can be deeper than
+        they reach, and the verification's random points seldom come near
+        it where the check's climb does (FPBench's 3x3 determinant in pairs:
+        1.0 bits verified, 61.0 after, at a point where a*e*i and a*f*h
+        cancel 2**-109 deep)."""
+        inner = best.chosen.args[0] if isinstance(best.chosen, scaled) else best.chosen
+        expansion = _exact_form(source) if isinstance(inner, compensated) else []
+        if not expansion or _pairs_hold(source):
+            return best
+        report = check_stability(best.chosen, self.user_domain, dtype=self.fmt.name,
+                                 samples=fresh[0] // VERIFY, seed=fresh[1], _source=[source],
+                                 _truth_memo=self.memo, _points=[best.worst] if best.worst else ())
+        lost = report.max_bits_error
+        if not lost > WIDEN_ABOVE + 1:
+            return best
+        form, label = expansion[0]
+        c = Candidate(form, f"{best.how.split(' (')[0]}, {label} (the pairs lost {lost:.1f} "
+                            "bits at check_stability's points)")
+        got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
+        return got if got is not None and got.after[0] < lost - 1 else best
 
     def _gains_where_any_bit_is_kept(self, got: Choice, best: Choice, truth: _TruthCache,
                                      tried: list) -> bool:
@@ -1428,6 +1468,30 @@ def _unnested(e: Expr) -> Expr:
     order, _ = postorder([e], lambda n: n.args)
     inner = {n: n.args[0] for n in order if isinstance(n, compensated)}
     return replace_nodes([e], inner)[0] if inner else e
+
+
+def _exact_form(source: Expr) -> list[tuple[Expr, str]]:
+    """``[(exact(source), label)]`` where ``source`` is a polynomial in its
+    symbols with dyadic coefficients whose expansion is not too long
+    (:func:`symgrad.exact.polynomial_terms`), else ``[]``."""
+    try:
+        polynomial_terms(source)
+    except ValueError:
+        return []
+    return [(exact(source), "exact, as written")]
+
+
+def _pairs_hold(source: Expr) -> bool:
+    """Whether pairs of floats compute the polynomial ``source`` within
+    about an ulp wherever no product leaves the range: at most two
+    monomials, each of degree two at most with a power of two for its
+    coefficient (``a*d - b*c``, ``b**2 - 4*a*c``, ``x*y - 1``): each is
+    exactly a pair (TwoProduct), and the pairs' accurate sum of two pairs
+    is within 3u**2 of its value, relative (Joldes, Muller, Popescu 2017).
+    A third monomial or a third factor is where pairs drop bits."""
+    _, terms = polynomial_terms(source)
+    return len(terms) <= 2 and all(
+        sum(ks) <= 2 and abs(num) & (abs(num) - 1) == 0 for num, _, ks in terms)
 
 
 def _scaled_pairs(e: Expr) -> Expr:
