@@ -15,7 +15,7 @@ operations (a polynomial and ``erfc``), which is the derivative's series.
 from __future__ import annotations
 
 __all__ = ["erf", "erfcx", "tanh", "kept", "rounded", "materialized", "pow2", "exp_reduction",
-           "exp_table", "ERF_SERIES",
+           "exp_table", "log1p", "ERF_SERIES",
            "ERF_SERIES_UP_TO"]
 
 # erf(x) = x + x*y(x*x) for |x| <= 1: y's Taylor coefficients, those of
@@ -195,6 +195,75 @@ def _tanh(x):
     b = jnp.where(small, 1.0, a)
     far = 1 - 2 / (jnp.exp(2 * b) + 1)  # (exp overflows to inf: 1)
     return jnp.where(small, jnp.where(x == 0, x, near), jnp.where(x < 0, -far, far))
+
+
+# log(1 + f) = f - (f**2/2 - s (f**2/2 + R(s**2))), s = f/(2 + f), for
+# 1 + f in [sqrt(2)/2, sqrt(2)]: fdlibm's e_log.c (Sun, 1993; its Lg1 ... Lg7,
+# a minimax fit of (log(1+f) - 2s)/s - s**2 ... below 2**-58.45), within an ulp
+LOG_LG = (6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+          2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+          1.479819860511658591e-01)
+# ln 2 as hi + lo, hi with its low bits zero (k * hi exact for the type's exponents)
+LOG_LN2 = {"float64": (6.93147180369123816490e-01, 1.90821492927058770002e-10),
+           "float32": (6.9313812256e-01, 9.0580006145e-06)}
+
+
+def log1p(x):
+    """log1p(x) of a JAX array, float32 or float64, within about an ulp,
+    written in operations XLA vectorizes: XLA's ``log1p`` (and ``log``) on
+    the CPU is a call per element that serializes the fused loop around it
+    (the mish gradient's kernel, 10^6 float64 under ``jax.jit``: 28.7 ms
+    with ``jnp.log1p``, 16.1 with this; JAX's own gradient of mish 16.4).
+    u = 1 + x rounded and its exact error r (TwoSum's), u = 2**k m with m in
+    [sqrt(2)/2, sqrt(2)) from its exponent bits, log(m) by fdlibm's
+    polynomial, k ln 2 in two parts, plus r/u (|r/u| <= 2**-53: its first
+    order).  Only forward values, as :func:`erf`.
+
+    >>> import jax, numpy as np
+    >>> with jax.enable_x64():
+    ...     np.asarray(log1p(np.array([1e-300, -0.5, 1.0, 1e300, -1.0, -2.0, np.inf]))).tolist()
+    [1e-300, -0.6931471805599453, 0.6931471805599453, 690.7755278982137, -inf, nan, inf]
+    """
+    if "log1p" not in _JITTED:
+        import jax
+
+        _JITTED["log1p"] = jax.jit(_log1p)
+    return _JITTED["log1p"](x)
+
+
+def _log1p(x):
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        x = x.astype(jnp.result_type(float))
+    wide = x.dtype == jnp.float64
+    it, mant, bias = (jnp.int64, 52, 1023) if wide else (jnp.int32, 23, 127)
+    hi, lo = LOG_LN2["float64" if wide else "float32"]
+    u = rounded(1 + x)
+    fine = (u > 0) & (u < _INF)
+    v = jnp.where(fine, u, 1.0)  # (the others' values are set below)
+    # r = (1 + x) - u exactly (TwoSum, the larger of 1 and |x| first); kept
+    # apart from XLA's algebraic simplifier, which folds (1 + x) - 1 into x
+    r = jnp.where(jnp.abs(x) <= 1, x - (v - 1), 1 - (v - x))
+    bits = lax.bitcast_convert_type(v, it)
+    k = (bits >> mant) - bias
+    m = lax.bitcast_convert_type((bits & ((1 << mant) - 1)) | (bias << mant), x.dtype)
+    big = m > 1.4142135623730951
+    m = jnp.where(big, m * 0.5, m)
+    k = (k + big.astype(it)).astype(x.dtype)
+    f = m - 1  # exact (Sterbenz)
+    s = f / (2 + f)
+    z = s * s
+    w = z * z
+    lg = LOG_LG
+    t1 = w * (lg[1] + w * (lg[3] + w * lg[5]))
+    t2 = z * (lg[0] + w * (lg[2] + w * (lg[4] + w * lg[6])))
+    hfsq = 0.5 * f * f
+    out = k * hi - ((hfsq - (s * (hfsq + t1 + t2) + (k * lo + r / v))) - f)
+    out = jnp.where(u == 1, x, out)  # (x itself where 1 + x rounds to 1: -0.0 too)
+    return jnp.where(fine, out, jnp.where(u == 0, -_INF, jnp.where(u == _INF, u, jnp.nan)))
 
 
 def kept(v):

@@ -101,6 +101,28 @@ def test_tanh_to_about_an_ulp_where_xlas_is_six_off():
             assert np.signbit(edges[0]) and not np.signbit(edges[1])
 
 
+def test_log1p_within_an_ulp_in_both_types():
+    # XLA's log1p is a call per element that serializes the fused loop around it
+    # (mish's gradient 28.7 -> 16.1 ms per 10^6 without it) and 128 ulps off in
+    # float64 (measured on 52,000 points; export.jax_ops.log1p 0.80, float32 0.80):
+    # generated code calls this one
+    from symgrad.export.jax_ops import log1p
+
+    rng = np.random.default_rng(1)
+    pts = np.concatenate([rng.uniform(-1, 1, 30), np.exp(rng.uniform(-80, 80, 30)),
+                          [np.sqrt(2) - 1, np.nextafter(np.sqrt(2) - 1, 1), -0.5, 3e-17]])
+    with jax.enable_x64():
+        for dtype in (np.float64, np.float32):
+            p = pts.astype(dtype)
+            got = np.asarray(log1p(jnp.asarray(p)))
+            assert got.dtype == dtype
+            with mpmath.workprec(120):
+                err = np.array([float(abs(mpmath.mpf(float(g)) - mpmath.log1p(float(v))))
+                                for g, v in zip(got, p)])
+            true = np.log1p(p.astype(float)).astype(dtype)
+            assert (err / np.spacing(np.abs(true)).astype(float)).max() <= 1.0
+
+
 def test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags():
     # XLA's defaults (users' jax.jit; not the tests' level 0) fuse a product into
     # the sum that reads it: TwoProduct's rounded p became exact inside the next
