@@ -5,7 +5,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from sympy import Matrix, atan2, exp, log, sqrt, symbols
+from sympy import Abs, Matrix, atan2, exp, log, sqrt, symbols
+from sympy import lambdify as sympy_lambdify
+from sympy.codegen.cfunctions import hypot
 
 from symgrad import SymgradError, lambdify, scaled, stabilize
 
@@ -90,6 +92,28 @@ def test_scaled_stays_in_range(expr, args, truth, dtype):
     assert got.dtype == np.dtype(dtype)
     assert not np.isclose(plain, truth, rtol=1e-5, atol=0)  # the formula as written fails
     assert np.isclose(got, truth, rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
+@pytest.mark.parametrize(("expr", "args"), [
+    # the complex square root's branch for re < 0, |im|/sqrt(2(hypot - re)):
+    # re = -1.78e308 needs k >= 8, and the result 1.28e-308 (degree 1/2) was
+    # computed 4 binades into the scaled range's subnormals, then scaled back
+    # (5 ulps; FPBench's row 3.8 bits)
+    (sqrt(2) * sqrt(1 / (-x + hypot(y, x))) * Abs(y) / 2, (-1.78023e308, -3.41804e-154)),
+    # a sibling of degree 3/2: c near the top, a*b/sqrt(c) = 2**-1030
+    (a * b / sqrt(c), (2.0**-259, 1.3 * 2.0**-259, 1.7e308)),
+])
+def test_a_subnormal_result_is_rounded_once(expr, args):
+    # where the scaled value is subnormal, the factors are scaled back each and
+    # multiplied: the product's one rounding is in the result's own range
+    import mpmath
+
+    syms = sorted(expr.free_symbols, key=str)
+    with mpmath.workprec(4000):
+        truth = float(sympy_lambdify(syms, expr, "mpmath")(*map(mpmath.mpf, args)))
+    got = float(lambdify(syms, scaled(expr))(*args))
+    assert 0 < truth < np.finfo(np.float64).tiny
+    assert abs(got - truth) <= np.spacing(truth), (got, truth)
 
 
 def test_scaled_rounds_as_the_formula_where_nothing_leaves_the_range():

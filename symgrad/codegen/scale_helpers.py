@@ -46,3 +46,13 @@ def _sc_k(q, n, *args):
     k = np.maximum(np.minimum(k, top), bottom)
     k = np.where(np.isfinite(k), np.ceil(k / q) * q, 0.0)
     return np.clip(k, -4096, 4096).astype(np.int32)[()]
+
+
+def _sc_pick(v, main, alt):
+    """scaled(u): ``main`` (the scaled value v scaled back), or ``alt`` (u's
+    factors scaled back each, then multiplied) where v is subnormal or 0 and
+    alt finite: there v was rounded to the scaled range's subnormals and
+    rounded again when scaled back."""
+    v = np.asarray(v)
+    tiny = np.finfo(v.dtype if v.dtype.kind == "f" else np.float64).tiny
+    return np.where((np.abs(v) < tiny) & np.isfinite(alt), alt, main)[()]

@@ -76,6 +76,13 @@ class _Largest(_Call):
     _helper = "_sc_max"
 
 
+class _Pick(_Call):
+    """The scaled value scaled back (main), or its factors scaled back each
+    (alt) where the scaled value is subnormal and alt finite."""
+
+    _helper = "_sc_pick"
+
+
 class _Down(Function):
     """An input divided by 2**k (codegen only; to compensating, an input)."""
 
@@ -141,10 +148,50 @@ def _scaled_code(u: Basic) -> Basic:
                 if w.get(n) else n
         return args[0] if isinstance(n, scaled) else None  # (a nested scaled: already)
 
-    top = mapped([u], cancelling, hook=down)[0]
+    memo: dict = {}
+
+    def copy(n: Basic) -> Basic:
+        return mapped([n], cancelling, hook=down, memo=memo)[0]
+
+    top = copy(u)
     if d == 0:
         return top
-    return _Back(top, k, Integer(d.numerator), Integer(d.denominator))
+    main = _Back(top, k, Integer(d.numerator), Integer(d.denominator))
+    alt = _factors_back(u, deg, k, copy)
+    return main if alt is None else _Pick(top, main, alt)
+
+
+def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
+    """``u`` with the scaling undone factor by factor (each non-constant
+    factor of its top product times 2**(its degree times k), through a
+    Piecewise's branches and a constant factor), so that the product's last
+    rounding is in the range of the result: where the scaled value is
+    subnormal, scaling it back rounded it twice (the complex square root's
+    |im|·sqrt(1/(hypot - re)) at re = -1.8e308, im = 3.4e-154: its value
+    1.28e-308 computed 4 binades into the subnormals of the scaled range,
+    3.8 bits).  None where the top is no product of two factors or more."""
+
+    def back(n: Basic) -> Basic:
+        e = deg[n]
+        return copy(n) if e == 0 or isinstance(e, str) else \
+            _Back(copy(n), k, Integer(e.numerator), Integer(e.denominator))
+
+    def pushed(n: Basic, consts: tuple) -> Basic | None:
+        if isinstance(n, Piecewise):
+            got = [pushed(e, consts) for e, _ in n.args]
+            if all(g is None for g in got):
+                return None
+            return Piecewise(*[(g if g is not None else Mul(*consts, back(e)), copy(c))
+                               for g, (e, c) in zip(got, n.args)])
+        if not isinstance(n, Mul):
+            return None
+        cs = consts + tuple(f for f in n.args if not f.free_symbols)
+        fs = [f for f in n.args if f.free_symbols]
+        if len(fs) == 1:
+            return pushed(fs[0], cs)
+        return Mul(*cs, *[back(f) for f in fs], evaluate=False)
+
+    return pushed(u, ())
 
 
 def _estimates(sub: list, kids: dict) -> dict:
@@ -176,7 +223,7 @@ def _estimates(sub: list, kids: dict) -> dict:
     return est
 
 
-SCALE_NAMES = frozenset({"_sc_k", "_sc_e", "_sc_max"})
+SCALE_NAMES = frozenset({"_sc_k", "_sc_e", "_sc_max", "_sc_pick"})
 
 
 def uses_scaling(code: str) -> bool:

@@ -145,6 +145,14 @@ def _sc_k(q, n, *args):
     return torch.clamp(k, -4096, 4096).to(torch.int32)
 
 
+def _sc_pick(v, main, alt):
+    """``main``, or ``alt`` where the scaled value v is subnormal or 0 and
+    alt finite (see SCALE_HELPERS)."""
+    v = torch.as_tensor(v)
+    tiny = torch.finfo(v.dtype).tiny
+    return torch.where((v.abs() < tiny) & torch.isfinite(alt), alt, main)
+
+
 # masked(): a region's nodes computed at the points where its condition holds
 # (symbol.export.subsets).  In units of one eager kernel over the tensor
 # (~1.3 ms per 10^6 float64), measured 11:00-11:40 UTC at load 6-9: finding
