@@ -19,7 +19,7 @@ none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
-                                        [--vars 3] [--wide] [--family [a|b|c|d]] [--probe]
+                                        [--vars 3] [--wide] [--family [a|b|c|d|e|f]] [--probe]
 
 ``--family`` audits the held-out family of :mod:`benchmarks.heldout` (FPBench-
 style benchmarks of Herbie's own folder and ML functions nobody here had used,
@@ -32,7 +32,9 @@ write them, Numerical Recipes-style formulas, optax/torch losses, physics);
 ``--family d`` the fourth, :mod:`benchmarks.heldout_d` (session 11: information
 theory, numerical differences, geometry, physics and chemistry, ML gradients);
 ``--family e`` the fifth, :mod:`benchmarks.heldout_e` (session 12: finance,
-statistics, physics, geometry, ML losses not in the ML table);
+statistics, physics, geometry, ML losses not in the ML table); ``--family f``
+the sixth, :mod:`benchmarks.heldout_f` (session 13: robotics kinematics,
+optics, chemistry kinetics, survival analysis, ML losses not in the ML table);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -360,11 +362,12 @@ def main() -> None:
     ap.add_argument("--wide", action="store_true",
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
-    ap.add_argument("--family", nargs="?", const="a", choices=("a", "b", "c", "d", "e"),
+    ap.add_argument("--family", nargs="?", const="a", choices=("a", "b", "c", "d", "e", "f"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
-                         "session 11) or e (benchmarks/heldout_e.py, session 12); "
+                         "session 11) or e (benchmarks/heldout_e.py, session 12) or f "
+                         "(benchmarks/heldout_f.py, session 13); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--probe", action="store_true",
                     help="the independent measurements also at 2**k floats inside each end "
@@ -377,8 +380,9 @@ def main() -> None:
         from .heldout_c import family_c
         from .heldout_d import family_d
         from .heldout_e import family_e
+        from .heldout_f import family_f
         held = {"a": family, "b": family_b, "c": family_c,
-                "d": family_d, "e": family_e}[a.family]()[a.seed:a.seed + a.n]
+                "d": family_d, "e": family_e, "f": family_f}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
