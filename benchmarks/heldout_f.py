@@ -1,6 +1,6 @@
 """A sixth held-out family for the verdict audit (``bench_verdicts --family f``).
 
-Written 2026-11-28 02:55 UTC (session 13, verdicts13) before any of its
+Written 2026-11-28 02:40-02:44 UTC (session 13, verdicts13) before any of its
 rows was run, from material the other families (:mod:`benchmarks.heldout`
 to :mod:`benchmarks.heldout_e`) and ``bench_ml_gradients`` do not hold:
 
