@@ -103,6 +103,7 @@ SOURCES = (
     "largest condition numbers",
     "joint cancellations",
     "thresholds across",
+    "zeros on the faces",
     "ascent",
 )
 _RANDOM = ("uniform over the floats", "uniform in value", "log-uniform over binades")
@@ -455,9 +456,9 @@ class PointSearch:
         corners = self._near_corners()
         rows += list(corners)
         labs += [_label("near the ends")] * len(corners)
-        for lab, rs, _ in self._faces(tracks, drawn, ok):
+        for _, rs, _ in self._faces(tracks, drawn, ok):
             rows += rs
-            labs += [lab] * len(rs)
+            labs += [_label("zeros on the faces")] * len(rs)
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)
