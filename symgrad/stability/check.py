@@ -196,12 +196,12 @@ def check_stability(
             climbed.append(measure(rows))
             return worst_bits(climbed[-1][3])
 
-        def absorb(more: np.ndarray) -> None:
+        def absorb(more: np.ndarray, label: str = "ascent") -> None:
             """The points a step found, with what ``measure`` said of them."""
             nonlocal points, labels, computed, true, status, bits, known
             if len(more):
                 points = np.concatenate([points, more])
-                labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
+                labels = np.concatenate([labels, np.full(len(more), SOURCES.index(label))])
                 computed, true, status, bits, known = (
                     np.concatenate([a, *(f[i] for f in climbed)], axis=1)
                     for i, a in enumerate((computed, true, status, bits, known)))
@@ -227,6 +227,11 @@ def check_stability(
                                  search.ranges, fmt, seed))
         # and at random about the worst point found (a noise's top: its rare tail)
         absorb(scatter(points, worst_bits(bits), climb, search.ranges, fmt, seed))
+        # and the zeros on the faces of the box, last (the steps above start as without)
+        faces = search.faces()
+        if len(faces):
+            climbed.append(measure(faces))
+            absorb(faces, "zeros on the faces")
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")

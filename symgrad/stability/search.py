@@ -456,9 +456,7 @@ class PointSearch:
         corners = self._near_corners()
         rows += list(corners)
         labs += [_label("near the ends")] * len(corners)
-        for _, rs, _ in self._faces(tracks, drawn, ok):
-            rows += rs
-            labs += [_label("zeros on the faces")] * len(rs)
+        self._face_args = (tracks, drawn, ok)  # (the zeros on the faces: :meth:`faces`)
         if not rows:
             return (np.zeros((0, len(self.symbols)), dtype=fmt.dtype), np.zeros(0, dtype=int))
         rows = np.array(rows, dtype=fmt.dtype)
@@ -468,6 +466,26 @@ class PointSearch:
         first = np.sort(first)
         return rows[first], labs[first]
 
+
+    def faces(self) -> np.ndarray:
+        """The zeros of sums on the faces of the box (:meth:`_faces`), after
+        :meth:`points` or :meth:`structure`: measured last, after the ascent
+        and the other steps that start from the worst points, so that those
+        steps' points are the same with them as without (a point they add
+        changes the ascent's starts: binary cross-entropy's gradient in
+        float32 then lost its split about y = 1/2 to a point of rounding
+        noise on its zero curve, a lottery either way)."""
+        k = len(self.symbols)
+        args = getattr(self, "_face_args", None)
+        if args is None:
+            return np.zeros((0, k), dtype=self.fmt.dtype)
+        rows = [r for _, rs, _ in self._faces(*args) for r in rs]
+        if not rows:
+            return np.zeros((0, k), dtype=self.fmt.dtype)
+        rows = np.array(rows, dtype=self.fmt.dtype)
+        _, first = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * k))),
+                             return_index=True)
+        return rows[np.sort(first)]
 
     def _faces(self, tracks: _Tracks, drawn: np.ndarray, ok: np.ndarray) -> list:
         """(label, rows, track) for the zeros of sums along each variable

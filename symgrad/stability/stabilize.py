@@ -312,12 +312,11 @@ def stabilize(
     # loss, and judge the choice on fresh points too; among the choosing samples they
     # moved NMSE 3.4.2's ranking to regimes no finite regime could complete, and
     # stabilize kept the source, NaN over half the box)
-    # (nor the zeros on the faces: the same; among the choosing samples they moved
-    # binary cross-entropy's gradient in float32 from its split about y = 1/2 to
-    # pairs that lose 30.6 bits beside x = 0, y = 1/2)
     found = found[(labels != SOURCES.index("scales beside zeros"))
-                  & (labels != SOURCES.index("thresholds across"))
-                  & (labels != SOURCES.index("zeros on the faces"))]
+                  & (labels != SOURCES.index("thresholds across"))]
+    # (nor the zeros on the faces, PointSearch.faces: they judge the choice on fresh
+    # points, in verify, as in check_stability; among the choosing samples they moved
+    # binary cross-entropy's gradient in float32 from its split about y = 1/2 to pairs)
     pts = np.concatenate([found, _near_zero(found, symbols, parsed, samples, seed)])
     search = _Search(symbols, parsed, pts, fmt, dom, widen and _widens(fmt))
     # one memo of exact values for every ground truth of the same formulas here
@@ -894,12 +893,12 @@ class _Search:
             t, ok, lo, hi = truth.at(rows)
             return np.where(ok, t, (lo + hi) / 2)
 
-        def absorb(more: np.ndarray) -> None:
+        def absorb(more: np.ndarray, label: str = "ascent") -> None:
             """The points a step found, and ``form``'s bits there."""
             nonlocal points, labels, new
             if len(more):
                 points = np.concatenate([points, more])
-                labels = np.concatenate([labels, np.full(len(more), SOURCES.index("ascent"))])
+                labels = np.concatenate([labels, np.full(len(more), SOURCES.index(label))])
                 new = np.concatenate([new, bits_of(form, more)])
 
         ranges = [float_range(*self.domain[s], self.fmt) for s in self.symbols]
@@ -923,6 +922,8 @@ class _Search:
             absorb(deepest_zeros(points, floats, lambda rows: None, ranges, self.fmt, seed))
         # and at random about the worst point found (a noise's top: its rare tail)
         absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
+        # and the zeros on the faces of the box, last (the steps above start as without)
+        absorb(ps.faces(), "zeros on the faces")
         return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------
