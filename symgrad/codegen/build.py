@@ -47,7 +47,6 @@ from .source import (
     entry_source,
     kernel_source,
     scalar_listed,
-    short_path,
 )
 from .widening import WIDEN_HELPERS, WIDEN_NAMES, uses_widen, widened
 
@@ -379,10 +378,7 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
     ip_prog = prog.inplace_program() if dt is None or np.dtype(dt).kind == "f" else None
     inplace = namer.name("f_inplace") if ip_prog is not None else None
     names = [p.name for p in params]
-    # (the short-batch kernel: where the entry point's shortest path runs it)
-    plan = rows_plan(prog, names) if point and not any(p.vector for p in params) \
-        and short_path(prog.fresh, n_out, layout, dt, prog.complex, block, prog.max_live) \
-        else None
+    plan = rows_plan(prog, names) if point and not any(p.vector for p in params) else None
     most = rows_bound(prog, names, plan) if plan else 0
     rows = namer.name("f_rows") if most else None
     parts = [

@@ -257,7 +257,8 @@ def entry_source(
     in-place kernel's scratch arrays (``Program.inplace_scratch``), which
     blocks of a long call take and give back (``runtime._take``); ``rows``:
     the kernel for a short batch of float64 points (:mod:`.rows`) and the
-    most points it runs."""
+    most points it runs (on the shortest path and on one block of any
+    shape: flat arrays of the batch's points, after broadcasting)."""
     names = [p.name for p in params]
     sig = ", ".join(names)
     how = f"in blocks of {block} elements ({2 * block} of float32)" \
@@ -342,6 +343,13 @@ def entry_source(
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
     out = f"    _out = np.empty(({n_out}, _n), _odtype)"
     lines.append("    if 0 < _n <= _step:  # one block: the kernel on the whole arrays")
+    if rows:  # (a short float64 batch: any shape, any results, broadcast arguments;
+        # _flat leaves an argument of one element 0-d)
+        full = ", ".join(f"{n} if {n}.ndim else {n}.repeat(_n)" for n in names)
+        lines += [f"        if _n <= {rows[1]} and _dtype is _D64 and _plain():",
+                  f"            _r = {rows[0]}({full})",
+                  "            if _r is not None:",
+                  *["            " + ln for ln in _fresh_return(layout, n_out)]]
     if inplace:
         lines.append(f"        _r = {inplace}({whole}) if _ip and _n >= {INPLACE_FROM} "
                      f"else {kernel}({whole})")

@@ -239,6 +239,20 @@ def test_a_short_batch_of_a_gradient_gives_the_array_kernels_floats():
     assert names["f_rows"](a[:3] + 30, big[:3]) is None
     with np.errstate(over="raise"), pytest.raises(FloatingPointError):
         fn(a[:3] + 30, big[:3])
+    # results that are not new arrays (an argument, a constant), a batch of
+    # two axes, an argument broadcast (0-d after _flat), integers: the one
+    # block of the general path runs the same kernel
+    fn = lambdify([x, y], [*grad(f, [x, y]), x, 2])
+    assert re.search(r"_n <= \d+ and _dtype is _D64", fn.source)
+    block = fn.__wrapped__.__globals__["f_block"]
+    for u, v in ((a[:4].reshape(2, 2), b[:4].reshape(2, 2)), (a[:3], 0.5), (0.5, a[:1]),
+                 (np.arange(3), np.float64(2.0))):
+        got = fn(u, v)
+        shape = np.broadcast_shapes(np.shape(u), np.shape(v))
+        want = block(np.asarray(u, float), np.asarray(v, float))
+        for g, w in zip(got, want):
+            assert g.dtype == np.float64
+            _equal(g, np.broadcast_to(w, shape), u, v)
 
 
 def test_an_error_state_of_the_callers_holds_on_one_point():
