@@ -217,17 +217,23 @@ def log1p(x):
     u = 1 + x rounded and its exact error r (TwoSum's), u = 2**k m with m in
     [sqrt(2)/2, sqrt(2)) from its exponent bits, log(m) by fdlibm's
     polynomial, k ln 2 in two parts, plus r/u (|r/u| <= 2**-53: its first
-    order).  Only forward values, as :func:`erf`.
+    order).  JAX's autodiff of it (``lambdify(..., backend="jax")`` code
+    differentiated by JAX) is ``log1p``'s own derivative, 1/(1 + x) (a
+    ``custom_jvp``: the exponent bits have none).
 
     >>> import jax, numpy as np
     >>> with jax.enable_x64():
     ...     np.asarray(log1p(np.array([1e-300, -0.5, 1.0, 1e300, -1.0, -2.0, np.inf]))).tolist()
+    ...     float(jax.grad(log1p)(0.5))
     [1e-300, -0.6931471805599453, 0.6931471805599453, 690.7755278982137, -inf, nan, inf]
+    0.6666666666666666
     """
     if "log1p" not in _JITTED:
         import jax
 
-        _JITTED["log1p"] = jax.jit(_log1p)
+        fn = jax.custom_jvp(_log1p)
+        fn.defjvp(lambda p, t: (fn(p[0]), t[0] / (1 + p[0])))
+        _JITTED["log1p"] = jax.jit(fn)
     return _JITTED["log1p"](x)
 
 
