@@ -397,6 +397,12 @@ class PointPrinter(RuntimePrinter):
 _BINARY = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.Div: "_div"}
 # NumPy's ufuncs, called by a module-level name each (``_np_sin = np.sin``)
 _UFUNCS = frozenset(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
+# those of two float operands, whose constant operands the kernel takes as
+# ``_k[i]`` as it does an operator's (``np.maximum(0, x)``: 0.70 -> 0.40 us
+# at 10 elements, the same floats; 2026-11-28)
+_FLOAT_UFUNCS = frozenset(f"_np_{n}" for n in (
+    "maximum", "minimum", "fmax", "fmin", "arctan2", "heaviside", "logaddexp", "logaddexp2",
+    "copysign"))
 CALL_NAMES = frozenset({*_BINARY.values(), "_neg", "_square", "_k", "_K", "_KV", "_consts",
                         "_KS", "_sconsts",
                         *(f"_np_{n}" for n in _UFUNCS)})
@@ -477,6 +483,8 @@ class _Calls(ast.NodeTransformer):
         if t is ast.Call:
             node.func = self.visit(node.func)
             node.args = [self.visit(a) for a in node.args]
+            if type(node.func) is ast.Name and node.func.id in _FLOAT_UFUNCS:
+                node.args = [self._operand(a) for a in node.args]
             for k in node.keywords:
                 k.value = self.visit(k.value)
             return node
