@@ -14,20 +14,27 @@ does not certify (a cancellation deeper than the passes reach, a result
 outside the normal range) is computed with Python's fractions and rounded
 to nearest.
 
+A rational function ``p`` of its symbols is brought over one denominator
+(``N/D``, :func:`quotient_terms`): ``N`` and ``D`` are each computed so, as
+a pair of floats within a quarter of an ulp, and the pairs divided and
+rounded once (a relative error of at most 2**-52 + 2**-53: within 4 ulps,
+most often correctly rounded), scaled once into the range.
+
 It is the form for zero sets deeper than pairs reach (:func:`symgrad.compensated`
 keeps about twice the type's precision; a 3x3 determinant of entries of
 size 10 can cancel 2**-105 deep), and it is dear: a few times the pairs'
 cost, more where elements fall back to fractions.  Coefficients must be
 dyadic rationals (integers, binary floats, halves ...) and ``p`` a
-polynomial in its symbols: code generation refuses ``exact(x/3)`` (no
-expansion holds 1/3) and ``exact(x*sin(y))``.
+polynomial or a rational function in its symbols: code generation
+refuses ``exact(x*sin(y))``, and ``exact(x**20*y**20)`` (an expansion past
+1,024 floats).
 """
 
 from __future__ import annotations
 
 from .widen import FloatMarker
 
-__all__ = ["exact", "has_exact", "polynomial_terms"]
+__all__ = ["exact", "has_exact", "polynomial_terms", "quotient_terms"]
 
 _MAX_PARTS = 1024  # an expansion's floats at most (2**(j-1) per monomial of degree j)
 _MAX_DEGREE = 15  # TwoProduct is error-free down to the parts of 16 significands
@@ -53,10 +60,11 @@ class exact(FloatMarker):  # noqa: N801  (reads like widen)
     0.0
     >>> float(lambdify([a, b, c, d, e], exact(f))(*args)) == u**3
     True
-    >>> lambdify([a], exact(a / 3))  # refused where its code is made
+    >>> from sympy import sin
+    >>> lambdify([a, b], exact(a * sin(b)))  # refused where its code is made
     Traceback (most recent call last):
     ...
-    ValueError: exact(a/3): the coefficient 1/3 is not dyadic (no float expansion holds it)
+    ValueError: exact(a*sin(b)): not a polynomial in its symbols (sin(b))
     """
 
     nargs = 1
@@ -68,11 +76,12 @@ class exact(FloatMarker):  # noqa: N801  (reads like widen)
         return None
 
 
-def polynomial_terms(u) -> tuple[list, list]:
+def polynomial_terms(u, gens=None) -> tuple[list, list]:
     """``(generators, terms)`` of the polynomial ``u``: each term is
     ``(numerator, log2 of the denominator, powers of the generators)``, the
     coefficient ``numerator / 2**log2``.  ValueError where a coefficient is
-    not dyadic or the expansion would be too long.
+    not dyadic or the expansion would be too long.  ``gens``: the
+    generators (default: ``u``'s symbols, sorted by name).
 
     >>> from sympy import symbols, Rational
     >>> x, y = symbols("x y")
@@ -82,8 +91,9 @@ def polynomial_terms(u) -> tuple[list, list]:
     from sympy import Float, Poly, PolynomialError, Rational
 
     _bounded(u)
+    gens = gens or sorted(u.free_symbols, key=str)
     try:
-        p = Poly(u.expand(), *sorted(u.free_symbols, key=str)) if u.free_symbols else None
+        p = Poly(u.expand(), *gens) if gens else None
     except PolynomialError:
         p = None
     if p is None:
@@ -106,6 +116,39 @@ def polynomial_terms(u) -> tuple[list, list]:
         raise ValueError(f"exact({u}): its expansion takes {parts} floats "
                          f"(at most {_MAX_PARTS})")
     return list(p.gens), terms
+
+
+_MAX_NODES = 400  # a rational formula brought over one denominator, at most
+
+
+def quotient_terms(u) -> tuple[list, list, list]:
+    """``(generators, numerator's terms, denominator's terms)`` of the
+    rational function ``u`` of its symbols brought over one denominator
+    (terms as :func:`polynomial_terms` gives them); ValueError where ``u``
+    is not such a quotient (a polynomial: :func:`polynomial_terms`).
+
+    >>> from sympy import symbols
+    >>> m, a, w = symbols("m a w")
+    >>> quotient_terms(3*m*a**2/w + a/3)
+    ([a, m, w], [(9, 0, (2, 1, 0)), (1, 0, (1, 0, 1))], [(3, 0, (0, 0, 1))])
+    """
+    from sympy import Pow, fraction, together
+
+    from .graph import postorder
+
+    order, _ = postorder([u], lambda n: n.args)
+    if len(order) > _MAX_NODES or not any(
+            isinstance(n, Pow) and n.exp.is_Integer and n.exp < 0 for n in order):
+        raise ValueError(f"exact({u}): not a quotient of polynomials")
+    for n in order:
+        if not (n.is_Symbol or n.is_Rational or n.is_Add or n.is_Mul
+                or (isinstance(n, Pow) and n.exp.is_Integer)):
+            raise ValueError(f"exact({u}): not a rational function ({n})")
+    num, den = fraction(together(u))
+    if den.is_Number:
+        raise ValueError(f"exact({u}): a polynomial")
+    gens = sorted(u.free_symbols, key=str)
+    return gens, polynomial_terms(num, gens)[1], polynomial_terms(den, gens)[1]
 
 
 def _bounded(u) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sympy import Basic, Integer
 
 from ..build import cancelling, mapped
-from ..exact import exact, polynomial_terms
+from ..exact import exact, polynomial_terms, quotient_terms
 from ..graph import postorder
 from . import expansion_helpers
 from .texts import HelperCall, module_text
@@ -39,16 +39,45 @@ class _ExPoly(HelperCall):
     _symgrad_numpycode = _numpycode
 
 
+class _ExQuot(HelperCall):
+    """``_ex_quot(numerator's terms, denominator's terms, *inputs)``: args
+    are g, the numerator's count of terms, both polynomials' terms flat (as
+    :class:`_ExPoly`), then the g inputs."""
+
+    _helper = "_ex_quot"
+
+    def _numpycode(self, printer) -> str:
+        g, k = int(self.args[0]), int(self.args[1])
+        flat = [int(a) for a in self.args[2:-g]]
+        terms = tuple((flat[i], flat[i + 1], tuple(flat[i + 2:i + 2 + g]))
+                      for i in range(0, len(flat), g + 2))
+        inputs = ", ".join(printer._print(a) for a in self.args[-g:])
+        return f"_ex_quot({terms[:k]!r}, {terms[k:]!r}, {inputs})"
+
+    _symgrad_numpycode = _numpycode
+
+
+def _flat(terms: list) -> list:
+    return [Integer(v) for n, d, ks in terms for v in (n, d, *ks)]
+
+
 def _call(u: Basic) -> Basic:
-    gens, terms = polynomial_terms(u)
-    flat = [Integer(v) for n, d, ks in terms for v in (n, d, *ks)]
-    return _ExPoly(Integer(len(gens)), *flat, *gens)
+    try:
+        gens, terms = polynomial_terms(u)
+    except ValueError as err:
+        try:
+            gens, num, den = quotient_terms(u)
+        except ValueError:
+            raise err from None  # (the polynomial's reason)
+        return _ExQuot(Integer(len(gens)), Integer(len(num)), *_flat(num), *_flat(den), *gens)
+    return _ExPoly(Integer(len(gens)), *_flat(terms), *gens)
 
 
 def expanding(roots: list[Basic]) -> list[Basic]:
     """``roots`` with each ``exact(p)`` replaced by the call that computes
-    ``p`` as an expansion (ValueError where ``p`` is no polynomial with
-    dyadic coefficients); roots without ``exact`` come back as they are.
+    ``p`` as an expansion, or a rational ``p``'s numerator and denominator
+    so, divided once (ValueError where ``p`` is neither with dyadic
+    coefficients); roots without ``exact`` come back as they are.
 
     >>> from sympy import symbols
     >>> from symgrad import exact
@@ -64,7 +93,8 @@ def expanding(roots: list[Basic]) -> list[Basic]:
 
 
 EXPANSION_NAMES = frozenset({
-    "_ex_poly", "_ex_block", "_ex_two_sum", "_ex_split", "_ex_two_prod", "_ex_coefficient",
+    "_ex_poly", "_ex_block", "_ex_sum", "_ex_quot", "_ex_scaled", "_ex_two_sum", "_ex_split",
+    "_ex_two_prod", "_ex_coefficient",
     "_ex_vecsum", "_ex_round", "_ex_fraction", "_ex_plain", "_ex_to",
     "_EX_BLOCK", "_EX_PASSES", "_EX_MORE", "_EX_U",
 })
@@ -72,7 +102,7 @@ EXPANSION_NAMES = frozenset({
 
 def uses_expansions(code: str) -> bool:
     """Whether generated code calls the expansion helpers."""
-    return "_ex_poly(" in code
+    return "_ex_poly(" in code or "_ex_quot(" in code
 
 
 EXPANSION_HELPERS = module_text(expansion_helpers)

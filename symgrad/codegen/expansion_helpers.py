@@ -73,7 +73,8 @@ def _ex_vecsum(parts):
 
 
 def _ex_round(parts, lost=0.0):
-    """(r, ok): r the sum of ``parts`` rounded, ok where it is certified
+    """(r, ok, e): r the sum of ``parts`` rounded (r + e: the pair of
+    the last part and the others' float sum), ok where it is certified
     within one ulp of r: the errors' float sum t and their magnitudes'
     sum a bound the rest, |t - exact| <= (n u) a, and r = fl(last + t)
     adds half an ulp; ok where (n u) a (rounded up by the factor 2), a
@@ -85,10 +86,10 @@ def _ex_round(parts, lost=0.0):
     for p in rest:
         t = t + p
         a = a + np.abs(p)
-    r = last + t
+    r, e = _ex_two_sum(last, t)
     bound = a * (2 * len(parts) * _EX_U) + np.where(a > 0, 5e-324, 0.0) + lost
     ok = np.isfinite(r) & np.isfinite(bound) & (bound <= np.spacing(np.abs(r)) * 0.25)
-    return r, ok
+    return r, ok, e
 
 
 def _ex_fraction(terms, values):
@@ -112,12 +113,13 @@ def _ex_fraction(terms, values):
 def _ex_plain(terms, values):
     """The polynomial at one point in float64 arithmetic (inputs not all
     finite: the NaN or inf that plain code gives)."""
-    total = 0.0
+    total = np.float64(0.0)
     for num, den_log2, powers in terms:
-        m = float(num) / 2.0 ** den_log2
+        m = np.float64(float(num) if abs(num) < 2**1023 else np.sign(num) * np.inf) \
+            / np.float64(2.0) ** den_log2
         for x, k in zip(values, powers):
             if k:
-                m = m * float(x) ** k
+                m = m * np.float64(x) ** k  # (NumPy's: inf, not OverflowError)
         total = total + m
     return total
 
@@ -140,9 +142,10 @@ def _ex_to(value, dtype):
     return best
 
 
-def _ex_block(terms, cols):
-    """The polynomial at the block's points (float64 columns) as float64,
-    with the mask of the points certified."""
+def _ex_sum(terms, cols):
+    """(r, low, top, done): the polynomial at the block's points (float64
+    columns) is r 2**top, r within 3/4 of its ulp and r + low within 1/4
+    of it where ``done``."""
     n = cols[0].shape[0]
     sig = [np.frexp(c) for c in cols]
     splits = [_ex_split(m) for m, _ in sig]
@@ -176,10 +179,10 @@ def _ex_block(terms, cols):
             lost = lost + np.where(np.ldexp(q, -shift) == p, 0.0, 5e-324)
             flat.append(q)
     if not flat:
-        return np.zeros(n), np.ones(n, dtype=bool)
+        return np.zeros(n), np.zeros(n), top, np.ones(n, dtype=bool)
     for _ in range(_EX_PASSES):
         flat = _ex_vecsum(flat)
-    r, done = _ex_round(flat, lost)
+    r, done, low = _ex_round(flat, lost)
     ok = np.isfinite(np.asarray(flat)).all(axis=0)
     done &= ok
     todo = np.flatnonzero(ok & ~done)
@@ -187,13 +190,21 @@ def _ex_block(terms, cols):
         sub, dropped = [p[todo] for p in flat], lost[todo]
         for _ in range(_EX_MORE):
             sub = _ex_vecsum(sub)
-            rs, ds = _ex_round(sub, dropped)
+            rs, ds, es = _ex_round(sub, dropped)
             r[todo[ds]] = rs[ds]
+            low[todo[ds]] = es[ds]
             done[todo[ds]] = True
             sub, dropped = [p[~ds] for p in sub], dropped[~ds]
             todo = todo[~ds]
             if not todo.size:
                 break
+    return r, low, top, done
+
+
+def _ex_block(terms, cols):
+    """The polynomial at the block's points (float64 columns) as float64,
+    with the mask of the points certified."""
+    r, _, top, done = _ex_sum(terms, cols)
     topc = np.clip(top, -4000, 4000).astype(np.int32)
     out = np.ldexp(r, topc)
     # r 2**top: exact in the normal range (within 3/4 ulp, as r); among the
@@ -230,4 +241,58 @@ def _ex_poly(terms, *args):
                 values = [c[j] for c in cols]
                 v = _ex_fraction(terms, values)
                 out[start + j] = _ex_plain(terms, values) if v is None else _ex_to(v, dtype)
+    return out.reshape(shape)[()] if shape == () else out.reshape(shape)
+
+
+def _ex_scaled(value):
+    """A Fraction as (r, low, top): r + low a pair of float64s, r in
+    [1/4, 4) (or 0) correctly rounded, value ~ (r + low) 2**top."""
+    from fractions import Fraction
+
+    if value == 0:
+        return 0.0, 0.0, 0
+    top = value.numerator.bit_length() - value.denominator.bit_length()
+    v = value / Fraction(2) ** top
+    r = float(v)
+    return r, float(v - Fraction(r)), top
+
+
+def _ex_quot(num_terms, den_terms, *args):
+    """The quotient of two polynomials (as ``_ex_poly``'s terms) at
+    ``args``: each computed as an expansion, a pair r + low within 1/4 ulp
+    of r (no range: (r + low) 2**top), or exactly where not certified; the
+    pairs divided (one correction of the float quotient by the exact
+    residual, TwoProduct), rounded once and scaled once: within a relative
+    2**-52 + 2**-53 (3/4 ulp each operand's pair at most, half an ulp the
+    rounding; the correction's own error near 2**-104) wherever the
+    quotient is a normal float."""
+    arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
+    dtype = np.dtype(np.result_type(*arrays, 1.0))
+    if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
+        dtype = np.dtype(np.float64)
+    shape = arrays[0].shape
+    flat = [np.ravel(a).astype(np.float64) for a in arrays]
+    size = flat[0].size
+    out = np.empty(size, dtype=dtype)
+    with np.errstate(all="ignore"):
+        for start in range(0, size, _EX_BLOCK):
+            cols = [f[start:start + _EX_BLOCK] for f in flat]
+            nh, nl, tn, dn = _ex_sum(num_terms, cols)
+            dh, dl, td, dd = _ex_sum(den_terms, cols)
+            for j in np.flatnonzero(~(dn & dd)):  # the rest, exactly
+                values = [c[j] for c in cols]
+                vn = _ex_fraction(num_terms, values)
+                vd = _ex_fraction(den_terms, values)
+                if vn is None or vd is None or vd == 0:
+                    nh[j] = _ex_plain(num_terms, values)
+                    dh[j] = _ex_plain(den_terms, values) if vd != 0 else 0.0
+                    nl[j] = dl[j] = tn[j] = td[j] = 0
+                else:
+                    (nh[j], nl[j], tn[j]), (dh[j], dl[j], td[j]) = _ex_scaled(vn), _ex_scaled(vd)
+            q = nh / dh
+            p, e = _ex_two_prod(q, dh, _ex_split(dh))  # (|q|, |dh| < 16: no overflow)
+            c = (((nh - p) - e) + nl - q * dl) / dh
+            q = q + np.where(np.isfinite(c), c, 0)
+            shift = np.clip(tn - td, -4000, 4000).astype(np.int32)
+            out[start:start + _EX_BLOCK] = np.ldexp(q, shift)
     return out.reshape(shape)[()] if shape == () else out.reshape(shape)

@@ -23,7 +23,7 @@ from sympy import Abs, Basic, Function, Piecewise, Pow
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ..compensated import compensated
-from ..exact import exact, polynomial_terms
+from ..exact import exact, polynomial_terms, quotient_terms
 from ..graph import postorder
 from ..scaled import scaled
 from ..widen import widen
@@ -103,7 +103,11 @@ def _parts(p: Basic) -> int:
     try:
         _, terms = polynomial_terms(p)
     except ValueError:
-        return 1 << 20
+        try:
+            _, num, den = quotient_terms(p)
+        except ValueError:
+            return 1 << 20
+        terms = num + den
     return sum(max(1, 2 ** (sum(ks) - 1)) for _, _, ks in terms)
 
 

@@ -39,7 +39,7 @@ from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
 from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
 from ..errors import StabilityWarning, SymgradError
-from ..exact import exact, polynomial_terms
+from ..exact import exact, polynomial_terms, quotient_terms
 from ..graph import free_symbols, postorder
 from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
@@ -626,9 +626,13 @@ class _Search:
             # as written in the wider type's pairs (the KL divergence's gradient
             # in float32: its affine split's series, of float64 coefficients,
             # lost 4.2 bits in them at its zero curve), then that form in them
-            forms = expansion + [(widened(compensated(_unnested(f))), label)
-                                 for f, label in ((source, "compensated, as written"),
-                                                  (e.args[0], "compensated"))]
+            # (then the formula computed exactly, where those still lose: a form
+            # already widened keeps to the wider type's pairs first, cheaper
+            # than a long expansion: Rump's polynomial, 128 floats a monomial,
+            # 12.3 s of stabilize where its long-double pairs took 1.5)
+            forms = [(widened(compensated(_unnested(f))), label)
+                     for f, label in ((source, "compensated, as written"),
+                                      (e.args[0], "compensated"))] + expansion
         else:
             return best
         # each more exact than the one before: the next is tried while the best
@@ -1478,12 +1482,20 @@ def _unnested(e: Expr) -> Expr:
 def _exact_form(source: Expr) -> list[tuple[Expr, str]]:
     """``[(exact(source), label)]`` where ``source`` is a polynomial in its
     symbols with dyadic coefficients whose expansion is not too long
-    (:func:`symgrad.exact.polynomial_terms`), else ``[]``."""
+    (:func:`symgrad.exact.polynomial_terms`); likewise a rational function
+    (its numerator and denominator over one denominator each computed
+    exactly, divided once: :func:`symgrad.exact.quotient_terms`); else
+    ``[]``."""
     try:
         polynomial_terms(source)
+        return [(exact(source), "exact, as written")]
+    except ValueError:
+        pass
+    try:
+        quotient_terms(source)
+        return [(exact(source), "exact quotient")]
     except ValueError:
         return []
-    return [(exact(source), "exact, as written")]
 
 
 def _pairs_hold(source: Expr) -> bool:
@@ -1494,7 +1506,10 @@ def _pairs_hold(source: Expr) -> bool:
     exactly a pair (TwoProduct), and the pairs' accurate sum of two pairs
     is within 3u**2 of its value, relative (Joldes, Muller, Popescu 2017).
     A third monomial or a third factor is where pairs drop bits."""
-    _, terms = polynomial_terms(source)
+    try:
+        _, terms = polynomial_terms(source)
+    except ValueError:  # a quotient: its division rounds too
+        return False
     return len(terms) <= 2 and all(
         sum(ks) <= 2 and abs(num) & (abs(num) - 1) == 0 for num, _, ks in terms)
 

@@ -143,3 +143,23 @@ def test_every_monomial_order_gives_the_same_floats():
     outs = {tuple(lambdify([x, y, z], exact(sp.Add(*perm, evaluate=False)))(*cols))
             for perm in itertools.islice(itertools.permutations(terms), 0, 120, 40)}
     assert len(outs) == 1
+
+
+def test_a_rational_function_over_one_denominator_near_its_zero():
+    # a sum of quotients (FPBench's test04_dqmom9: 3 m a**2 / w, thrice) as
+    # its numerator and denominator, each an expansion, the pairs divided:
+    # within an ulp at its zero set, where the sum cancels
+    m0, m1, w0, w1, a0, a1 = syms = sp.symbols("m0 m1 w0 w1 a0 a1")
+    expr = 3 * a0**2 * m0 / w0 + 3 * a1**2 * m1 / w1
+    rng = np.random.default_rng(5)
+    av, bv = rng.uniform(0.1, 1, (2, 40))
+    wv, vv = rng.uniform(1e-5, 1, (2, 40))
+    mv = rng.uniform(-1, 1, 40)
+    nv = -(mv * av**2 / wv) * vv / bv**2 * (1 + rng.integers(-2, 3, 40) * u)
+    cols = [mv, nv, wv, vv, av, bv]
+    got = lambdify(syms, exact(expr))(*cols)
+    assert _ulps(got, _exact(expr, syms, cols), np.dtype(np.float64)).max() < 1
+    x, y = sp.symbols("x y")  # a zero denominator: what plain code gives
+    f = lambdify([x, y], exact(x / y - 1))
+    got = f(np.array([1.0, 0.0, 3.0]), np.array([0.0, 0.0, 3.0]))
+    assert np.isposinf(got[0]) and np.isnan(got[1]) and got[2] == 0
