@@ -79,8 +79,10 @@ def _spread(a, axis, n):
 
 
 def _stack(rows):
-    return np.asarray(np.broadcast_arrays(*[v for r in rows for v in r])).reshape(
-        (len(rows), len(rows[0])) + np.broadcast(*[v for r in rows for v in r]).shape)
+    # (broadcast_shapes, not np.broadcast: jax.numpy has no broadcast)
+    vals = [v for r in rows for v in r]
+    return np.asarray(np.broadcast_arrays(*vals)).reshape(
+        (len(rows), len(rows[0])) + np.broadcast_shapes(*[np.shape(v) for v in vals]))
 
 
 def _cast(a, dt):

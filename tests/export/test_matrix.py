@@ -93,6 +93,24 @@ def test_straight_through_floor_is_kept_at_the_second_order():
     np.testing.assert_array_equal(torch.autograd.grad(g.sum(), wt)[0].numpy(), np.full((2, 3), 2.0))
 
 
+def test_entries_stacked_in_jax_code():
+    # the gradient of a formula of entries, e.g. log(1 + exp((W v)[0, 0])), is stacked
+    # from them by the matrix code's _stack, whose shape came from np.broadcast, which
+    # jax.numpy has not: AttributeError at every jax.grad of such a formula until
+    # 2026-11-28 (jax.grad of that formula at W = I, v = 1: [[0.731, 0.731], [1, 1]]
+    # now).  The helper as JAX's matrix code runs it (np. read as jnp.)
+    import inspect
+    import re
+
+    from symgrad.codegen import matrix_helpers
+
+    ns = {"jnp": jnp}
+    exec(re.sub(r"\bnp\.", "jnp.", inspect.getsource(matrix_helpers._stack)), ns)  # noqa: S102
+    out = ns["_stack"]([[jnp.arange(3.0), 2.0], [3.0, jnp.zeros((1, 3))]])
+    np.testing.assert_array_equal(np.asarray(out), [[[[0, 1, 2]], [[2, 2, 2]]],
+                                                    [[[3, 3, 3]], [[0, 0, 0]]]])
+
+
 @pytest.mark.parametrize("export", ["to_jax", "to_torch"])
 def test_several_outputs_come_back_in_the_users_structure(export):
     f = getattr(symgrad, export)([Z, symgrad.sum(Z), Z.T], ARGS)
