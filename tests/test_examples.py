@@ -36,11 +36,21 @@ def test_example_runs(path, capsys):
     assert EXPECTED.get(path.stem, "") in out
 
 
-def test_a_script_runs_alone_outside_the_repository(tmp_path):
-    """As a user runs one: its own process, another directory, symgrad importable."""
+def test_a_script_runs_alone_outside_the_repository_and_imports_no_backend(tmp_path):
+    """As a user runs one: its own process, another directory, symgrad
+    importable; and ``import symgrad`` with NumPy code generated and run
+    imports neither JAX nor PyTorch (the process is fresh: the one check of
+    it, here, so the suite starts one Python for both)."""
     script = EXAMPLES / "06_attach_gradient.py"
     env = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+    # ``python script.py`` (runpy.run_path is how Python runs a script: its
+    # directory first on sys.path, run as __main__), then the backends asked
+    code = ("import runpy, sys\n"
+            f"sys.argv = [{str(script)!r}]; sys.path.insert(0, {str(EXAMPLES)!r})\n"
+            f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
+            "print(sorted(m for m in ('jax', 'torch') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert EXPECTED["06_attach_gradient"] in done.stdout and done.stderr == ""
+    assert done.stdout.splitlines()[-1] == "[]"
