@@ -399,10 +399,12 @@ def _hypot(a, b):
             return _Z64 + _msqrt(s)
         return _np_hypot(a, b)
     if t is _f32 and type(b) is t:
-        fa, fb = float(a), float(b)  # (their squares exact in float64)
-        p, q = fa * fa, fb * fb
-        if (p == 0 or _TINY32 <= p <= _QMAX32) and (q == 0 or _TINY32 <= q <= _QMAX32) \
-                and 2 * _LOW32 <= p + q <= _MAX32 / 2:
+        fa = float(a)  # (their squares exact in float64)
+        fb = float(b)
+        p = fa * fa
+        q = fb * fb
+        if (_TINY32 <= p <= _QMAX32 or p == 0) and (_TINY32 <= q <= _QMAX32 or q == 0) \
+                and _LOW32_2 <= p + q <= _HALF32:
             # (no float32 square or sum below can leave the normal range, and
             # the sum is in range: a float32 square root, correctly rounded)
             return _Z32 + _msqrt(float(a * a + b * b))
@@ -441,6 +443,7 @@ def _squares(a, b):
 
 _TINY32 = float(np.finfo(np.float32).tiny)
 _QMAX32 = _MAX32 / 4
+_LOW32_2, _HALF32 = 2 * _LOW32, _MAX32 / 2  # (the float32 scalars' bounds on the sum)
 _np_hypot = np.hypot
 _min = np.minimum.reduce
 _ge = np.greater_equal
