@@ -23,11 +23,11 @@ most often correctly rounded), scaled once into the range.
 It is the form for zero sets deeper than pairs reach (:func:`symgrad.compensated`
 keeps about twice the type's precision; a 3x3 determinant of entries of
 size 10 can cancel 2**-105 deep), and it is dear: a few times the pairs'
-cost, more where elements fall back to fractions.  Coefficients must be
-dyadic rationals (integers, binary floats, halves ...) and ``p`` a
-polynomial or a rational function in its symbols: code generation
-refuses ``exact(x*sin(y))``, and ``exact(x**20*y**20)`` (an expansion past
-1,024 floats).
+cost, more where elements fall back to fractions.  ``p`` must be a
+polynomial or a rational function of its symbols (a polynomial whose
+coefficients no float holds, ``x/3 - y``, is computed as a quotient): code
+generation refuses ``exact(x*sin(y))``, and ``exact(x**20*y**20)`` (an
+expansion past 1,024 floats).
 """
 
 from __future__ import annotations
@@ -132,22 +132,29 @@ def quotient_terms(u) -> tuple[list, list, list]:
     >>> quotient_terms(3*m*a**2/w + a/3)
     ([a, m, w], [(9, 0, (2, 1, 0)), (1, 0, (1, 0, 1))], [(3, 0, (0, 0, 1))])
     """
-    from sympy import Pow, fraction, together
+    from sympy import Poly, PolynomialError, Pow, fraction, together
 
     from .graph import postorder
 
     order, _ = postorder([u], lambda n: n.args)
-    if len(order) > _MAX_NODES or not any(
-            isinstance(n, Pow) and n.exp.is_Integer and n.exp < 0 for n in order):
-        raise ValueError(f"exact({u}): not a quotient of polynomials")
+    if len(order) > _MAX_NODES:
+        raise ValueError(f"exact({u}): too large a rational function")
     for n in order:
         if not (n.is_Symbol or n.is_Rational or n.is_Add or n.is_Mul
                 or (isinstance(n, Pow) and n.exp.is_Integer)):
             raise ValueError(f"exact({u}): not a rational function ({n})")
-    num, den = fraction(together(u))
-    if den.is_Number:
-        raise ValueError(f"exact({u}): a polynomial")
+    if not u.free_symbols:
+        raise ValueError(f"exact({u}): a number")
     gens = sorted(u.free_symbols, key=str)
+    num, den = fraction(together(u))
+    try:  # integer coefficients on both sides (-9*z/10 - 7/10 over 1: -9*z - 7 over 10)
+        cn, pn = Poly(num, *gens).clear_denoms()
+        cd, pd = Poly(den, *gens).clear_denoms()
+    except PolynomialError:
+        raise ValueError(f"exact({u}): not a rational function") from None
+    num, den = pn.as_expr() * cd, pd.as_expr() * cn
+    if den == 1:
+        raise ValueError(f"exact({u}): a polynomial")
     return gens, polynomial_terms(num, gens)[1], polynomial_terms(den, gens)[1]
 
 
