@@ -542,6 +542,33 @@ def _mpf(b) -> tuple:
     return (sign, man, exp, man.bit_length())
 
 
+_NORMAL64 = 2.2250738585072014e-308  # float64's smallest normal
+
+
+def _rounded(a, fmt: Format) -> float:
+    """``round_mpf(_mpf(a), fmt)`` of an exact ball ``a`` (a ball's end).
+
+    In float64, Python's int-to-float conversion rounds the significand
+    to nearest, ties to even, and scaling it by a power of two is exact
+    wherever the result is a normal float: the same float, without the
+    mpmath tuple.  Elsewhere (float32, a significand of over 1,000 bits,
+    a subnormal or an overflowing result) :func:`round_mpf` decides."""
+    man, exp = a.man_exp()
+    if fmt.prec == 53:
+        man = int(man)
+        if man == 0:
+            return 0.0
+        if man.bit_length() <= 1000:
+            try:
+                f = math.ldexp(float(man), int(exp))
+            except OverflowError:
+                pass
+            else:
+                if abs(f) >= _NORMAL64:
+                    return f
+    return round_mpf(_mpf(a), fmt)
+
+
 class Undecided(float):
     """A ball's relative accuracy in bits, where it does not round to one float."""
 
@@ -568,7 +595,7 @@ def _decide(b, fmt: Format):
         m = abs(float(b.mid()))
         if math.ldexp(1.0, fmt.emin) < m < fmt.max / 2:
             return Undecided(acc)
-    lo, hi = round_mpf(_mpf(b.lower()), fmt), round_mpf(_mpf(b.upper()), fmt)
+    lo, hi = _rounded(b.lower(), fmt), _rounded(b.upper(), fmt)
     if lo != hi:
         return Undecided(acc)
     if lo == 0 and math.copysign(1.0, lo) != math.copysign(1.0, hi):  # (-0.0 == 0.0)
