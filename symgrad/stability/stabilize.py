@@ -66,6 +66,7 @@ from .finite_regimes import finite_regime
 from .floats import evaluated_form, generated
 from .kinks import branches
 from .matrix_form import holds_matrix_formula, keep_matrix_form, products_alone_lose
+from .pinned import Pinned, pinned
 from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, random_mask
@@ -494,7 +495,8 @@ class _Search:
                 best = more
         if best is not None:
             best = self._zero_series(best, source, truth, fresh, choice, tried)
-            return self._more_exact(best, source, truth, fresh, choice, tried)
+            best = self._more_exact(best, source, truth, fresh, choice, tried)
+            return self._pinned(best, source, truth, fresh, choice, tried)
         if not tried:  # nothing ranked: the source, on fresh points
             points, labels, old, _ = self._fresh(source, source, truth, fresh)
             tried.append((points, labels, old))
@@ -503,9 +505,10 @@ class _Search:
             "nothing (the forms chosen lost bits on fresh samples)"
         before = _figures(old, labels)
         bad = _nonfinite(old, self.fmt)
-        return Choice(source, source, how, before, before, choice.candidates,
-                      basis=Basis.of(labels), worst=self._worst(points, old),
-                      nonfinite=(bad, bad), losing=self._losing(points, old))
+        return self._pinned(Choice(source, source, how, before, before, choice.candidates,
+                                   basis=Basis.of(labels), worst=self._worst(points, old),
+                                   nonfinite=(bad, bad), losing=self._losing(points, old)),
+                            source, truth, fresh, choice, tried)
 
     def _first_passing(self, forms: Sequence[Candidate], source: Expr, truth: _TruthCache,
                        fresh: tuple[int, int], choice: Choice,
@@ -564,6 +567,63 @@ class _Search:
         if got is not None and got.after[0] < best.after[0] - 1:
             return got
         return best
+
+    def _pinned(self, best: Choice, source: Expr, truth: _TruthCache,
+                fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
+        """``best``, or beside it the formula's polynomial about a zero at a
+        point of few bits near its worst fresh point, in pairs, where
+        ``best`` loses more than ``TOLERANCE + 1`` bits there, the formula
+        is affine in one of its two variables (:mod:`.pinned`), and that
+        passes too and loses over a bit less (then in the wider type's
+        pairs, where allowed).  The gradient of binary cross-entropy with
+        logits, ``sigmoid(x) - y``: 42.4 bits in every form at x = -2^-51,
+        y = 1/2 - 2^-53, where its value is x³/48, a cancellation 2^-158
+        deep of floats that are exact there; the focal loss's on the line
+        y = 1/2 near x = 0, 61.7 bits.  Beside the source too where no form
+        passed (``tanh(x) - 2y + 1``: 61.8 bits at x = 2^-52, y = 1/2 +
+        2^-53)."""
+        if best.after[0] <= TOLERANCE + 1 or best.worst is None or self.nested \
+                or len(free_symbols([source])) != 2:
+            return best
+        forms = []
+        for s in self.symbols:
+            got = pinned(source, s, best.worst, self.fmt.dtype)
+            if got is None:
+                continue
+            forms.append((compensated(got.poly), got, got.how))
+            if self.widen:
+                forms.append((widened(compensated(got.poly)), got, f"{got.how}, widened"))
+        for f, at, how in forms:
+            c = Candidate(Piecewise((f, at.band), (best.chosen, True)),
+                          f"{how}; as written elsewhere (it lost bits on fresh points)"
+                          if best.chosen == source else
+                          f"{best.how}; {how} (it lost bits on fresh points)")
+            got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
+            if got is not None and (got.after[0] < best.after[0] - 1 or
+                                    self._gains_in_band(got, best, at, truth, tried)):
+                return got
+        return best
+
+    def _gains_in_band(self, got: Choice, best: Choice, at: Pinned, truth: _TruthCache,
+                       tried: list) -> bool:
+        """Whether ``got`` (``best`` but in the band of ``at``) loses over a
+        bit less than ``best`` there, on ``got``'s own fresh points and at
+        ``best``'s worst: outside the band the two are the same code, whose
+        maxima elsewhere (``tanh(x) - 2y + 1`` as written loses every bit at
+        x = -4.45, y = 1.4e-4, where ``tanh(x) + 1`` cancels) tell nothing
+        of the band."""
+        if not tried or not isinstance(tried[-1], tuple):
+            return False
+        j = self.symbols.index(at.var)
+        row = np.array([[best.worst[s] for s in self.symbols]], dtype=self.fmt.dtype)
+        points = np.concatenate([tried[-1][0], row])
+        points = points[(points[:, j] >= at.lo) & (points[:, j] <= at.hi)]
+        if not len(points):
+            return False
+        new = self._bits_at(got.chosen, points, truth)
+        old = self._bits_at(best.chosen, points, truth)
+        keep = ~np.isnan(new) & ~np.isnan(old)
+        return bool(keep.any() and new[keep].max() < old[keep].max() - 1)
 
     def _more_exact(self, best: Choice, source: Expr, truth: _TruthCache,
                     fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
