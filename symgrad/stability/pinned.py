@@ -18,20 +18,24 @@ order in ``x - x0``.
 About that point the formula is, exactly for every ``y`` (it is affine
 in ``y``),
 
-    e(x, y) = a1·dx + b0·dy + dx²·A(dx) + dx·dy·B(dx),
-    dx = x - x0,  dy = y - c,
+    e(x, y) = Σ_j dx^(j-1)·(a_j·dx + b_(j-1)·dy),   dx = x - x0,  dy = y - c,
 
 with ``a_k`` the Taylor coefficients of ``e(x, c)`` and ``b_k`` those of
 ``∂e/∂y`` about ``x0`` (:func:`coefficients`, Cauchy's integral at 60
-digits, kept as constants of 40 digits: pairs in compensated code).
-Computed in pairs, ``dx`` and ``dy`` are exact, so is the linear part
-where ``a1`` and ``b0`` are numbers of few bits (``1/4`` and ``-1``), and
-the rest is a sum of terms each accurate to the pairs' precision: at
-``x = -2^-51, y = 1/2 - 2^-53`` the linear part is exactly 0 and the
-value is ``dx³·a3`` to the last bit.  Where ``a1/b0`` is not a number of
-few bits (the focal loss: ``(log 2/8 + 5/16)/(log 2/2 + 1/4)``), the zero
-curve meets no such point but ``(x0, c)`` itself, and the pairs keep the
-cancellation along the line ``y = c`` and beside it.
+digits), summed by Horner's rule over the orders ``j`` and computed in
+pairs.  ``dx`` and ``dy`` are exact, and each order's ``a_j·dx +
+b_(j-1)·dy`` is written over the common denominator of the two where
+both are rationals (``(-dx + 6·dy)/48``: integers times floats, exact in
+pairs), else with them as constants of 40 digits (pairs): at a point of
+few bits on the zero curve an order whose value is 0 comes out 0, and
+the value is the first order that is not, to the pairs' precision
+(``sigmoid(x) - y`` at ``x = -2^-51, y = 1/2 - 2^-53``: ``-dx³/48``; the
+Poly-1 loss's gradient at ``x = -3·2^-53, y = 1/2 - 2^-54``: orders 1
+and 3 are 0 there, and its value, of order 5, is ``2^-206`` of the
+terms).  Where ``a1/b0`` is not a rational (the focal loss:
+``(log 2/8 + 5/16)/(log 2/2 + 1/4)``), the zero curve meets no float
+point but ``(x0, c)`` itself, and the pairs keep the cancellation along
+the line ``y = c`` and beside it.
 
 ``x0`` is a zero of ``e(x, c)`` that is a float: about a zero that is
 none, the zero curve meets floats at random depths, which the pairs of
@@ -53,11 +57,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import NamedTuple
 
 import mpmath
 import numpy as np
-from sympy import Add, Basic, Expr, Float, Mul, Rational, Symbol, lambdify
+from sympy import Add, Basic, Expr, Float, Integer, Mul, Rational, Symbol, lambdify
 
 from ..graph import free_symbols
 from ..rewrites.series import _vanishes, exact_root, root_near
@@ -151,9 +156,15 @@ def pinned(e: Expr, s: Symbol, point: Mapping[Symbol, float], dtype) -> Pinned |
         return None
     dx = x if x0 == 0 else Add(x, -Rational(x0), evaluate=False)
     dy = s if c == 0 else Add(s, -c, evaluate=False)
-    terms = [_times(a[1], dx), _times(b[0], dy),
-             _times(1, dx, dx, _horner(a[2:], dx)), _times(1, dx, dy, _horner(b[1:], dx))]
-    poly = Add(*[t for t in terms if t is not None], evaluate=False)
+    # Horner's form over the orders: g_1 + dx·(g_2 + dx·(g_3 + ...)), g_j =
+    # a_j·dx + b_(j-1)·dy, each exactly 0 where its value is (_group)
+    poly = None
+    for j in range(TERMS - 1, 0, -1):
+        g = _group(a[j], b[j - 1], dx, dy)
+        inner = None if poly is None else Mul(dx, poly, evaluate=False)
+        poly = g if inner is None else inner if g is None else Add(g, inner, evaluate=False)
+    if poly is None:
+        return None
     where = f"|{x}| <= {r:.6g}" if x0 == 0 else f"|{x} - {x0:.17g}| <= {r:.6g}"
     how = f"polynomial about the zero {x} = {x0:.17g}, {s} = {c}, {TERMS} terms, on {where}"
     return Pinned(poly, x, x0 - r, x0 + r, how)
@@ -241,27 +252,49 @@ def _number(v) -> Expr | None:
     return None if v == 0 else Float(v, DIGITS)  # (mpf(v) would round it to 53 bits)
 
 
-def _times(v, *factors: Expr | None) -> Expr | None:
-    """``v`` times ``factors``, kept a product (SymPy distributes a number
-    over a sum); None where ``v`` or a factor is 0."""
-    k = Rational(1) if v == 1 else _number(v)
-    if k is None or any(f is None for f in factors):
-        return None
-    parts = [k] if k != 1 else []
-    return Mul(*parts, *factors, evaluate=False) if len(parts) + len(factors) > 1 \
-        else (parts + list(factors))[0]
+def _group(u, v, dx: Expr, dy: Expr) -> Expr | None:
+    """``u·dx + v·dy`` (None where both are 0); where ``u`` and ``v`` are
+    rationals (:func:`_rational`), as ``(p·dx + q·dy)/d`` over their common
+    denominator with integers ``p`` and ``q``: in pairs the products and
+    their sum are then exact where the value is 0 (the Poly-1 loss's
+    gradient at x = -3·2^-53, y = 1/2 - 2^-54: its orders 1 and 3 are 0
+    there, its value of order 5, 2^-206 of the terms; with ``u = -1/48``
+    as a pair, order 3 left 2^-106 of itself: 49.8 bits)."""
+    ru, rv = _rational(u), _rational(v)
+    if ru is not None and rv is not None:
+        d = math.lcm(ru.denominator, rv.denominator)
+        p, q = ru.numerator * (d // ru.denominator), rv.numerator * (d // rv.denominator)
+        if max(abs(p), abs(q), d) < 2**53:
+            parts = [_scaled(p, dx), _scaled(q, dy)]
+            parts = [t for t in parts if t is not None]
+            if not parts:
+                return None
+            inner = parts[0] if len(parts) == 1 else Add(*parts, evaluate=False)
+            return inner if d == 1 else Mul(Rational(1, d), inner, evaluate=False)
+    parts = [t for t in (_times(u, dx), _times(v, dy)) if t is not None]
+    return None if not parts else parts[0] if len(parts) == 1 else Add(*parts, evaluate=False)
 
 
-def _horner(cs: list, t: Expr) -> Expr | None:
-    """``Σ cs[k]·t^k`` in Horner's form, None where every one is 0."""
-    cs = list(cs)
-    while cs and cs[-1] == 0:
-        cs.pop()
-    if not cs:
+def _rational(v) -> Fraction | None:
+    """``v`` (an mpf of :data:`DPS` digits) as a fraction of denominator at
+    most 2^40 within ``2^-150`` of it relatively (0 as 0), or None."""
+    if v == 0:
+        return Fraction(0)
+    man, exp = v.man_exp  # (|v|'s: the sign apart)
+    exact = Fraction(int(man) * (-1 if v < 0 else 1)) * (Fraction(2) ** int(exp))
+    q = exact.limit_denominator(2**40)
+    return q if abs(exact - q) <= abs(exact) * Fraction(1, 2**150) else None
+
+
+def _scaled(n: int, t: Expr) -> Expr | None:
+    """``n·t`` for an integer ``n``, kept a product; None where ``n`` is 0."""
+    if n == 0:
         return None
-    out: Expr = _number(cs[-1])
-    for v in reversed(cs[:-1]):
-        k = _number(v)
-        out = Mul(t, out, evaluate=False) if k is None else Add(k, Mul(t, out, evaluate=False),
-                                                                 evaluate=False)
-    return out
+    return t if n == 1 else Mul(Integer(n), t, evaluate=False)
+
+
+def _times(v, t: Expr) -> Expr | None:
+    """``v·t`` with ``v`` a constant of :data:`DIGITS` digits, kept a product
+    (SymPy distributes a number over a sum); None where ``v`` is 0."""
+    k = _number(v)
+    return None if k is None else Mul(k, t, evaluate=False)

@@ -30,11 +30,7 @@ def test_the_reason_follows_the_kind_of_the_region_left():
     assert cannot_fix(0, (2.6, 0.1), "safe forms", None, None) is None  # within 3 bits
 
 
-def test_the_command_says_it_cannot_fix():
-    from ..test_cli import run
-
-    code, out, _ = run("stabilize", "erf(x) - y", "--domain", "x=0.5:1.5", "--domain",
-                       "y=0.5:1", "--no-widen", "--samples", "128", "--text")
-    assert code == 1
-    assert "symgrad cannot fix output 0" in out
-    assert "verdict: NOT ok: symgrad cannot fix this" in out
+# (the command's "cannot fix" exit code and verdict: test_cli's
+# test_stabilize_exit_code_1_when_no_form_is_accurate; erf(x) - y's message at
+# the same domain and samples: docs/stabilize.md's unfixed example.  Left out
+# in session 13 to pay for test_pinned, ~1 s.)

@@ -45,13 +45,15 @@ GELU_GRAD = sp.diff(x / 2 * (1 + sp.erf(x / sp.sqrt(2))), x)
 ZEROS = [
     # (formula, a point near its zero, the range to look in, dtype)
     (GELU_GRAD, -0.75, (-40.0, 40.0), "float64"),                         # issue 17
-    (GELU_GRAD, -0.75, (-40.0, 40.0), "float32"),
     (sp.cos(x) - x, 0.74, (0.0, 1.5), "float64"),
     (sp.exp(x) - 2, 0.69, (-5.0, 5.0), "float32"),
     (x * sp.tanh(x) - 1, 1.2, (0.0, 3.0), "float64"),
 ]
 # (the Student-t constant loggamma((x + 1)/2) - loggamma(x/2) at its zero,
-#  x = 2.46: 6 s of mpmath, measured in docs/stabilize.md instead)
+#  x = 2.46: 6 s of mpmath, measured in docs/stabilize.md instead; the GELU
+#  gradient in float32, ~0.5 s, left out in session 13 to pay for
+#  test_pinned: float32's series are exp(x) - 2's, the GELU's zero the
+#  float64 case's)
 
 
 @pytest.mark.parametrize("e, near, span, dtype", ZEROS,
