@@ -645,6 +645,11 @@ class _Search:
         # type, where a zero set is deeper than pairs hold (a 3x3 determinant
         # of entries of size 10 cancels 2**-105 deep: 60.9 bits in pairs)
         expansion = _exact_form(source)
+        # (in float32 the wider type is float64, plain: 1.5-6x float32's cost,
+        # where the expansion costs 100x; there it comes after the widened
+        # forms, in float64 before the long double, 6-14x and not everywhere)
+        narrow = np.dtype(self.fmt.dtype).itemsize < 8 and self.widen
+        before, after = ([], expansion) if narrow else (expansion, [])
         if isinstance(e, scaled) and not isinstance(e.args[0], FloatMarker):
             forms = [(scaled(compensated(_unnested(e.args[0]))), "compensated, scaled"),
                      *expansion]
@@ -658,9 +663,10 @@ class _Search:
             split = split_subnormal_products([e], Facts(self.user_domain), lo)[0]
             forms = [(split, "subnormal products split")] if split != e else []
             forms.append((compensated(_unnested(e)), "compensated"))
-            forms += expansion
+            forms += before
             if self.widen:
                 forms.append((widened(e), "widened"))
+            forms += after
         elif isinstance(e, compensated):
             # pairs of the dtype that still lose more than the tolerance: the same
             # pairs over inputs scaled by a power of two where the form (or else
@@ -674,7 +680,7 @@ class _Search:
             forms = [(scaled(compensated(_unnested(f))), label)
                      for f, label in ((e.args[0], "compensated, scaled"),
                                       (source, "compensated, scaled, as written"))
-                     if weighted_homogeneity(f) is not None][:1] + expansion
+                     if weighted_homogeneity(f) is not None][:1] + before
             if self.widen:
                 # the plain form in the wider type, then these pairs in the wider
                 # type's pairs, where a cancellation is deeper than the dtype's
@@ -682,6 +688,7 @@ class _Search:
                 # its zero curve x = log(y) + 1, which two free inputs approach
                 # 2**-2p deep and more)
                 forms += [(widened(e.args[0]), "widened"), (widened(e), "compensated, widened")]
+            forms += after
             how = plain
         elif isinstance(e, widened) and self.widen and not isinstance(e.args[0], FloatMarker):
             # a plain form in the wider type that still loses bits: the formula
@@ -754,11 +761,17 @@ class _Search:
         lost = report.max_bits_error
         if not lost > WIDEN_ABOVE + 1:
             return best
-        form, label = expansion[0]
-        c = Candidate(form, f"{best.how.split(' (')[0]}, {label} (the pairs lost {lost:.1f} "
-                            "bits at check_stability's points)")
-        got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
-        return got if got is not None and got.after[0] < lost - 1 else best
+        forms = list(expansion)
+        if np.dtype(self.fmt.dtype).itemsize < 8 and self.widen:
+            # (float32: the formula in float64 first, 1.5-6x float32's cost)
+            forms.insert(0, (widened(source), "widened, as written"))
+        for form, label in forms:
+            c = Candidate(form, f"{best.how.split(' (')[0]}, {label} (the pairs lost "
+                                f"{lost:.1f} bits at check_stability's points)")
+            got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
+            if got is not None and got.after[0] < lost - 1:
+                return got
+        return best
 
     def _gains_where_any_bit_is_kept(self, got: Choice, best: Choice, truth: _TruthCache,
                                      tried: list) -> bool:
