@@ -65,6 +65,7 @@ vectorized; only the points kept cost a ground truth.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -489,9 +490,10 @@ class PointSearch:
 
     def _faces(self, tracks: _Tracks, drawn: np.ndarray, ok: np.ndarray) -> list:
         """(label, rows, track) for the zeros of sums along each variable
-        from two base rows whose other variables are each at an exact end of
-        their range (an end at random per variable, then the opposite ends:
-        two faces of the box), with several variables.  The other bases are
+        from base rows whose other variables are each at an exact end of
+        their range (with 2 or 3 variables every combination of ends, so the
+        edges of a 3-variable box too; with more, an end at random per
+        variable, then the opposite ends), with several variables.  The other bases are
         drawn rows, whose variables are never exactly an end, and the points
         near the ends are 1 to 2**U floats inside it: a loss that lives only
         ON a face is reached by neither.  ``H(erf(z) - 1/x)`` at x = 1
@@ -510,12 +512,16 @@ class PointSearch:
         pool = np.flatnonzero(ok) if ok.any() else np.arange(len(drawn))
         asks = []
         for j in range(k):
-            side = rng.integers(0, 2, size=k)
-            for flip in (0, 1):  # and the opposite face: each other variable at both ends
+            others = [i for i in range(k) if i != j]
+            if k <= 3:  # every combination of ends: the edges of a 3-variable box too
+                combos = [np.array(c) for c in itertools.product((0, 1), repeat=k - 1)]
+            else:  # an end at random each, then the opposite ends
+                side = rng.integers(0, 2, size=k - 1)
+                combos = [side, 1 - side]
+            for c in combos:
                 base = drawn[int(rng.choice(pool))].copy()
-                for i, (lo, hi) in enumerate(self.ranges):
-                    if i != j:
-                        base[i] = (lo, hi)[int(side[i]) ^ flip]
+                for i, end in zip(others, c):
+                    base[i] = self.ranges[i][int(end)]
                 asks.append((base, j, self.ranges[j]))
         found = []
         for got in tracks.along_many(asks, only="sums", cap=FACES, rng=rng):
