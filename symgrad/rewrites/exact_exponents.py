@@ -21,9 +21,24 @@ or more) are wrapped: a plain float form, on every platform, for
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
-from sympy import Abs, Basic, GreaterThan, Mul, Piecewise, S, Symbol, exp
+from sympy import (
+    Abs,
+    Basic,
+    Eq,
+    GreaterThan,
+    LessThan,
+    Mul,
+    Piecewise,
+    S,
+    Symbol,
+    cosh,
+    exp,
+    sign,
+    sinh,
+)
 from sympy.codegen.cfunctions import expm1
 
 from ..build import mapped, piecewise, replaced, unevaluated
@@ -32,7 +47,8 @@ from ..graph import postorder
 from .facts import Facts
 from .forms import Sigmoid, Softplus
 
-__all__ = ["SMALL", "exact_exponents", "rounded_exponent", "split_subnormal_products"]
+__all__ = ["SMALL", "exact_exponents", "rounded_exponent", "split_overflowing_products",
+           "split_subnormal_products"]
 
 SMALL = 4.0  # |u| up to this: exp(fl(u)) is off by 2 ulps at most: not worth pairs
 _EXP_LIKE = (exp, expm1, Sigmoid, Softplus)
@@ -188,7 +204,7 @@ def split_subnormal_products(exprs: Iterable[Basic], facts: Facts | None = None,
     >>> float(lambdify([x], x * exp(x))(-744.0)), float(lambdify([x], f)(-744.0))
     (-7.35e-321, -5.706e-321)
     """
-    exprs = list(exprs)
+    exprs = split_overflowing_products(exprs, facts, _HI[lo > _F32_LO])
     facts = facts or Facts()
     # (a compensated node is computed in pairs; a split made before, by this
     # pass on a candidate that stabilize splits again, is kept as it is: its
@@ -203,3 +219,92 @@ def split_subnormal_products(exprs: Iterable[Basic], facts: Facts | None = None,
         return exprs
     return mapped(exprs, swap=lambda n: n if kept(n) else None,
                   after=lambda cur: _split(cur, facts, lo) if isinstance(cur, Mul) else cur)
+
+
+# the log of the largest float: float64's, float32's (keyed by lo > float32's
+# log of its smallest normal, the lo split_subnormal_products is given)
+_F32_LO = math.log(1.1754943508222875e-38) - 1
+_HI = {False: math.log(1.7976931348623157e308), True: math.log(3.4028234663852886e38)}
+
+
+def split_overflowing_products(exprs: Iterable[Basic], facts: Facts | None = None,
+                               hi: float = _HI[False]) -> list[Basic]:
+    """``exprs`` with each product ``c·f`` (``f`` one of ``exp(e)``,
+    ``sinh(e)``, ``cosh(e)``) whose ``f`` may overflow (``|e| > hi``, log of
+    the largest float) beside factors ``c`` that may be small, as
+    ``Piecewise((c·f, |e| <= hi), (0, Eq(c, 0)), (far, True))`` (``c`` of other
+    variables than ``e``: small on its own, not with f's scale) where far is
+    ``(c·E)·E`` with ``E = exp(|e|/2)`` (four factors ``exp(|e|/4)`` past
+    ``|e| = 2 hi``, where a product of a subnormal and exp(e) is still a
+    float), times sinh's sign and ``(1 ∓ exp(-2|e|))/2``:
+    ``f`` past the range is inf, and the product inf or NaN, where its value
+    is a float (the complex sine's ``-sin(re)·sinh(im)`` at re = 4.3e-263,
+    im = 802.8: -inf, true -9.5e85; and 0·inf at re = 0).  Each branch equals
+    the product.  One bottom-up pass over the DAG; built unevaluated.
+
+    >>> from sympy import symbols, sin, sinh
+    >>> from symgrad import lambdify
+    >>> x, y = symbols("x y", real=True)
+    >>> f = split_overflowing_products([sin(x) * sinh(y)])[0]
+    >>> [float(lambdify([x, y], f)(*p)) for p in ((4.3e-263, 802.8), (0.0, 1e308), (0.5, 2.0))]
+    [9.639367362879346e+85, 0.0, 1.7388095044743164]
+    """
+    exprs = list(exprs)
+    facts = facts or Facts()
+
+    def kept(n: Basic) -> bool:
+        return isinstance(n, compensated) or _over_before(n, hi)
+
+    order, _ = postorder(exprs, lambda n: () if kept(n) else n.args)
+    if not any(isinstance(n, (exp, sinh, cosh)) for n in order):
+        return exprs
+    return mapped(exprs, swap=lambda n: n if kept(n) else None,
+                  after=lambda cur: _over(cur, facts, hi) if isinstance(cur, Mul) else cur)
+
+
+def _over(node: Mul, facts: Facts, hi: float) -> Basic:
+    factors = list(node.args)
+    for i, f in enumerate(factors):
+        if not isinstance(f, (exp, sinh, cosh)):
+            continue
+        rest = factors[:i] + factors[i + 1:]
+        if not rest:
+            continue
+        e = f.args[0]
+        b = facts.bound(e)
+        if b is not None and (b[1] if isinstance(f, exp) else max(-b[0], b[1])) <= hi:
+            continue  # never overflows on the domain
+        c = _product(rest)
+        if not c.free_symbols or c.free_symbols & e.free_symbols:
+            # a constant, or a factor whose size goes with f's own (x·exp(x), or
+            # x·exp(x)/(1 + exp(x))², expsums' case): only a factor small on its
+            # own, independently of f, makes a finite product of an inf
+            continue
+        bc = facts.bound(c)
+        if bc is not None and min(abs(bc[0]), abs(bc[1])) >= 1 and bc[0] * bc[1] > 0:
+            continue  # |c| >= 1: the product overflows with f
+        a = e if isinstance(f, exp) else Abs(e)
+        half, quarter = exp(a / 2), exp(a / 4)  # (a/2, a/4 exact)
+        # (sinh's and cosh's 1/2 in the last factor, exactly: the product
+        # before it is twice the value, past the range where the value is not)
+        last = (lambda v: v) if isinstance(f, exp) else (lambda v: unevaluated(_MUL, [v, S.Half]))
+        far = unevaluated(_MUL, [_product([c, half]), last(half)])
+        fourth = _product([c, quarter])
+        for i in range(3):
+            fourth = unevaluated(_MUL, [fourth, last(quarter) if i == 2 else quarter])
+        far = piecewise([(far, LessThan(a, 2 * hi)), (fourth, True)], evaluate=False)
+        if isinstance(f, sinh):
+            far = unevaluated(_MUL, [sign(e), far, -expm1(-2 * a)])
+        elif isinstance(f, cosh):
+            far = unevaluated(_MUL, [far, 1 + exp(-2 * a)])
+        return piecewise([(node, LessThan(a, hi)), (S.Zero, Eq(c, 0)), (far, True)],
+                         evaluate=False)
+    return node
+
+
+def _over_before(n: Basic, hi: float) -> bool:
+    """Whether ``n`` is a split :func:`split_overflowing_products` made."""
+    if not isinstance(n, Piecewise) or len(n.args) != 3 or n.args[2].cond is not S.true:
+        return False
+    cond = n.args[0].cond
+    return isinstance(cond, LessThan) and cond.rhs.is_Number and float(cond.rhs) == hi

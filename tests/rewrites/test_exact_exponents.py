@@ -15,6 +15,7 @@ from symgrad.rewrites import accurate_forms
 from symgrad.rewrites.exact_exponents import (
     exact_exponents,
     rounded_exponent,
+    split_overflowing_products,
     split_subnormal_products,
 )
 from symgrad.rewrites.facts import Facts
@@ -129,6 +130,27 @@ def test_the_gelu_tanh_gradient_within_3_bits():
     pts = np.array([[-7.31414], [-7.5149], [-21.7], [-23.2], [-60.0], [3.0], [-0.7]])
     assert bits(g, g, [x], pts, "float64").max() > 60
     assert bits(g, s, [x], pts, "float64").max() <= 3
+
+
+@pytest.mark.parametrize("src", [sp.sin(x) * sp.sinh(y), x * sp.cosh(y), x * E(y)],
+                         ids=["sin-sinh", "cosh", "exp"])
+def test_a_factor_past_the_range_beside_a_small_one_is_split(src):
+    # FPBench's complex sine, -sin(re)*sinh(im): -inf at re = 4.3e-263,
+    # im = 802.8 (true -9.5e85) and NaN at re = 0 past im = 710.5 (true 0);
+    # its siblings with cosh and exp; within 1 ulp from the halves, the
+    # quarters (a subnormal factor, |y| > 1419.6) and the zero, and the
+    # product that overflows as it should
+    import mpmath
+
+    f = lambdify([x, y], split_overflowing_products([src])[0])
+    g = sp.lambdify([x, y], src, "mpmath")
+    for p in ((4.3e-263, 802.8), (0.0, 1e308), (0.5, 2.0), (5e-324, 1450.0),
+              (1e-300, -800.0), (7.35891e183, 710.476), (2.0, 1e308)):
+        with mpmath.workprec(200):
+            t = g(mpmath.mpf(p[0]), mpmath.mpf(p[1]))
+            want = float(t) if abs(t) < mpmath.mpf(2)**1024 else float(mpmath.sign(t)) * np.inf
+        got = float(f(*p))
+        assert got == want or abs(got - want) <= np.spacing(abs(want)), (src, p, got, want)
 
 
 @pytest.mark.parametrize("src", [x**3 * E(-x**2), x * E(x) / (1 + E(x))**2,
