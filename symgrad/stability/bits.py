@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from mpmath.libmp import finf, fnan, fninf, fzero
@@ -34,19 +35,22 @@ class Format:
     emin: int
     emax: int
 
-    @property
+    # (each computed once per format: the ground truth's rows and the
+    # search ask them ~10^5 times a check; a field-free cache, so equality,
+    # hashing and the dataclass's fields are as they were)
+    @cached_property
     def dtype(self) -> np.dtype:
         return np.dtype(self.name)
 
-    @property
+    @cached_property
     def int_dtype(self) -> np.dtype:
         return np.dtype(f"int{self.width}")
 
-    @property
+    @cached_property
     def max(self) -> float:
         return float(np.finfo(self.dtype).max)
 
-    @property
+    @cached_property
     def tiny(self) -> float:
         """The smallest positive subnormal."""
         return math.ldexp(1.0, self.emin - self.prec + 1)
