@@ -116,7 +116,9 @@ def _kids(node: Basic) -> tuple:
         return (node.args[0],)
     if isinstance(node, (MatrixElement,)):
         return (node.args[0],)
-    if isinstance(node, (OneMatrix, Identity, ZeroMatrix, MatrixBase)):
+    if isinstance(node, MatrixBase):  # its entries: scalar nodes of the program
+        return tuple(dict.fromkeys(v for v in node if isinstance(v, Expr) and not v.is_number))
+    if isinstance(node, (OneMatrix, Identity, ZeroMatrix)):
         return ()
     if isinstance(node, (SumAxis, LogSumExpAxis, NormAxis, Softmax, LogSoftmax, HadamardPower)):
         return (node.args[0],)
@@ -293,7 +295,11 @@ class _Emitter:
                     Identity: f"np.eye({m})"}[type(n)]
             self.emit(n, f"_cast({make}, _dt)")
         elif isinstance(n, MatrixBase):
-            rows = [[self.scalar_code(v, {}) for v in n.row(i)] for i in range(n.rows)]
+            # each entry by its name: an array (batch, 1, 1) computed as the program's other
+            # scalar nodes (SymPy's printer over a whole entry printed an element of a
+            # matrix product as np.dot(...)[0, 0]: the batch's axes indexed, not the matrix's)
+            rows = [[self.scalar_code(v, {}) if v.is_number else nm(v) for v in n.row(i)]
+                    for i in range(n.rows)]
             self.emit(n, "_cast(_stack([" + ", ".join("[" + ", ".join(r) + "]" for r in rows)
                       + "]), _dt)")
         elif isinstance(n, MatrixExpr):

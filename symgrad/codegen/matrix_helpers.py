@@ -79,10 +79,13 @@ def _spread(a, axis, n):
 
 
 def _stack(rows):
-    # (broadcast_shapes, not np.broadcast: jax.numpy has no broadcast)
-    vals = [v for r in rows for v in r]
-    return np.asarray(np.broadcast_arrays(*vals)).reshape(
-        (len(rows), len(rows[0])) + np.broadcast_shapes(*[np.shape(v) for v in vals]))
+    """A matrix of entries (rows of numbers, or arrays whose last two axes
+    are (1, 1) and whose leading axes are a batch's), the entries along the
+    last two axes of the result, the batch's axes before them."""
+    vals = [[np.asarray(v) for v in r] for r in rows]
+    shape = np.broadcast_shapes((1, 1), *[v.shape for r in vals for v in r])
+    return np.concatenate([np.concatenate([np.broadcast_to(v, shape) for v in r], axis=-1)
+                           for r in vals], axis=-2)
 
 
 def _cast(a, dt):

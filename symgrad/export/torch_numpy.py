@@ -55,6 +55,11 @@ def nan_to_num(a, copy=True, nan=0.0, posinf=None, neginf=None):  # noqa: ARG001
 
 broadcast_to = torch.broadcast_to
 broadcast_arrays = torch.broadcast_tensors
+broadcast_shapes = torch.broadcast_shapes
+
+
+def concatenate(arrays, axis=0):
+    return torch.cat(list(arrays), dim=axis)
 
 
 class _Reducer:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy as sp
 from sympy import MatrixSymbol, OneMatrix, Trace, hadamard_product, tanh
 
 import symgrad
@@ -37,6 +38,22 @@ def test_leading_batch_axes_broadcast_as_matmul():
     assert got.shape == (2, 7, 3, 1) and nrm.shape == (2, 7)
     np.testing.assert_allclose(got, want, rtol=1e-12)
     np.testing.assert_allclose(nrm, np.linalg.norm(Av @ xv - bv, axis=(-2, -1)), rtol=1e-13)
+
+
+def test_a_matrix_stacked_from_entries_of_products_is_batched():
+    # grad of log(1 + exp((W v)[0, 0])) + log(1 + (W v)[1, 0]**2) is a Matrix of entries
+    # of W*v times v.T; SymPy's printer wrote each entry as np.dot(W, v)[0, 0]: with a
+    # batch of W and v, shape (2, 3, 3, 2) and wrong values, silently (until 2026-11-28)
+    W, v = MatrixSymbol("W", 2, 2), MatrixSymbol("v", 2, 1)
+    e = sp.log(1 + sp.exp((W * v)[0, 0])) + sp.log(1 + (W * v)[1, 0] ** 2)
+    g = symgrad.grad(e, [W])[0]
+    Wv, vv = rng.normal(size=(3, 2, 2)), rng.normal(size=(3, 2, 1))
+    got = symgrad.lambdify([W, v], g)(Wv, vv)
+    assert got.shape == (3, 2, 2)
+    for k in range(3):  # SymPy's own value of the formula at each item's explicit matrices
+        at = {W: sp.Matrix(Wv[k]), v: sp.Matrix(vv[k])}
+        want = np.array(g.subs(at).doit().evalf(30), dtype=float)
+        np.testing.assert_allclose(got[k], want, rtol=1e-14)
 
 
 def test_wrong_trailing_shape_is_named():

@@ -93,22 +93,28 @@ def test_straight_through_floor_is_kept_at_the_second_order():
     np.testing.assert_array_equal(torch.autograd.grad(g.sum(), wt)[0].numpy(), np.full((2, 3), 2.0))
 
 
-def test_entries_stacked_in_jax_code():
-    # the gradient of a formula of entries, e.g. log(1 + exp((W v)[0, 0])), is stacked
-    # from them by the matrix code's _stack, whose shape came from np.broadcast, which
-    # jax.numpy has not: AttributeError at every jax.grad of such a formula until
-    # 2026-11-28 (jax.grad of that formula at W = I, v = 1: [[0.731, 0.731], [1, 1]]
-    # now).  The helper as JAX's matrix code runs it (np. read as jnp.)
-    import inspect
-    import re
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+def test_a_gradient_stacked_from_entries_of_products(backend):
+    # the gradient of a formula of entries, log(1 + exp((W v)[0, 0])) + ..., is a
+    # matrix stacked from them: jax.grad raised AttributeError (np.broadcast) and
+    # PyTorch's backward RuntimeError ((W).dot(v)[0, 0], torch's dot is 1-D) until
+    # 2026-11-28; now both are symgrad's NumPy gradient at the point
+    wv = W2x2 * V2
+    e = sp.log(1 + sp.exp(wv[0, 0])) + sp.log(1 + wv[1, 0] ** 2)
+    want = symgrad.lambdify([W2x2, V2], symgrad.grad(e, [W2x2])[0])(W_AT, V_AT)
+    if backend == "jax":
+        with jax.enable_x64():
+            got = np.asarray(jax.grad(symgrad.to_jax(e, [W2x2, V2]))(W_AT, V_AT))
+    else:
+        w = torch.tensor(W_AT, requires_grad=True)
+        symgrad.to_torch(e, [W2x2, V2])(w, torch.tensor(V_AT)).backward()
+        got = w.grad.numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    assert np.isclose(want[0, 1], want[0, 0] * V_AT[1, 0] / V_AT[0, 0], rtol=1e-15, atol=0)  # v_j
 
-    from symgrad.codegen import matrix_helpers
 
-    ns = {"jnp": jnp}
-    exec(re.sub(r"\bnp\.", "jnp.", inspect.getsource(matrix_helpers._stack)), ns)  # noqa: S102
-    out = ns["_stack"]([[jnp.arange(3.0), 2.0], [3.0, jnp.zeros((1, 3))]])
-    np.testing.assert_array_equal(np.asarray(out), [[[[0, 1, 2]], [[2, 2, 2]]],
-                                                    [[[3, 3, 3]], [[0, 0, 0]]]])
+W2x2, V2 = sp.MatrixSymbol("W", 2, 2), sp.MatrixSymbol("v", 2, 1)
+W_AT, V_AT = np.array([[0.5, -1.25], [2.0, 0.75]]), np.array([[1.5], [-0.5]])
 
 
 @pytest.mark.parametrize("export", ["to_jax", "to_torch"])
