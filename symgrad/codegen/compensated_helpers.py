@@ -663,14 +663,17 @@ def _dd_ph_sums(x, sign):
     return out
 
 
-def _dd_ph(h, lo):
-    """h + lo (finite float arrays of one type, |lo| <= ulp(h)) as
-    k pi/2 + r, |r| <= pi/4 (to 2**-(2p + 20)): k an integer (a float) and r
-    a pair (Payne-Hanek, above)."""
+def _dd_ph(h, *rest):
+    """h + the rest (finite float arrays of one type: a pair's two floats,
+    or the floats of a sum's terms) as k pi/2 + r, |r| <= pi/4 (to
+    2**-(2p + 20)): k an integer (a float) and r a pair (Payne-Hanek,
+    above)."""
     t = h.dtype
     p, nd, pad = _dd_ph_sizes(t)
     mask = np.int64(_DD_PH_MASK)
-    sums = [a + b for a, b in zip(_dd_ph_sums(h, np.sign(h)), _dd_ph_sums(lo, np.sign(lo)))]
+    sums = _dd_ph_sums(h, np.sign(h))
+    for x in rest:
+        sums = [a + b for a, b in zip(sums, _dd_ph_sums(x, np.sign(x)))]
     digits, carry = [None] * (nd + 1), np.int64(0)
     for d in range(nd, -1, -1):  # carried (>> floors: a negative sum borrows)
         v = sums[d] + carry
@@ -704,6 +707,43 @@ def _dd_big_reduced(big, ah, al, k, r):
         v.reshape(-1)[where] = w  # (a fresh array: reshape is a view)
         out.append(v[()])
     return out[0], (out[1], out[2])
+
+
+def _dd_sincos2(a, b, k=None):
+    """sin and cos of a + b (floats or pairs), as pairs: ``_dd_sincos`` of
+    their pair sum; where that sum is at least 2**(p-2) or past the range
+    and a and b are finite (x + eps near the largest float: the pair is
+    (inf, nan)), the remainder of a + b mod pi/2 from all their floats
+    together (``_dd_ph``): tan(x + eps) - tan(x) at x = -5.72e307,
+    eps = -1.2253e308 was NaN."""
+    s = _dd_add(a, b, k)  # (k: see _dd_ok)
+    out = _dd_sincos(s)
+    if not _DD_EXACT_REDUCTION:
+        return out
+    hi = _dd_hi(s)
+    t = np.result_type(hi, 1.0)
+    if np.finfo(t).nmant < 52:
+        return out
+    parts = [np.asarray(q, t) for v in (a, b) for q in (v if isinstance(v, tuple) else (v,))]
+    # (past 2**(p-2) too: there TwoSum's own s - a can overflow while s does
+    # not, and its error term is then dropped: cos(max - 5.7e307) read
+    # 1.2268e308 for 1.2268e308 - 9.98e291)
+    bad = ~(np.abs(hi) < _DD_TRIG_MAX[t])
+    for q in parts:
+        bad = bad & np.isfinite(q)
+    if not np.any(bad):
+        return out
+    shape = np.broadcast_shapes(np.shape(bad), *(np.shape(q) for q in parts),
+                                np.shape(out[0][0]))
+    where = np.nonzero(np.broadcast_to(bad, shape).reshape(-1))[0]
+    k, r = _dd_ph(*(np.broadcast_to(q, shape).reshape(-1)[where] for q in parts))
+    bs, bc = _dd_quadrant(k, *_dd_sincos_small(r))
+    res = []
+    for v, w in ((out[0][0], bs[0]), (out[0][1], bs[1]), (out[1][0], bc[0]), (out[1][1], bc[1])):
+        v = np.array(np.broadcast_to(v, shape), dtype=t)
+        v.reshape(-1)[where] = w  # (a fresh array: reshape is a view)
+        res.append(v[()])
+    return (res[0], res[1]), (res[2], res[3])
 
 
 def _dd_sin(a):

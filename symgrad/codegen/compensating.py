@@ -196,6 +196,14 @@ class _SinCos(_DD):
     _helper = "_dd_sincos"
 
 
+class _SinCos2(_DD):
+    """sin and cos of the sum of two terms (floats or pairs), both as pairs:
+    ``_dd_sincos`` of their pair sum, or of all their floats together where
+    that sum is past the range."""
+
+    _helper = "_dd_sincos2"
+
+
 class _Part(_DD):
     """``_SinCos(u)``'s sine (0) or cosine (1): the same pair as
     ``_dd_sin(u)`` / ``_dd_cos(u)`` (each is that tuple's item)."""
@@ -529,7 +537,16 @@ class _Copy:
             # (at the root its value is rounded to one float at once: the
             # function of the pair to first order is as good, and cheaper)
             if n.func in (sin, cos):  # one _dd_sincos for both of one argument
-                return _Part(_SinCos(args[0]), Integer(0 if n.func is sin else 1))
+                a = args[0]
+                if isinstance(a, _Add) and not isinstance(a.args[0], _Add):
+                    # of a sum of two terms: their floats reduced together where
+                    # the pair sum is past the range (_dd_sincos2)
+                    return _Part(_SinCos2(*a.args), Integer(0 if n.func is sin else 1))
+                return _Part(_SinCos(a), Integer(0 if n.func is sin else 1))
+            a = args[0]
+            if n.func is tan and isinstance(a, _Add) and not isinstance(a.args[0], _Add):
+                both = _SinCos2(*a.args)  # (as _dd_tan: sin over cos, of the terms)
+                return _Div(_Part(both, Integer(0)), _Part(both, Integer(1)))
             return _PAIR_FUNCTIONS[n.func](args[0])
         if not any(_is_pair(a) for a in args):
             return cancelling(n, args) if any(a is not k for a, k in zip(args, kids)) else n
@@ -711,7 +728,7 @@ COMPENSATED_NAMES = frozenset({
     "_dd_trig_coeffs", "_DD_TRIG_TINY",
     "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan",
     "_dd_quadrant", "_DD_EXACT_REDUCTION", "_DD_PH_MASK", "_dd_ph_sizes", "_dd_2opi_digits",
-    "_DD_2OPI_DIGITS", "_dd_ph_sums", "_dd_ph", "_dd_big_reduced",
+    "_DD_2OPI_DIGITS", "_dd_ph_sums", "_dd_ph", "_dd_big_reduced", "_dd_sincos2",
 })
 
 
