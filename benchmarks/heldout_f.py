@@ -144,6 +144,9 @@ def family_f() -> list[Held]:
              {x: (0.01, 100.0), y: (0.01, 100.0), z: (0.5, 4.0)}, "control"),
         Held("log-logistic survival", "control", 1 / (1 + (x / y) ** z),
              {x: (0.1, 10.0), y: (0.1, 10.0), z: (0.5, 5.0)}, "control"),
+        # (accurate in float64 only: in float32 exp(-x) is subnormal past x ~ 87 and
+        # the first run, 4276b08, measured 5.8 bits by both the check and the Arb
+        # measurement. Left a control: its float32 alarm is real, and counted so)
         Held("Gamma(2) survival", "control", (1 + x) * exp(-x), {x: (0.0, 700.0)}, "control"),
         Held("median survival, exponential", "control", log(2) / x, {x: (1e-6, 1e6)},
              "control"),
