@@ -395,8 +395,11 @@ class PointPrinter(RuntimePrinter):
 # Python's operators on arrays as the ufunc calls they make, by names the
 # runtime module gives them (``_add = np.add``, ...)
 _BINARY = {ast.Add: "_add", ast.Sub: "_sub", ast.Mult: "_mul", ast.Div: "_div"}
-# NumPy's ufuncs, called by a module-level name each (``_np_sin = np.sin``)
-_UFUNCS = frozenset(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc))
+# NumPy's ufuncs, called by a module-level name each (``_np_sin = np.sin``):
+# read from the namespace as loaded (``getattr`` of every name in ``dir(np)``
+# imported each lazily loaded submodule: f2py, testing, ma, polynomial, ...,
+# ~60 ms of every ``import symgrad``); no ufunc is lazily loaded
+_UFUNCS = frozenset(n for n in dir(np) if isinstance(vars(np).get(n), np.ufunc))
 # those of two float operands, whose constant operands the kernel takes as
 # ``_k[i]`` as it does an operator's (``np.maximum(0, x)``: 0.70 -> 0.40 us
 # at 10 elements, the same floats; 2026-11-28)
