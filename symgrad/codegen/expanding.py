@@ -30,10 +30,7 @@ class _ExPoly(HelperCall):
 
     def _numpycode(self, printer) -> str:
         g = int(self.args[0])
-        flat = [int(a) for a in self.args[1:-g]]
-        terms = tuple((flat[i], flat[i + 1], tuple(flat[i + 2:i + 2 + g]))
-                      for i in range(0, len(flat), g + 2))
-        inputs = ", ".join(printer._print(a) for a in self.args[-g:])
+        terms, inputs = _terms_and_inputs(self.args[1:], g, printer)
         return f"_ex_poly({terms!r}, {inputs})"
 
     _symgrad_numpycode = _numpycode
@@ -48,13 +45,20 @@ class _ExQuot(HelperCall):
 
     def _numpycode(self, printer) -> str:
         g, k = int(self.args[0]), int(self.args[1])
-        flat = [int(a) for a in self.args[2:-g]]
-        terms = tuple((flat[i], flat[i + 1], tuple(flat[i + 2:i + 2 + g]))
-                      for i in range(0, len(flat), g + 2))
-        inputs = ", ".join(printer._print(a) for a in self.args[-g:])
+        terms, inputs = _terms_and_inputs(self.args[2:], g, printer)
         return f"_ex_quot({terms[:k]!r}, {terms[k:]!r}, {inputs})"
 
     _symgrad_numpycode = _numpycode
+
+
+def _terms_and_inputs(args: tuple, g: int, printer) -> tuple[tuple, str]:
+    """A helper call's flat ``args`` (terms, each a numerator, log2 of its
+    denominator and ``g`` powers, then the ``g`` inputs) as the terms'
+    tuples and the inputs' printed text."""
+    flat = [int(a) for a in args[:-g]]
+    terms = tuple((flat[i], flat[i + 1], tuple(flat[i + 2:i + 2 + g]))
+                  for i in range(0, len(flat), g + 2))
+    return terms, ", ".join(printer._print(a) for a in args[-g:])
 
 
 def _flat(terms: list) -> list:
@@ -95,7 +99,7 @@ def expanding(roots: list[Basic]) -> list[Basic]:
 EXPANSION_NAMES = frozenset({
     "_ex_poly", "_ex_block", "_ex_sum", "_ex_quot", "_ex_scaled", "_ex_two_sum", "_ex_split",
     "_ex_two_prod", "_ex_coefficient",
-    "_ex_vecsum", "_ex_round", "_ex_fraction", "_ex_plain", "_ex_to",
+    "_ex_inputs", "_ex_vecsum", "_ex_round", "_ex_fraction", "_ex_plain", "_ex_to",
     "_EX_BLOCK", "_EX_PASSES", "_EX_MORE", "_EX_U",
 })
 

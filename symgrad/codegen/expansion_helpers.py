@@ -219,17 +219,23 @@ def _ex_block(terms, cols):
     return out, done
 
 
+def _ex_inputs(args):
+    """``args`` broadcast together, each flattened to float64; their shape
+    and the result's float type (float32 stays float32; any other type is
+    computed and returned in float64)."""
+    arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
+    dtype = np.dtype(np.result_type(*arrays, 1.0))
+    if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
+        dtype = np.dtype(np.float64)
+    return [np.ravel(a).astype(np.float64) for a in arrays], arrays[0].shape, dtype
+
+
 def _ex_poly(terms, *args):
     """The polynomial ``terms`` (each (numerator, log2 of the denominator,
     powers of the inputs)) at ``args`` (arrays or scalars of one float
     type), within one ulp of its exact value: float64 expansions, certified
     per element, the rest exactly (fractions) and rounded to nearest."""
-    arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
-    dtype = np.dtype(np.result_type(*arrays, 1.0))
-    if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
-        dtype = np.dtype(np.float64)
-    shape = arrays[0].shape
-    flat = [np.ravel(a).astype(np.float64) for a in arrays]
+    flat, shape, dtype = _ex_inputs(args)
     size = flat[0].size
     out = np.empty(size, dtype=dtype)
     with np.errstate(all="ignore"):
@@ -266,12 +272,7 @@ def _ex_quot(num_terms, den_terms, *args):
     2**-52 + 2**-53 (3/4 ulp each operand's pair at most, half an ulp the
     rounding; the correction's own error near 2**-104) wherever the
     quotient is a normal float."""
-    arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
-    dtype = np.dtype(np.result_type(*arrays, 1.0))
-    if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
-        dtype = np.dtype(np.float64)
-    shape = arrays[0].shape
-    flat = [np.ravel(a).astype(np.float64) for a in arrays]
+    flat, shape, dtype = _ex_inputs(args)
     size = flat[0].size
     out = np.empty(size, dtype=dtype)
     with np.errstate(all="ignore"):
