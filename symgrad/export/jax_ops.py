@@ -119,12 +119,18 @@ def _horner(coefs, x):
     return y
 
 
-def _erfcx(x):
+def _floating(x):
+    """``x`` as a JAX array of a floating type (integers as JAX's default float)."""
     import jax.numpy as jnp
 
     x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = x.astype(jnp.result_type(float))
+    return x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.result_type(float))
+
+
+def _erfcx(x):
+    import jax.numpy as jnp
+
+    x = _floating(x)
     a = jnp.abs(x)
     # each piece on its own interval only (elsewhere a harmless stand-in):
     # no overflow, no inf * 0 for JAX's autodiff of the selection
@@ -184,9 +190,7 @@ def tanh(x):
 def _tanh(x):
     import jax.numpy as jnp
 
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = x.astype(jnp.result_type(float))
+    x = _floating(x)
     a = jnp.abs(x)
     small = a < TANH_SMALL
     s = jnp.where(small, x, 0.0)  # each piece on its own interval only
@@ -242,9 +246,7 @@ def _log1p(x):
     import jax.numpy as jnp
     from jax import lax
 
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = x.astype(jnp.result_type(float))
+    x = _floating(x)
     if x.dtype not in (jnp.float32, jnp.float64):  # (bfloat16, float16: XLA's own)
         return jnp.log1p(x)
     wide = x.dtype == jnp.float64

@@ -618,12 +618,7 @@ class _Search:
         row = np.array([[best.worst[s] for s in self.symbols]], dtype=self.fmt.dtype)
         points = np.concatenate([tried[-1][0], row])
         points = points[(points[:, j] >= at.lo) & (points[:, j] <= at.hi)]
-        if not len(points):
-            return False
-        new = self._bits_at(got.chosen, points, truth)
-        old = self._bits_at(best.chosen, points, truth)
-        keep = ~np.isnan(new) & ~np.isnan(old)
-        return bool(keep.any() and new[keep].max() < old[keep].max() - 1)
+        return bool(len(points)) and self._loses_a_bit_less(got, best, points, truth)
 
     def _more_exact(self, best: Choice, source: Expr, truth: _TruthCache,
                     fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
@@ -784,14 +779,19 @@ class _Search:
         while the plain form loses 10.4 bits elsewhere and the pairs 1.0."""
         if got.after[0] > best.after[0] or not tried or not isinstance(tried[-1], tuple):
             return False
-        points = tried[-1][0]
+        return self._loses_a_bit_less(got, best, tried[-1][0], truth, lost=self.fmt.width - 1)
+
+    def _loses_a_bit_less(self, got: Choice, best: Choice, points: np.ndarray,
+                          truth: _TruthCache, lost: float | None = None) -> bool:
+        """Whether ``got``'s max over ``points`` is over a bit below
+        ``best``'s, both measured where neither is NaN (and, with ``lost``,
+        leaving out the points where both lose at least ``lost`` bits)."""
         new = self._bits_at(got.chosen, points, truth)
         old = self._bits_at(best.chosen, points, truth)
-        lost = self.fmt.width - 1
-        keep = ~np.isnan(new) & ~np.isnan(old) & ~((new >= lost) & (old >= lost))
-        if not keep.any():
-            return False
-        return bool(new[keep].max() < old[keep].max() - 1)
+        keep = ~np.isnan(new) & ~np.isnan(old)
+        if lost is not None:
+            keep &= ~((new >= lost) & (old >= lost))
+        return bool(keep.any() and new[keep].max() < old[keep].max() - 1)
 
     def _noise_only(self, form: Expr, source: Expr, truth: _TruthCache, points: np.ndarray,
                     new: np.ndarray, old: np.ndarray) -> bool:
