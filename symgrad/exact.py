@@ -192,7 +192,13 @@ def _bounded(u) -> None:
 
 
 def has_exact(exprs) -> bool:
-    """Whether any of ``exprs`` holds an ``exact`` node (one walk of the DAG)."""
+    """Whether any of ``exprs`` holds an ``exact`` node (one walk of the DAG).
+
+    >>> from sympy import symbols
+    >>> a, b = symbols("a b")
+    >>> has_exact([a * b]), has_exact([1 + exact(a * b - 1)])
+    (False, True)
+    """
     from .graph import postorder
 
     roots = [e for e in exprs if hasattr(e, "args")]

@@ -105,7 +105,11 @@ EXPANSION_NAMES = frozenset({
 
 
 def uses_expansions(code: str) -> bool:
-    """Whether generated code calls the expansion helpers."""
+    """Whether generated code calls the expansion helpers.
+
+    >>> uses_expansions("t0 = _ex_poly(((1, 0, (1, 1)),), a, b)"), uses_expansions("t0 = a*b")
+    (True, False)
+    """
     return "_ex_poly(" in code or "_ex_quot(" in code
 
 
