@@ -65,7 +65,7 @@ import numpy as np
 from sympy import Add, Basic, Expr, Float, Integer, Mul, Rational, Symbol, lambdify
 
 from ..graph import free_symbols
-from ..rewrites.series import _vanishes, exact_root, root_near
+from ..rewrites.series import _on_circle, _vanishes, exact_root, root_near
 from .affine import about, affine_slope, centre
 
 __all__ = ["Pinned", "pinned"]
@@ -217,15 +217,10 @@ def coefficients(f, at: float, terms: int, r: float) -> list | None:
     with mpmath.workdps(DPS):
         c, rho = mpmath.mpf(at), mpmath.mpf(r)
         roots = [mpmath.expjpi(mpmath.mpf(2 * j) / NODES) for j in range(NODES)]
-        got = []
-        for radius in (rho, rho * 3 / 4):
-            try:
-                vals = [mpmath.mpc(f(c + radius * w)) for w in roots]
-            except (ValueError, ZeroDivisionError, TypeError, OverflowError, AttributeError):
-                return None
-            got.append([mpmath.fsum(v * roots[(-j * k) % NODES] for j, v in enumerate(vals))
-                        / (NODES * radius**k) for k in range(terms)])
-        a, b = got
+        a = _on_circle(f, c, rho, roots, terms)
+        b = _on_circle(f, c, rho * 3 / 4, roots, terms) if a is not None else None
+        if b is None:
+            return None
         if not all(mpmath.isfinite(v) for v in a):
             return None
         top = max(abs(v) * rho**k for k, v in enumerate(a))
