@@ -64,7 +64,7 @@ class exact(FloatMarker):  # noqa: N801  (reads like widen)
     >>> lambdify([a, b], exact(a * sin(b)))  # refused where its code is made
     Traceback (most recent call last):
     ...
-    ValueError: exact(a*sin(b)): not a polynomial in its symbols (sin(b))
+    symgrad.errors.SymgradError: exact(a*sin(b)): not a polynomial in its symbols (sin(b)): ...
     """
 
     nargs = 1

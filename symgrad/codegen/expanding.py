@@ -13,6 +13,7 @@ from __future__ import annotations
 from sympy import Basic, Integer
 
 from ..build import cancelling, mapped
+from ..errors import SymgradError
 from ..exact import exact, polynomial_terms, quotient_terms
 from ..graph import postorder
 from . import expansion_helpers
@@ -71,8 +72,11 @@ def _call(u: Basic) -> Basic:
     except ValueError as err:
         try:
             gens, num, den = quotient_terms(u)
-        except ValueError:
-            raise err from None  # (the polynomial's reason)
+        except ValueError:  # (the polynomial's reason, and what to do)
+            raise SymgradError(
+                f"{err}: exact(...) computes polynomials, and quotients of them, in its "
+                "symbols with dyadic coefficients; write the formula so, or use "
+                "compensated(...) (pairs of floats) for any other formula") from None
         return _ExQuot(Integer(len(gens)), Integer(len(num)), *_flat(num), *_flat(den), *gens)
     return _ExPoly(Integer(len(gens)), *_flat(terms), *gens)
 
