@@ -83,6 +83,11 @@ ALGEBRA_DEGREE = 64  # factor: no generator of a higher degree (see _factor)
 
 _SAFE = in_scope("codegen", "safe")
 _MEASURED = in_scope("measured")
+# per dtype: a rewrite whose form is accurate only in the pairs of some types
+# (extra["dtypes"]: sin and cos of a pair reduced exactly, float64's) is not
+# offered in the others (float32's pairs reduce to first order past 2**21)
+_MEASURED_FOR = {d: tuple(rw for rw in _MEASURED if d in rw.extra.get("dtypes", (d,)))
+                 for d in ("float64", "float32")}
 
 
 class Candidate:
@@ -162,8 +167,9 @@ def candidates(expr: Expr, domain: Mapping | None = None,
             seen.add(e)
             out.append(Candidate(e, how))
 
+    measured = _MEASURED_FOR.get(dtype, _MEASURED)
     applied = []
-    for rw in _MEASURED:
+    for rw in measured:
         e = apply_rewrites([base], [*_SAFE, rw], facts)[0]
         if e != base:
             applied.append(rw)
@@ -171,7 +177,7 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     if applied:
         # all of them, and those another one enables (hypot-one makes the
         # hypot(x, 1) - x that hypot-conjugate takes)
-        e = apply_rewrites([base], [*_SAFE, *_MEASURED], facts)[0]
+        e = apply_rewrites([base], [*_SAFE, *measured], facts)[0]
         add(e, "+".join(r.name for r in applied) + ("" if len(applied) > 1 else ", then rewrites"))
     # sums of exponentials normalized by their largest exponent everywhere
     # (the safe forms keep the source where a difference of exponents rounds)
@@ -195,7 +201,7 @@ def candidates(expr: Expr, domain: Mapping | None = None,
         add(settle(apply_rewrites([merged], _SAFE, facts)[0]), "exponents merged")
         # the measured rewrites first: a regime's fallback branch folded out
         # (log(erf(u)/2 + 1/2)) is seen before the safe rewrite that made it
-        again = apply_rewrites([merged], _MEASURED, facts)
+        again = apply_rewrites([merged], measured, facts)
         add(settle(apply_rewrites(again, _SAFE, facts)[0]), "exponents merged, then rewrites")
     if count_ops([expr]) <= ALGEBRA_OPS:
         for name, fn in _ALGEBRA:
@@ -206,7 +212,7 @@ def candidates(expr: Expr, domain: Mapping | None = None,
             if t == expr:
                 continue
             add(apply_rewrites([t], _SAFE, facts)[0], name)
-            add(apply_rewrites([t], [*_SAFE, *_MEASURED], facts)[0], f"{name}, then rewrites")
+            add(apply_rewrites([t], [*_SAFE, *measured], facts)[0], f"{name}, then rewrites")
             n = normalized(t, facts, together=True)
             if n is not None:
                 add(apply_rewrites([n], after(_SAFE), facts)[0], f"{name}, exp-normalized")
