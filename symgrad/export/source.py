@@ -203,8 +203,20 @@ def _dd_prod(*factors):
     return _dd_prod_b(None, *factors)
 """
 
+# the pair quotient without NumPy's rare-case branch (a0/b0 past the range
+# where the pair quotient is just under it, recomputed halved: a branch on the
+# data, which tracing cannot take; by selections it would compute every
+# quotient twice): there the exported code gives inf, as before 2026-11-28
+_DIV = """
+
+def _dd_div(a, b):
+    a0, a1 = a if isinstance(a, tuple) else (a, 0)
+    b0, b1 = b if isinstance(b, tuple) else (b, 0)
+    return _dd_div_pair(a0, a1, b0, b1, a0 / b0)
+"""
+
 _OVERRIDES = {
-    "jax": _SPLIT.replace("NP.", "jnp.") + """
+    "jax": _SPLIT.replace("NP.", "jnp.") + _DIV + """
 
 
 # a product of three or more factors as the chain of pair products, as
@@ -273,7 +285,7 @@ _DD_EXACT_REDUCTION = False
 _dd_sin, _dd_cos, _dd_sincos = map(_dd_kept, (_dd_sin, _dd_cos, _dd_sincos))
 _dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))
 """,
-    "torch": _SPLIT.replace("NP.", "_tnp.") + """
+    "torch": _SPLIT.replace("NP.", "_tnp.") + _DIV + """
 
 
 # a product of three or more factors as the chain of pair products, as

@@ -610,6 +610,42 @@ def test_a_pair_times_a_power_of_two_literal_is_twoproducts_pair(dtype):
                         assert g.dtype == dt and np.array_equal(g.view(bits), w.view(bits)), (c, k)
 
 
+def test_a_pair_quotient_just_under_the_overflow_threshold_is_the_largest_float():
+    """The pair quotient is rounded once, at the end: a0/b0 overflowed where
+    the quotient of the pairs is under the threshold max + ulp/2 (b0 rounded
+    below b), and the pair read inf (NMSE 3.4.2's one-ulp overflow, counted
+    64 bits); over it, inf still. Float64 pairs, exact values by mpmath."""
+    import mpmath
+
+    from symgrad.codegen import compensated_helpers as h
+
+    big = np.finfo(np.float64).max
+    a = (np.array([big, big]), np.array([-(2.0**969), 2.0**969]))  # max(1 -+ 2**-55)
+    b = (np.array([1 - 2.0**-53] * 2), np.array([2.0**-54 - 2.0**-70] * 2))
+    got = h._dd_out(h._dd_div(a, b))
+    m = mpmath.mpf
+    with mpmath.workprec(300):
+        threshold = m(2) ** 1024 - m(2) ** 970
+        exact = [(m(a[0][i]) + m(a[1][i])) / (m(b[0][i]) + m(b[1][i])) for i in range(2)]
+        assert exact[0] < threshold < exact[1]
+    assert got[0] == big and got[1] == np.inf
+    assert np.all(np.isinf(a[0] / b[0]))  # (the plain quotient of the high parts overflows)
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="no type wider than float64")
+def test_a_long_double_pair_rounds_once_when_cast_to_float64():
+    """A pair of long doubles (compensated inside widen) is rounded to odd, so
+    that the cast to float64 rounds the pair's value once: rounded to nearest,
+    1 + 2**-53 + 2**-70 became the tie 1 + 2**-53, then 1 by ties to even."""
+    from symgrad.codegen import compensated_helpers as h
+
+    ld = np.longdouble
+    hi = np.array([1 + ld(2) ** -53] * 3)
+    lo = np.array([ld(2) ** -70, -(ld(2) ** -70), ld(0)])
+    want = [1 + 2.0**-52, 1.0, 1.0]  # over the tie, under it, on it (ties to even)
+    assert list(np.asarray(h._dd_out((hi, lo)), np.float64)) == want
+
+
 def test_sin_and_cos_of_one_argument_share_one_sincos():
     """sin(u) and cos(u) in one compensated form are one _dd_sincos call
     (eager NumPy and PyTorch repeat a call XLA would merge: the pair
