@@ -61,7 +61,18 @@ def _dd_two_sum(a, b, ok=False):
     s = a + b
     bb = s - a
     e = (a - (s - bb)) + (b - bb)
-    return s, e if ok else _dd_fin(e)
+    if ok:
+        return s, e
+    finite = np.isfinite(e)
+    if np.all(finite):  # (cheaper than _dd_fin's selection: 10^6 sums 16.9 -> 13.9 ms)
+        return s, e
+    # s - a overflows where s is finite, in the top binade (a = -5.7088e307,
+    # b = max: 15% of such sums lost their low part): there Fast2Sum ordered by
+    # magnitude, whose s - big cannot overflow; 0 where s itself is not finite
+    # (a branch on the data: JAX's and PyTorch's exports keep _dd_fin's)
+    first = np.abs(a) >= np.abs(b)
+    big, small = np.where(first, a, b), np.where(first, b, a)
+    return s, np.where(finite, e, np.where(np.isfinite(s), small - (s - big), 0))
 
 
 def _dd_fast(s, e, ok=False):
@@ -281,6 +292,26 @@ def _dd_sqrt(a):
     s = np.sqrt(a0)
     p, e = _dd_two_prod(s, s)
     return _dd_fast(s, _dd_fin((((a0 - p) - e) + a1) / (2 * s)))
+
+
+def _dd_hypot(a, b):
+    """hypot(a, b) of floats or pairs as a pair, to about twice the type's
+    precision (np.hypot of the high parts to first order keeps one float's:
+    TNG's eigenvalue, a quotient by a sum of two hypots, read inf where its
+    value is the largest float): both scaled by the power of two that brings
+    the larger into [1/2, 1) (no square overflows; a square that underflows is
+    below the other by twice the type's precision), the pair root of the pair
+    sum of squares, scaled back (a normalized pair's hi scales to the
+    correctly rounded value: inf only past the overflow threshold)."""
+    a0, a1 = a if isinstance(a, tuple) else (a, a * 0)
+    b0, b1 = b if isinstance(b, tuple) else (b, b * 0)
+    m = np.maximum(np.abs(a0), np.abs(b0))
+    k = np.where(np.isfinite(m), np.frexp(m)[1], 0)
+    x = (np.ldexp(a0, -k), np.ldexp(a1, -k))
+    y = (np.ldexp(b0, -k), np.ldexp(b1, -k))
+    h, lo = _dd_sqrt(_dd_add(_dd_mul(x, x), _dd_mul(y, y)))
+    inf = np.isinf(a0) | np.isinf(b0)  # (hypot(inf, nan) is inf)
+    return np.where(inf, np.inf, np.ldexp(h, k)), np.where(inf, 0, np.ldexp(lo, k))
 
 
 def _dd_fun(f, *parts):

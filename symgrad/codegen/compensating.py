@@ -67,7 +67,7 @@ from sympy import (
     sin,
     tan,
 )
-from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ..build import cancelling, mapped
@@ -218,6 +218,13 @@ class _Tan(_DD):
     _helper = "_dd_tan"
 
 
+class _Hypot(_DD):
+    """hypot of two floats or pairs as a pair (scaled, the pair root of the
+    pair sum of squares), not the float hypot of the high parts to first order."""
+
+    _helper = "_dd_hypot"
+
+
 class _Atan(_DD):
     _helper = "_dd_atan"
 
@@ -229,7 +236,7 @@ _PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p,
                    sin: _Sin, cos: _Cos, tan: _Tan, atan: _Atan}
 
 _PAIRS = (_Add, _Mul, _Prod, _Div, _Sqrt, _Neg, _Abs, _Max, _Min, _Fun, _Const, _Exp, _Expm1,
-          _Log, _Log1p, _Sin, _Cos, _Tan, _Atan, _Part)
+          _Log, _Log1p, _Sin, _Cos, _Tan, _Atan, _Part, _Hypot)
 
 
 def _is_pair(node: Basic) -> bool:
@@ -548,6 +555,11 @@ class _Copy:
                 both = _SinCos2(*a.args)  # (as _dd_tan: sin over cos, of the terms)
                 return _Div(_Part(both, Integer(0)), _Part(both, Integer(1)))
             return _PAIR_FUNCTIONS[n.func](args[0])
+        if isinstance(n, hypot) and (n is not self.top or any(map(_is_pair, args))):
+            # as a pair (hypot(x, y) - x cancels; a quotient by a sum of hypots
+            # rounds once), not the float hypot of the high parts to first order;
+            # at the root, of floats: the float hypot, rounded once
+            return _Hypot(*args)
         if not any(_is_pair(a) for a in args):
             return cancelling(n, args) if any(a is not k for a, k in zip(args, kids)) else n
         if isinstance(n, Function) and not isinstance(n, _DD):
@@ -661,7 +673,7 @@ def compensating(roots: list[Basic], domain: Mapping | None = None) -> list[Basi
                   if isinstance(n, compensated) else None)
 
 
-_THROUGH = (_Mul, _Prod, _Div, _Neg, _Abs, _Sqrt)
+_THROUGH = (_Mul, _Prod, _Div, _Neg, _Abs, _Sqrt, _Hypot)
 
 
 def rounded_terms(expr: Basic) -> bool:
@@ -726,7 +738,7 @@ COMPENSATED_NAMES = frozenset({
     "_dd_fun_b", "_DD_LOW", "_dd_pio2", "_dd_trig_terms", "_dd_signed_inv_factorial",
     "_DD_PIO2", "_DD_2OPI", "_DD_TRIG_MAX", "_DD_SIN_C", "_DD_COS_C", "_dd_sincos_small",
     "_dd_trig_coeffs", "_DD_TRIG_TINY",
-    "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan",
+    "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan", "_dd_hypot",
     "_dd_quadrant", "_DD_EXACT_REDUCTION", "_DD_PH_MASK", "_dd_ph_sizes", "_dd_2opi_digits",
     "_DD_2OPI_DIGITS", "_dd_ph_sums", "_dd_ph", "_dd_big_reduced", "_dd_sincos2",
 })

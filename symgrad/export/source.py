@@ -203,20 +203,37 @@ def _dd_prod(*factors):
     return _dd_prod_b(None, *factors)
 """
 
-# the pair quotient without NumPy's rare-case branch (a0/b0 past the range
-# where the pair quotient is just under it, recomputed halved: a branch on the
-# data, which tracing cannot take; by selections it would compute every
-# quotient twice): there the exported code gives inf, as before 2026-11-28
+# TwoSum and the pair quotient without NumPy's rare-case branches (TwoSum's
+# s - a past the range where s is not, the quotient past it where the pair
+# quotient is not: a branch on the data, which tracing cannot take; by
+# selections TwoSum costs 2.3x, every quotient twice): there the exported
+# code drops the low part and gives inf, as before 2026-11-28
 _DIV = """
+
+def _dd_two_sum(a, b, ok=False):
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    return s, e if ok else _dd_fin(e)
 
 def _dd_div(a, b):
     a0, a1 = a if isinstance(a, tuple) else (a, 0)
     b0, b1 = b if isinstance(b, tuple) else (b, 0)
     return _dd_div_pair(a0, a1, b0, b1, a0 / b0)
 """
+# hypot of pairs as before 2026-11-28: the float hypot of the high parts to
+# first order (NumPy's pair hypot scales by frexp and ldexp: XLA's ldexp is a
+# frexp and a pow; PyTorch's pair helpers have neither)
+_HYPOT = """
+
+def _dd_hypot(a, b):
+    ah, bh = _dd_hi(a), _dd_hi(b)
+    h = HYPOT(ah, bh)
+    return _dd_fun(h, ah / h, a, bh / h, b)
+"""
 
 _OVERRIDES = {
-    "jax": _SPLIT.replace("NP.", "jnp.") + _DIV + """
+    "jax": _SPLIT.replace("NP.", "jnp.") + _DIV + _HYPOT.replace("HYPOT", "jnp.hypot") + """
 
 
 # a product of three or more factors as the chain of pair products, as
@@ -285,7 +302,8 @@ _DD_EXACT_REDUCTION = False
 _dd_sin, _dd_cos, _dd_sincos = map(_dd_kept, (_dd_sin, _dd_cos, _dd_sincos))
 _dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))
 """,
-    "torch": _SPLIT.replace("NP.", "_tnp.") + _DIV + """
+    "torch": _SPLIT.replace("NP.", "_tnp.") + _DIV + _HYPOT.replace("HYPOT", "_torch.hypot")
+    + "\nimport torch as _torch\n" + """
 
 
 # a product of three or more factors as the chain of pair products, as

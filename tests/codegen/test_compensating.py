@@ -632,6 +632,42 @@ def test_a_pair_quotient_just_under_the_overflow_threshold_is_the_largest_float(
     assert np.all(np.isinf(a[0] / b[0]))  # (the plain quotient of the high parts overflows)
 
 
+def test_twosum_keeps_its_error_term_in_the_top_binade():
+    """TwoSum's s - a overflows where a and b have opposite signs, |b| is near
+    the largest float and s is finite; its error term was then NaN, dropped
+    to 0 (the pair 1 ulp off, silently). Fast2Sum ordered by magnitude there:
+    the exact low part, from either order; inf + finite keeps its 0."""
+    from symgrad.codegen import compensated_helpers as h
+
+    big = np.finfo(np.float64).max
+    a = np.array([-5.708799999999999e307, -8.012744671936522e307, 1.0, -np.inf])
+    b = np.array([big, big, 2.0**-60, 1.0])
+    want = [-9.9792015476736e291, -9.9792015476736e291, 2.0**-60, 0.0]
+    with np.errstate(all="ignore"):
+        for x, y in ((a, b), (b, a)):
+            s, e = h._dd_two_sum(x, y)
+            assert list(e) == want and np.array_equal(s, x + y), (x, y, e)
+
+
+def test_hypot_in_pairs_keeps_twice_the_precision():
+    """hypot inside compensated() is a pair (scaled, the pair root of the pair
+    sum of squares): hypot(x, y) - x keeps y**2/(2x); the float hypot of the
+    high parts to first order rounded 1 + 5e-17 to 1 (0 for 5e-17), and
+    TNG's eigenvalue, a quotient by a sum of hypots, read inf where its value
+    is the largest float. From the smallest floats to the largest, by mpmath."""
+    import mpmath
+
+    x, y = sp.symbols("x y", real=True)
+    f = lambdify([x, y], compensated(sp.sqrt(x**2 + y**2) - x))
+    xs = np.array([1.0, 3.0, 0.75, 1e300, -1e300, 3e-300, 5e-324, 0.0])
+    ys = np.array([1e-8, 2e-7, 1e-9, 3e292, 1e300, 4e-308, 5e-324, 0.0])
+    with mpmath.workprec(300):
+        want = [float(mpmath.sqrt(mpmath.mpf(a) ** 2 + mpmath.mpf(b) ** 2) - a)
+                for a, b in zip(xs, ys)]
+    got = f(xs, ys)
+    assert np.all(np.abs(got - want) <= np.abs(want) * 2.0**-52), (got, want)
+
+
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="no type wider than float64")
 def test_a_long_double_pair_rounds_once_when_cast_to_float64():
     """A pair of long doubles (compensated inside widen) is rounded to odd, so
