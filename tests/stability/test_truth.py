@@ -561,3 +561,24 @@ def test_erf_and_erfc_where_erf_is_one_within_the_precision_are_bounded(u, prec)
             assert mid(hi) - mid(lo) <= 2 * abs(v) * mpmath.mpf(2) ** (5 - prec) + \
                 mpmath.mpf(2) ** (2 - prec)
 
+
+
+@pytest.mark.parametrize("lo, hi, n", [
+    (0.7310585786300049, 0.7310585786300049, 2**70 + 1),  # sigma(1)**cp, the clustering row's
+    (1.0000000000000002, 1.0000000000000002, int(1.7976931348623157e308)),
+    (5e-324, 5e-324, 2**64), (0.5, 0.5, -(2**66)),
+    (-1.5, -1.4, 2**65 + 1), (-1.5, -1.4, 2**65),  # the sign of b**n by parity
+])
+def test_an_integer_power_past_two_to_the_64_holds_its_value(lo, hi, n):
+    # from |n| = 2**64 on, b**n is exp(n·log|b|) with its sign (every float from
+    # 2**52 is an integer: binary powering took ~log2(n) squarings at thousands of
+    # bits per point); outward, and as narrow as the precision asks for a point
+    from mpmath.libmp import from_int
+
+    for prec in (53, 200):
+        r = OPS["Pow"](prec, (from_float(lo), from_float(hi)), point(from_int(n)))
+        with mpmath.workprec(prec + n.bit_length() + 100):
+            ends = sorted([mpmath.mpf(lo) ** n, mpmath.mpf(hi) ** n])
+            assert mpmath.mpf(r[0]) <= ends[0] and ends[1] <= mpmath.mpf(r[1])
+            if lo == hi:
+                assert mpmath.mpf(r[1]) - mpmath.mpf(r[0]) <= abs(ends[0]) * 2.0 ** (8 - prec)
