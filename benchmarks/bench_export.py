@@ -24,8 +24,12 @@ and 1000 normal(0, 3) (max/mean); for JAX,
 those where neither the input nor the exact value is subnormal (XLA on CPU
 flushes subnormals to zero: every JAX gradient loses all its bits there).
 
-Run:  python benchmarks/bench_export.py [--jax] [--torch] [words: only the formulas named with one]
-(``--jax`` / ``--torch``: that framework's implementations only)
+Run:  python benchmarks/bench_export.py [--jax] [--torch] [--compile] [words]
+(words: only the formulas whose name holds one; ``--jax`` / ``--torch``: that
+framework's implementations only; ``--compile``:
+two more PyTorch rows, ``to_torch(..., compile=True)`` and autograd of
+``torch.compile`` of the torch formula, each compiled by its first call,
+before the rounds: about 5 s to several minutes of compiling per formula)
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ N = 10**6
 ROUNDS = 15
 BUDGET = 30.0  # seconds of rounds per formula and point set, after at least 3
 FMT = FORMATS["float64"]
+COMPILE = False  # --compile: also to_torch(compile=True) and torch.compile of the formula
 _C = sp.sqrt(2 / sp.pi)
 
 def _named(fn, label: str):
@@ -176,6 +181,11 @@ def run(only: list[str] | None = None, frameworks: tuple = ("JAX", "PyTorch")) -
             impl += [("PyTorch", "symgrad to_torch, stabilize=True", _torch_grad(ft)),
                      ("PyTorch", "symgrad to_torch", _torch_grad(symgrad.to_torch(e, [x]))),
                      ("PyTorch", "torch autograd", _torch_grad(tf))]
+            if COMPILE:  # each program compiled by torch.compile (the first call compiles)
+                fc = symgrad.to_torch(e, [x], stabilize=True, domain=d, compile=True)
+                impl += [("PyTorch", "to_torch, stabilize=True, compile=True", _torch_grad(fc)),
+                         ("PyTorch", "torch autograd of torch.compile(formula)",
+                          _torch_grad(torch.compile(tf)))]
             if tlib is not None:
                 impl.append(("PyTorch", getattr(tlib, "label", None)
                              or f"torch {tlib.__name__}", _torch_grad(tlib)))
@@ -223,6 +233,7 @@ def table(rows: list[tuple]) -> str:
 if __name__ == "__main__":
     import sys
 
-    words = [w for w in sys.argv[1:] if w not in ("--torch", "--jax")]
+    words = [w for w in sys.argv[1:] if w not in ("--torch", "--jax", "--compile")]
+    COMPILE = "--compile" in sys.argv
     fws = tuple(fw for fw, flag in (("JAX", "--jax"), ("PyTorch", "--torch")) if flag in sys.argv)
     print(table(run(words, fws or ("JAX", "PyTorch"))))

@@ -18,12 +18,18 @@ Function instead: one program for the value and the Jacobian entries (their
 common subexpressions once), the entries kept for the backward, which
 contracts them (unless it records a graph, ``create_graph=True``: then the
 entries come from the next order's Function as above).
+
+With ``compile=True`` each order's programs are compiled by
+``torch.compile`` (one fused loop per program instead of one eager pass
+over the data per operation); a program it cannot compile raises a
+:class:`~symgrad.errors.SymgradError`, never runs eager in its place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from ..errors import SymgradError
 from .args import signature
 from .matrix_front import matrix_export
 from .orders import FrameworkOrder, Order, contract_jvp, contract_vjp, dtype_name, export
@@ -51,11 +57,13 @@ class _TorchOrder(FrameworkOrder):
     """The ``torch.autograd.Function`` of one order (``fn``: its live outputs)."""
 
     backend = "torch"
+    compiled = False  # torch.compile each program (_CompiledTorchOrder)
 
     def __init__(self, order: Order) -> None:
         import torch
 
         super().__init__(order)
+        self._kernels: dict = {}
         rows = order.live or [-1]  # no live output: one zero output
         me = self
 
@@ -64,7 +72,7 @@ class _TorchOrder(FrameworkOrder):
 
             @staticmethod
             def forward(*xs):
-                kernel = order.kernel("torch", dtype_name(xs[0].dtype))
+                kernel = me.kernel(False, dtype_name(xs[0].dtype))
                 return _normalize(_run(kernel, xs), xs)
 
             @staticmethod
@@ -112,7 +120,7 @@ class _TorchOrder(FrameworkOrder):
         class ExportedJoint(torch.autograd.Function):
             @staticmethod
             def forward(ctx, *xs):
-                kernel = order.joint_kernel("torch", dtype_name(xs[0].dtype))
+                kernel = me.kernel(True, dtype_name(xs[0].dtype))
                 outs = _normalize(_run(kernel, xs), xs)
                 ctx.save_for_backward(*xs, *outs[len(order.live):])
                 return outs[:len(order.live)]
@@ -132,21 +140,95 @@ class _TorchOrder(FrameworkOrder):
         ExportedJoint.__name__ = "SymgradExportedJoint"
         return ExportedJoint
 
+    def kernel(self, joint: bool, dtype: str) -> Callable:
+        """This order's program for tensors of ``dtype`` (``joint``: with the
+        next order's outputs), compiled by ``torch.compile`` if the export was
+        asked to (:class:`_Compiled`)."""
+        key = (joint, dtype)
+        if key not in self._kernels:
+            k = (self.order.joint_kernel if joint else self.order.kernel)("torch", dtype)
+            self._kernels[key] = _Compiled(k) if self.compiled else k
+        return self._kernels[key]
+
     def run(self, *xs) -> tuple:
         if not xs:  # a function of no arguments: its constants in PyTorch's default type
             import torch
 
-            kernel = self.order.kernel("torch", dtype_name(torch.get_default_dtype()))
+            kernel = self.kernel(False, dtype_name(torch.get_default_dtype()))
             return tuple(torch.as_tensor(o, dtype=torch.get_default_dtype()) for o in kernel())
         if self.joint is not None and _eager_backward(xs):
             return self.joint.apply(*xs)
         return self.fn.apply(*xs)
 
 
+class _CompiledTorchOrder(_TorchOrder):
+    """An order whose programs are compiled (``to_torch(compile=True)``); its
+    next order's too."""
+
+    compiled = True
+
+
+class _Compiled:
+    """``kernel`` (a generated program) compiled by ``torch.compile`` on its
+    first call: the whole graph (``fullgraph``; shapes dynamic, so another
+    batch size is not another compilation).  The first call runs ``kernel``
+    eagerly on one point before, so the constants its helpers make on first
+    use (a pair exp's table) are made outside the trace.  Anything that fails
+    in the compiled call (dynamo cannot trace the program, no C++ compiler
+    for inductor, ...) raises a SymgradError: the program never runs eager
+    in its place, silently slower."""
+
+    def __init__(self, kernel: Callable) -> None:
+        self.kernel, self.fn = kernel, None
+        self.source = kernel.source
+
+    def __call__(self, *xs):
+        import torch
+
+        if self.fn is None:
+            _prime(self.kernel, xs)
+            self.fn = torch.compile(self.kernel, fullgraph=True, dynamic=True)
+        try:
+            return self.fn(*xs)
+        except Exception as err:
+            msg = str(err).strip().splitlines()
+            raise SymgradError(
+                f"to_torch(compile=True): torch.compile could not run the exported program "
+                f"({type(err).__name__}: {msg[0] if msg else ''}); export without "
+                f"compile=True to run it eagerly") from err
+
+
+def _prime(kernel: Callable, xs: tuple) -> None:
+    """Make what ``kernel``'s helpers make on first use, before dynamo traces
+    it (a dict it fills during the trace cannot be rebuilt: dynamo refuses
+    the graph): one eager run on one point of ``xs``, then each per-type
+    constant of the pair helpers (``_DDConsts``) for ``xs``' float type,
+    including those only Dekker's products read (eager PyTorch's products
+    take ``addcmul`` instead, traced code Dekker's)."""
+    from .torch_pairs import result_type
+
+    kernel(*(x.reshape(-1)[:1] for x in xs))
+    names = kernel.__globals__
+    consts = names.get("_DDConsts")
+    if consts is None:
+        return
+    t = result_type(*xs)
+    for v in list(names.values()):
+        if isinstance(v, consts):
+            try:
+                v[t]
+            except Exception:  # noqa: BLE001, S110  (not made for this type: a trace that needs it fails loudly)
+                pass
+
+
 def _run(kernel: Callable, xs: tuple) -> tuple:
     """``kernel(*xs)``: eager CPU tensors of many points block by block (each
-    block's tensors stay in the cache: ``torch_ops.blocked``), others whole."""
+    block's tensors stay in the cache: ``torch_ops.blocked``), others whole;
+    a compiled program whole (its loop is fused: no tensor in between)."""
     from .torch_ops import blocked
+
+    if isinstance(kernel, _Compiled):
+        return kernel(*xs)
 
     got = blocked(kernel, xs)
     return kernel(*xs) if got is None else got
@@ -167,7 +249,7 @@ def _eager_backward(xs) -> bool:
 
 
 def to_torch(expr: object, args: object, *, stabilize: bool = False,
-             domain: Mapping | None = None) -> Callable:
+             domain: Mapping | None = None, compile: bool = False) -> Callable:
     """A PyTorch function computing ``expr`` (an expression or a pytree of
     them) from ``args`` (a Symbol, or a list of Symbols and Matrices of
     Symbols: one tensor argument each) through a ``torch.autograd.Function``
@@ -179,7 +261,12 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
     formulas are emitted in :func:`symgrad.stabilize`'s choice of float
     forms over ``domain`` (symbol -> (lo, hi); all floats where not given).
     ``torch.func.grad`` and ``torch.func.vmap`` work; tensors stay on their
-    device.
+    device.  With ``compile=True`` each program (value, Jacobian entries,
+    each order) is compiled by ``torch.compile`` the first time it runs
+    (seconds to a minute of compiling, once per program and float type; it
+    needs inductor's C++ compiler on the CPU), and runs as one fused loop
+    instead of one pass over the data per operation; where it cannot be
+    compiled the call raises a :class:`~symgrad.errors.SymgradError`.
 
     Arguments broadcast; numbers and integer tensors become the common
     floating type (PyTorch's default if none).  ``f.Function`` is the
@@ -198,7 +285,11 @@ def to_torch(expr: object, args: object, *, stabilize: bool = False,
     require("torch")
     done = matrix_export("torch", expr, args, stabilize, domain)
     if done is not None:
+        if compile:
+            raise SymgradError("to_torch(compile=True) of a MatrixSymbol formula is not "
+                               "supported: export it without compile=True")
         return done
-    call = export(_TorchOrder, signature(expr, args), stabilize, domain)
+    call = export(_CompiledTorchOrder if compile else _TorchOrder, signature(expr, args),
+                  stabilize, domain)
     call.Function = call.first.fn
     return call

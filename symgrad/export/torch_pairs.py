@@ -227,4 +227,6 @@ def take(table, i):
     >>> take(torch.tensor([1.0, 2.0, 4.0]), torch.tensor([[2, 0], [1, 1]])).tolist()
     [[4.0, 1.0], [2.0, 2.0]]
     """
+    if torch.compiler.is_compiling():  # (traced: table[i] of a 0-d i reads i's value)
+        return torch.take(table, i.reshape(-1)).reshape(i.shape)
     return table[i]

@@ -1,6 +1,9 @@
 """to_torch: backward (and double backward) is symgrad's, under autograd and
 torch.func."""
 
+import os
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -67,8 +70,9 @@ def test_torch_func_and_batch_agree_with_numpy_code():
     f = symgrad.to_torch(e, [x, y])
     ref = symgrad.lambdify([x, y], symgrad.grad(e, [x, y]))
     rng = np.random.default_rng(0)
-    # 10^5 points: a batch through the joint Function (the 10^6 item is test_jax.py's)
-    xs, ys = rng.uniform(-20, 20, 10**5), rng.uniform(-20, 20, 10**5)
+    # 70,000 points: a batch through the joint Function, over more than one of its
+    # blocks (65,536 float64 at most; the 10^6 item is test_jax.py's)
+    xs, ys = rng.uniform(-20, 20, 70_000), rng.uniform(-20, 20, 70_000)
     a, b = torch.tensor(xs, requires_grad=True), torch.tensor(ys, requires_grad=True)
     f(a, b).sum().backward()
     for g, w in zip((a.grad, b.grad), ref(xs, ys)):
@@ -321,3 +325,39 @@ def test_symbols_named_like_the_generated_function():
     assert [a.grad.item(), b.grad.item()] == [3.0, 2.0]
     assert c.grad.item() == np.cos(0.5)
     assert symgrad.lambdify([f, g], f * g, backend="torch")(2.0, 4.0) == 8.0
+
+
+def test_compile_runs_each_program_through_torch_compile_or_raises(monkeypatch):
+    """compile=True: the value-and-Jacobian program goes to torch.compile
+    (fullgraph, dynamic shapes) after one eager run on one point; where
+    torch.compile fails the call raises, it never runs eager in its place."""
+    calls = []
+
+    def failing(fn, **kw):
+        calls.append(kw)
+
+        def run(*xs):
+            raise RuntimeError("no C++ compiler")
+        return run
+
+    monkeypatch.setattr("torch.compile", failing)
+    f = symgrad.to_torch(x * y, [x, y], compile=True)
+    with pytest.raises(symgrad.SymgradError, match="compile=True.*no C\\+\\+ compiler"):
+        f(_leaf([1.0, 2.0]), torch.tensor([3.0, 4.0], dtype=torch.float64)).sum().backward()
+    assert calls == [{"fullgraph": True, "dynamic": True}]
+    w = sp.MatrixSymbol("w", 2, 1)
+    with pytest.raises(symgrad.SymgradError, match="compile=True"):
+        symgrad.to_torch((w.T * w)[0, 0], [w], compile=True)
+
+
+@pytest.mark.skipif(os.environ.get("SYMGRAD_LONG") != "1",
+                    reason="torch.compile of a program in pairs takes ~30-60 s of CPU: "
+                           "SYMGRAD_LONG=1 runs it")
+def test_compiled_pairs_keep_their_bits():
+    f = symgrad.to_torch(symgrad.compensated(x * y - 1), [x, y], compile=True)
+    g = np.random.default_rng(0)
+    a = torch.tensor(g.uniform(0.5, 2, 2000), dtype=torch.float64)
+    b = (1 / a) * (1 + torch.tensor(g.integers(-4, 5, 2000), dtype=torch.float64) * 2.0**-52)
+    got = f(a, b)
+    want = [float(Fraction(u) * Fraction(v) - 1) for u, v in zip(a.tolist(), b.tolist())]
+    assert got.tolist() == want  # x*y - 1 rounded once: what the pairs give, compiled too
