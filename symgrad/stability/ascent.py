@@ -249,8 +249,9 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                     continue
                 x0 = float(row[j])
                 # a first step small enough for the first order (grown where
-                # the value does not change: from x = 1e-144 toward 1e-16)
-                h = abs(x0) * 2.0**-8 or (hi[j] - lo[j]) * 2.0**-40
+                # the value does not change: from x = 1e-144 toward 1e-16;
+                # the width scaled first: hi - lo overflows over all floats)
+                h = abs(x0) * 2.0**-8 or (hi[j] * 2.0**-40 - lo[j] * 2.0**-40)
                 x1 = x0 + h if x0 + h <= hi[j] else x0 - h
                 lines.append([o, row, j, x0, f0, x1, math.nan, s_i, h, 0])
         if not lines:
@@ -266,7 +267,7 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                 x0, f0, x1, f1 = it[3], it[4], it[5], it[6]
                 with np.errstate(all="ignore"):
                     if f1 == f0:  # not visible yet: a larger first step
-                        it[8] = max(it[8] * 2.0**20, (hi[it[2]] - lo[it[2]]) * 2.0**-40)
+                        it[8] = max(it[8] * 2.0**20, hi[it[2]] * 2.0**-40 - lo[it[2]] * 2.0**-40)
                         xs.append(x0 + it[8] if x0 + it[8] <= hi[it[2]] else x0 - it[8])
                     else:
                         if it[9] >= 2:

@@ -696,6 +696,31 @@ def test_the_steps_toward_the_outputs_zero_reach_a_zero_only_a_finer_variable_re
     assert min(exact) < Fraction(1, 10**30)
 
 
+def test_a_zero_start_over_the_whole_float_range_steps_without_overflow():
+    # a start at x = 0 takes its first step from the range's width, which is
+    # past the largest float over (-max, max): hi - lo overflowed (a
+    # RuntimeWarning users of stabilize saw over all floats, and a step of inf)
+    import warnings
+
+    from symgrad.stability.ascent import toward_zeros
+
+    fmt = FORMATS["float64"]
+    big = float(np.finfo(np.float64).max)
+
+    def value(rows):
+        return np.array([[a + b - 1 for a, b in rows]])
+
+    def probe(rows):
+        return np.zeros((1, len(rows))), value(rows)
+
+    points = np.array([[0.0, 0.5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        rows = toward_zeros(points, np.array([[5.0]]), value(points), probe,
+                            [(-big, big), (-big, big)], fmt)
+    assert len(rows) and np.isfinite(rows).all()
+
+
 def test_a_form_in_pairs_is_measured_at_its_true_zero_beyond_a_floats_reach():
     # the weighted BCE gradient's form in pairs (heldout_b row 44) was
     # verified at 1.0 bits: the sums' zeros the search brackets are those of
