@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
-           "exp2", "exp", "log", "zeros_like", "log1p", "floor", "sin", "cos", "arctan",
+           "exp2", "exp", "log", "zeros_like", "log1p", "floor", "sin", "cos", "arctan", "sqrt",
            "const_pair", "fused", "product_error", "finite", "exp_table", "index", "take"]
 
 
@@ -118,6 +118,12 @@ def cos(a):
 
 def arctan(a):
     return torch.atan(a)
+
+
+def sqrt(a):
+    if isinstance(a, torch.Tensor):
+        return torch.sqrt(a)
+    return math.sqrt(a) if a >= 0 else math.nan  # (NumPy's NaN, not ValueError)
 
 
 def float_pair(h: float, lo: float, t: torch.dtype) -> tuple[float, float]:
