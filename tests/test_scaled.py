@@ -116,6 +116,30 @@ def test_a_subnormal_result_is_rounded_once(expr, args):
     assert abs(got - truth) <= np.spacing(truth), (got, truth)
 
 
+def test_a_compensated_quotient_whose_scaled_value_underflows_is_scaled_back_by_parts():
+    # TNG's eigenvalue as stabilize writes it, (4ad - 4bc)/(hypot + hypot) in pairs
+    # over scaled inputs: k = 337 (the inputs' midrange) put the quotient 2.9e-272
+    # at 1e-373, 0 in the scaled range; numerator and denominator, each in pairs,
+    # are scaled back and then divided (0 before, 58.9 bits in the FPBench row)
+    import mpmath
+    from sympy import Piecewise, symbols
+    from sympy.codegen.cfunctions import hypot as hyp
+
+    from symgrad import compensated
+
+    a, b, c, d = symbols("a b c d", real=True)
+    h1, h2 = hyp(a - d, b + c), hyp(a + d, b - c)
+    form = scaled(compensated(Piecewise(((4 * a * d - 4 * b * c) / (h1 + h2), h1 > 0),
+                                        (h2 - h1, True))))
+    args = [float.fromhex(v) for v in ("0x0.0p+0", "0x1.60175b4af46fcp-161",
+                                       "-0x1.f0af02c74b492p+92", "0x1.5b3202fffe08bp+835")]
+    with mpmath.workprec(3000):
+        A, B, C, D = map(mpmath.mpf, args)
+        truth = float(mpmath.sqrt((A + D)**2 + (B - C)**2) - mpmath.sqrt((A - D)**2 + (B + C)**2))
+    got = float(lambdify([a, b, c, d], form)(*args))
+    assert abs(got - truth) <= 2 * np.spacing(truth), (got, truth)
+
+
 def test_scaled_rounds_as_the_formula_where_nothing_leaves_the_range():
     # multiplying by a power of two is exact: the same bits at every ordinary point
     rng = np.random.default_rng(3)

@@ -45,6 +45,7 @@ from sympy import (
 )
 
 from ..build import cancelling, mapped
+from ..compensated import compensated
 from ..graph import postorder
 from ..scaled import degrees, scaled, weighted_homogeneity
 from ..widen import widen
@@ -171,25 +172,32 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
     1.28e-308 computed 4 binades into the subnormals of the scaled range,
     3.8 bits).  None where the top is no product of two factors or more."""
 
-    def back(n: Basic) -> Basic:
+    def back(n: Basic, pairs: bool) -> Basic:
         e = deg[n]
-        return copy(n) if e == 0 or isinstance(e, str) else \
-            _Back(copy(n), k, Integer(e.numerator), Integer(e.denominator))
+        v = copy(compensated(n) if pairs else n)
+        return v if e == 0 or isinstance(e, str) else \
+            _Back(v, k, Integer(e.numerator), Integer(e.denominator))
 
-    def pushed(n: Basic, consts: tuple) -> Basic | None:
+    def pushed(n: Basic, consts: tuple, pairs: bool = False) -> Basic | None:
+        if isinstance(n, compensated):
+            # into a compensated top: each factor in pairs over the scaled inputs,
+            # rounded, scaled back (TNG's eigenvalue, (4ad - 4bc)/(hypot + hypot):
+            # 0 for 2.9e-272, the quotient 1e-373 in the scaled range; a product
+            # of two rounded factors is within 1.5 ulp)
+            return pushed(n.args[0], consts, True)
         if isinstance(n, Piecewise):
-            got = [pushed(e, consts) for e, _ in n.args]
+            got = [pushed(e, consts, pairs) for e, _ in n.args]
             if all(g is None for g in got):
                 return None
-            return Piecewise(*[(g if g is not None else Mul(*consts, back(e)), copy(c))
+            return Piecewise(*[(g if g is not None else Mul(*consts, back(e, pairs)), copy(c))
                                for g, (e, c) in zip(got, n.args)])
         if not isinstance(n, Mul):
             return None
         cs = consts + tuple(f for f in n.args if not f.free_symbols)
         fs = [f for f in n.args if f.free_symbols]
         if len(fs) == 1:
-            return pushed(fs[0], cs)
-        return Mul(*cs, *[back(f) for f in fs], evaluate=False)
+            return pushed(fs[0], cs, pairs)
+        return Mul(*cs, *[back(f, pairs) for f in fs], evaluate=False)
 
     return pushed(u, ())
 
