@@ -568,7 +568,8 @@ def test_erf_and_erfc_where_erf_is_one_within_the_precision_are_bounded(u, prec)
     (1.0000000000000002, 1.0000000000000002, int(1.7976931348623157e308)),
     (5e-324, 5e-324, 2**64), (0.5, 0.5, -(2**66)),
     (-1.5, -1.4, 2**65 + 1), (-1.5, -1.4, 2**65),  # the sign of b**n by parity
-])
+], ids=["sigmoid-2^70", "1+ulp-max", "tiny-2^64", "half-minus-2^66", "negative-odd",
+        "negative-even"])
 def test_an_integer_power_past_two_to_the_64_holds_its_value(lo, hi, n):
     # from |n| = 2**64 on, b**n is exp(n·log|b|) with its sign (every float from
     # 2**52 is an integer: binary powering took ~log2(n) squarings at thousands of
