@@ -12,6 +12,7 @@ from . import autodiff as _autodiff
 from . import pickling as _pickling  # noqa: F401  (pickling keeps formulas as written)
 from .attach import attach_gradient
 from .autodiff import grad, hessian, jacobian, jvp, vjp
+from .certified import certified
 from .codegen import lambdify, numpy_code
 from .compensated import compensated
 from .custom import custom_gradient, custom_jvp, custom_vjp
@@ -100,6 +101,7 @@ __all__ = [
     "to_jax",
     "to_torch",
     "compensated",
+    "certified",
     "exact",
     "scaled",
 ]

@@ -22,6 +22,7 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..shapes import flatten_exprs
+from .certifying import CERTIFY_HELPERS, CERTIFY_NAMES, certifying, uses_certify
 from .compensating import (
     COMPENSATED_HELPERS,
     COMPENSATED_NAMES,
@@ -111,11 +112,12 @@ def _compile(
     runtime: bool = False, point: bool = False, scalars: bool = True,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
     reserved = reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES | REGION_NAMES \
-        | EXPANSION_NAMES
+        | EXPANSION_NAMES | CERTIFY_NAMES
     namer = Namer(reserved)
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
+    roots = certifying(roots)  # certified(u): u in pairs, recomputed where not certified
     roots = expanding(roots)  # exact(p): the polynomial p as an expansion, rounded once
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots, domain if stabilize else None)  # compensated(u): u in pairs
@@ -205,9 +207,11 @@ def _imports(prog: Program, runtime: bool = False) -> str:
     pairs = any(uses_compensated(c) for c in code)
     scales = any(uses_scaling(c) for c in code)
     expansions = any(uses_expansions(c) for c in code)
+    certify = any(uses_certify(c) for c in code)
     return head + ("\n\n" + WIDEN_HELPERS if wide else "") \
         + ("\n\n" + COMPENSATED_HELPERS if pairs else "") \
         + ("\n\n" + EXPANSION_HELPERS if expansions else "") \
+        + ("\n\n" + CERTIFY_HELPERS if certify else "") \
         + ("\n\n" + SCALE_HELPERS if scales else "") \
         + "".join("\n\n" + _region_source(*r) for r in prog.regions)
 

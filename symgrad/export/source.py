@@ -73,9 +73,10 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
 
 
 def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
-    """``roots`` with each ``exact(p)`` written ``compensated(p)``: the
-    export has no expansions (JAX and PyTorch code keeps the pairs form,
-    about twice the type's precision, where NumPy's code is exact).
+    """``roots`` with each ``exact(p)`` and ``certified(p)`` written
+    ``compensated(p)``: the export has no expansions and no recompute by the
+    ground truth (JAX and PyTorch code keeps the pairs form, about twice the
+    type's precision, where NumPy's code is exact or certified).
 
     >>> import sympy as sp, symgrad
     >>> x, y = sp.symbols("x y")
@@ -83,14 +84,15 @@ def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
     [compensated(x*y - 1) + 1]
     """
     from ..build import cancelling, mapped
+    from ..certified import certified
     from ..exact import exact
     from ..graph import postorder
 
     order, _ = postorder(roots, lambda n: n.args)
-    if not any(isinstance(n, exact) for n in order):
+    if not any(isinstance(n, (exact, certified)) for n in order):
         return roots
     return mapped(roots, cancelling, hook=lambda n, low: compensated(low[0])
-                  if isinstance(n, exact) else None)
+                  if isinstance(n, (exact, certified)) else None)
 
 
 def abs_folded(roots: list[Basic]) -> list[Basic]:

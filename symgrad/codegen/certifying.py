@@ -1,0 +1,166 @@
+"""Code for ``certified(u)``: ``u`` in pairs beside a bound on the pairs'
+error, recomputed by the ground truth where the bound does not certify it
+(:mod:`symgrad.certified`).
+
+Before ``compensating`` each ``certified(u)`` becomes one code-only call
+``_zv(compensated(u), E2, E1, text, *inputs)``: ``E2`` and ``E1`` are
+plain expressions of the inputs (:func:`error_masses`), ``text`` is ``u``'s
+``srepr`` (the ground truth's formula); the generated module defines the
+helpers (:data:`CERTIFY_HELPERS`, from :mod:`symgrad.codegen.certify_helpers`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from sympy import (
+    Abs,
+    Add,
+    Basic,
+    Dummy,
+    Integer,
+    Mul,
+    Number,
+    Pow,
+    Symbol,
+    atan,
+    cos,
+    exp,
+    log,
+    sin,
+    srepr,
+    tan,
+)
+from sympy.codegen.cfunctions import expm1, log1p
+
+from ..build import cancelling, mapped
+from ..certified import certified
+from ..compensated import compensated
+from ..errors import SymgradError
+from ..graph import postorder
+from . import certify_helpers
+from .texts import HelperCall, module_text
+
+__all__ = ["certifying", "error_masses", "CERTIFY_HELPERS", "CERTIFY_NAMES", "uses_certify"]
+
+# functions whose value compensating computes as a pair (relative error about
+# eps**2, plus eps**2 times the argument from its reduction)
+_PAIR_FUNCS = (exp, expm1, log, log1p, sin, cos, tan, atan)
+
+
+class _Zv(HelperCall):
+    """``_zv(r, e2, e1, text, *inputs)``; ``text`` is the class's (one
+    subclass per formula, :func:`_zv_class`)."""
+
+    _helper = "_zv"
+    _text = ""
+
+    def _numpycode(self, printer) -> str:
+        r, e2, e1, *inputs = (printer._print(a) for a in self.args)
+        return f"_zv({r}, {e2}, {e1}, {self._text!r}{''.join(', ' + a for a in inputs)})"
+
+    _symgrad_numpycode = _numpycode
+
+
+@functools.cache
+def _zv_class(text: str) -> type:
+    return type("_Zv", (_Zv,), {"_text": text})
+
+
+def _partials(n: Basic) -> list[Basic]:
+    """``n``'s partial derivatives in its arguments, as expressions of them."""
+    holes = [Dummy(f"a{i}", real=True) for i in range(len(n.args))]
+    f = n.func(*holes)
+    table = dict(zip(holes, n.args))
+    return [f.diff(h).xreplace(table) for h in holes]
+
+
+def error_masses(u: Basic) -> tuple[Basic, Basic]:
+    """``(E2, E1)``: a first-order bound on ``compensated(u)``'s error is
+    ``C (eps**2 E2 + eps E1)``.  Each node adds its own rounding (a sum of k
+    terms ``(k - 1) sum |a|``, a product's ``(k - 1)|v|``, a function of
+    pairs ``|v| + |f'(a)||a|`` (its reduction), to E2; a function computed
+    to one float, ``|v|``, to E1) and carries its arguments' masses times
+    ``|dv/da|``.  One walk of the DAG; SymgradError for a node without
+    derivatives (a Piecewise, a comparison).
+
+    >>> from sympy import symbols, log
+    >>> x, y = symbols("x y")
+    >>> e2, e1 = error_masses(log(y) - x + 1)
+    >>> e1
+    0
+    """
+    order, _ = postorder([u], lambda n: n.args)
+    m2: dict[Basic, Basic] = {}
+    m1: dict[Basic, Basic] = {}
+    for n in order:
+        if isinstance(n, Symbol):
+            m2[n] = m1[n] = Integer(0)
+            continue
+        if isinstance(n, Number) or n.is_number:
+            m2[n], m1[n] = Abs(n), Integer(0)
+            continue
+        if not isinstance(n, Basic) or not n.args or n.is_Boolean or n.is_Relational:
+            raise SymgradError(f"certified({u}): no error bound through {n}")
+        try:
+            ds = _partials(n)
+        except Exception as err:  # noqa: BLE001  (any node SymPy cannot differentiate)
+            raise SymgradError(f"certified({u}): no error bound through {n}: {err}") from None
+        k = len(n.args)
+        if isinstance(n, Add):
+            own2, own1 = (k - 1) * Add(*[Abs(a) for a in n.args]), Integer(0)
+        elif isinstance(n, Mul):
+            own2, own1 = (k - 1) * Abs(n), Integer(0)
+        elif isinstance(n, Pow) and n.exp.is_Integer:
+            own2, own1 = Abs(n.exp) * Abs(n), Integer(0)
+        elif isinstance(n, Pow) and n.exp in (Integer(1) / 2, -Integer(1) / 2):
+            own2, own1 = 2 * Abs(n), Integer(0)
+        elif isinstance(n, _PAIR_FUNCS):
+            own2, own1 = Abs(n) + Abs(ds[0]) * Abs(n.args[0]), Integer(0)
+        else:
+            own2, own1 = Integer(0), Abs(n)
+        m2[n] = own2 + Add(*[Abs(d) * m2[a] for d, a in zip(ds, n.args) if m2[a] != 0])
+        m1[n] = own1 + Add(*[Abs(d) * m1[a] for d, a in zip(ds, n.args) if m1[a] != 0])
+    return m2[u], m1[u]
+
+
+def _call(u: Basic) -> Basic:
+    e2, e1 = error_masses(u)
+    text = srepr(u)
+    certify_helpers._ZV_FORMS.setdefault(text, u)
+    gens = sorted(u.free_symbols, key=str)
+    return _zv_class(text)(compensated(u), e2, e1, *gens)
+
+
+def certifying(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with each ``certified(u)`` replaced by the call that
+    computes ``u`` in pairs and recomputes the elements its bound does not
+    certify; roots without ``certified`` come back as they are.
+
+    >>> from sympy import symbols, log
+    >>> x, y = symbols("x y")
+    >>> [c] = certifying([certified(log(y) - x + 1)])
+    >>> c.func.__name__, c.args[0]
+    ('_Zv', compensated(-x + log(y) + 1))
+    """
+    order, _ = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, certified) for n in order):
+        return roots
+    return mapped(roots, cancelling, swap=lambda n: _call(n.args[0])
+                  if isinstance(n, certified) else None)
+
+
+CERTIFY_NAMES = frozenset({"_zv", "_zv_bad", "_zv_truth", "_ZV_C", "_ZV_FORMS", "_ZV_TRUTHS",
+                           "_ZV_MAKER"})
+
+
+def uses_certify(code: str) -> bool:
+    """Whether generated code calls the certifying helpers.
+
+    >>> uses_certify("t0 = _zv(t1, t2, t3, 'x', x)"), uses_certify("t0 = x")
+    (True, False)
+    """
+    return "_zv(" in code
+
+
+CERTIFY_HELPERS = module_text(certify_helpers)

@@ -1,0 +1,72 @@
+"""certified(u): pairs with an error bound, the ground truth where the bound
+does not certify the pair (Ziv's strategy); a point's value is its own."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from symgrad import certified, compensated, lambdify
+from symgrad.codegen.certifying import error_masses
+from symgrad.errors import SymgradError
+from symgrad.stability.truth import GroundTruth
+
+x, y, a, b = sp.symbols("x y a b")
+
+
+def _kl_zero_curve_points(n):
+    """Points where log(y) - x + 1 is about 2**-110 of log(y): y near 1/e,
+    x the float nearest log(y) + 1 (a zero curve of two free inputs)."""
+    out = []
+    with mpmath.workprec(300):
+        for k in range(n):
+            yy = math.exp(-1) * (1 + (k - n // 2) * 1e-15)
+            out.append((float(mpmath.log(yy) + 1), yy))
+    return np.array(out)
+
+
+def test_certified_recomputes_where_pairs_lose_on_a_zero_curve():
+    e = sp.log(y) - x + 1  # the KL divergence's gradient in y
+    pts = _kl_zero_curve_points(7)
+    truth = GroundTruth([e], [x, y]).batch(pts)[0][0]
+    pairs = lambdify([x, y], compensated(e))(pts[:, 0], pts[:, 1])
+    got = lambdify([x, y], certified(e))(pts[:, 0], pts[:, 1])
+    assert np.any(np.abs(pairs - truth) > 4 * np.spacing(np.abs(truth)))  # pairs lose there
+    assert np.all(np.abs(got - truth) <= np.spacing(np.abs(truth)))  # within an ulp
+
+
+def test_certified_value_does_not_depend_on_the_batch():
+    e = sp.log(y) - x + 1
+    f = lambdify([x, y], certified(e))
+    deep = _kl_zero_curve_points(3)[1]
+    rng = np.random.default_rng(0)
+    batch = np.column_stack([rng.uniform(-5, 0, 50), rng.uniform(0.01, 1, 50)])
+    batch[17] = deep
+    alone = f(*deep)
+    assert f(batch[:, 0], batch[:, 1])[17] == alone
+    assert f(np.float64(deep[0]), np.float64(deep[1])) == alone
+
+
+def test_certified_in_float32_and_off_the_curve():
+    e = 1 / (1 + sp.exp(b - a)) - y  # a 2-logit softmax minus a label
+    f = lambdify([a, b, y], certified(e))
+    pts = np.array([[0.3, -1.2, 0.8175744761936437], [3.0, 2.0, 0.25]], dtype=np.float32)
+    truth = GroundTruth([e], [a, b, y], "float32").batch(pts)[0][0]
+    got = f(pts[:, 0], pts[:, 1], pts[:, 2])
+    assert got.dtype == np.float32
+    assert np.all(np.abs(got - truth) <= np.spacing(np.abs(truth)))
+
+
+def test_error_masses_refuse_a_node_without_derivatives():
+    assert error_masses(sp.log(y) - x + 1)[1] == 0  # every rounding in pairs
+    assert error_masses(sp.tanh(x) - y)[1] != 0  # tanh's value rounded to one float
+    with pytest.raises(SymgradError, match="no error bound"):
+        lambdify([x, y], certified(sp.Piecewise((x, x > y), (y, True)) - 1))
+
+
+def test_certified_exported_as_pairs():
+    from symgrad.export.source import exact_as_pairs
+
+    assert exact_as_pairs([certified(sp.log(y) - x)]) == [compensated(sp.log(y) - x)]
