@@ -27,12 +27,21 @@ over the data per operation); a program it cannot compile raises a
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 
 from ..errors import SymgradError
 from .args import signature
 from .matrix_front import matrix_export
-from .orders import FrameworkOrder, Order, contract_jvp, contract_vjp, dtype_name, export
+from .orders import (
+    ExportWarning,
+    FrameworkOrder,
+    Order,
+    contract_jvp,
+    contract_vjp,
+    dtype_name,
+    export,
+)
 from .source import require
 
 __all__ = ["to_torch"]
@@ -176,15 +185,27 @@ class _Compiled:
     use (a pair exp's table) are made outside the trace.  Anything that fails
     in the compiled call (dynamo cannot trace the program, no C++ compiler
     for inductor, ...) raises a SymgradError: the program never runs eager
-    in its place, silently slower."""
+    in its place, silently slower.  Inside a ``torch.func`` transform's level
+    (``vmap``; ``grad`` runs the Function's forward outside it), where dynamo
+    does not compile, it runs eagerly with an :class:`ExportWarning` (once
+    per program)."""
 
     def __init__(self, kernel: Callable) -> None:
-        self.kernel, self.fn = kernel, None
+        self.kernel, self.fn, self.warned = kernel, None, False
         self.source = kernel.source
 
     def __call__(self, *xs):
         import torch
 
+        stack = getattr(torch._C._functorch, "peek_interpreter_stack", None)
+        if stack is not None and stack() is not None:  # (the Function's inputs come unwrapped)
+            if not self.warned:  # dynamo compiles nothing inside a torch.func level
+                self.warned = True
+                warnings.warn("to_torch(compile=True): under a torch.func transform (grad, "
+                              "vmap, jacrev, ...) the exported program runs eagerly: "
+                              "torch.compile does not compile inside them (compile the "
+                              "transformed function instead)", ExportWarning, stacklevel=2)
+            return self.kernel(*xs)
         if self.fn is None:
             _prime(self.kernel, xs)
             self.fn = torch.compile(self.kernel, fullgraph=True, dynamic=True)

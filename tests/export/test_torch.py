@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 import symgrad
+from symgrad.export.orders import ExportWarning
 
 from ..backends import torch
 from .conftest import chosen_second, log1pexp
@@ -330,7 +331,9 @@ def test_symbols_named_like_the_generated_function():
 def test_compile_runs_each_program_through_torch_compile_or_raises(monkeypatch):
     """compile=True: the value-and-Jacobian program goes to torch.compile
     (fullgraph, dynamic shapes) after one eager run on one point; where
-    torch.compile fails the call raises, it never runs eager in its place."""
+    torch.compile fails the call raises, it never runs eager in its place;
+    inside a torch.func transform's level (vmap: dynamo compiles nothing
+    there) eager, with a warning."""
     calls = []
 
     def failing(fn, **kw):
@@ -345,6 +348,11 @@ def test_compile_runs_each_program_through_torch_compile_or_raises(monkeypatch):
     with pytest.raises(symgrad.SymgradError, match="compile=True.*no C\\+\\+ compiler"):
         f(_leaf([1.0, 2.0]), torch.tensor([3.0, 4.0], dtype=torch.float64)).sum().backward()
     assert calls == [{"fullgraph": True, "dynamic": True}]
+    sq = symgrad.to_torch(x * x, [x], compile=True)  # under vmap: eager, with a warning
+    with pytest.warns(ExportWarning, match="torch.func"):
+        got = torch.func.vmap(sq)(torch.tensor([1.5, 2.0], dtype=torch.float64))
+    assert got.tolist() == [2.25, 4.0]
+    assert len(calls) == 1
     w = sp.MatrixSymbol("w", 2, 1)
     with pytest.raises(symgrad.SymgradError, match="compile=True"):
         symgrad.to_torch((w.T * w)[0, 0], [w], compile=True)
