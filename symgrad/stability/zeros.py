@@ -8,10 +8,12 @@ formula nearby is found in mpmath (:func:`symgrad.rewrites.series.root_near`);
 the Taylor polynomial about the float nearest it
 (:func:`~symgrad.rewrites.series.taylor_about`, :func:`~symgrad.rewrites.series.horner`)
 replaces the best form on the largest interval around it where the
-polynomial is as accurate as that form or within the tolerance, found by
-bisection over the float ordinals on each side, as far as four times the
-root's scale (that interval, and narrower ones, each end shrunk on its
-own; 32 terms, or 16 or 8 where as good over nine tenths of it), beside
+polynomial's worst error at three floats is within the tolerance or no
+worse than that form's worst there (:func:`_good`), found by bisection over
+the float ordinals on each side, as far as four times the root's scale
+(that interval, and narrower ones, each end shrunk on its own where the
+best form keeps the tolerance over the band it takes back, :func:`_keeps`;
+32 terms, or 16 or 8 where as good over nine tenths of it), beside
 the best form with its exponentials of rounded arguments exact
 (:meth:`symgrad.stability.stabilize._Search._zeros`).  What this yields are candidates like any
 other: :func:`symgrad.stabilize` ranks them and verifies the one it chooses
