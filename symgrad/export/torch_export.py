@@ -27,6 +27,7 @@ over the data per operation); a program it cannot compile raises a
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Mapping
 
@@ -188,7 +189,11 @@ class _Compiled:
     in its place, silently slower.  Inside a ``torch.func`` transform's level
     (``vmap``; ``grad`` runs the Function's forward outside it), where dynamo
     does not compile, it runs eagerly with an :class:`ExportWarning` (once
-    per program)."""
+    per program).  One point (every input of one element) runs as a batch
+    of two and gives the first: dynamo compiles a batch of size 1 apart
+    (sizes 0 and 1 are specialized), whose code rounded some values an ulp
+    differently (the sigmoid's gradient at 2 of 40 points), and a point's
+    value must not depend on its batch."""
 
     def __init__(self, kernel: Callable) -> None:
         self.kernel, self.fn, self.warned = kernel, None, False
@@ -209,14 +214,22 @@ class _Compiled:
         if self.fn is None:
             _prime(self.kernel, xs)
             self.fn = torch.compile(self.kernel, fullgraph=True, dynamic=True)
+        shape = torch.broadcast_shapes(*(x.shape for x in xs))
+        one = math.prod(shape) == 1
+        if one:  # as a batch of two: its code, not the one dynamo specializes for one point
+            xs = tuple(x.reshape(1).repeat(2) if x.numel() == 1 else x for x in xs)
         try:
-            return self.fn(*xs)
+            out = self.fn(*xs)
         except Exception as err:
             msg = str(err).strip().splitlines()
             raise SymgradError(
                 f"to_torch(compile=True): torch.compile could not run the exported program "
                 f"({type(err).__name__}: {msg[0] if msg else ''}); export without "
                 f"compile=True to run it eagerly") from err
+        if one:
+            out = tuple(o[:1].reshape(shape) if isinstance(o, torch.Tensor) and o.numel() == 2
+                        else o for o in out)
+        return out
 
 
 def _prime(kernel: Callable, xs: tuple) -> None:

@@ -369,3 +369,5 @@ def test_compiled_pairs_keep_their_bits():
     got = f(a, b)
     want = [float(Fraction(u) * Fraction(v) - 1) for u, v in zip(a.tolist(), b.tolist())]
     assert got.tolist() == want  # x*y - 1 rounded once: what the pairs give, compiled too
+    for i in (0, 5, 1999):  # one point: the batch's value (not dynamo's code for size 1)
+        assert f(a[i], b[i]).item() == want[i] and f(a[i:i + 1], b[i:i + 1]).shape == (1,)
