@@ -116,11 +116,19 @@ def test_a_subnormal_result_is_rounded_once(expr, args):
     assert abs(got - truth) <= np.spacing(truth), (got, truth)
 
 
-def test_a_compensated_quotient_whose_scaled_value_underflows_is_scaled_back_by_parts():
+@pytest.mark.parametrize("point", [
+    ("0x0.0p+0", "0x1.60175b4af46fcp-161", "-0x1.f0af02c74b492p+92", "0x1.5b3202fffe08bp+835"),
+    ("-0x1.ae8282b2ab1d2p+570", "-0x1.822e3d78dfd41p-1021", "-0x1.eaa9816c6b985p+1023",
+     "-0x1.b8239d8c37e3ap-568"),
+], ids=["quotient-underflows", "inputs-span-the-range"])
+def test_a_compensated_quotient_whose_scaled_value_underflows_is_scaled_back_by_parts(point):
     # TNG's eigenvalue as stabilize writes it, (4ad - 4bc)/(hypot + hypot) in pairs
     # over scaled inputs: k = 337 (the inputs' midrange) put the quotient 2.9e-272
     # at 1e-373, 0 in the scaled range; numerator and denominator, each in pairs,
-    # are scaled back and then divided (0 before, 58.9 bits in the FPBench row)
+    # are scaled back and then divided (0 before, 58.9 bits in the FPBench row).
+    # Each factor is scaled on its own, its inputs only kept normal: at b = -6.7e-308
+    # beside c = -1.7e308 no one k held the denominator 3.4e308 in range and b out
+    # of the subnormals (1.97e-322 for 1.44e-321, 8.0 bits); the numerator needs none
     import mpmath
     from sympy import Piecewise, symbols
     from sympy.codegen.cfunctions import hypot as hyp
@@ -131,8 +139,7 @@ def test_a_compensated_quotient_whose_scaled_value_underflows_is_scaled_back_by_
     h1, h2 = hyp(a - d, b + c), hyp(a + d, b - c)
     form = scaled(compensated(Piecewise(((4 * a * d - 4 * b * c) / (h1 + h2), h1 > 0),
                                         (h2 - h1, True))))
-    args = [float.fromhex(v) for v in ("0x0.0p+0", "0x1.60175b4af46fcp-161",
-                                       "-0x1.f0af02c74b492p+92", "0x1.5b3202fffe08bp+835")]
+    args = [float.fromhex(v) for v in point]
     with mpmath.workprec(3000):
         A, B, C, D = map(mpmath.mpf, args)
         truth = float(mpmath.sqrt((A + D)**2 + (B - C)**2) - mpmath.sqrt((A - D)**2 + (B + C)**2))

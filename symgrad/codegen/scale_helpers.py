@@ -30,6 +30,18 @@ def _sc_k(q, n, *args):
     moved into the interval where every value (exponent estimate E, degree
     p/r: scaled to E - p*k/r) stays within L of 0; 0 where no input is
     finite and nonzero."""
+    return _sc_k_in(q, n, False, *args)
+
+
+def _sc_kn(q, n, *args):
+    """:func:`_sc_k` where the inputs themselves need only stay normal (their
+    scaled values exact), not within L of 0: a factor of a compensated
+    form scaled on its own (an input of 2**-1020 beside one of 2**1024,
+    where L leaves no k and the small one was rounded into the subnormals)."""
+    return _sc_k_in(q, n, True, *args)
+
+
+def _sc_k_in(q, n, normal, *args):
     es = args[:n]
     t = np.result_type(*[np.asarray(a) for a in es], 1.0)
     big = float(np.finfo(t).maxexp - 8)
@@ -38,6 +50,11 @@ def _sc_k(q, n, *args):
         hi, lo = np.fmax(hi, e), np.fmin(lo, e)
     k = np.floor((hi + lo) / 2)
     top, bottom = np.inf, -np.inf
+    if normal:  # frexp's e - k within [minexp + 1, maxexp]: the scaled input normal
+        fi = np.finfo(t)
+        for e in es:
+            bottom = np.fmax(bottom, e - float(fi.maxexp))
+            top = np.fmin(top, e - float(fi.minexp + 1))
     for i in range(n, len(args), 3):
         e, d = args[i], args[i + 1] / args[i + 2]
         a, b = (e - big) / d, (e + big) / d
@@ -45,6 +62,8 @@ def _sc_k(q, n, *args):
         top = np.fmin(top, np.maximum(a, b))
     k = np.maximum(np.minimum(k, top), bottom)
     k = np.where(np.isfinite(k), np.ceil(k / q) * q, 0.0)
+    if normal:  # the multiple of q below, where the one above leaves the interval
+        k = np.where((k > top) & (k - q >= bottom), k - q, k)
     return np.clip(k, -4096, 4096).astype(np.int32)[()]
 
 

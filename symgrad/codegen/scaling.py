@@ -65,6 +65,13 @@ class _ScaleExp(_Call):
     _helper = "_sc_k"
 
 
+class _ScaleExpNormal(_ScaleExp):
+    """As :class:`_ScaleExp`, the inputs needing only to stay normal (a factor
+    of a compensated form scaled on its own: ``_factors_back``)."""
+
+    _helper = "_sc_kn"
+
+
 class _Exponent(_Call):
     """An input's binary exponent (NaN where it is 0 or not finite)."""
 
@@ -120,7 +127,7 @@ def scaling(roots: list[Basic]) -> list[Basic]:
                   swap=lambda n: _scaled_code(n.args[0]) if isinstance(n, scaled) else None)
 
 
-def _scaled_code(u: Basic) -> Basic:
+def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
     sub, sub_kids = postorder([u], lambda n: n.args)
     got = weighted_homogeneity(u)
     if got is None or any(isinstance(n, widen) for n in sub):
@@ -136,12 +143,14 @@ def _scaled_code(u: Basic) -> Basic:
         e = deg[n]
         if not isinstance(e, str):
             den = math.lcm(den, e.denominator)  # (every value scaled by a power of two)
-        if est.get(n) is not None and e != 0 and not isinstance(e, str):
+        if est.get(n) is not None and e != 0 and not isinstance(e, str) \
+                and not (normal_inputs and isinstance(n, Symbol)):
             bounds += [est[n], Integer(e.numerator), Integer(e.denominator)]
     # an input of weight w is scaled to its exponent E - w*k: the midrange of E/w
-    k = _ScaleExp(Integer(2 * den), Integer(len(leaves)),
-                  *(est[s] if w[s] == 1 else Mul(Rational(1, w[s]), est[s]) for s in leaves),
-                  *bounds)
+    k = (_ScaleExpNormal if normal_inputs else _ScaleExp)(
+        Integer(2 * den), Integer(len(leaves)),
+        *(est[s] if w[s] == 1 else Mul(Rational(1, w[s]), est[s]) for s in leaves),
+        *bounds)
 
     def down(n: Basic, args: tuple) -> Basic | None:  # the copy over scaled inputs
         if isinstance(n, Symbol):
@@ -174,6 +183,13 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
 
     def back(n: Basic, pairs: bool) -> Basic:
         e = deg[n]
+        if pairs and e != 0 and not isinstance(e, str) and all(
+                w == 1 for w in (weighted_homogeneity(n) or ({}, 0))[0].values()):
+            # a factor of a compensated top: scaled on its own, its inputs only
+            # kept normal (TNG's eigenvalue at b = -6.7e-308, c = -1.7e308: no one
+            # k held the denominator 3.4e308 in range and b out of the subnormals,
+            # and 4ad - 4bc, which needs no scaling, cancels 41 bits)
+            return _scaled_code(compensated(n), True)
         v = copy(compensated(n) if pairs else n)
         return v if e == 0 or isinstance(e, str) else \
             _Back(v, k, Integer(e.numerator), Integer(e.denominator))
@@ -231,7 +247,7 @@ def _estimates(sub: list, kids: dict) -> dict:
     return est
 
 
-SCALE_NAMES = frozenset({"_sc_k", "_sc_e", "_sc_max", "_sc_pick"})
+SCALE_NAMES = frozenset({"_sc_k", "_sc_kn", "_sc_k_in", "_sc_e", "_sc_max", "_sc_pick"})
 
 
 def uses_scaling(code: str) -> bool:

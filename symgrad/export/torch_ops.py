@@ -125,6 +125,16 @@ def _sc_max(*es):
 def _sc_k(q, n, *args):
     """The exponent k (a multiple of q) the n inputs (their exponents first)
     are divided by 2**k by, per point (see SCALE_HELPERS)."""
+    return _sc_k_in(q, n, False, *args)
+
+
+def _sc_kn(q, n, *args):
+    """:func:`_sc_k` with the inputs only kept normal (see SCALE_HELPERS'
+    ``_sc_kn``: float64's exponent range, as ``big`` below)."""
+    return _sc_k_in(q, n, True, *args)
+
+
+def _sc_k_in(q, n, normal, *args):
     es = [torch.as_tensor(e, dtype=torch.float64) for e in args[:n]]
     big = 1016.0  # as NumPy's: the exponents are float64, so float64's maxexp - 8
     nan = torch.tensor(float("nan"), dtype=torch.float64)
@@ -134,6 +144,10 @@ def _sc_k(q, n, *args):
     k = torch.floor((hi + lo) / 2)
     top = torch.tensor(float("inf"), dtype=torch.float64)
     bottom = -top
+    if normal:
+        for e in es:
+            bottom = torch.fmax(bottom, e - 1024.0)
+            top = torch.fmin(top, e + 1021.0)
     for i in range(n, len(args), 3):
         e = torch.as_tensor(args[i], dtype=torch.float64)
         d = float(args[i + 1]) / float(args[i + 2])
@@ -142,6 +156,8 @@ def _sc_k(q, n, *args):
         top = torch.fmin(top, torch.maximum(a, b))
     k = torch.maximum(torch.minimum(k, top), bottom)
     k = torch.where(torch.isfinite(k), torch.ceil(k / q) * q, torch.zeros_like(k))
+    if normal:
+        k = torch.where((k > top) & (k - q >= bottom), k - q, k)
     return torch.clamp(k, -4096, 4096).to(torch.int32)
 
 
