@@ -3,7 +3,7 @@ error, recomputed by the ground truth where the bound does not certify it
 (:mod:`symgrad.certified`).
 
 Before ``compensating`` each ``certified(u)`` becomes one code-only call
-``_zv(compensated(u), E2, E1, text, *inputs)``: ``E2`` and ``E1`` are
+``_zv(compensated(u), E2, E1, E0, text, *inputs)``: the ``E`` are
 plain expressions of the inputs (:func:`error_masses`), ``text`` is ``u``'s
 ``srepr`` (the ground truth's formula); the generated module defines the
 helpers (:data:`CERTIFY_HELPERS`, from :mod:`symgrad.codegen.certify_helpers`).
@@ -19,8 +19,11 @@ from sympy import (
     Basic,
     Dummy,
     Integer,
+    Max,
+    Min,
     Mul,
     Number,
+    Piecewise,
     Pow,
     Symbol,
     atan,
@@ -38,10 +41,13 @@ from ..certified import certified
 from ..compensated import compensated
 from ..errors import SymgradError
 from ..graph import postorder
+from ..lowering import lower
+from ..rewrites import accurate_forms
 from . import certify_helpers
 from .texts import HelperCall, module_text
 
-__all__ = ["certifying", "error_masses", "CERTIFY_HELPERS", "CERTIFY_NAMES", "uses_certify"]
+__all__ = ["certifying", "certifiable", "error_masses", "CERTIFY_HELPERS", "CERTIFY_NAMES",
+           "uses_certify"]
 
 # functions whose value compensating computes as a pair (relative error about
 # eps**2, plus eps**2 times the argument from its reduction)
@@ -49,15 +55,15 @@ _PAIR_FUNCS = (exp, expm1, log, log1p, sin, cos, tan, atan)
 
 
 class _Zv(HelperCall):
-    """``_zv(r, e2, e1, text, *inputs)``; ``text`` is the class's (one
+    """``_zv(r, e2, e1, e0, text, *inputs)``; ``text`` is the class's (one
     subclass per formula, :func:`_zv_class`)."""
 
     _helper = "_zv"
     _text = ""
 
     def _numpycode(self, printer) -> str:
-        r, e2, e1, *inputs = (printer._print(a) for a in self.args)
-        return f"_zv({r}, {e2}, {e1}, {self._text!r}{''.join(', ' + a for a in inputs)})"
+        r, e2, e1, e0, *inputs = (printer._print(a) for a in self.args)
+        return f"_zv({r}, {e2}, {e1}, {e0}, {self._text!r}{''.join(', ' + a for a in inputs)})"
 
     _symgrad_numpycode = _numpycode
 
@@ -75,30 +81,32 @@ def _partials(n: Basic) -> list[Basic]:
     return [f.diff(h).xreplace(table) for h in holes]
 
 
-def error_masses(u: Basic) -> tuple[Basic, Basic]:
-    """``(E2, E1)``: a first-order bound on ``compensated(u)``'s error is
-    ``C (eps**2 E2 + eps E1)``.  Each node adds its own rounding (a sum of k
-    terms ``(k - 1) sum |a|``, a product's ``(k - 1)|v|``, a function of
-    pairs ``|v| + |f'(a)||a|`` (its reduction), to E2; a function computed
-    to one float, ``|v|``, to E1) and carries its arguments' masses times
-    ``|dv/da|``.  One walk of the DAG; SymgradError for a node without
-    derivatives (a Piecewise, a comparison).
+def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
+    """``(E2, E1, E0)``: a first-order bound on ``compensated(u)``'s error is
+    ``C (eps**2 E2 + eps E1 + tiny E0)`` (``tiny`` the type's smallest
+    subnormal).  Each node adds its own rounding (a sum of k terms
+    ``(k - 1) sum |a|``, a product's ``(k - 1)|v|``, a function of pairs
+    ``|v| + |f'(a)||a|`` (its reduction), to E2; a function computed to one
+    float, ``|v|``, to E1; 1 to E0, for an operation whose pair falls below
+    the normal range, where its low part is lost) and carries its
+    arguments' masses times ``|dv/da|``.  One walk of the DAG; SymgradError
+    for a node without derivatives (a Piecewise, a comparison).
 
     >>> from sympy import symbols, log
     >>> x, y = symbols("x y")
-    >>> e2, e1 = error_masses(log(y) - x + 1)
+    >>> e2, e1, e0 = error_masses(log(y) - x + 1)
     >>> e1
     0
     """
     order, _ = postorder([u], lambda n: n.args)
-    m2: dict[Basic, Basic] = {}
-    m1: dict[Basic, Basic] = {}
+    zero = Integer(0)
+    masses: dict[Basic, tuple] = {}
     for n in order:
         if isinstance(n, Symbol):
-            m2[n] = m1[n] = Integer(0)
+            masses[n] = (zero, zero, zero)
             continue
         if isinstance(n, Number) or n.is_number:
-            m2[n], m1[n] = Abs(n), Integer(0)
+            masses[n] = (Abs(n), zero, zero)
             continue
         if not isinstance(n, Basic) or not n.args or n.is_Boolean or n.is_Relational:
             raise SymgradError(f"certified({u}): no error bound through {n}")
@@ -108,28 +116,60 @@ def error_masses(u: Basic) -> tuple[Basic, Basic]:
             raise SymgradError(f"certified({u}): no error bound through {n}: {err}") from None
         k = len(n.args)
         if isinstance(n, Add):
-            own2, own1 = (k - 1) * Add(*[Abs(a) for a in n.args]), Integer(0)
+            own2, own1 = (k - 1) * Add(*[Abs(a) for a in n.args]), zero
         elif isinstance(n, Mul):
-            own2, own1 = (k - 1) * Abs(n), Integer(0)
+            own2, own1 = (k - 1) * Abs(n), zero
         elif isinstance(n, Pow) and n.exp.is_Integer:
-            own2, own1 = Abs(n.exp) * Abs(n), Integer(0)
+            own2, own1 = Abs(n.exp) * Abs(n), zero
         elif isinstance(n, Pow) and n.exp in (Integer(1) / 2, -Integer(1) / 2):
-            own2, own1 = 2 * Abs(n), Integer(0)
+            own2, own1 = 2 * Abs(n), zero
         elif isinstance(n, _PAIR_FUNCS):
-            own2, own1 = Abs(n) + Abs(ds[0]) * Abs(n.args[0]), Integer(0)
+            own2, own1 = Abs(n) + Abs(ds[0]) * Abs(n.args[0]), zero
+        elif isinstance(n, (Abs, Max, Min)):  # (a choice among pairs: no rounding)
+            own2, own1 = zero, zero
         else:
-            own2, own1 = Integer(0), Abs(n)
-        m2[n] = own2 + Add(*[Abs(d) * m2[a] for d, a in zip(ds, n.args) if m2[a] != 0])
-        m1[n] = own1 + Add(*[Abs(d) * m1[a] for d, a in zip(ds, n.args) if m1[a] != 0])
-    return m2[u], m1[u]
+            own2, own1 = zero, Abs(n)
+        own = (own2, own1, Integer(k))
+        masses[n] = tuple(
+            o + Add(*[Abs(d) * masses[a][j] for d, a in zip(ds, n.args) if masses[a][j] != 0])
+            for j, o in enumerate(own))
+    return masses[u]
+
+
+def certifiable(u: Basic) -> bool:
+    """Whether ``certified(u)`` has a bound with every rounding in pairs
+    (``E1 = 0``: no function rounded to one float, which would send nearly
+    every element to the ground truth), each branch of a Piecewise so, in
+    ``u`` as code generation computes it (lowered, its accurate forms).
+
+    >>> from sympy import symbols, log, tanh, Piecewise
+    >>> x, y = symbols("x y")
+    >>> certifiable(log(y) - x), certifiable(tanh(x) - y)
+    (True, False)
+    >>> certifiable(Piecewise((log(y) - x, x > 0), (y - x, True)))
+    True
+    """
+    u = accurate_forms(lower([u]))[0]  # (as code generation will see it)
+    branches = [b for b, _ in u.args] if isinstance(u, Piecewise) else [u]
+    for b in branches:
+        try:
+            if not b.free_symbols or error_masses(b)[1] != 0:
+                return False
+        except SymgradError:
+            return False
+    return True
 
 
 def _call(u: Basic) -> Basic:
-    e2, e1 = error_masses(u)
+    if isinstance(u, Piecewise):  # each branch certified (the conditions as written)
+        return Piecewise(*[(_call(b), c) for b, c in u.args])
+    if not u.free_symbols:
+        return u
+    e2, e1, e0 = error_masses(u)
     text = srepr(u)
     certify_helpers._ZV_FORMS.setdefault(text, u)
     gens = sorted(u.free_symbols, key=str)
-    return _zv_class(text)(compensated(u), e2, e1, *gens)
+    return _zv_class(text)(compensated(u), e2, e1, e0, *gens)
 
 
 def certifying(roots: list[Basic]) -> list[Basic]:
@@ -157,7 +197,7 @@ CERTIFY_NAMES = frozenset({"_zv", "_zv_bad", "_zv_truth", "_ZV_C", "_ZV_FORMS", 
 def uses_certify(code: str) -> bool:
     """Whether generated code calls the certifying helpers.
 
-    >>> uses_certify("t0 = _zv(t1, t2, t3, 'x', x)"), uses_certify("t0 = x")
+    >>> uses_certify("t0 = _zv(t1, t2, t3, t4, 'x', x)"), uses_certify("t0 = x")
     (True, False)
     """
     return "_zv(" in code

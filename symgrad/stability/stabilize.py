@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
 
+from ..certified import certified
+from ..codegen.certifying import certifiable
 from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
 from ..errors import StabilityWarning, SymgradError
@@ -676,6 +678,12 @@ class _Search:
                      for f, label in ((e.args[0], "compensated, scaled"),
                                       (source, "compensated, scaled, as written"))
                      if weighted_homogeneity(f) is not None][:1] + before
+            # the same pairs beside their error bound, the ground truth where the
+            # bound does not certify them: a zero curve of two free inputs, which
+            # they approach deeper than any fixed precision holds (the KL
+            # divergence's log(y) + 1 - x: 16.1 bits in long-double pairs)
+            zv = _certified_forms(e.args[0], source)
+            forms += [] if narrow else zv
             if self.widen:
                 # the plain form in the wider type, then these pairs in the wider
                 # type's pairs, where a cancellation is deeper than the dtype's
@@ -683,7 +691,7 @@ class _Search:
                 # its zero curve x = log(y) + 1, which two free inputs approach
                 # 2**-2p deep and more)
                 forms += [(widened(e.args[0]), "widened"), (widened(e), "compensated, widened")]
-            forms += after
+            forms += after + (zv if narrow else [])
             how = plain
         elif isinstance(e, widened) and self.widen and not isinstance(e.args[0], FloatMarker):
             # a plain form in the wider type that still loses bits: the formula
@@ -696,7 +704,8 @@ class _Search:
             # 12.3 s of stabilize where its long-double pairs took 1.5)
             forms = [(widened(compensated(_unnested(f))), label)
                      for f, label in ((source, "compensated, as written"),
-                                      (e.args[0], "compensated"))] + expansion
+                                      (e.args[0], "compensated"))] + expansion \
+                + _certified_forms(e.args[0], source)
         else:
             return best
         # each more exact than the one before: the next is tried while the best
@@ -1553,6 +1562,19 @@ def _unnested(e: Expr) -> Expr:
     order, _ = postorder([e], lambda n: n.args)
     inner = {n: n.args[0] for n in order if isinstance(n, compensated)}
     return replace_nodes([e], inner)[0] if inner else e
+
+
+def _certified_forms(form: Expr, source: Expr) -> list[tuple[Expr, str]]:
+    """``certified(form)`` and ``certified(source)`` (pairs beside their
+    error bound, the ground truth where it does not certify them:
+    :mod:`symgrad.certified`), each where every rounding of it is in pairs
+    (:func:`symgrad.codegen.certifying.certifiable`: a function rounded to
+    one float would send nearly every point to the ground truth)."""
+    out = []
+    for f, label in ((_unnested(form), "certified"), (source, "certified, as written")):
+        if certifiable(f) and all(f != g.args[0] for g, _ in out):
+            out.append((certified(f), label))
+    return out
 
 
 def _exact_form(source: Expr) -> list[tuple[Expr, str]]:

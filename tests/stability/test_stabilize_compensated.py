@@ -167,3 +167,18 @@ def test_a_polynomial_whose_pairs_lose_is_computed_exactly():
     s = stabilize(expr, dom, samples=256, explain=True)
     assert has_exact([s.result]) and "the pairs lost" in s.how
     assert s.choices[0].after[0] <= 1 and s.after.max_bits_error <= 1
+
+
+def test_a_zero_curve_no_fixed_precision_holds_is_certified():
+    # log(y)/2 - x - 1/4 in float64 (the KL divergence's gradient log(y) + 1 -
+    # x, a sibling): two free inputs approach its zero curve deeper than
+    # float64 pairs (2**-106) or long-double pairs (2**-128) hold: 16.1 bits in
+    # the latter at the after-report's point.  The pairs beside their error
+    # bound, recomputed by the ground truth where it does not certify them
+    # (certified): no bit lost, at about the pairs' cost
+    from symgrad.certified import certified
+
+    e = sp.log(y) / 2 - x - sp.Rational(1, 4)
+    s = stabilize([e], {x: (-50, 0), y: (5e-324, 1)}, samples=256, explain=True)
+    assert s.result[0].has(certified), s.how
+    assert s.choices[0].after[0] <= 1 and s.after.max_bits_error <= 1
