@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import mpmath
 import numpy as np
 from sympy import Abs, Dummy, Expr, Piecewise, Symbol, lambdify
 
@@ -47,6 +48,7 @@ MAX_ROOTS = 3  # distinct zero crossings tried per formula
 SHRINK = ((1.0, 1.0), (1.0, 0.5), (0.5, 1.0), (0.5, 0.5), (0.25, 0.25))
 _NOISE = 1 << 16  # ordinals to the other floats judging an edge (_good)
 _BAND = 16  # floats judging the best form between a narrower interval's end and the bisected one
+TRUNCATION = 2.0  # ulps of its value a series may lose to truncation where it keeps the tolerance
 _STEPS = 32  # bisection steps over the float ordinals (a 2^-32 of the span at most)
 
 
@@ -103,9 +105,10 @@ def series_at_zeros(
         for terms in sorted(TERMS, reverse=True) if every is not None else ():
             s = horner(every[:terms], sym, at)
             s_at = error_at(s)
+            cut = _truncation(f, every[:terms], at, fmt)
 
-            def good(v: float, s_at: Callable = s_at) -> bool:
-                return _good(v, s_at, best_at, tolerance, fmt)
+            def good(v: float, s_at: Callable = s_at, cut: Callable = cut) -> bool:
+                return _good(v, s_at, best_at, tolerance, fmt, cut)
 
             if not good(at):
                 continue
@@ -120,8 +123,9 @@ def series_at_zeros(
         for fewer in sorted(t for t in TERMS if t < terms):
             p = horner(every[:fewer], sym, at)
             p_at = error_at(p)
+            cut = _truncation(f, every[:fewer], at, fmt)
             a, b = at - 0.9 * (at - lo), at + 0.9 * (hi - at)
-            if all(_good(v, p_at, best_at, tolerance, fmt) for v in (at, a, b)):
+            if all(_good(v, p_at, best_at, tolerance, fmt, cut) for v in (at, a, b)):
                 s, lo, hi, terms = p, a, b, fewer
                 break
         done.append((lo, hi))
@@ -142,24 +146,52 @@ def series_at_zeros(
     return out
 
 
-def _good(v: float, s_at: Callable, best_at: Callable, tolerance: float, fmt) -> bool:
-    """Whether the series keeps the tolerance at ``v``, or loses no more
-    than the best form does there: the worst of its errors at ``v`` and two
-    floats ``2**16`` ordinals either side against ``tolerance`` and against
-    the worst of the best form's at the same three.  The error at one float
-    is a draw of rounding noise (0 to 1.6 bits for a 32-term polynomial
-    about the GELU-tanh gradient's zero, within the tolerance; 0 to 3 for
-    the best form beside it), so the worst of three is judged against the
-    worst of three, never one lucky draw against another: judged point by
-    point at any of the three (and against half the tolerance), an edge
-    passed where the series' truncation already cost 3.17 bits because the
-    form beside it drew 3 at one of them (the GELU-erf gradient's 32-term
-    series ended at x = -1.85877 in float64, SiLU's at -3.10624 in float32;
-    issue 17).  Where the truncation error takes over, it does at all
-    three."""
+def _good(v: float, s_at: Callable, best_at: Callable, tolerance: float, fmt,
+          cut: Callable[[float], float] = lambda v: 0.0) -> bool:
+    """Whether the series keeps the tolerance at ``v`` (its worst error at
+    ``v`` and two floats ``2**16`` ordinals either side within it, and its
+    truncation, ``cut(v)`` ulps computed exactly, within ``TRUNCATION``),
+    or the best form loses more than a bit past the tolerance there and the
+    series no more (the worst of its three errors against the worst of the
+    best form's at the same three).  The error at one float is a draw of
+    rounding noise (0 to 1.6 bits for a 32-term polynomial about the
+    GELU-tanh gradient's zero; 0 to 3 for the best form beside it), and
+    three draws miss its tail: judged at any one of the three against the
+    best form's draw there, an edge passed where the truncation had cost
+    3.17 bits (the GELU-erf gradient's 32-term series ended at x = -1.85877
+    in float64, SiLU's at -3.10624 in float32; issue 17), and judged by the
+    worst of three, the series' own three draws near -1.857 were within 2
+    bits where its truncation cost 4 ulps (3.32 bits at x = -1.8535, seed
+    11).  The truncation is no draw: smooth, measured at ``v`` alone."""
     ws = _three(v, fmt)
     series = max(s_at(w) for w in ws)
-    return series <= tolerance or series <= max(best_at(w) for w in ws)
+    if series <= tolerance and cut(v) <= TRUNCATION:
+        return True
+    best = max(best_at(w) for w in ws)
+    return best > tolerance + 1 and series <= best
+
+
+def _truncation(f: Callable, coeffs: list[float], at: float, fmt) -> Callable[[float], float]:
+    """``v -> |P(v) - f(v)|`` in ulps of ``f(v)`` in ``fmt``: the Taylor
+    polynomial ``P`` of ``coeffs`` about ``at`` evaluated exactly and ``f``
+    (an mpmath function) at 50 digits; 0 where ``f`` has no value there."""
+    cs = [mpmath.mpf(c) for c in coeffs]
+
+    def cut(v: float) -> float:
+        with mpmath.workdps(50):
+            try:
+                t = mpmath.mpf(v) - mpmath.mpf(at)
+                poly = mpmath.mpf(0)
+                for c in reversed(cs):
+                    poly = poly * t + c
+                fv = f(mpmath.mpf(v))
+                if not mpmath.isfinite(fv) or fv == 0:
+                    return 0.0
+                unit = float(np.spacing(np.abs(fmt.dtype.type(float(fv)))))
+                return float(abs(poly - fv)) / unit
+            except (ValueError, ZeroDivisionError, TypeError, OverflowError):
+                return 0.0
+    return cut
 
 
 def _keeps(end: float, far: float, best_at: Callable, tolerance: float, fmt) -> bool:
