@@ -8,8 +8,9 @@ formula nearby is found in mpmath (:func:`symgrad.rewrites.series.root_near`);
 the Taylor polynomial about the float nearest it
 (:func:`~symgrad.rewrites.series.taylor_about`, :func:`~symgrad.rewrites.series.horner`)
 replaces the best form on the largest interval around it where the
-polynomial's worst error at three floats is within the tolerance or no
-worse than that form's worst there (:func:`_good`), found by bisection over
+polynomial keeps the tolerance (its worst error at three floats, and its
+truncation computed exactly) or that form loses more than a bit past it
+and the polynomial no more (:func:`_good`), found by bisection over
 the float ordinals on each side, as far as four times the root's scale
 (that interval, and narrower ones, each end shrunk on its own where the
 best form keeps the tolerance over the band it takes back, :func:`_keeps`;
