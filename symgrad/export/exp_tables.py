@@ -44,6 +44,21 @@ def _integer_node(g: Basic) -> Basic | None:
     return found.pop() if len(found) == 1 else None
 
 
+def _unmarked(k: Basic) -> Basic:
+    """``k`` with each ``compensated(u)`` read as ``u``, for its bound: a pair
+    rounded once is a float within the bounds of ``u`` where those are
+    floats (rounding is monotonic), which integer bounds below 2**53 are.
+
+    >>> import sympy as sp, symgrad
+    >>> x = sp.Symbol("x", real=True)
+    >>> _unmarked(sp.floor(symgrad.compensated(64 * sp.Min(64, sp.Abs(x)))))
+    floor(64*Min(64, Abs(x)))
+    """
+    from ..compensated import compensated
+
+    return k.replace(lambda n: isinstance(n, compensated), lambda n: n.args[0])
+
+
 def _table(n: Basic, facts: Facts) -> Basic | None:
     """``n`` = exp(polynomial of one bounded integer node) as a lookup."""
     g = n.args[0]
@@ -60,7 +75,7 @@ def _table(n: Basic, facts: Facts) -> Basic | None:
         return None
     if p.degree() > _DEGREE or not all(c.is_Rational or c.is_Float for c in p.all_coeffs()):
         return None
-    b = facts.bound(k)
+    b = facts.bound(_unmarked(k))
     if b is None or not all(abs(v) < MAX_ENTRIES * 2**20 and v == int(v) for v in b) \
             or b[1] - b[0] >= MAX_ENTRIES:
         return None
@@ -74,17 +89,34 @@ def _table(n: Basic, facts: Facts) -> Basic | None:
 def exps_by_table(roots: list[Basic]) -> list[Basic]:
     """``roots`` with each ``exp`` of a polynomial in one ``floor`` or
     ``ceiling`` node whose value is bounded (over all real inputs) by at
-    most :data:`MAX_ENTRIES` integers read from a table instead.
+    most :data:`MAX_ENTRIES` integers read from a table instead, and so is
+    ``compensated(exp(...))`` of such an exponent (GELU-erf's gradient: the
+    pairs' exp of a float exponent, whose polynomial in integers is exact,
+    is that float's exp rounded; the entry is the correctly rounded one);
+    not an ``exp`` deeper inside a float marker (what it computes in pairs
+    is its own).  An integer node that reads a ``compensated(u)`` is bounded
+    as ``u``.  Run before the markers are compiled into pair helpers.
 
-    >>> import sympy as sp
+    >>> import sympy as sp, symgrad
     >>> x = sp.Symbol("x", real=True)
     >>> k = sp.floor(64 * sp.Min(64, sp.Abs(x)))
     >>> exps_by_table([sp.exp(-k**2 / 8192), sp.exp(-sp.floor(x)**2)])  # 4097 k; any floor(x)
     [_ExpTable(floor(64*Min(64, Abs(x))), 0, 4096, 0, 1, 0, 1, -1, 8192), exp(-floor(x)**2)]
+    >>> exps_by_table([symgrad.compensated(sp.exp(-k**2 / 16384))])
+    [_ExpTable(floor(64*Min(64, Abs(x))), 0, 4096, 0, 1, 0, 1, -1, 16384)]
     """
+    from ..compensated import compensated
+    from ..widen import FloatMarker
+
     facts = Facts(None)
 
-    def swap(n: Basic) -> Basic | None:
+    def swap(n: Basic) -> Basic | None:  # (asked top down, before n's arguments)
+        if isinstance(n, compensated) and isinstance(n.args[0], exp):
+            # the pairs' exp of a float exponent (a polynomial in integers: exact
+            # here) is that float's exp, rounded: the table's entry, correctly rounded
+            return _table(n.args[0], facts) or n
+        if isinstance(n, FloatMarker):
+            return n  # what a marker computes in pairs or wider is its own
         return _table(n, facts) if isinstance(n, exp) else None
 
     return mapped(roots, swap=swap)

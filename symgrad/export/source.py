@@ -421,10 +421,11 @@ def generate(
     # (exact(p): the pairs form; the export has no expansions)
     roots = scaling(unmark(exact_as_pairs(roots),
                            (widen,) if backend in PAIRS else (widen, compensated)))
+    if backend == "jax":  # an exp of a bounded integer, the split square's second factor: a lookup
+        roots = exps_by_table(roots)  # (before the pair helpers: its integer's bound reads them)
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
     if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone,
-        # (an exp of a bounded integer, the split square's second factor: a lookup)
-        roots = products_kept_rounded(exps_kept_apart(exps_by_table(roots)), domain)  # a*b + c
+        roots = products_kept_rounded(exps_kept_apart(roots), domain)  # a*b + c
         roots = estrin_sums(roots)  # a long Horner chain is the fused loop's critical path
     printer = printer_for(backend)
     regions: list = []
