@@ -19,9 +19,11 @@ element, only on that mask.  A point's value never depends on its batch.
 
 It is the form for zero sets that no fixed precision holds: ``log(y) - x +
 1`` (the KL divergence's gradient) along ``x = log(y) + 1``, ``tanh(x) -
-y``, ``erf(x) - y``.  The bound is first order and its constant measured
-(not proved): the inner values of ``M`` are plain floats, so an argument
-that itself cancels, under a steep function, can understate it.
+y``.  The bound is first order and its constant measured (not proved):
+the inner values of ``M`` are plain floats, so an argument that itself
+cancels, under a steep function, can understate it.  A function other than
+exp, expm1, log, log1p, sin, cos, tan, atan and tanh (``erf``) is rounded to
+one float in pairs: most elements of such a formula go to the ground truth.
 Export (JAX, PyTorch) computes ``compensated(u)`` without the recompute.
 """
 

@@ -14,7 +14,7 @@ import numpy as np
 # 2**p times the bound, or r or the bound is not finite, the element is
 # recomputed by the ground truth (interval arithmetic at increasing precision
 # until it rounds to one float).
-_ZV_C = 64.0  # the bound's constant (measured: 0.26 of it at most, docs/api.md)
+_ZV_C = 64.0  # the bound's constant (measured: 0.55 of it at most, docs/api.md)
 _ZV_FORMS = {}  # srepr text -> the formula, as code generation made it
 _ZV_TRUTHS = {}  # (text, dtype) -> its ground truth, built on the first rare element
 # (text, formula or None, dtype) -> a ground truth: set by symgrad.stability.truth

@@ -18,6 +18,7 @@ from sympy import (
     Add,
     Basic,
     Dummy,
+    Float,
     Integer,
     Max,
     Min,
@@ -30,11 +31,15 @@ from sympy import (
     cos,
     exp,
     log,
+    oo,
+    sign,
     sin,
     srepr,
     tan,
+    tanh,
 )
 from sympy.codegen.cfunctions import expm1, log1p
+from sympy.functions.special.delta_functions import Heaviside
 
 from ..build import cancelling, mapped
 from ..certified import certified
@@ -73,6 +78,25 @@ def _zv_class(text: str) -> type:
     return type("_Zv", (_Zv,), {"_text": text})
 
 
+# steps (no rounding, derivative 0 away from the step) and how near 0 their
+# argument must be, against its masses, for the step to be taken on trust:
+# 2**-40 E2 + 2**-16 E1 + 2**-140 E0 is over 4x float32's bound (C = 64)
+_STEPS = (Heaviside, sign)
+_STEP_NEAR = (Integer(2) ** -40, Integer(2) ** -16, Integer(2) ** -140)
+
+
+def _pair_tanh(u: Basic) -> Basic:
+    """``u`` with each ``tanh(a)`` written ``-sign(a) m/(2 + m)``, ``m =
+    expm1(-2|a|)`` in (-1, 0]: tanh as functions of pairs (no overflow)."""
+    order, _ = postorder([u], lambda n: n.args)
+    table = {}
+    for n in order:
+        if isinstance(n, tanh):
+            m = expm1(-2 * Abs(n.args[0]))
+            table[n] = -sign(n.args[0]) * m / (2 + m)
+    return u.xreplace(table) if table else u
+
+
 def _partials(n: Basic) -> list[Basic]:
     """``n``'s partial derivatives in its arguments, as expressions of them."""
     holes = [Dummy(f"a{i}", real=True) for i in range(len(n.args))]
@@ -106,15 +130,25 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             masses[n] = (zero, zero, zero)
             continue
         if isinstance(n, Number) or n.is_number:
-            masses[n] = (Abs(n), zero, zero)
+            # a float or a dyadic rational is exact; any other constant is a pair
+            exact = isinstance(n, Float) or (n.is_Rational and not n.q & (n.q - 1))
+            masses[n] = (zero if exact else Abs(n), zero, zero)
             continue
         if not isinstance(n, Basic) or not n.args or n.is_Boolean or n.is_Relational:
             raise SymgradError(f"certified({u}): no error bound through {n}")
+        k = len(n.args)
+        if isinstance(n, _STEPS):
+            # a step: no rounding, no derivative; where its argument is within
+            # its own bound of 0 (float32's constants: looser in float64) the
+            # step may be taken the wrong way: not certified there (inf)
+            m2, m1, m0 = masses[n.args[0]]
+            near = Abs(n.args[0]) <= _STEP_NEAR[0] * m2 + _STEP_NEAR[1] * m1 + _STEP_NEAR[2] * m0
+            masses[n] = (zero, Piecewise((oo, near), (zero, True)), zero)
+            continue
         try:
             ds = _partials(n)
         except Exception as err:  # noqa: BLE001  (any node SymPy cannot differentiate)
             raise SymgradError(f"certified({u}): no error bound through {n}: {err}") from None
-        k = len(n.args)
         if isinstance(n, Add):
             own2, own1 = (k - 1) * Add(*[Abs(a) for a in n.args]), zero
         elif isinstance(n, Mul):
@@ -142,20 +176,23 @@ def certifiable(u: Basic) -> bool:
     every element to the ground truth), each branch of a Piecewise so, in
     ``u`` as code generation computes it (lowered, its accurate forms).
 
-    >>> from sympy import symbols, log, tanh, Piecewise
+    >>> from sympy import symbols, log, tanh, erf, Piecewise
     >>> x, y = symbols("x y")
-    >>> certifiable(log(y) - x), certifiable(tanh(x) - y)
-    (True, False)
+    >>> certifiable(log(y) - x), certifiable(tanh(x) - y), certifiable(erf(x) - y)
+    (True, True, False)
     >>> certifiable(Piecewise((log(y) - x, x > 0), (y - x, True)))
     True
     """
-    u = accurate_forms(lower([u]))[0]  # (as code generation will see it)
+    u = _pair_tanh(accurate_forms(lower([u]))[0])  # (as code generation computes it)
     branches = [b for b, _ in u.args] if isinstance(u, Piecewise) else [u]
+    zero = Integer(0)
     for b in branches:
         try:
-            if not b.free_symbols or error_masses(b)[1] != 0:
-                return False
+            e1 = error_masses(b)[1] if b.free_symbols else None
         except SymgradError:
+            return False
+        steps = {p: zero for p in e1.atoms(Piecewise) if p.args[0][0] == oo} if e1 else {}
+        if e1 is None or e1.xreplace(steps) != 0:  # (0 but next to a step)
             return False
     return True
 
@@ -165,11 +202,12 @@ def _call(u: Basic) -> Basic:
         return Piecewise(*[(_call(b), c) for b, c in u.args])
     if not u.free_symbols:
         return u
-    e2, e1, e0 = error_masses(u)
+    v = _pair_tanh(u)
+    e2, e1, e0 = error_masses(v)
     text = srepr(u)
     certify_helpers._ZV_FORMS.setdefault(text, u)
     gens = sorted(u.free_symbols, key=str)
-    return _zv_class(text)(compensated(u), e2, e1, e0, *gens)
+    return _zv_class(text)(compensated(v), e2, e1, e0, *gens)
 
 
 def certifying(roots: list[Basic]) -> list[Basic]:
