@@ -233,7 +233,9 @@ class StabilityReport:
         ]
         if self.basis is not None:  # the figures and the verdict are measured, not proved
             rows.append(("how known", f"{self.basis}; the mean and median over the "
-                                      f"{self.basis.random} random ones; not proved (what "
+                                      f"{self.basis.random} random ones; the max is the "
+                                      "largest found, a lower bound for the domain (a zero "
+                                      "set the points miss can lose more); not proved (what "
                                       "is proved is under 'proved')"))
         if self.undefined_points:
             rows.append(("undefined", f"{self.undefined_points} point"

@@ -330,6 +330,7 @@ def test_the_basis_says_how_the_figures_were_measured():
     text = str(r)
     assert "how known: measured on" in text and "64 uniform over the floats" in text
     assert "by ascent" in text
+    assert "the max is the largest found, a lower bound for the domain" in text
 
 
 # ---- the figures stabilize reports ---------------------------------------------------
