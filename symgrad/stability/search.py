@@ -194,6 +194,33 @@ def _budget(samples: int) -> dict[str, int]:
     }
 
 
+def _pairwise_ends(n: int) -> np.ndarray:
+    """Rows of 0/1 (an end of each of ``n`` variables) in which every pair of
+    variables takes each of its four pairs of ends: a covering array of
+    strength 2, built greedily over every row (deterministic; 4 rows for
+    3 variables, 6 for 4 or 5, at most 9 up to 12). With more than 12
+    variables the rows of the 12 first are repeated (pairs 12 apart then
+    take only equal ends).
+
+    >>> _pairwise_ends(3).tolist()
+    [[0, 0, 0], [0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    """
+    m = min(n, 12)
+    cand = np.array(list(itertools.product((0, 1), repeat=m)), dtype=np.int8)
+    pairs = list(itertools.combinations(range(m), 2))
+    todo = np.ones((len(pairs), 2, 2), dtype=bool)
+    rows = []
+    while todo.any():
+        score = sum(todo[p, cand[:, i], cand[:, j]].astype(np.int32)
+                    for p, (i, j) in enumerate(pairs))
+        best = cand[int(np.argmax(score))]
+        rows.append(best)
+        for p, (i, j) in enumerate(pairs):
+            todo[p, best[i], best[j]] = False
+    out = np.array(rows, dtype=np.int8)
+    return np.tile(out, (1, -(-n // m)))[:, :n]
+
+
 class PointSearch:
     """The points at which to measure ``forms`` (the formulas that run,
     markers lowered) over ``domain``: :meth:`points`, then :func:`ascend`.
@@ -492,8 +519,11 @@ class PointSearch:
         """(label, rows, track) for the zeros of sums along each variable
         from base rows whose other variables are each at an exact end of
         their range (with 2 or 3 variables every combination of ends, so the
-        edges of a 3-variable box too; with more, an end at random per
-        variable, then the opposite ends), with several variables.  The other bases are
+        edges of a 3-variable box too; with more, rows in which every pair of
+        the other variables takes each of its four pairs of ends,
+        :func:`_pairwise_ends`: one end at random each and then the opposite
+        ends missed ``H(erf(z) - 1/(x w)) + v``'s loss at x = w = 1, a corner
+        of two variables, at 3 of 8 seeds), with several variables.  The other bases are
         drawn rows, whose variables are never exactly an end, and the points
         near the ends are 1 to 2**U floats inside it: a loss that lives only
         ON a face is reached by neither.  ``H(erf(z) - 1/x)`` at x = 1
@@ -515,9 +545,8 @@ class PointSearch:
             others = [i for i in range(k) if i != j]
             if k <= 3:  # every combination of ends: the edges of a 3-variable box too
                 combos = [np.array(c) for c in itertools.product((0, 1), repeat=k - 1)]
-            else:  # an end at random each, then the opposite ends
-                side = rng.integers(0, 2, size=k - 1)
-                combos = [side, 1 - side]
+            else:  # every pair of the others at every pair of ends (4 to 9 rows)
+                combos = list(_pairwise_ends(k - 1))
             for c in combos:
                 base = drawn[int(rng.choice(pool))].copy()
                 for i, end in zip(others, c):

@@ -636,6 +636,18 @@ def test_a_loss_that_lives_only_on_an_edge_of_the_box_is_measured():
     assert r.max_bits_error > 60, str(r)
 
 
+def test_a_loss_on_a_corner_of_two_of_four_variables_is_measured():
+    """With four variables the faces' bases put every pair of the others at
+    each of its four pairs of ends: ``H(erf(z) - 1/(x w)) + v`` loses 51 bits
+    only where x = w = 1 (erf(z) rounds to 1); one end at random each, then
+    the opposite ends, reached it at 5 of seeds 0-7 (0.0 at seeds 0, 3, 4)."""
+    w, v = symbols("w v", real=True)
+    f = Heaviside(erf(z) - 1 / (x * w)) + v
+    dom = {x: (0.5, 1.0), w: (0.5, 1.0), z: (0.0, 30.0), v: (1.0, 2.0)}
+    r = check_stability(f, dom, samples=64, seed=0)
+    assert r.max_bits_error > 40, str(r)
+
+
 def test_a_variable_at_exactly_zero_is_measured():
     """0*inf is NaN only where sin(x) is exactly 0: sin(x)*sinh(y)/y at x = 0,
     |y| > 710 (held-out family, Herbie's haskell.fpcore, float32): stabilize
