@@ -28,18 +28,11 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Abs, Rational, cos, cosh, exp, log, pi, sin, sinh, sqrt, tan
 
-import symgrad
-
-from .heldout import Held
+from .heldout import HALF, Held, _g
 
 x, y, z, e, v = sp.symbols("x y z e v", real=True)
 a, b, c = sp.symbols("a b c", real=True)
-HALF = Rational(1, 2)
 BIG = 1e300
-
-
-def _g(f, s):
-    return symgrad.grad(f, s)
 
 
 def _sigmoid(t):

@@ -31,16 +31,9 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Abs, Rational, acos, asin, atan, cos, erf, exp, log, loggamma, pi, sin, sqrt, tanh
 
-import symgrad
-
-from .heldout import Held
+from .heldout import HALF, Held, _g
 
 x, y, z, v, w = sp.symbols("x y z v w", real=True)
-HALF = Rational(1, 2)
-
-
-def _g(f, s):
-    return symgrad.grad(f, s)
 
 
 def family_c() -> list[Held]:

@@ -36,18 +36,11 @@ derives.  ``--dtype float32`` runs the same rows in float32.
 from __future__ import annotations
 
 import sympy as sp
-from sympy import Abs, Rational, acos, atan, cos, cosh, erf, exp, log, loggamma, sin, sqrt, tanh
+from sympy import Abs, acos, atan, cos, cosh, erf, exp, log, loggamma, sin, sqrt, tanh
 
-import symgrad
-
-from .heldout import Held
+from .heldout import HALF, Held, _g
 
 x, y, z, v, w = sp.symbols("x y z v w", real=True)
-HALF = Rational(1, 2)
-
-
-def _g(f, s):
-    return symgrad.grad(f, s)
 
 
 def family_d() -> list[Held]:

@@ -37,18 +37,11 @@ later commit that says so, with the measurements).
 from __future__ import annotations
 
 import sympy as sp
-from sympy import Rational, acos, asin, cos, exp, log, pi, sin, sqrt
+from sympy import acos, asin, cos, exp, log, pi, sin, sqrt
 
-import symgrad
-
-from .heldout import Held
+from .heldout import HALF, Held, _g
 
 x, y, z = sp.symbols("x y z", real=True)
-HALF = Rational(1, 2)
-
-
-def _g(f, s):
-    return symgrad.grad(f, s)
 
 
 def _sig(t):

@@ -30,18 +30,11 @@ later commit that says so, with the measurements).
 from __future__ import annotations
 
 import sympy as sp
-from sympy import Max, Rational, cos, erfc, exp, log, pi, sin, sqrt
+from sympy import Max, cos, erfc, exp, log, pi, sin, sqrt
 
-import symgrad
-
-from .heldout import Held
+from .heldout import Held, _g
 
 x, y, z = sp.symbols("x y z", real=True)
-HALF = Rational(1, 2)
-
-
-def _g(f, s):
-    return symgrad.grad(f, s)
 
 
 def _phi_upper(t):
