@@ -21,7 +21,7 @@ __all__ = ["_arg", "_batch", "_flat", "_cut", "_fresh", "_hypot", "_f32", "_f64"
            "_msin", "_mcos", "_msqrt", "_mhypot", "_sq", "_finite", "_pow", "_bad",
            "_add", "_sub", "_mul", "_div", "_neg", "_square", "_consts", "_sconsts", "_plain",
            "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows", "_take", "_give",
-           "_masked"]
+           "_masked", "_outs", "ALIGN_FROM"]
 
 _f32 = np.float32
 _f64 = np.float64
@@ -247,6 +247,51 @@ SCRATCH_BYTES = 64 * 2**20
 _scratch_bytes = [0]
 
 
+# Arrays of this many bytes up that the kernels write (the outputs of a call
+# of blocks, the scratch arrays of the kernels written in place) start at a
+# multiple of 64 bytes.  A ufunc writing an array of 10^4 or more float32 or
+# float64 elements whose data is not so aligned ran 1.7-2x slower (add of
+# 32,768 float32 elements: 4.4 us into an aligned array, 8.8 us at 4, 16 or
+# 32 bytes past it; where the operands start does not matter), and NumPy's
+# arrays start at 0, 16, 32 or 48 bytes past a multiple of 64, each as
+# likely (measured 2026-11-28, AVX-512 stores).  The same loops run on the
+# same values: the floats are the same.
+ALIGN_FROM = 16384
+
+
+def _aligned(n, dtype):
+    """A new array of ``n`` elements of ``dtype`` whose data starts at a
+    multiple of 64 bytes (where the type's size divides 64).
+
+    >>> a = _aligned(1000, np.dtype(np.float32))
+    >>> a.shape, a.ctypes.data % 64
+    ((1000,), 0)
+    """
+    size = dtype.itemsize
+    if 64 % size:
+        return np.empty(n, dtype)
+    base = np.empty(n + 64 // size, dtype)
+    return base[(-base.ctypes.data % 64) // size:][:n]
+
+
+def _outs(k, n, dtype):
+    """The outputs of a call of ``n`` elements a row: a new ``(k, n)`` array,
+    each row starting at a multiple of 64 bytes where a row takes
+    ``ALIGN_FROM`` bytes or more (and the type's size divides 64).
+
+    >>> o = _outs(2, 5000, np.dtype(np.float64))
+    >>> o.shape, o[0].ctypes.data % 64, o[1].ctypes.data % 64, o[1].flags.c_contiguous
+    ((2, 5000), 0, 0, True)
+    """
+    size = dtype.itemsize
+    if n * size < ALIGN_FROM or 64 % size:
+        return np.empty((k, n), dtype)
+    row = -(-n * size // 64) * (64 // size)  # (n, up to a multiple of 64 bytes)
+    base = np.empty(k * row + 64 // size, dtype)
+    start = (-base.ctypes.data % 64) // size
+    return base[start:start + k * row].reshape(k, row)[:, :n]
+
+
 def _take(like, k):
     """``k`` scratch arrays of the length (last axis) and type of ``like``:
     a set given back before, else new ones.
@@ -264,7 +309,7 @@ def _take(like, k):
             return free.pop()
         except IndexError:  # (another thread took the last one)
             pass
-    return tuple([np.empty(n, like.dtype) for _ in range(k)])
+    return tuple([_aligned(n, like.dtype) for _ in range(k)])
 
 
 def _give(b):

@@ -152,7 +152,7 @@ RUNTIME_IMPORT = (
     "from symgrad.codegen.runtime import _arg, _batch, _cut, _f32, _f64, _finite, _flat, _fresh, "
     "_hypot, _mcos, _mhypot, _msin, _msqrt, _nd, _sq, _pow, _bad, _add, _sub, _mul, _div, "
     "_neg, _square, _consts, _sconsts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows, "
-    "_take, _give, _errvar, _STRICT"
+    "_take, _give, _errvar, _STRICT, _outs"
 )
 
 
@@ -164,7 +164,7 @@ ENTRY_NAMES = frozenset({
     "_pow", "_bad", "_plain",
     "_dtype", "_odtype", "_shape", "_n", "_out", "_run", "_s", "_e", "_r", "_starts", "_v",
     "_o", "_step", "_ip", "_D32", "_D64", "_typed", "_astype", "_scalars", "_rows",
-    "_b", "_take", "_give", "_errvar", "_STRICT",
+    "_b", "_take", "_give", "_errvar", "_STRICT", "_outs",
 })
 
 
@@ -173,6 +173,15 @@ ENTRY_NAMES = frozenset({
 # whose calls cost a little less (no output argument, no names bound): the
 # two crossed at 150-250 elements, float32 and float64 (2026-11-27, load 5)
 INPLACE_FROM = 256
+
+# From this many elements up, a call of one block of the kernel written in
+# place runs as a call of blocks does (``_run``): into outputs and scratch
+# arrays that start at a multiple of 64 bytes (``runtime._outs``,
+# ``runtime._take``), where the kernel alone would write new arrays, which
+# NumPy starts at 16-byte multiples (``runtime.ALIGN_FROM``: a ufunc's
+# aligned writes are up to twice as fast).  Below, the few microseconds of
+# finding an address cost more than the writes save (measured 2026-11-28).
+ALIGNED_FROM = 2048
 
 # The arrays a block keeps alive at once (``Program.max_live`` of them, plus
 # the few a line makes on the way) stay under this many bytes per thread: a
@@ -286,8 +295,7 @@ def entry_source(
         if short:
             one_type = params and all(p.symbols for p in params)
             lines += _short_arrays(kernel, names, layout, n_out, int(block_step(block, live)),
-                                   inplace if one_type else None, typed,
-                                   block_len(block, live), rows)
+                                   inplace if one_type else None, typed, rows)
         lines += floats[at:]
     pad = "    "
     same = params and not complex_ and all(p.symbols for p in params)
@@ -341,8 +349,13 @@ def entry_source(
         lines.append("    _step = max(_n, 1)")
     whole = ", ".join(names)
     cuts = ", ".join(f"_cut({p.name}, {len(p.lead)}, _s, _e)" for p in params)
-    out = f"    _out = np.empty(({n_out}, _n), _odtype)"
-    lines.append("    if 0 < _n <= _step:  # one block: the kernel on the whole arrays")
+    out = f"    _out = np.empty(({n_out}, _n), _odtype)" if layout.kind == "matrix" \
+        else f"    _out = _outs({n_out}, _n, _odtype)"
+    if inplace:  # (in place from ALIGNED_FROM elements: into aligned arrays, in _run)
+        lines.append("    if 0 < _n <= _step and not (_ip and _n >= "
+                     f"{ALIGNED_FROM}):  # one block: the kernel on the whole arrays")
+    else:
+        lines.append("    if 0 < _n <= _step:  # one block: the kernel on the whole arrays")
     if rows:  # (a short float64 batch: any shape, any results, broadcast arguments;
         # _flat leaves an argument of one element 0-d)
         full = ", ".join(f"{n} if {n}.ndim else {n}.repeat(_n)" for n in names)
@@ -460,7 +473,6 @@ def _same_arrays(params: list[Param], dtype: str | None) -> list[str]:
 
 def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
                   step: int, inplace: str | None = None, typed: bool = False,
-                  length: str | None = None,
                   rows: tuple[str, int] | None = None) -> list[str]:
     """The shortest path, for a call of one block (up to ``step`` elements)
     of 1-D float64 or float32 arrays of one length, of a program whose
@@ -472,7 +484,9 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     call), 0.5 us at 1,000 (1-2%; measured 2026-11-27).  With ``rows``
     (a short-batch kernel and its most points), float64 batches up to that
     many points run it first, under NumPy's default error state (as the
-    one-point kernel does), the kernel where it gives None."""
+    one-point kernel does), the kernel where it gives None.  Calls of the
+    kernel written in place from ``ALIGNED_FROM`` elements take the path
+    of blocks (aligned outputs and scratch arrays) instead."""
     first = names[0]
     args = ", ".join(names)
     # (``_t``: the first argument's type, :func:`_python_floats`)
@@ -483,8 +497,10 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     one = "_r[0]" if layout.kind == "scalar" else ("_r" if layout.kind == "tuple" else "list(_r)")
     if inplace:
         call = f"{inplace}({args}) if _shape[0] >= {INPLACE_FROM} else {kernel}({args})"
-        # (``length``: the block's length in the arguments' type, block_len)
-        bound = f"<= {length}" if length else f"< {step + 1}"
+        # (float32 blocks hold twice the elements, block_len; calls from
+        # ALIGNED_FROM elements: into aligned arrays, on the path of blocks)
+        b32, b64 = min(2 * step, ALIGNED_FROM - 1), min(step, ALIGNED_FROM - 1)
+        bound = f"<= {b64}" if b32 == b64 else f"<= ({b32} if _dtype is _D32 else {b64})"
     else:
         call = f"{kernel}({args})"
         bound = f"< {min(step + 1, INPLACE_FROM)}"
@@ -521,8 +537,10 @@ def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out:
     args = ", ".join(names)
     call = f"{inplace}({args}) if _n >= {INPLACE_FROM} else {kernel}({args})" if inplace \
         else f"{kernel}({args})"
+    # (in place from ALIGNED_FROM elements: into aligned arrays, on the path of blocks)
+    bound = f" and _n < {ALIGNED_FROM}" if inplace else ""
     return [
-        f"        if 0 < _n <= {step}:  # one block of new arrays: the outputs",
+        f"        if 0 < _n <= {step}{bound}:  # one block of new arrays: the outputs",
         f"            _r = {call}",
         f"            if not ({same}):",
         "                _r = _astype(_r, _dtype)",
