@@ -9,6 +9,10 @@ Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
       python benchmarks/bench_eval.py --short   (every length from 1 to 32 points:
                                                  the short-batch kernel and the array
                                                  kernel beside SymPy)
+      python benchmarks/bench_eval.py --align   (the entry point's outputs and scratch
+                                                 arrays 64-byte aligned, as it makes
+                                                 them, beside the same code with them
+                                                 16, 32 or 48 bytes past)
 
 The formula is the quickstart-style gradient of
 ``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
@@ -263,6 +267,10 @@ def main() -> None:
     ap.add_argument("--short", action="store_true",
                     help="only the short batches: symgrad's call, its short-batch kernel "
                          "(f_rows) and its array kernel beside SymPy at 1 to 32 points")
+    ap.add_argument("--align", action="store_true",
+                    help="only the alignment A/B: the entry point's aligned outputs and "
+                         "scratch arrays beside the same code with them 16, 32 and 48 bytes "
+                         "past a multiple of 64, 2,048 to 10^5 points")
     ap.add_argument("--heap", action="store_true",
                     help="fix glibc malloc's thresholds (mallopt: mmap at 32 MB, trim at "
                          "256 MB) before anything is timed, so that every array up to 32 MB "
@@ -282,6 +290,8 @@ def main() -> None:
         return sincos(int(opt.max))
     if opt.short:
         return short()
+    if opt.align:
+        return aligned()
 
     x, y = sp.symbols("x y")
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
@@ -508,6 +518,68 @@ def short() -> None:
               f"{t['symgrad'] / t['sympy']:.2f} | "
               + (f"{_seconds(r)} | {r / t['sympy']:.2f} | " if r else "- | - | ")
               + f"{_seconds(t['block'])} | {t['block'] / t['sympy']:.2f} |")
+
+
+def aligned() -> None:
+    """The entry point as it runs from 2,048 points (outputs and scratch arrays
+    starting at a multiple of 64 bytes: ``runtime._outs``, ``runtime._take``)
+    beside the same entry point with them 16, 32 and 48 bytes past one (what
+    NumPy's own allocations give three times in four), and SymPy's function,
+    in one process: each call timed on its own, in turn (10th percentiles).
+    The floats are checked the same."""
+    import types
+
+    x, y = sp.symbols("x y")
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
+    sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
+    entry = type(sg).__call__.__globals__["f"]
+
+    def past(off: int):
+        def at(base, size):
+            return ((-base.ctypes.data % 64) + off) // size
+
+        def outs(k, n, dt):
+            size = dt.itemsize
+            row = -(-n * size // 64) * (64 // size)
+            base = np.empty(k * row + 128 // size, dt)
+            s = at(base, size)
+            return base[s:s + k * row].reshape(k, row)[:, :n]
+        pool: dict = {}
+
+        def take(like, k):
+            n, dt = like.shape[-1], like.dtype
+            key = (n, dt.char, k)
+            if key not in pool:
+                bases = [np.empty(n + 128 // dt.itemsize, dt) for _ in range(k)]
+                pool[key] = tuple(b[at(b, dt.itemsize):][:n] for b in bases)
+            return pool[key]
+        names = dict(entry.__globals__, _outs=outs, _take=take, _give=lambda b: None)
+        return types.FunctionType(entry.__code__, names, "f", entry.__defaults__)
+
+    rng = np.random.default_rng(0)
+    load0 = loadavg()
+    rows = []
+    for dtype in ("float64", "float32"):
+        for n in (2048, 4096, 10**4, 3 * 10**4, 10**5):
+            a = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+            fns = {"0": sg, "16": past(16), "32": past(32), "48": past(48), "sympy": sp_fn}
+            want = sg(*a)
+            for k in ("16", "32", "48"):
+                for g, w in zip(fns[k](*a), want):
+                    np.testing.assert_array_equal(g, w)
+            rows.append((dtype, n, call_by_call(fns, {k: a for k in fns}, 2.0)))
+    clock = "process CPU time" if CLOCK[0] is time.process_time else "wall time"
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
+          f"{np.__version__}  one thread  10th percentile of single calls, interleaved, "
+          f"{clock}{HEAP[0]}  load average {load0} before, {loadavg()} after")
+    print("| dtype | points | aligned (as made) | +16 B | +32 B | +48 B | sympy cse "
+          "| aligned/sympy | +16/sympy | +32/sympy | +48/sympy |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for dtype, n, t in rows:
+        keys = ("0", "16", "32", "48")
+        print(f"| {dtype} | {n} | " + " | ".join(_seconds(t[k]) for k in (*keys, "sympy"))
+              + " | " + " | ".join(f"{t[k] / t['sympy']:.2f}" for k in keys) + " |")
 
 
 def one_point(sg, sp_fn, names: dict) -> None:
