@@ -126,3 +126,16 @@ def test_replaced_keeps_a_dag_whose_equal_nodes_are_distinct_objects():
     e = sp.Add(sp.Mul(sp.sin(x), sp.cos(x2)), x2)
     assert replaced(e, {sp.Symbol("y"): x}.get) is e
     assert replaced(e, {x: sp.Symbol("z")}.get) == e.subs(x, sp.Symbol("z"))
+
+
+def test_only_build_calls_sympys_private_constructors():
+    # issue 20 §1: one module owns how nodes are built; every other module
+    # builds through it (build.bare, unevaluated, ...), never through SymPy's
+    # private constructors (a class's own __new__ calling its base is not one)
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "symgrad"
+    private = ("Basic.__new__(", "._from_args(", "._new_rawargs(")
+    found = [f"{p.relative_to(package)}: {c}" for p in package.rglob("*.py")
+             if p != package / "build.py" for c in private if c in p.read_text()]
+    assert found == []

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from sympy import Basic, Function, Integer, Piecewise, S, Symbol
 from sympy.logic.boolalg import Boolean
 
+from ..build import bare
 from ..graph import postorder
 from .dag import operands, reciprocal
 from .result_kinds import _SAME_TYPE_FUNCTIONS
@@ -200,7 +201,7 @@ def split(roots: list[Basic], stop: frozenset = frozenset(), first: int = 0,
             del out[len(out) - sum(1 for r in regions[p] if r):]
             number = first + len(out)
             continue
-        swap[p] = Basic.__new__(Masked, Integer(len(conds)), *conds, *meta, like, *inputs)
+        swap[p] = bare(Masked, (Integer(len(conds)), *conds, *meta, like, *inputs))
     return swap, out
 
 

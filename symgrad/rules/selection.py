@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sympy import Add, And, Basic, Eq, Expr, Integer, Not, Or, Piecewise, S
+from sympy import Add, And, Eq, Expr, Integer, Not, Or, Piecewise, S
 from sympy.logic.boolalg import Boolean
 
-from ..build import WIDE, connective
+from ..build import WIDE, bare, connective
 from ..build import Piecewise as _AsWritten
 from ..build import piecewise as _piecewise
 from ..graph import postorder
@@ -138,7 +138,7 @@ def taken(conds: Sequence) -> Expr:
     ([0, 2, 3], 2)
     """
     pw = _piecewise([(Integer(j), c) for j, c in enumerate(conds)], evaluate=False)
-    return Basic.__new__(Taken, *pw.args) if isinstance(pw, Piecewise) else pw
+    return bare(Taken, pw.args) if isinstance(pw, Piecewise) else pw
 
 
 def selected(ct: Expr, where: Expr, i: int) -> Expr:
