@@ -53,7 +53,7 @@ __all__ = [
     "unevaluated", "builder", "bare", "of_class", "cancelling", "evaluated", "replaced", "mapped",
     "factors", "scaled", "times", "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
-    "SMALL_CONDITION", "EVALUATED_TREE", "tree_size",
+    "SMALL_CONDITION", "EVALUATED_TREE", "CANONICAL_DEPTH", "tree_size",
 ]
 
 
@@ -661,6 +661,11 @@ SMALL_CONDITION = 64
 #: rational evaluates itself), exponential in a DAG's depth: a 10-deep
 #: ``cond(e < 0, e*exp(-e), log(1 + e))`` took 27 s in the rewrites' pass.
 EVALUATED_TREE = 1024
+#: Depth (levels above the leaves) past which arithmetic above a lowered
+#: marker is no longer re-evaluated (so ``x*g - x*g`` cancels only below
+#: it): SymPy's evaluation recurses through the depth of a formula
+#: (``is_number`` is not cached).
+CANONICAL_DEPTH = 100
 
 
 def piecewise(pairs: Sequence[tuple], *, evaluate: bool = True) -> Basic:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from sympy import Basic, Dummy, Expr
 
-from .build import cancelling, mapped
+from .build import CANONICAL_DEPTH, cancelling, mapped
 from .graph import postorder
 from .nodes import is_marker
 from .shapes import flatten_exprs
@@ -112,10 +112,6 @@ def _lower_into(roots: list[Basic], memo: dict[Basic, Basic], templates: _Templa
     mapped(roots, _recorded(templates.built), hook=marker, memo=memo)
 
 
-# Arithmetic above a lowered marker is re-evaluated (so ``x*g - x*g``
-# cancels) only this many levels above the leaves: SymPy's evaluation
-# recurses through the depth of a formula (``is_number`` is not cached).
-CANONICAL_DEPTH = 100
 _ARITHMETIC = ("Add", "Mul", "Pow")
 
 

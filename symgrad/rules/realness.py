@@ -23,7 +23,7 @@ from sympy.core.function import AppliedUndef
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.matrices.expressions.matexpr import MatrixElement
 
-from ..build import replaced, unevaluated
+from ..build import TALL, replaced, unevaluated
 from ..graph import postorder
 
 __all__ = ["is_real", "real_part"]
@@ -65,7 +65,10 @@ def _is_real(u: Expr, prime: bool) -> bool:
     return r.is_extended_real is True
 
 
-_DEEP = 32  # taller than this: SymPy is asked about one node at a time
+# taller than this (build.TALL: the height past which SymPy's questions
+# about a node's assumptions, recursive to its bottom, are not asked of it
+# whole): SymPy is asked about one node at a time
+_DEEP = TALL
 # what is asked of each node, and given to the symbol that stands for it
 # (the sign trichotomy implies the non-strict signs; integer would ask algebraic and
 # rational, milliseconds a node, for exponents that are numbers almost always)
