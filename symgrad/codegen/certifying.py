@@ -29,6 +29,8 @@ from sympy import (
     Symbol,
     atan,
     cos,
+    erf,
+    erfc,
     exp,
     log,
     oo,
@@ -49,6 +51,7 @@ from ..graph import postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms
 from . import certify_helpers
+from .compensating import PairCall
 from .texts import HelperCall, module_text
 
 __all__ = ["certifying", "certifiable", "error_masses", "CERTIFY_HELPERS", "CERTIFY_NAMES",
@@ -56,7 +59,7 @@ __all__ = ["certifying", "certifiable", "error_masses", "CERTIFY_HELPERS", "CERT
 
 # functions whose value compensating computes as a pair (relative error about
 # eps**2, plus eps**2 times the argument from its reduction)
-_PAIR_FUNCS = (exp, expm1, log, log1p, sin, cos, tan, atan)
+_PAIR_FUNCS = (exp, expm1, log, log1p, sin, cos, tan, atan)  # (and _ErfPair, _ErfcPair)
 
 
 class _Zv(HelperCall):
@@ -65,6 +68,9 @@ class _Zv(HelperCall):
 
     _helper = "_zv"
     _text = ""
+    # (its line runs quiet, and its masses' lines: a pair or a bound that is
+    # not finite sends the element to the ground truth)
+    handles_nonfinite = True
 
     def _numpycode(self, printer) -> str:
         r, e2, e1, e0, *inputs = (printer._print(a) for a in self.args)
@@ -95,6 +101,43 @@ def _pair_tanh(u: Basic) -> Basic:
             m = expm1(-2 * Abs(n.args[0]))
             table[n] = -sign(n.args[0]) * m / (2 + m)
     return u.xreplace(table) if table else u
+
+
+class _ZvErf(PairCall):
+    _helper = "_zv_erf"
+
+
+class _ZvErfc(PairCall):
+    _helper = "_zv_erfc"
+
+
+class _ErfPair(erf):
+    """erf computed as a pair (``_zv_erf``), where it is not the root; as
+    an expression (its masses' code) it is erf."""
+
+    pair_call = _ZvErf
+
+
+class _ErfcPair(erfc):
+    """erfc computed as a pair (``_zv_erfc``); see :class:`_ErfPair`."""
+
+    pair_call = _ZvErfc
+
+
+def _pair_erf(u: Basic) -> Basic:
+    """``u`` with each ``erf``/``erfc`` below its root computed as a pair
+    (:mod:`symgrad.codegen.certify_helpers`: relative error a few eps**2)."""
+    order, _ = postorder([u], lambda n: n.args)
+    table = {n: (_ErfPair if n.func is erf else _ErfcPair)(*n.args)
+             for n in order if n.func in (erf, erfc) and n is not u}
+    return u.xreplace(table) if table else u
+
+
+def _as_erf(m: Basic) -> Basic:
+    """``m`` (plain code: the masses) with erf and erfc as themselves."""
+    pairs = m.atoms(_ErfPair, _ErfcPair)
+    return m.xreplace({p: (erf if isinstance(p, _ErfPair) else erfc)(*p.args)
+                       for p in pairs}) if pairs else m
 
 
 def _partials(n: Basic) -> list[Basic]:
@@ -157,7 +200,7 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             own2, own1 = Abs(n.exp) * Abs(n), zero
         elif isinstance(n, Pow) and n.exp in (Integer(1) / 2, -Integer(1) / 2):
             own2, own1 = 2 * Abs(n), zero
-        elif isinstance(n, _PAIR_FUNCS):
+        elif isinstance(n, _PAIR_FUNCS) or getattr(n, "pair_call", None) is not None:
             own2, own1 = Abs(n) + Abs(ds[0]) * Abs(n.args[0]), zero
         elif isinstance(n, (Abs, Max, Min)):  # (a choice among pairs: no rounding)
             own2, own1 = zero, zero
@@ -176,14 +219,16 @@ def certifiable(u: Basic) -> bool:
     every element to the ground truth), each branch of a Piecewise so, in
     ``u`` as code generation computes it (lowered, its accurate forms).
 
-    >>> from sympy import symbols, log, tanh, erf, Piecewise
+    >>> from sympy import symbols, log, tanh, erf, gamma, Piecewise
     >>> x, y = symbols("x y")
     >>> certifiable(log(y) - x), certifiable(tanh(x) - y), certifiable(erf(x) - y)
-    (True, True, False)
+    (True, True, True)
+    >>> certifiable(gamma(x) - y)  # (gamma is rounded to one float in pairs)
+    False
     >>> certifiable(Piecewise((log(y) - x, x > 0), (y - x, True)))
     True
     """
-    u = _pair_tanh(accurate_forms(lower([u]))[0])  # (as code generation computes it)
+    u = _pair_erf(_pair_tanh(accurate_forms(lower([u]))[0]))  # (as code generation has it)
     branches = [b for b, _ in u.args] if isinstance(u, Piecewise) else [u]
     zero = Integer(0)
     for b in branches:
@@ -202,8 +247,8 @@ def _call(u: Basic) -> Basic:
         return Piecewise(*[(_call(b), c) for b, c in u.args])
     if not u.free_symbols:
         return u
-    v = _pair_tanh(u)
-    e2, e1, e0 = error_masses(v)
+    v = _pair_erf(_pair_tanh(u))
+    e2, e1, e0 = (_as_erf(m) for m in error_masses(v))
     text = srepr(u)
     certify_helpers._ZV_FORMS.setdefault(text, u)
     gens = sorted(u.free_symbols, key=str)
@@ -228,8 +273,8 @@ def certifying(roots: list[Basic]) -> list[Basic]:
                   if isinstance(n, certified) else None)
 
 
-CERTIFY_NAMES = frozenset({"_zv", "_zv_bad", "_zv_truth", "_ZV_C", "_ZV_FORMS", "_ZV_TRUTHS",
-                           "_ZV_MAKER"})
+# (the names the helpers' text defines: every one starts _zv or _ZV)
+CERTIFY_NAMES = frozenset(n for n in vars(certify_helpers) if n.startswith(("_zv", "_ZV")))
 
 
 def uses_certify(code: str) -> bool:

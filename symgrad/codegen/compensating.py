@@ -78,6 +78,7 @@ from . import compensated_helpers
 from .texts import HelperCall, module_text
 
 __all__ = [
+    "PairCall",
     "compensating",
     "rounded_terms",
     "COMPENSATED_HELPERS",
@@ -87,7 +88,11 @@ __all__ = [
 
 
 class _DD(HelperCall):
-    """A code-only call of a compensated-arithmetic helper."""
+    """A code-only call of a compensated-arithmetic helper (its line runs
+    quiet: an error term that is not finite is 0, and the pair is then the
+    plain value; NumPy's warnings of its inner steps are not the user's)."""
+
+    handles_nonfinite = True
 
 
 class _Add(_DD):
@@ -229,6 +234,13 @@ class _Atan(_DD):
     _helper = "_dd_atan"
 
 
+class PairCall(_DD):
+    """A function of one float or pair computed as a pair by a helper that
+    another module's text defines (``_helper``): a node whose class has
+    ``pair_call`` (a subclass of this) is computed so, wherever it is not the
+    subtree's root (:mod:`symgrad.codegen.certifying`'s erf and erfc)."""
+
+
 # the functions computed as pairs (a double-float exp, log, sin, cos, tan,
 # atan), not as the function of the rounded value: exp(x) - y, log(y) - x,
 # 1/x - 1/tan(x), cos(w*t + atan(u)) keep their bits where they cancel
@@ -236,7 +248,7 @@ _PAIR_FUNCTIONS = {exp: _Exp, expm1: _Expm1, log: _Log, log1p: _Log1p,
                    sin: _Sin, cos: _Cos, tan: _Tan, atan: _Atan}
 
 _PAIRS = (_Add, _Mul, _Prod, _Div, _Sqrt, _Neg, _Abs, _Max, _Min, _Fun, _Const, _Exp, _Expm1,
-          _Log, _Log1p, _Sin, _Cos, _Tan, _Atan, _Part, _Hypot)
+          _Log, _Log1p, _Sin, _Cos, _Tan, _Atan, _Part, _Hypot, PairCall)
 
 
 def _is_pair(node: Basic) -> bool:
@@ -540,6 +552,9 @@ class _Copy:
             for a in args[1:]:
                 acc = (_Max if isinstance(n, Max) else _Min)(acc, a)
             return acc
+        pair_call = getattr(n, "pair_call", None)
+        if pair_call is not None and len(args) == 1 and n is not self.top:
+            return pair_call(args[0])
         if n.func in _PAIR_FUNCTIONS and len(args) == 1 and n is not self.top:
             # (at the root its value is rounded to one float at once: the
             # function of the pair to first order is as good, and cheaper)

@@ -168,18 +168,24 @@ def _uses(order: list, kids: dict) -> tuple[dict[Basic, int], dict[Basic, int]]:
 
 def _loud(order: list, kids: dict, roots: set) -> set:
     """The nodes some use of which is not under a branch (or a condition
-    after the first) of a Piecewise: the others are quiet (computed for every
-    element, used only where their branch is taken)."""
+    after the first) of a Piecewise, nor only under a call that handles its
+    non-finite values (``handles_nonfinite``): the others are quiet (computed
+    for every element, used only where their branch is taken or where the
+    call handles what they give)."""
     loud: set[Basic] = set(roots)
     for node in reversed(order):
-        quiet_parent = node not in loud
+        # a call that handles its own non-finite values (the pairs' helpers: an
+        # error term that overflows is 0; certified's: a bound that is not
+        # finite sends the element to the ground truth) runs quiet, and so do
+        # the values only it reads (certified's error masses)
+        quiet_parent = node not in loud or getattr(node, "handles_nonfinite", False)
         # (a Piecewise's first condition is loud, its values and other
         # conditions quiet; its masked form's likewise: regions.Masked)
         pw = isinstance(node, Piecewise) or getattr(node, "is_selection", False)
         for i, k in enumerate(kids[node]):
             if not (quiet_parent or (pw and i != 1)):
                 loud.add(k)
-    return loud
+    return {n for n in loud if not getattr(n, "handles_nonfinite", False)}
 
 
 def _negated_products(order: list) -> dict[Basic, tuple]:

@@ -224,8 +224,9 @@ class _Planner:
             name = self._statement(power, value.quiet, reads, node)
             power, reads = Symbol(name), frozenset((name,))
             size, depth = 2, 1
+        # (quiet where every use is: no loud node reads the reciprocal)
         inverse = _Value(_rebuild(node, [power, S.NegativeOne]), size, depth,
-                         value.quiet and once, reads)
+                         (value.quiet and once) or node not in self.dag.loud, reads)
         self.divide_by[node] = inverse
         if not self.dag.other_uses.get(node) and node not in self.dag.is_root:
             return None  # every use divides: no 1/x to compute

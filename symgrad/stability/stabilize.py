@@ -502,7 +502,18 @@ class _Search:
         if not tried:  # nothing ranked: the source, on fresh points
             points, labels, old, _ = self._fresh(source, source, truth, fresh)
             tried.append((points, labels, old))
-        points, labels, old = tried[-1]
+        last = tried[-1]
+        if _source_max(last) > TOLERANCE:
+            # no form passes and the source loses bits: the source certified
+            # (pairs beside their error bound, the ground truth where it does
+            # not certify them), a form of the dtype (lead's decision D3,
+            # session 15: tanh(x) - y along its zero curve, 61.9 bits as written)
+            zv = [Candidate(f, f"{label} (the forms chosen lost bits on fresh points)")
+                  for f, label in _certified_forms(source, source)]
+            got = self._first_passing(zv, source, truth, fresh, choice, tried)[0] if zv else None
+            if got is not None and got.after[0] < _source_max(last) - 1:
+                return self._pinned(got, source, truth, fresh, choice, tried)
+        points, labels, old = last
         how = "nothing" if choice.chosen == source else \
             "nothing (the forms chosen lost bits on fresh samples)"
         before = _figures(old, labels)
@@ -661,9 +672,16 @@ class _Search:
             forms = [(split, "subnormal products split")] if split != e else []
             forms.append((compensated(_unnested(e)), "compensated"))
             forms += before
+            # the pairs beside their error bound (certified), a form of the
+            # dtype: after the plain forms too (tanh(x) - y, its zero curve of
+            # two free inputs: 61.9 bits plain and in pairs, whose tanh is
+            # rounded; lead's decision D3, session 15); in float32 after the
+            # plain form in float64, which costs less, as after the pairs below
+            zv = _certified_forms(e, source)
+            forms += [] if narrow else zv
             if self.widen:
                 forms.append((widened(e), "widened"))
-            forms += after
+            forms += after + (zv if narrow else [])
         elif isinstance(e, compensated):
             # pairs of the dtype that still lose more than the tolerance: the same
             # pairs over inputs scaled by a power of two where the form (or else

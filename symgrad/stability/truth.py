@@ -826,13 +826,12 @@ class GroundTruth:
 def _certified_truth(text: str, formula: Basic | None, dtype: str) -> GroundTruth:
     """The ground truth of ``certified(u)``'s rare elements
     (:mod:`symgrad.codegen.certify_helpers`): ``u`` as code generation made it,
-    or read back from its ``srepr`` text (a module made in another process)."""
-    if formula is None:
-        import sympy
+    or read back from its ``srepr`` text (a module made in another process)
+    by :func:`symgrad.srepr_reader.read_srepr`, which evaluates nothing."""
+    if formula is None:  # (read as data: nothing of the text is evaluated)
+        from ..srepr_reader import read_srepr
 
-        from .. import functions
-
-        formula = sympy.sympify(text, locals={**vars(sympy), **vars(functions)})
+        formula = read_srepr(text)
     truth = GroundTruth([formula], sorted(formula.free_symbols, key=str), dtype)
     # every element tried to the precision cap: a value that depends on how many
     # hard points came before it would depend on its batch

@@ -103,3 +103,84 @@ def test_certified_tanh_and_steps_recompute_only_near_the_curve():
             assert sum(sent) <= 2, (e, sent)
     finally:
         certify_helpers._ZV_MAKER = maker
+
+
+def test_certified_read_back_from_its_text_evaluates_nothing():
+    # a module loaded in another process has only u's srepr text: it is read
+    # as data (symgrad.srepr_reader), and a crafted text is refused, not run
+    from symgrad.codegen import certify_helpers
+
+    e = (1 - y) * sp.tanh(x) - y * x / 3
+    text = sp.srepr(e)
+    truth = certify_helpers._ZV_MAKER(text, None, "float64")
+    assert truth.batch(np.array([[0.5, 0.25]]))[0][0][0] == float(e.subs({x: 0.5, y: 0.25}))
+    for bad in ("__import__('os').system('true')", "Symbol('x').__class__",
+                "Add(Symbol('x'), lambdify(Symbol('x'), Symbol('x')))",
+                "Float('1; import os')", "Pow(Symbol('x'), Integer(2)) + Integer(1)"):
+        with pytest.raises(SymgradError, match="srepr text"):
+            certify_helpers._ZV_MAKER(bad, None, "float64")
+
+
+def test_pairs_and_certified_do_not_warn_where_they_handle_the_values():
+    # extreme inputs: error terms and error bounds that overflow are handled
+    # (0; the element to the ground truth), so NumPy's warnings of them are
+    # not the user's; the values are those computed with warnings ignored
+    import warnings
+
+    big = np.array([1e300, -1.7e308, 5e-324, 0.0, 700.0, 1.0, np.inf])
+    xs, ys = (v.ravel() for v in np.meshgrid(big, big))
+    for e in (sp.log(y) - x + 1, x * sp.atan(y) - sp.cos(x) * y / 3):
+        for mark in (compensated, certified):
+            f = lambdify([x, y], mark(e))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quiet = f(xs, ys)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = f(xs, ys)
+            np.testing.assert_array_equal(got, quiet)
+
+
+def test_pair_erf_and_erfc_within_a_few_eps_squared():
+    # erf and erfc of pairs (certified's): Maclaurin at |a| <= 1/2, erfcx's
+    # tabulated Taylor series beyond times a pair exp(-a**2); the error against
+    # the bound's own term for a function of pairs, eps**2 (|v| + |v'(a) a|)
+    from symgrad.codegen.certify_helpers import _zv_erf, _zv_erfc
+
+    rng = np.random.default_rng(5)
+    xs = np.concatenate([rng.uniform(-0.6, 0.6, 30), rng.uniform(-27, 27, 40),
+                         [0.5, -0.5, 7.99, 8.01, 26.9, 1e-300, -3e-9]])
+    eps = np.finfo(np.float64).eps / 2
+    with mpmath.workprec(250):
+        k = 2 / mpmath.sqrt(mpmath.pi)
+        for f, mf in ((_zv_erf, mpmath.erf), (_zv_erfc, mpmath.erfc)):
+            hi, lo = f(xs)
+            for v, h, low in zip(xs, hi, lo):
+                v = mpmath.mpf(float(v))
+                scale = abs(mf(v)) + k * mpmath.exp(-v * v) * abs(v)
+                err = abs(mpmath.mpf(float(h)) + float(low) - mf(v))
+                assert err <= 4 * eps**2 * scale + 5e-324, (f.__name__, v)
+
+
+def test_certified_erf_formulas_on_their_zero_curves():
+    # Phi(x) - y (the normal CDF minus a label) and y erfc(x) - exp(-x**2)/7
+    # (erfc's far range, exp(-x**2) beside it): erf and erfc in pairs, so only
+    # points near the zero curve go to the ground truth (as one float, every
+    # point near it would), each within an ulp where pairs with erf rounded
+    # to one float lose
+    from symgrad.codegen.certifying import certifiable
+
+    phi = (1 + sp.erf(x / sp.sqrt(2))) / 2 - y
+    far = y * sp.erfc(x) - sp.exp(-x * x) / 7
+    assert certifiable(phi) and certifiable(far) and not certifiable(sp.erf(x))
+    with mpmath.workprec(300):
+        on_phi = [(v, float(mpmath.ncdf(v) * (1 + k * 1e-15))) for v, k in
+                  zip((-6.1, -1.3, 0.2, 2.7), (1, -2, 3, 0))]
+        on_far = [(v, float(mpmath.exp(-v * v) / (7 * mpmath.erfc(v)))) for v in (0.9, 4.4, 21.3)]
+    for e, rows in ((phi, on_phi), (far, on_far)):
+        pts = np.array(rows)
+        truth = GroundTruth([e], [x, y]).batch(pts)[0][0]
+        got = lambdify([x, y], certified(e))(pts[:, 0], pts[:, 1])
+        pairs = lambdify([x, y], compensated(e))(pts[:, 0], pts[:, 1])
+        assert np.all(np.abs(got - truth) <= np.spacing(np.abs(truth))), e
+        assert np.any(np.abs(pairs - truth) > 4 * np.spacing(np.abs(truth))), e

@@ -66,7 +66,7 @@ def test_rounded_function_values_in_a_cancelling_sum_are_computed_in_pairs():
     # stabilize said it cannot fix it.  sin of pairs computed as pairs
     # (_dd_sincos) does: compensated, within 3 bits on the fresh search that
     # found the 46.8 (joint cancellations at every scale, 9f37d7f).  A function
-    # with no pair form still says so: test_unfixed's erf(x) - y.  (Since the
+    # with no pair form still says so: test_unfixed's gamma(x) - y.  (Since the
     # zeros on the faces, session 13, within 3.2: at y = -1 exactly, x = fl(sin 1),
     # the zero is 2**-59 deep and the pairs hold sin(1) to 2**-109: 3.17 bits,
     # Arb's too.  Zeros deeper still lie along the curve, where pairs lose more:

@@ -13,7 +13,7 @@ x, y = sp.symbols("x y", real=True)
 
 
 # docs/stabilize.md ("When symgrad cannot fix a formula") makes the same two
-# calls, erf(x) - y near erf(x) = y (unfixed: the sentence, its region, its
+# calls, gamma(x) - y near gamma(x) = y (unfixed: the sentence, its region, its
 # reason, in the explain report too) and sqrt(x + 1) - sqrt(x) (fixed: no such
 # sentence), and checks them there; the command's own is tested below
 
@@ -31,6 +31,6 @@ def test_the_reason_follows_the_kind_of_the_region_left():
 
 
 # (the command's "cannot fix" exit code and verdict: test_cli's
-# test_stabilize_exit_code_1_when_no_form_is_accurate; erf(x) - y's message at
+# test_stabilize_exit_code_1_when_no_form_is_accurate; gamma(x) - y's message at
 # the same domain and samples: docs/stabilize.md's unfixed example.  Left out
 # in session 13 to pay for test_pinned, ~1 s.)
