@@ -61,9 +61,14 @@ def _zv(r, e2, e1, e0, text, *inputs):
         idx = np.flatnonzero(bad)
         rows = np.stack([np.broadcast_to(np.asarray(a, dtype=dt), shape).reshape(-1)[idx]
                          for a in inputs], axis=-1) if inputs else np.zeros((len(idx), 0), dt)
-        vals, status = _zv_truth(text, dt.name).batch(rows)
-        ok = status[0] == 0  # RESOLVED
-        flat[idx[ok]] = vals[0][ok]
+        # an input NaN or infinite is no point of the ground truth's: the pairs'
+        # value stands there (as compensated(u)'s)
+        finite = np.isfinite(rows).all(axis=-1)
+        idx, rows = idx[finite], rows[finite]
+        if len(idx):
+            vals, status = _zv_truth(text, dt.name).batch(rows)
+            ok = status[0] == 0  # RESOLVED
+            flat[idx[ok]] = vals[0][ok]
     return flat[0] if scalar else flat.reshape(shape)
 
 
