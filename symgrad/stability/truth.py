@@ -494,6 +494,10 @@ def _exact_other(node: Basic, args: list[Fraction]) -> Fraction | None:
 _EXACT_PREC = 64
 
 
+def _nan_input(xs: Sequence[float]) -> bool:
+    return any(math.isnan(float(x)) for x in xs)
+
+
 def _adjacent(a: float, b: float, fmt: Format) -> bool:
     """Whether ``a < b`` are neighbours in ``fmt`` (the largest float and
     inf included)."""
@@ -575,6 +579,12 @@ class GroundTruth:
     def resolve(self, xs: Sequence[float]) -> tuple[list[float], list[int], list, int]:
         """Like :meth:`at`, also returning every node's value at the last
         precision used, and that precision."""
+        if _nan_input(xs):
+            # a NaN input is no point of the domain: every output undefined
+            # (mpmath and the balls would read it as 0: x*y at (NaN, 1/2) was
+            # "exactly 0", and a certified form's recompute a finite number)
+            n = len(self.program.outputs)
+            return [math.nan] * n, [UNDEFINED] * n, [], self.start_prec
         inputs = [point(from_float(float(x))) for x in xs]
         prog, fmt = self.program, self.fmt
         n = len(prog.outputs)
@@ -791,7 +801,7 @@ class GroundTruth:
         """Every output's correctly rounded value at ``xs`` from the ball
         tier (:mod:`.balls`), or None where it does not decide them all
         (then :meth:`resolve` does, and alone says undefined or unresolved)."""
-        if self.balls is None:
+        if self.balls is None or _nan_input(xs):
             return None
         # a zero of unknown sign: more bits may tell it (cosh(x) - 1 at x =
         # 5e-324 is 1.2e-647: 2,150 bits), but a ball around an exact 0

@@ -97,6 +97,18 @@ def test_undefined_and_unresolved():
     assert st == UNRESOLVED and math.isnan(v)
 
 
+@pytest.mark.parametrize("e", [x * y, log(y) - x + 1, erf(x) / 2 - y, exp(x) * y, x + y])
+def test_a_nan_input_is_no_point_of_the_domain(e):
+    # both tiers read a NaN input as 0: x*y at (NaN, 1/2) was "exactly 0"
+    g = GroundTruth([e], [x, y])
+    vals, st = g.batch(np.array([[math.nan, 0.5], [0.5, math.nan], [0.5, 0.25]]))
+    assert list(st[0, :2]) == [UNDEFINED, UNDEFINED] and np.isnan(vals[0, :2]).all()
+    assert st[0, 2] == RESOLVED
+    assert math.isclose(vals[0, 2], float(e.subs({x: 0.5, y: 0.25})), rel_tol=1e-15)
+    v, s = g.at([math.nan, 0.5])
+    assert s == [UNDEFINED] and math.isnan(v[0])
+
+
 def test_piecewise_markers_and_nonsmooth():
     pw = Piecewise((log(x), x > 0), (0, True))
     assert truth(pw, -1.0) == (0.0, RESOLVED)  # the untaken branch's log(-1) is no error
