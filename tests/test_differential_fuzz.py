@@ -58,7 +58,7 @@ X = symbols("x y z", real=True)
 LONG = os.environ.get("SYMGRAD_FUZZ") == "long"
 
 FUZZ = settings(
-    max_examples=1000 if LONG else 60,
+    max_examples=1000 if LONG else 30,
     deadline=None,
     derandomize=not LONG,
     suppress_health_check=list(HealthCheck),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import os
 import time
 
 import pytest
@@ -310,6 +311,9 @@ def no_execution():
         yield
 
 
+# SYMGRAD_FUZZ=long (tests/conftest.py): ten times the fuzz examples
+SCALE = 10 if os.environ.get("SYMGRAD_FUZZ") == "long" else 1
+
 HOSTILE = [
     "__import__('os').system('touch /tmp/symgrad-owned')",
     "().__class__.__bases__[0].__subclasses__()",
@@ -373,19 +377,19 @@ def _formulas():
     return st.recursive(LEAVES, extend, max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100 * SCALE, deadline=None)
 @given(st.text(max_size=40))
 def test_fuzz_any_text(text):
     _check(text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100 * SCALE, deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), max_size=25))
 def test_fuzz_token_soup(tokens):
     _check("".join(tokens))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100 * SCALE, deadline=None)
 @given(_formulas())
 def test_fuzz_formulas(text):
     _check(text)  # well formed; SymPy may still refuse a node (log(0) > 0)
