@@ -32,9 +32,13 @@ the recompute.
 
 from __future__ import annotations
 
+from sympy import Basic
+
+from .build import replaced
+from .compensated import compensated
 from .widen import FloatMarker
 
-__all__ = ["certified"]
+__all__ = ["certified", "pairs_part"]
 
 
 class certified(FloatMarker):  # noqa: N801  (reads like the other markers)
@@ -67,3 +71,17 @@ class certified(FloatMarker):  # noqa: N801  (reads like the other markers)
         if isinstance(u, FloatMarker):
             return cls(u.args[0])
         return None
+
+
+def pairs_part(e: Basic) -> Basic:
+    """``e`` with each ``certified(u)`` computed as ``compensated(u)``: its
+    pairs without the ground truth's recompute (the value certified's bound
+    judges; a walk toward the zeros evaluates it, where the recompute would
+    be asked at nearly every row: the lead's decision D1, session 15).
+
+    >>> from sympy import symbols, log
+    >>> x, y = symbols("x y")
+    >>> pairs_part(2 * certified(log(y) - x))
+    2*compensated(-x + log(y))
+    """
+    return replaced(e, lambda n: compensated(n.args[0]) if isinstance(n, certified) else None)

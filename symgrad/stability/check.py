@@ -9,6 +9,7 @@ import numpy as np
 from sympy import Basic, Dummy, S, Symbol
 
 from ..brief import brief
+from ..certified import pairs_part
 from ..errors import ComplexValueError, SymgradError
 from ..graph import free_symbols, postorder
 from ..lowering import lower, unwiden
@@ -138,7 +139,7 @@ def check_stability(
         samples = 1
     truth = GroundTruth(source, symbols, fmt.name, memo=_truth_memo)
     form = evaluated_form(flat, rewrites)
-    run = None
+    run = own = None
     if rewrites:  # the code that runs: a matrix formula's own, else the entries'
         own = generated(symbols, flat, fmt.dtype)
         if given_domain is not domain:
@@ -223,7 +224,18 @@ def check_stability(
             climbed.append(measure(tied))
             absorb(tied)
         if any(a != b for a, b in zip(unwiden(form), form)):  # computed beyond the format
-            absorb(deepest_zeros(points, compute, lambda rows: climbed.append(measure(rows)),
+            # (a certified form walks on its pairs, without the recompute; the
+            # points kept are measured on it, by measure: the lead's D1)
+            pairs = [pairs_part(f) for f in flat]
+            walk = compute
+            if pairs != list(flat) and own is not None and run is own:
+                paired = generated(symbols, pairs, fmt.dtype)
+
+                def walk(rows: np.ndarray) -> np.ndarray:
+                    out = paired(*[rows[:, j] for j in range(len(symbols))])
+                    return np.stack([np.broadcast_to(np.asarray(o, dtype=fmt.dtype),
+                                                     (len(rows),)) for o in out])
+            absorb(deepest_zeros(points, walk, lambda rows: climbed.append(measure(rows)),
                                  search.ranges, fmt, seed))
         # and at random about the worst point found (a noise's top: its rare tail)
         absorb(scatter(points, worst_bits(bits), climb, search.ranges, fmt, seed))

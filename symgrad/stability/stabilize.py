@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
 
-from ..certified import certified
+from ..certified import certified, pairs_part
 from ..codegen.certifying import certifiable
 from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
@@ -1015,17 +1015,23 @@ class _Search:
         absorb(toward_zeros(points, new, value(points),
                             lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))
 
-        def floats(rows: np.ndarray) -> np.ndarray:
+        def floats(rows: np.ndarray, of: Expr = form) -> np.ndarray:
             cols = [rows[:, j] for j in range(len(self.symbols))]
             try:
-                return self._values(form, cols)[None, :]
+                return self._values(of, cols)[None, :]
             except SymgradError:
                 return np.full((1, len(rows)), np.nan)
 
         # where two variables tie exactly (x = v in a widened form that rounds 1 - x)
         absorb(ties(points, new, floats, ranges, self.fmt, seed))
         if inner and DEEP:  # computed beyond the format: its deepest zeros
-            absorb(deepest_zeros(points, floats, lambda rows: None, ranges, self.fmt, seed))
+            # (a certified form's walk on its pairs, without the recompute, which
+            # the walk toward its zeros would ask at nearly every row; the points
+            # kept are measured on the certified form itself, by absorb: the
+            # lead's decision D1, session 15)
+            pairs = pairs_part(form)
+            walked = floats if pairs == form else (lambda rows: floats(rows, pairs))
+            absorb(deepest_zeros(points, walked, lambda rows: None, ranges, self.fmt, seed))
         # and at random about the worst point found (a noise's top: its rare tail)
         absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         # and the zeros on the faces of the box, last (the steps above start as without)
