@@ -109,6 +109,34 @@ def _root(b, q):
     return b.root(q) if not b.is_zero() else b
 
 
+def _off_zero(f):
+    """``f`` of a ball with a pole at 0 (coth, csch, cot, csc): undefined at
+    an exact 0, not decided where the ball holds 0 and more."""
+    def run(b):
+        if b.is_zero():
+            raise Undefined
+        if not (b > 0 or b < 0):
+            raise Unresolved
+        return f(b)
+    return run
+
+
+def _acosh(b):
+    if b < 1:
+        raise Undefined
+    if not b >= 1:
+        raise Unresolved
+    return b.acosh()
+
+
+def _atanh(b):
+    if b >= 1 or b <= -1:
+        raise Undefined
+    if not (b > -1 and b < 1):
+        raise Unresolved
+    return b.atanh()
+
+
 def _acos(b):
     if b > 1 or b < -1:
         raise Undefined
@@ -170,6 +198,12 @@ UNARY = {
     "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
     "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(), "sign": _sign,
     "acos": _acos, "asin": _asin, "loggamma": _loggamma,
+    # (the reciprocal and inverse hyperbolic functions SymPy keeps as written;
+    # the poles of cot and csc at k*pi other than 0 are never exact floats)
+    "coth": _off_zero(lambda b: b.coth()), "csch": _off_zero(lambda b: b.csch()),
+    "sech": lambda b: b.sech(), "cot": _off_zero(lambda b: b.cot()),
+    "csc": _off_zero(lambda b: b.csc()), "sec": lambda b: b.sec(),
+    "asinh": lambda b: b.asinh(), "acosh": _acosh, "atanh": _atanh,
     # SymPy's d|u| of a u not known to be real: the balls are real
     "conjugate": lambda b: b, "re": lambda b: b, "im": lambda b: arb(0),
 }
