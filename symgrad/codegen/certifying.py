@@ -27,8 +27,12 @@ from sympy import (
     Piecewise,
     Pow,
     Symbol,
+    acosh,
+    asinh,
     atan,
+    atanh,
     cos,
+    cosh,
     erf,
     erfc,
     exp,
@@ -36,6 +40,8 @@ from sympy import (
     oo,
     sign,
     sin,
+    sinh,
+    sqrt,
     srepr,
     tan,
     tanh,
@@ -43,7 +49,7 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.functions.special.delta_functions import Heaviside
 
-from ..build import cancelling, mapped
+from ..build import cancelling, mapped, unevaluated
 from ..certified import certified
 from ..compensated import compensated
 from ..errors import SymgradError
@@ -91,16 +97,54 @@ _STEPS = (Heaviside, sign)
 _STEP_NEAR = (Integer(2) ** -40, Integer(2) ** -16, Integer(2) ** -140)
 
 
+def _as_pairs(n: Basic) -> Basic | None:
+    """``n`` written in functions of pairs where it is a hyperbolic
+    function or its inverse (None otherwise), each without a cancellation
+    of its own: ``tanh(a) = -sign(a) m/(2 + m)``, ``m = expm1(-2|a|)`` in
+    (-1, 0] (no overflow); ``sinh(a) = (expm1(a) - expm1(-a))/2``,
+    ``cosh(a) = (exp(a) + exp(-a))/2``; ``atanh(a) = (log1p(a) -
+    log1p(-a))/2``; ``asinh(a) = sign(a) log1p(|a| + a**2/(1 + sqrt(1 +
+    a**2)))``; ``acosh(a) = log1p((a - 1) + sqrt((a - 1)(a + 1)))``.  (An
+    overflow of a term where the value is finite, sinh past exp's threshold,
+    is a pair not finite: that element goes to the ground truth.)"""
+    if not isinstance(n, (tanh, sinh, cosh, atanh, asinh, acosh)):
+        return None
+    a = n.args[0]
+    if isinstance(n, tanh):
+        m = expm1(-2 * Abs(a))
+        return -sign(a) * m / (2 + m)
+    if isinstance(n, sinh):
+        return (expm1(a) - expm1(-a)) / 2
+    if isinstance(n, cosh):
+        return (exp(a) + exp(-a)) / 2
+    if isinstance(n, atanh):
+        return (log1p(a) - log1p(-a)) / 2
+    if isinstance(n, asinh):
+        return sign(a) * log1p(Abs(a) + a**2 / (1 + sqrt(1 + a**2)))
+    return log1p((a - 1) + sqrt((a - 1) * (a + 1)))
+
+
 def _pair_tanh(u: Basic) -> Basic:
-    """``u`` with each ``tanh(a)`` written ``-sign(a) m/(2 + m)``, ``m =
-    expm1(-2|a|)`` in (-1, 0]: tanh as functions of pairs (no overflow)."""
+    """``u`` with each hyperbolic function (and inverse) written in
+    functions of pairs (:func:`_as_pairs`): tanh, sinh, cosh, atanh, asinh
+    and acosh as functions of pairs (tanh: no overflow)."""
+    return _rewritten(u, _as_pairs)
+
+
+def _rewritten(u: Basic, swap, root: bool = True) -> Basic:
+    """``u`` with each node ``n`` for which ``swap`` gives a node replaced by
+    it, bottom up (a node inside a replaced one is replaced too), the nodes
+    above rebuilt as written; the root too where ``root``; one walk of the
+    DAG."""
     order, _ = postorder([u], lambda n: n.args)
-    table = {}
+    new: dict[Basic, Basic] = {}
     for n in order:
-        if isinstance(n, tanh):
-            m = expm1(-2 * Abs(n.args[0]))
-            table[n] = -sign(n.args[0]) * m / (2 + m)
-    return u.xreplace(table) if table else u
+        args = tuple(new.get(a, a) for a in n.args)
+        m = n if all(a is b for a, b in zip(args, n.args)) else unevaluated(n, args)
+        got = swap(m) if root or n is not u else None
+        if got is not None or m is not n:
+            new[n] = m if got is None else got
+    return new.get(u, u)
 
 
 class _ZvErf(PairCall):
@@ -127,17 +171,16 @@ class _ErfcPair(erfc):
 def _pair_erf(u: Basic) -> Basic:
     """``u`` with each ``erf``/``erfc`` below its root computed as a pair
     (:mod:`symgrad.codegen.certify_helpers`: relative error a few eps**2)."""
-    order, _ = postorder([u], lambda n: n.args)
-    table = {n: (_ErfPair if n.func is erf else _ErfcPair)(*n.args)
-             for n in order if n.func in (erf, erfc) and n is not u}
-    return u.xreplace(table) if table else u
+    return _rewritten(u, lambda n: (_ErfPair if n.func is erf else _ErfcPair)(*n.args)
+                      if n.func in (erf, erfc) else None, root=False)
 
 
 def _as_erf(m: Basic) -> Basic:
     """``m`` (plain code: the masses) with erf and erfc as themselves."""
-    pairs = m.atoms(_ErfPair, _ErfcPair)
-    return m.xreplace({p: (erf if isinstance(p, _ErfPair) else erfc)(*p.args)
-                       for p in pairs}) if pairs else m
+    if not m.has(_ErfPair, _ErfcPair):
+        return m
+    return _rewritten(m, lambda n: (erf if isinstance(n, _ErfPair) else erfc)(*n.args)
+                      if isinstance(n, (_ErfPair, _ErfcPair)) else None)
 
 
 def _partials(n: Basic) -> list[Basic]:
