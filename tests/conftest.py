@@ -33,11 +33,12 @@ settings.register_profile("long", derandomize=False, print_blob=True, max_exampl
 settings.load_profile("long" if LONG else "deterministic")
 
 
-# ---- one xdist worker for the tests that import JAX, PyTorch or dask ----------------
+# ---- one xdist worker for the tests that import JAX, PyTorch, dask or matplotlib ----
 # Importing jax and torch costs ~3 s of CPU and dask.distributed ~1 s, per process
-# (2026-11-27, load 6); a worker that never runs such a test never pays it.  These
-# tests go to one worker as one unit, the largest, sent first; every other test is
-# its own unit, spread one by one as ``--dist load`` does.  The modules are imported
+# (2026-11-27, load 6), matplotlib 0.38 s (four tests, 2026-11-28);
+# a worker that never runs such a test never pays it.  These tests go to one worker
+# as one unit, the largest, sent first; every other test is its own unit, spread
+# one by one as ``--dist load`` does.  The modules are imported
 # inside the tests (tests/backends.py), not at collection, which every worker does.
 # (xdist's own ``--dist loadgroup`` does not group under pytest 9: it renames
 # ``item._nodeid``, which pytest 9's ``nodeid`` no longer reads.)
@@ -49,6 +50,9 @@ FRAMEWORK_TESTS = (
     "docs/export.md",
     "docs/api.md",
     "docs/coming-from.md",
+    "tests/stability/test_report.py::test_plot",  # matplotlib
+    "tests/test_cli.py::test_check_plot",  # matplotlib
+    "tests/test_cli.py::test_more_bad_input_is_one_line_and_exit_2[argv7-",  # its file types
 )
 
 
