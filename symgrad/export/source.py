@@ -205,23 +205,50 @@ def _dd_prod(*factors):
     return _dd_prod_b(None, *factors)
 """
 
-# TwoSum and the pair quotient without NumPy's rare-case branches (TwoSum's
-# s - a past the range where s is not, the quotient past it where the pair
-# quotient is not: a branch on the data, which tracing cannot take; by
-# selections TwoSum costs 2.3x, every quotient twice): there the exported
-# code drops the low part and gives inf, as before 2026-11-28
+# TwoSum and the pair quotient with NumPy's rare cases taken by selections,
+# not by a branch on the data (which tracing cannot take): the same floats as
+# NumPy's helpers.  TwoSum is Fast2Sum ordered by magnitude: its s - big
+# cannot overflow, so its error term is exact in the top binade too, where
+# TwoSum's s - a overflows (NumPy takes Fast2Sum only there; its error term is
+# TwoSum's wherever both are finite); 0 where s is not finite.  The quotient
+# halves a0 where a0/b0 overflows and doubles the pair (a normalized pair's hi
+# doubles to the correctly rounded value: inf only from the threshold on).
+# Until 2026-11-28 the exports dropped the low part there (one ulp) and gave
+# inf one ulp under the threshold (NMSE 3.4.2's quotient)
 _DIV = """
 
 def _dd_two_sum(a, b, ok=False):
     s = a + b
-    bb = s - a
-    e = (a - (s - bb)) + (b - bb)
+    if type(a) in (int, float) and type(b) in (int, float):
+        big, small = (a, b) if abs(a) >= abs(b) else (b, a)
+    else:
+        first = _dd_mag(a) >= _dd_mag(b)
+        big, small = NP.where(first, a, b), NP.where(first, b, a)
+    e = small - (s - big)
     return s, e if ok else _dd_fin(e)
+
+
+def _dd_mag(v):
+    return abs(v) if type(v) in (int, float) else NP.abs(v)
+
 
 def _dd_div(a, b):
     a0, a1 = a if isinstance(a, tuple) else (a, 0)
     b0, b1 = b if isinstance(b, tuple) else (b, 0)
-    return _dd_div_pair(a0, a1, b0, b1, a0 / b0)
+    # halved wherever |a0/b0| may reach max/2, found without a division: there
+    # each step of the pair quotient scales exactly by 2 (q that large needs
+    # |a0| > 2**-53 at least, so no step is subnormal), so the pair doubled is
+    # NumPy's, and a0/b0 overflows only inside (b0 = 0 or a0 not finite: the
+    # same inf or NaN either way)
+    half = NP.abs(a0) >= NP.abs(b0) * _DD_HALF_MAX[NP.result_type(a0, b0)]
+    a0 = NP.where(half, a0 * 0.5, a0)
+    if type(a1) not in (int, float):
+        a1 = NP.where(half, a1 * 0.5, a1)
+    h, lo = _dd_div_pair(a0, a1, b0, b1, a0 / b0)
+    return NP.where(half, h * 2, h), NP.where(half, lo * 2, lo)
+
+
+_DD_HALF_MAX = _DDConsts(lambda t: NP.finfo(t).max * 0.5)
 """
 # hypot of pairs as NumPy's _dd_hypot (both scaled by the power of two that
 # brings the larger into [1/2, 1), the pair root of the pair sum of squares,
@@ -255,7 +282,7 @@ def _hypot_text(names: dict[str, str]) -> str:
 
 
 _OVERRIDES = {
-    "jax": _SPLIT.replace("NP.", "jnp.") + _DIV + _hypot_text({
+    "jax": _SPLIT.replace("NP.", "jnp.") + _DIV.replace("NP.", "jnp.") + _hypot_text({
         "MAXIMUM": "jnp.maximum", "EXPONENT": "_jax_exponent", "WHERE": "jnp.where",
         "ISFINITE": "jnp.isfinite", "ISINF": "jnp.isinf", "INF": "jnp.inf"}) + """
 
@@ -330,7 +357,7 @@ _DD_EXACT_REDUCTION = False
 _dd_sin, _dd_cos, _dd_sincos = map(_dd_kept, (_dd_sin, _dd_cos, _dd_sincos))
 _dd_tan, _dd_atan = map(_dd_kept, (_dd_tan, _dd_atan))
 """,
-    "torch": _SPLIT.replace("NP.", "_tnp.") + _DIV + _hypot_text({
+    "torch": _SPLIT.replace("NP.", "_tnp.") + _DIV.replace("NP.", "_tnp.") + _hypot_text({
         "MAXIMUM": "_torch.maximum", "EXPONENT": "_torch_exponent", "WHERE": "_torch.where",
         "ISFINITE": "_torch.isfinite", "ISINF": "_torch.isinf", "INF": "_torch.inf"}) + """
 
@@ -345,6 +372,37 @@ def _torch_exponent(m):
 # past the range; eager PyTorch: ~10 operations more per product;
 # not measured here)
 """ + _CHAIN_PROD + """
+
+_dd_selected_two_sum, _dd_selected_div = _dd_two_sum, _dd_div
+
+
+def _dd_two_sum(a, b, ok=False):
+    # eager CPU tensors: TwoSum, its rare case (an error term not finite: the
+    # top binade, or s not finite) by the selections only where some point
+    # needs it, as NumPy's branch (by selections at every point TwoSum cost
+    # 2x: 10.8 -> 21.2 ms per 10^6 float64; the finiteness test reads a sum,
+    # cheaper than the nan_to_num it replaces)
+    if not _tnp.eager(a, b):
+        return _dd_selected_two_sum(a, b, ok)
+    s = a + b
+    bb = s - a
+    e = (a - (s - bb)) + (b - bb)
+    if ok or not isinstance(e, _torch.Tensor) or _tnp.all_finite(e):
+        return s, e
+    return _dd_selected_two_sum(a, b, ok)
+
+
+def _dd_div(a, b):
+    # eager CPU tensors: the halving's selections only where a quotient of
+    # the high parts overflows somewhere (every quotient 1.6x by selections)
+    a0, a1 = a if isinstance(a, tuple) else (a, 0)
+    b0, b1 = b if isinstance(b, tuple) else (b, 0)
+    if _tnp.eager(a0, b0):
+        q = a0 / b0
+        if not isinstance(q, _torch.Tensor) or _tnp.all_finite(q):
+            return _dd_div_pair(a0, a1, b0, b1, q)
+    return _dd_selected_div(a, b)
+
 
 def _ddc(h, lo, like):
     # 0-d tensors, not Python floats: _dd_split takes a Python float for a

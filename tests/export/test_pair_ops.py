@@ -14,7 +14,7 @@ from symgrad.stability.truth import GroundTruth
 
 from ..backends import jax, jnp, torch
 
-x, y = sp.symbols("x y", real=True)
+x, y, z = sp.symbols("x y z", real=True)
 
 # one formula per pair operation of codegen/compensating.py, each cancelling
 # where its inputs are near each other, over x, y in (1/2, 2)
@@ -69,3 +69,34 @@ def test_the_pair_hypot_keeps_its_bits_at_every_magnitude(backend, scale):
         with jax.enable_x64():
             got = np.asarray(f(jnp.asarray(xs), jnp.asarray(ys)))
     assert np.max(bits_error(np.asarray(got, float), want, FORMATS["float64"])) <= 1
+
+
+# NumPy's pair helpers take two rare cases on a branch on the data, which JAX's
+# and PyTorch's tracing cannot take; the exports take them by selections (until
+# 2026-11-28 they did not): TwoSum in the top binade, where s - a overflows and
+# s does not (its low part was dropped: 49 bits of x + y - z lost), and the pair
+# quotient one ulp under the overflow threshold, where the high parts' quotient
+# overflows (inf where the value is the largest float: NMSE 3.4.2's quotient)
+_BIG = float(np.finfo(np.float64).max)
+_RARE = [x + y - z, (x - z) / (1 - y)]  # at rows 0-1 and 2-4
+_ROWS = np.array([[-5.708799999999999e307, _BIG, -5.708799999999999e307 + _BIG],
+                  [_BIG, -8.012744671936522e307, _BIG - 8.012744671936522e307],
+                  [_BIG, 2.0**-54 + 2.0**-70, 2.0**969], [_BIG, 2.0**-54 + 2.0**-70, 2.0**968],
+                  [0.75 * _BIG, 0.25, 0.0]])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch", "jax"])
+def test_the_pairs_rare_cases_in_every_backend(backend):
+    want = GroundTruth(_RARE, [x, y, z]).batch(_ROWS)[0]
+    f = symgrad.lambdify([x, y, z], [symgrad.compensated(e) for e in _RARE], backend=backend)
+    if backend == "torch":
+        got = [v.numpy() for v in f(*map(torch.tensor, _ROWS.T))]
+    elif backend == "jax":
+        with jax.enable_x64():
+            got = [np.asarray(v) for v in jax.jit(f)(*_ROWS.T)]
+    else:
+        with np.errstate(all="ignore"):
+            got = f(*_ROWS.T)
+    for k, rows in enumerate((slice(0, 2), slice(2, 5))):
+        bits = bits_error(np.asarray(got[k], float)[rows], want[k][rows], FORMATS["float64"])
+        assert np.max(bits) <= 1, (k, bits)
