@@ -27,7 +27,9 @@ from sympy import (
     Piecewise,
     Pow,
     Symbol,
+    acos,
     acosh,
+    asin,
     asinh,
     atan,
     atanh,
@@ -99,15 +101,17 @@ _STEP_NEAR = (Integer(2) ** -40, Integer(2) ** -16, Integer(2) ** -140)
 
 def _as_pairs(n: Basic) -> Basic | None:
     """``n`` written in functions of pairs where it is a hyperbolic
-    function or its inverse (None otherwise), each without a cancellation
-    of its own: ``tanh(a) = -sign(a) m/(2 + m)``, ``m = expm1(-2|a|)`` in
-    (-1, 0] (no overflow); ``sinh(a) = (expm1(a) - expm1(-a))/2``,
-    ``cosh(a) = (exp(a) + exp(-a))/2``; ``atanh(a) = (log1p(a) -
-    log1p(-a))/2``; ``asinh(a) = sign(a) log1p(|a| + a**2/(1 + sqrt(1 +
-    a**2)))``; ``acosh(a) = log1p((a - 1) + sqrt((a - 1)(a + 1)))``.  (An
+    function or its inverse, or asin or acos (None otherwise), each without
+    a cancellation of its own: ``tanh(a) = -sign(a) m/(2 + m)``, ``m =
+    expm1(-2|a|)`` in (-1, 0] (no overflow); ``sinh(a) = (expm1(a) -
+    expm1(-a))/2``, ``cosh(a) = (exp(a) + exp(-a))/2``; ``atanh(a) =
+    (log1p(a) - log1p(-a))/2``; ``asinh(a) = sign(a) log1p(|a| + a**2/(1 +
+    sqrt(1 + a**2)))``; ``acosh(a) = log1p((a - 1) + sqrt((a - 1)(a +
+    1)))``; ``asin(a) = 2 atan(a/(1 + sqrt((1 - a)(1 + a))))`` and
+    ``acos(a) = 2 atan(sqrt((1 - a)/(1 + a)))`` (half angles).  (An
     overflow of a term where the value is finite, sinh past exp's threshold,
     is a pair not finite: that element goes to the ground truth.)"""
-    if not isinstance(n, (tanh, sinh, cosh, atanh, asinh, acosh)):
+    if not isinstance(n, (tanh, sinh, cosh, atanh, asinh, acosh, asin, acos)):
         return None
     a = n.args[0]
     if isinstance(n, tanh):
@@ -121,6 +125,10 @@ def _as_pairs(n: Basic) -> Basic | None:
         return (log1p(a) - log1p(-a)) / 2
     if isinstance(n, asinh):
         return sign(a) * log1p(Abs(a) + a**2 / (1 + sqrt(1 + a**2)))
+    if isinstance(n, asin):  # (half angles: no infinity at |a| = 1)
+        return 2 * atan(a / (1 + sqrt((1 - a) * (1 + a))))
+    if isinstance(n, acos):
+        return 2 * atan(sqrt((1 - a) / (1 + a)))
     return log1p((a - 1) + sqrt((a - 1) * (a + 1)))
 
 

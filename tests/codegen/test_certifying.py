@@ -190,16 +190,18 @@ def test_certified_erf_formulas_on_their_zero_curves():
 
 
 def test_certified_hyperbolic_functions_and_inverses_in_pairs():
-    # sinh, cosh (exp/expm1), atanh (log1p), asinh, acosh (log1p, sqrt) are
-    # written in functions of pairs inside certified, so each zero curve
-    # below is held where pairs with the function rounded to one float lose
+    # sinh, cosh (exp/expm1), atanh (log1p), asinh, acosh (log1p, sqrt), asin
+    # and acos (half angles through atan) are written in functions of pairs
+    # inside certified, so each zero curve below is held where pairs with the
+    # function rounded to one float lose
     from symgrad.codegen.certifying import certifiable
 
     cases = ((sp.cosh(x) - y, mpmath.cosh, (-3.7, 0.4, 4.1)),
              (sp.atanh(x) * y - sp.Rational(1, 3), lambda v: 1 / (3 * mpmath.atanh(v)),
               (0.93, -0.2, 0.001)),
              (sp.asinh(x) - y, mpmath.asinh, (-700.5, 0.03)),
-             (sp.acosh(x) - sp.sinh(y), lambda v: mpmath.asinh(mpmath.acosh(v)), (1.5, 30.0)))
+             (sp.acosh(x) - sp.sinh(y), lambda v: mpmath.asinh(mpmath.acosh(v)), (1.5, 30.0)),
+             (sp.acos(x) - y, mpmath.acos, (-0.999, 0.5, 1 - 2.0**-40)))
     for e, curve, xs in cases:
         assert certifiable(e), e
         with mpmath.workprec(300):
