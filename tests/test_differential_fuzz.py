@@ -11,7 +11,7 @@ the rest take their arguments raw, so that a real result may hold complex
 values inside (``Abs(sqrt(x))`` at x < 0), where a rule that assumes a real
 argument would be wrong.
 
-Two profiles: the default (60 examples, derandomized) runs a few seconds; set
+Two profiles: the default (30 examples, derandomized) runs a few seconds; set
 ``SYMGRAD_FUZZ=long`` for a thorough random run before a release.
 
 Where ``sympy.diff`` leaves a ``Derivative`` (floor, Mod, ...) only the
