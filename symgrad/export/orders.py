@@ -17,6 +17,9 @@ device).  A ``scaled(u)`` is emitted (``ldexp`` in both frameworks), and a
 helpers without their one branch on the data, which ``jax.jit`` cannot
 trace); a backend without the pair helpers gets ``u``, the plain float
 form, with a :class:`ExportWarning` naming the order and the output.
+``stabilize`` offers no ``certified(u)`` to the export
+(:func:`symgrad.stability.stabilize.without_certified`): exported code has
+no ground truth to recompute a point by.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
     >>> chosen_forms([sp.sqrt(x + 1) - sp.sqrt(x)], [x], {x: (0, sp.oo)})
     [1/(sqrt(x) + sqrt(x + 1))]
     """
-    from ..stability.stabilize import stabilize
+    from ..stability.stabilize import stabilize, without_certified
     from .pruning import pruned
 
     todo = [k for k, e in enumerate(exprs) if e.args]  # a symbol or a number is exact
@@ -75,8 +78,10 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
         try:
             sources = [exprs[k] for k in todo]
             # (its pairs and subnormal splits kept where they keep bits: .pruning)
-            _CHOSEN[key] = pruned(stabilize(sources, dom, dtype=dtype, widen=False), sources,
-                                  dom, dtype)
+            # (no certified(u): the export has no ground truth to recompute by)
+            with without_certified():
+                chosen = stabilize(sources, dom, dtype=dtype, widen=False)
+            _CHOSEN[key] = pruned(chosen, sources, dom, dtype)
         except Exception as err:  # noqa: BLE001  (a failure inside stabilize: say so, keep safe)
             from ..lowering import lower
             from ..rewrites import safe_forms

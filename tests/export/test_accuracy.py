@@ -234,3 +234,32 @@ def test_a_constant_no_float_holds_is_a_pair_in_both_frameworks():
                     np.nanmax(bits_error(v[~zero[k]], truth[k][~zero[k]], fmt)) <= 1
                     and np.all(np.abs(v[zero[k]]) <= 4 * eps * eps)), (cs[k], dtype)
 
+
+
+def test_no_certified_choice_is_exported_as_pairs_silently():
+    # tanh(x) - 2y + 1 near its zero curve: every float form loses bits and
+    # stabilize chooses certified(u) (D3), which NumPy's code recomputes by the
+    # ground truth where its bound does not hold; the exports have no ground
+    # truth and computed it as compensated(u), tanh rounded to one float, so
+    # the zero curve lost up to 50 bits with no warning (GELU-erf's value at
+    # x <= -8: 62.9). Stabilized for the export without certified: the form
+    # the export computes, as NumPy's code of it does, and a StabilityWarning
+    # where that form loses bits
+    from symgrad.errors import StabilityWarning
+
+    e, dom = sp.tanh(x) - 2 * y + 1, {x: (-3, 3), y: (0, 1)}
+    rng = np.random.default_rng(3)
+    xs = rng.uniform(-3, 3, 200)
+    ys = (1 + np.tanh(xs)) / 2
+    truth = GroundTruth([e], [x, y]).batch(np.stack([xs, ys], 1))[0][0]
+    with pytest.warns(StabilityWarning, match="cannot fix"):
+        fj = symgrad.to_jax(e, [x, y], stabilize=True, domain=dom)
+        forms = fj.order(0).forms
+    assert not any(isinstance(n, symgrad.certified) for n in sp.preorder_traversal(forms[0]))
+    numpy = bits_error(symgrad.lambdify([x, y], forms)(xs, ys) * np.ones(200), truth, FMT)
+    with jax.enable_x64():
+        gj = np.asarray(jax.jit(fj)(xs, ys))
+    gt = symgrad.to_torch(e, [x, y], stabilize=True, domain=dom)(torch.tensor(xs),
+                                                                 torch.tensor(ys)).numpy()
+    for got in (gj, gt):
+        assert np.max(bits_error(got, truth, FMT)) <= np.max(numpy) + 1
