@@ -307,6 +307,19 @@ _DD_TINY = _DDConsts(lambda t: jnp.finfo(t).tiny * 2.0 ** (jnp.finfo(t).nmant + 
 
 import numpy as _np
 
+_dd_numpy_two_prod = _dd_two_prod
+
+
+def _dd_two_prod(a, b, ok=False):
+    # and only where both factors are above that bound too: below it a
+    # factor's split has a subnormal low part, which XLA flushes, so the
+    # error term is off by up to 2**-27 of p (not dropped: the pair quotient
+    # 3/1e-300 read 3.00000002e300, its high part wrong; now the float
+    # quotient's, within an ulp, as its low part is lost)
+    p, e = _dd_numpy_two_prod(a, b, ok)
+    t = jnp.result_type(p)
+    return p, jnp.where((jnp.abs(a) >= _DD_TINY[t]) & (jnp.abs(b) >= _DD_TINY[t]), e, 0)
+
 _dd_numpy_two_sum = _dd_two_sum
 
 
