@@ -48,7 +48,7 @@ from sympy import (
     tan,
     tanh,
 )
-from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.functions.special.delta_functions import Heaviside
 
 from ..build import cancelling, mapped, unevaluated
@@ -253,6 +253,11 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             own2, own1 = 2 * Abs(n), zero
         elif isinstance(n, _PAIR_FUNCS) or getattr(n, "pair_call", None) is not None:
             own2, own1 = Abs(n) + Abs(ds[0]) * Abs(n.args[0]), zero
+        elif isinstance(n, hypot) and (n is not u or any(a.free_symbols and not a.is_Symbol
+                                                         for a in n.args)):
+            # (a pair: the pair root of the pair sum of squares, scaled; at the
+            # root of floats it is the float hypot, rounded once: below)
+            own2, own1 = 4 * Abs(n), zero
         elif isinstance(n, (Abs, Max, Min)):  # (a choice among pairs: no rounding)
             own2, own1 = zero, zero
         else:

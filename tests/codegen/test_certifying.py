@@ -211,3 +211,23 @@ def test_certified_hyperbolic_functions_and_inverses_in_pairs():
         pairs = lambdify([x, y], compensated(e))(pts[:, 0], pts[:, 1])
         assert np.all(np.abs(got - truth) <= np.spacing(np.abs(truth))), e
         assert np.any(np.abs(pairs - truth) > 4 * np.spacing(np.abs(truth))), e
+
+
+def test_certified_hypot_is_a_pair():
+    # hypot (sqrt(a**2 + b**2) as lowered) is computed as a pair, so its own
+    # rounding counts in E2 (at most 2.2 eps**2 |v| measured, 4 in the bound):
+    # the Cauchy-Schwarz gap |p||q| - p.q is certified at parallel vectors
+    from symgrad.codegen.certifying import certifiable
+
+    v, w = sp.symbols("v w")
+    e = sp.sqrt(x**2 + y**2) * sp.sqrt(v**2 + w**2) - (x * v + y * w)
+    assert certifiable(e)
+    # (near parallel: at exactly parallel vectors the value is an exact 0 the
+    # interval truth cannot decide, and the pairs' value stands there)
+    pts = np.array([(0.7, 1.3, 0.7 * 1.9, 1.3 * 1.9 + 2.0**-50), (1.1, 0.6, 2.2, 1.2 + 2.0**-52),
+                    (0.51, 1.97, 1.02 + 2.0**-51, 3.94)])
+    truth = GroundTruth([e], [x, y, v, w]).batch(pts)[0][0]
+    got = lambdify([x, y, v, w], certified(e))(*pts.T)
+    pairs = lambdify([x, y, v, w], compensated(e))(*pts.T)
+    assert np.all(np.abs(got - truth) <= np.spacing(np.abs(truth)))
+    assert np.any(np.abs(pairs - truth) > 4 * np.spacing(np.abs(truth)))
