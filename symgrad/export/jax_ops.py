@@ -14,7 +14,8 @@ operations (a polynomial and ``erfc``), which is the derivative's series.
 
 from __future__ import annotations
 
-__all__ = ["erf", "erfcx", "tanh", "kept", "rounded", "materialized", "pow2", "exp_reduction",
+__all__ = ["erf", "erfcx", "erf_given", "erfc_given", "tanh", "kept",
+           "rounded", "materialized", "pow2", "exp_reduction",
            "exp_table", "log1p", "ERF_SERIES",
            "ERF_SERIES_UP_TO"]
 
@@ -89,7 +90,7 @@ def _erf(x):
     return jnp.where(small, s + s * y, jnp.sign(x) * (1 - jsp.erfc(a)))
 
 
-def erfcx(x):
+def erfcx(x, a=None):
     """erfcx(x) = exp(x**2) erfc(x) of a JAX array, float32 or float64.
 
     ``jax.scipy.special.erfcx`` computes ``exp(x**2) * erfc(x)`` below
@@ -103,13 +104,69 @@ def erfcx(x):
     x < 0, 2 exp(x**2) - erfcx(-x).  At most 4 ulps in float64 for x >= 0
     (JAX's and SciPy's: 5-6), and as JAX's and SciPy's for x < 0, where
     erfcx's own condition number 2x**2 rules.  Only forward values, as
-    :func:`erf`.
+    :func:`erf`.  ``a``, where given, is ``|x|`` (a node of the program, so
+    that ``erfcx(x)`` and ``erfcx(-x)`` share the work on ``|x|``: see
+    :func:`erfc_given`).
     """
+    if a is not None:
+        return _erfcx(x, a)
     if "erfcx" not in _JITTED:
         import jax
 
         _JITTED["erfcx"] = jax.jit(_erfcx)
     return _JITTED["erfcx"](x)
+
+
+def erfc_given(v, a, e):
+    """erfc(v) from ``a = |v|`` and ``e = exp(-v**2)``, both computed by the
+    calling program (generated code passes ``stabilize``'s exact split of the
+    square): ``1 - erf(v)`` by :func:`erf`'s series where ``a < 1`` (``1 -
+    v`` kept as a pair: within an ulp for v < 0 too, where XLA's erfc is 9
+    off), and
+    beyond ``erfcx(a) e`` (``v > 0``) or ``2 - erfcx(a) e`` with
+    :func:`erfcx`'s rational approximations of ``a``, no ``exp`` of its own.
+    :func:`erf_given`, :func:`erfcx` and this compute the same ``erfcx(a)``,
+    which XLA computes once for all of them (GELU-erf's and log Φ's
+    branches).
+
+    >>> import jax, jax.numpy as jnp, numpy as np
+    >>> with jax.enable_x64():
+    ...     v = jnp.array([-3.0, -0.5, 0.0, 0.5, 3.0, 27.0])
+    ...     got = jax.jit(erfc_given)(v, jnp.abs(v), jnp.exp(-v * v))
+    >>> np.asarray(got).tolist()  # doctest: +ELLIPSIS
+    [1.99997790950300..., 1.5204998778130465, 1.0, 0.4795001221869535, 2.20904969985854...e-05, 0.0]
+    """
+    import jax.numpy as jnp
+
+    v = _floating(v)
+    small = a < 1.0
+    s = jnp.where(small, v, 0.0)
+    # 1 - s as the pair (h, l) (Fast2Sum: |s| < 1): exact where s < 0 too
+    h = 1 - s
+    c = _erfcx_large(a) * e
+    return jnp.where(small, h + (((1 - h) - s) - s * _erf_series(s)), jnp.where(v < 0, 2 - c, c))
+
+
+def erf_given(w, a, e):
+    """erf(w) from ``a = |w|`` and ``e = exp(-w**2)`` (as :func:`erfc_given`):
+    :func:`erf`'s series where ``a <= 1`` (the same floats), beyond
+    ``sign(w) (1 - erfcx(a) e)`` (erfc(1) = 0.157: no cancellation), no
+    ``erfc`` and no ``exp`` of its own.
+
+    >>> import jax, jax.numpy as jnp, numpy as np
+    >>> with jax.enable_x64():
+    ...     w = jnp.array([-3.0, -0.5, 0.0, 1.0, 2.0])
+    ...     got = jax.jit(erf_given)(w, jnp.abs(w), jnp.exp(-w * w))
+    >>> np.asarray(got).tolist()  # doctest: +ELLIPSIS
+    [-0.99997790950300..., -0.5204998778130465, 0.0, 0.8427007929497149, 0.99532226501895...]
+    """
+    import jax.numpy as jnp
+
+    w = _floating(w)
+    small = a <= ERF_SERIES_UP_TO
+    s = jnp.where(small, w, 0.0)
+    c = _erfcx_large(a) * e
+    return jnp.where(small, s + s * _erf_series(s), jnp.sign(w) * (1 - c))
 
 
 def _horner(coefs, x):
@@ -127,33 +184,47 @@ def _floating(x):
     return x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.result_type(float))
 
 
-def _erfcx(x):
+def _erf_series(s):
+    """y(s*s) of :data:`ERF_SERIES` (erf(s) = s + s y)."""
+    z = s * s
+    y = ERF_SERIES[-1]
+    for c in ERF_SERIES[-2::-1]:
+        y = y * z + c
+    return y
+
+
+def _erfcx(x, a=None):
     import jax.numpy as jnp
 
     x = _floating(x)
-    a = jnp.abs(x)
+    a = jnp.abs(x) if a is None else a
     # each piece on its own interval only (elsewhere a harmless stand-in):
     # no overflow, no inf * 0 for JAX's autodiff of the selection
     small = a < 1.0
     neg = x < 0
     s = jnp.where(small, a, 0.0)
-    z = s * s
-    y = ERF_SERIES[-1]
-    for c in ERF_SERIES[-2::-1]:
-        y = y * z + c
+    y = _erf_series(s)
     # exp(a*a): the small branch's and the negative one's (one exp for both)
     w = jnp.exp(jnp.where(small | neg, a * a, 0.0))
     e0 = w * ((1 - s) - s * y)
+    e = jnp.where(small, e0, _erfcx_large(a))
+    return jnp.where(neg, 2 * w - e, e)
+
+
+def _erfcx_large(a):
+    """erfcx(a) for a >= 1 (elsewhere a finite stand-in), from ``a`` only:
+    the same operations wherever it is called on the same ``a``."""
+    import jax.numpy as jnp
+
     pq = a < 8.0
-    m = jnp.where(small | ~pq, 2.0, a)
+    m = jnp.where((a < 1.0) | ~pq, 2.0, a)
     e1 = _horner(ERFCX_P, m) / _horner(ERFCX_Q, m)
     rs = a < ERFCX_ASYMPTOTIC_FROM
     r = 1 / jnp.where(pq | ~rs, 10.0, a)  # R/S in 1/a: no overflow of a**6
     e2 = r * _horner(ERFCX_R[::-1], r) / _horner(ERFCX_S[::-1], r)
     b = jnp.where(rs, ERFCX_ASYMPTOTIC_FROM, a)
     e3 = _horner(ERFCX_ASYMPTOTIC, 1 / (b * b)) / (b * 1.7724538509055159)
-    e = jnp.where(small, e0, jnp.where(pq, e1, jnp.where(rs, e2, e3)))
-    return jnp.where(neg, 2 * w - e, e)
+    return jnp.where(pq, e1, jnp.where(rs, e2, e3))
 
 
 # tanh(x) = x + x z P(z)/Q(z), z = x*x, for |x| < 0.625: Cephes' tanh.c

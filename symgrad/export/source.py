@@ -33,6 +33,7 @@ from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
 from .branches import cancelled_into_branches, clamped_branches, shared_branches
+from .erf_shared import erfs_by_erfcx
 from .estrin import estrin_sums
 from .exp_tables import exps_by_table
 from .printers import HEADERS, RESERVED, printer_for
@@ -524,6 +525,8 @@ def generate(
     # (exact(p): the pairs form; the export has no expansions)
     roots = scaling(unmark(exact_as_pairs(roots),
                            (widen,) if backend in PAIRS else (widen, compensated)))
+    if backend == "jax":  # erf, erfc and erfcx of +-v from one erfcx of |v| (and exp(-v**2))
+        roots = erfs_by_erfcx(roots)
     if backend == "jax":  # an exp of a bounded integer, the split square's second factor: a lookup
         roots = exps_by_table(roots)  # (before the pair helpers: its integer's bound reads them)
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)

@@ -1,0 +1,109 @@
+"""One ``erfcx`` for the erf family's branches in JAX code.
+
+``stabilize`` writes ``erfc(v)`` where it is small as ``erfcx(v) * E`` with
+``E = exp(-v**2)`` split exactly (GELU-erf, log Φ), and keeps ``1 +
+erf(w)`` or ``erfc(w)`` in the other branch of the same selection, ``w =
+-v`` or ``v``.  Traced code computes every branch at every point: JAX's
+GELU-erf gradient computed an ``erfcx`` (its own ``exp(v**2)`` inside) and
+an ``erf`` (XLA's ``erfc`` with its own ``exp(-w**2)`` inside), though for
+``|w| > 1`` ``erf(w) = sign(w) (1 - erfcx(|w|) E)`` with the program's own
+``E``.  Here each such call reads the argument's absolute value as a node
+of the program (``|v|`` and ``|-v|`` are one node) and the program's ``E``:
+:func:`symgrad.export.jax_ops.erfc_given`, :func:`~symgrad.export.jax_ops.erf_given`
+and ``erfcx(v, |v|)`` compute the same ``erfcx`` of ``|v|`` past 1 (Cephes'
+rational approximations, no ``exp``), which XLA computes once.
+"""
+
+from __future__ import annotations
+
+from sympy import Abs, Basic, Mul, erf, erfc, exp, expand
+
+from ..build import mapped
+from ..codegen.texts import HelperCall
+from ..graph import postorder
+from ..rewrites.forms import erfcx
+
+__all__ = ["erfs_by_erfcx"]
+
+
+class _ErfcGiven(HelperCall):
+    """``_jg.erfc_given(v, |v|, exp(-v**2))``."""
+
+    _helper = "_jg.erfc_given"
+
+
+class _ErfGiven(HelperCall):
+    """``_jg.erf_given(w, |w|, exp(-w**2))``."""
+
+    _helper = "_jg.erf_given"
+
+
+class _ErfcxAbs(HelperCall):
+    """``_jg.erfcx(v, |v|)``."""
+
+    _helper = "_jg.erfcx"
+
+
+def _square_of(n: Basic) -> tuple[Basic, Basic] | None:
+    """``(s, E)`` where ``n`` is a product holding exponentials ``E`` (their
+    product) with ``E = exp(-s)``, ``s`` expanded; else None."""
+    if not isinstance(n, Mul):
+        return None
+    es = [f for f in n.args if isinstance(f, exp)]
+    if not es:
+        return None
+    return expand(-sum(e.args[0] for e in es)), es[0] if len(es) == 1 else Mul(*es, evaluate=False)
+
+
+def erfs_by_erfcx(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with ``erfcx(v) * E``, ``erf(w)`` and ``erfc(w)`` computed
+    from one ``erfcx`` of the argument's absolute value where the program
+    holds ``E = exp(-v**2)`` (a product of exponentials whose exponents sum
+    to ``-v**2``), and each other ``erfcx(v)`` reading ``|v|`` too; nothing
+    inside a float marker (what it computes in pairs or wider is its own).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> E = sp.exp(-x**2)
+    >>> erfs_by_erfcx([erfcx(-x) * E, 1 + sp.erf(x), 1 / erfcx(-x)])  # doctest: +ELLIPSIS
+    [_ErfcGiven(-x, Abs(x), exp(-x**2)), _ErfGiven(x, Abs(x), exp(-x**2)) + 1, ...]
+    >>> erfs_by_erfcx([sp.erf(x) + erfcx(x)])  # no exp(-x**2) in the program: no change
+    [erf(x) + erfcx(x)]
+    """
+    from ..widen import FloatMarker
+
+    order, _ = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, (erf, erfc, erfcx)) for n in order):
+        return roots
+    squares: dict[Basic, Basic] = {}
+    for n in order:
+        found = _square_of(n)
+        if found is not None:
+            squares.setdefault(*found)
+    if not squares:
+        return roots
+
+    def given(v: Basic) -> Basic | None:
+        return squares.get(expand(v**2))
+
+    def swap(n: Basic) -> Basic | None:
+        return n if isinstance(n, FloatMarker) else None
+
+    def after(n: Basic) -> Basic:
+        if isinstance(n, Mul):
+            found = _square_of(n)
+            fs = [f for f in n.args if isinstance(f, (erfcx, _ErfcxAbs))]
+            if found is not None and fs and found[0] == expand(fs[0].args[0] ** 2):
+                v = fs[0].args[0]
+                rest = [f for f in n.args if f is not fs[0] and not isinstance(f, exp)]
+                return Mul(*rest, _ErfcGiven(v, Abs(v), found[1]), evaluate=False) if rest \
+                    else _ErfcGiven(v, Abs(v), found[1])
+            return n
+        if isinstance(n, (erf, erfc)) and (e := given(n.args[0])) is not None:
+            cls = _ErfGiven if isinstance(n, erf) else _ErfcGiven
+            return cls(n.args[0], Abs(n.args[0]), e)
+        if isinstance(n, erfcx) and given(n.args[0]) is not None:
+            return _ErfcxAbs(n.args[0], Abs(n.args[0]))
+        return n
+
+    return mapped(roots, swap=swap, after=after)
