@@ -27,6 +27,7 @@ Floats only, but for the points kept.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from math import comb
 
 import numpy as np
 
@@ -42,7 +43,12 @@ DEEP_WALK = 4  # the deepest zeros walked from ...
 WALK = 1024  # ... each other variable moved by up to this many floats each way
 TURN = 2  # the deepest zeros from which lines run along each other variable ...
 TURNS = 16  # ... that zero's variable moved by up to this many floats each way
-DEEP_KEEP = 12  # points measured: the deepest found
+DEEP_KEEP = 12  # points measured: the deepest found (as many from each step)
+SEG = 2**15  # the deepest float of a stretch of the zero surface: every float this far ...
+# ... each way along each other variable, from the DEEP_WALK deepest zeros found
+SEG_FIT = 2.0**-20  # the zero's local model must hold to this fraction of a float
+RARE = 8  # base rows of an output's rarer sign (each output), besides the random ones ...
+RARE_SHARE = 0.1  # ... where that sign holds at most this share of the points
 ROUNDS = 4  # bisection rounds evaluated together, at most ...
 # ... in calls of at most this many rows (a form in pairs costs 5-60 us a row beside
 # its 2.5-7 ms a call: past a few hundred rows more rounds a call no longer pay)
@@ -80,30 +86,38 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
     # of |value| along a line, bisected on the sign of its slope
     touch = not ((v0 > 0).any(axis=1) & (v0 < 0).any(axis=1)).any()
     lines = _Lines(values, domain_ranges, fmt, minima=touch)
-    bases, js = [], []
+    rare = [] if touch or k == 1 else _rare(v0[:, ok], ok, rng)
+    bases, js, own = [], [], []
     for j in range(k):
         if lines.bounds[j, 1] < lines.bounds[j, 0] + 2:
             continue
         # (one variable: every base row gives the same line)
         per = 1 if k == 1 else DEEP_BASES if k <= 3 else max(4, 3 * DEEP_BASES // k)
         pick = rng.choice(ok, size=min(per, len(ok)), replace=False)
-        bases += [points[i] for i in pick]
-        js += [j] * len(pick)
+        more = [i for i in rare if i not in set(pick)]
+        bases += [points[i] for i in (*pick, *more)]
+        js += [j] * (len(pick) + len(more))
+        own += [False] * len(pick) + [True] * len(more)
     if not bases:
         return points[:0]
-    found = [lines.zeros(np.array(bases, dtype=fmt.dtype), np.array(js))]
+    found = [lines.zeros(np.array(bases, dtype=fmt.dtype), np.array(js), np.array(own))]
     if k > 1 and len(found[0][0]):
-        if not touch:  # (the walk's secant step is on a sign change's slope)
-            found.append(lines.walk(found[0], DEEP_WALK, WALK, rng))
+        if not touch:  # (the secant steps are on a sign change's slope)
+            # every float of a stretch from the deepest; the walk's samples
+            # only where a stretch's model did not hold that far
+            stretch, covered = lines.stretches(found[0], DEEP_WALK, SEG, rng)
+            found.append(stretch)
+            found.append(lines.walk(found[0], DEEP_WALK, WALK, rng, skip=covered))
         found.append(lines.turn(_merged(found), TURN, TURNS, rng))
     # the deepest of each step alike (exp(x) - y's walk from its zero at
     # x = 1e-282, y = 1 finds zeros 1e-282 deep that pairs compute exactly,
     # and would crowd out the turn's, 2**-104 deep, where they lose)
     out, seen = [], set()
+    share = DEEP_KEEP // (len(found) - (len(found) == 4))  # (stretch and walk: one share each)
     for rows, depth in (f[:2] for f in found):
         got = 0
         for i in np.argsort(depth, kind="stable"):
-            if got >= DEEP_KEEP // len(found):
+            if got >= share:
                 break
             if rows[i].tobytes() not in seen:
                 seen.add(rows[i].tobytes())
@@ -112,6 +126,36 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
     out = np.array(out, dtype=fmt.dtype).reshape(-1, k)
     if len(out):
         probe(out)
+    return out
+
+
+def _rare(v: np.ndarray, ok: np.ndarray, rng: np.random.Generator) -> list[int]:
+    """Points of an output's rarer sign where it is rare (at most
+    :data:`RARE_SHARE` of the points): up to :data:`RARE` of each output's.
+
+    A zero set that only clips the box (``exp(x) - y`` over x in (-1, 1),
+    y in (2.7, 10): y = e**x only reaches y > 2.7 for x > 0.993) or bounds a
+    small region is crossed by few lines through random points: 24 random
+    base rows a variable missed it at every seed, and a form in pairs that
+    loses 50 bits at its deepest floats there was reported 0.0.  Every point
+    of the rarer sign lies across the zero set from the others; the lines
+    through it along each variable reach the other sign at the box's ends or
+    before (a line through the corner (1, 2.7) along x or y crosses).
+
+    >>> v = np.array([[-1.0, -2.0, 3.0, -4.0, -5.0, -6.0, -7.0, -8.0, -9.0, -1.5, -2.5]])
+    >>> _rare(v, np.arange(11), np.random.default_rng(0))
+    [2]
+    """
+    out: list[int] = []
+    for row in v:
+        pos, neg = np.flatnonzero(row > 0), np.flatnonzero(row < 0)
+        few = pos if len(pos) <= len(neg) else neg
+        if 0 < len(few) <= RARE_SHARE * v.shape[1]:
+            # (the nearest the zero first: the least |value|, then at random)
+            few = few[np.argsort(np.abs(row[few]), kind="stable")]
+            near, rest = few[:RARE // 2], few[RARE // 2:]
+            few = np.concatenate([near, rng.permutation(rest)[:RARE - len(near)]])
+            out += [int(ok[i]) for i in few if int(ok[i]) not in out]
     return out
 
 
@@ -170,20 +214,24 @@ class _Lines:
         b = np.abs(self.value(self.at(base, jj, np.minimum(o + 1, top)), outs))
         return b - a
 
-    def zeros(self, bases: np.ndarray, js: np.ndarray) -> tuple:
+    def zeros(self, bases: np.ndarray, js: np.ndarray, own: np.ndarray | None = None) -> tuple:
         """The sign changes of each output along variable ``js[q]`` from
         ``bases[q]``, on the grids (two at most per line and output),
-        bisected to two floats."""
+        bisected to two floats; where ``own[q]``, the grid holds the base's
+        own float too (a sign held only in a band narrower than the grid's
+        step is seen)."""
         fmt = self.fmt
-        rows = np.concatenate([self.at(np.repeat(b[None, :], len(self.grids[j]), axis=0),
-                                       np.full(len(self.grids[j]), j), self.grids[j])
-                               for b, j in zip(bases, js)])
+        grids = [np.union1d(self.grids[j], ordinal(b[j:j + 1], fmt).astype(np.int64))
+                 if own is not None and own[q] else self.grids[j]
+                 for q, (b, j) in enumerate(zip(bases, js))]
+        rows = np.concatenate([self.at(np.repeat(b[None, :], len(g), axis=0),
+                                       np.full(len(g), j), g)
+                               for b, j, g in zip(bases, js, grids)])
         with np.errstate(all="ignore"):
             vals = np.asarray(self.values(rows), dtype=float).reshape(-1, len(rows))
         line, outs, lo, hi, scale = [], [], [], [], []
         start = 0
-        for q, j in enumerate(js):
-            g = self.grids[j]
+        for q, g in enumerate(grids):
             seg = vals[:, start:start + len(g)]
             start += len(g)
             for o in range(seg.shape[0]):
@@ -276,11 +324,13 @@ class _Lines:
             cur = np.where(same, 2 * cur + 2, 2 * cur + 1)
             go &= cur < size
 
-    def walk(self, found: tuple, starts: int, far: int, rng: np.random.Generator) -> tuple:
+    def walk(self, found: tuple, starts: int, far: int, rng: np.random.Generator,
+             skip: frozenset = frozenset()) -> tuple:
         """From the ``starts`` deepest zeros, each other variable moved by
         every number of floats up to ``far`` each way, and the zero along
         the same variable again: a secant step on the zero's own slope,
-        the floats beside it."""
+        the floats beside it.  Not along the (zero, variable) pairs in
+        ``skip`` (a stretch searched through them farther)."""
         rows, depth, js, outs, slope, scale = found
         k = rows.shape[1]
         m = np.arange(-far, far + 1, dtype=np.int64)
@@ -289,6 +339,8 @@ class _Lines:
             j = js[d]
             oj = int(ordinal(rows[d:d + 1, j], self.fmt)[0])
             for i in _others(k, j, rng):
+                if (int(d), i) in skip:
+                    continue
                 b = np.repeat(rows[d:d + 1], len(m), axis=0)
                 oi = np.clip(int(ordinal(rows[d:d + 1, i], self.fmt)[0]) + m,
                              *self.bounds[i])
@@ -305,6 +357,101 @@ class _Lines:
                 got.append((cb, _finite(cv / scale[d]), np.full(len(cb), j), np.repeat(o, 3),
                             np.full(len(cb), slope[d]), np.full(len(cb), scale[d])))
         return _merged(got) if got else _empty(found)
+
+    def stretches(self, found: tuple, starts: int, far: int,
+                  rng: np.random.Generator) -> tuple[tuple, frozenset]:
+        """From the ``starts`` deepest zeros, the deepest float of the zero
+        surface over every float of each other variable up to ``far`` each
+        way: not sampled but searched through.
+
+        Along the other variable (floats m), the zero's position along its
+        own (t(m), in its floats, fractional) is a smooth function: Newton
+        steps on the form's own value find it at nine m, a polynomial of
+        degree 4 through five of them is checked at the other four to
+        :data:`SEG_FIT` of a float (else the stretch is cut to a 16th),
+        and the distance of t(m) to the nearest integer, the depth of the
+        float there, is computed at every m of the stretch (in pieces of
+        256, exact at each centre).  The floats beside the three least are
+        evaluated.  A form in pairs knows its zero to about 2**-24 (float32)
+        or 2**-48 (float64) of a float, so floats 2**-16 deep are found
+        where the walk's 2,049 steps find about 2**-11.  Points only (the
+        ground truth decides each one's loss); where no stretch's model
+        holds, nothing is claimed of it.  Also returns the (zero, variable)
+        pairs searched to ``far`` itself.
+        """
+        rows, depth, js, outs, slope, scale = found
+        k, fmt = rows.shape[1], self.fmt
+        segs = []  # (zero, other variable, its ordinal, the zero's ordinal, m's)
+        seen: set = set()
+        for d in np.argsort(depth, kind="stable")[:starts]:
+            if not (np.isfinite(slope[d]) and slope[d] != 0):
+                continue
+            j = js[d]
+            oj = int(ordinal(rows[d:d + 1, j], fmt)[0])
+            for i in _others(k, j, rng):
+                oi = int(ordinal(rows[d:d + 1, i], fmt)[0])
+                if (i, j, oi, oj, outs[d]) in seen:  # (the same zero twice)
+                    continue
+                seen.add((i, j, oi, oj, outs[d]))
+                for f in (far, far >> 4):
+                    lo = max(-f, int(self.bounds[i, 0]) - oi)
+                    hi = min(f, int(self.bounds[i, 1]) - oi)
+                    h = (hi - lo) // 8  # (nine floats equally spaced)
+                    if h >= 8:
+                        segs.append((d, i, oi, oj, lo, lo + 8 * h,
+                                     lo + h * np.arange(9, dtype=np.int64)))
+        if not segs:
+            return _empty(found), frozenset()
+        # Newton steps along the zero's own variable, every sample at once
+        base = np.concatenate([np.repeat(rows[d:d + 1], len(ms), axis=0)
+                               for d, i, oi, oj, lo, hi, ms in segs])
+        ii = np.concatenate([np.full(len(ms), i) for d, i, oi, oj, lo, hi, ms in segs])
+        oo = np.concatenate([oi + ms for d, i, oi, oj, lo, hi, ms in segs])
+        base[np.arange(len(base)), ii] = from_ordinal(oo, fmt)
+        jj = np.concatenate([np.full(len(s_[6]), js[s_[0]]) for s_ in segs])
+        n = np.concatenate([np.full(len(s_[6]), s_[3], dtype=np.int64) for s_ in segs])
+        out_ = np.concatenate([np.full(len(s_[6]), outs[s_[0]]) for s_ in segs])
+        sl = np.concatenate([np.full(len(s_[6]), slope[s_[0]]) for s_ in segs])
+        top, bot = self.bounds[jj, 1], self.bounds[jj, 0]
+        for _ in range(2):  # (the first is a secant step on the zero's slope: near)
+            v = self.value(self.at(base, jj, n), out_)
+            with np.errstate(all="ignore"):
+                step = np.where(np.isfinite(v / sl), np.round(-v / sl), 0.0)
+            n = np.clip(n + np.clip(step, -2.0**40, 2.0**40).astype(np.int64), bot, top)
+        v = self.value(self.at(base, jj, n), out_)
+        with np.errstate(all="ignore"):
+            frac = -v / sl
+        cand, at = [], 0
+        done: set = set()
+        covered: set = set()
+        for d, i, oi, oj, lo, hi, ms in segs:
+            q = slice(at, at + len(ms))
+            at += len(ms)
+            if (d, i) in done:
+                continue
+            fit = _fit(ms, n[q] - oj, frac[q])
+            if fit is None:
+                continue
+            done.add((d, i))
+            if hi - lo >= far:  # (the whole stretch, not its 16th)
+                covered.add((int(d), i))
+            for m, t in _nearest_integers(fit, lo, hi):
+                r = rows[d].copy()
+                r[i] = from_ordinal(np.array([oi + m]), fmt)[0]
+                for e in (-1, 0, 1):
+                    cand.append((r, js[d], oj + t + e, outs[d], slope[d], scale[d]))
+        if not cand:
+            return _empty(found), frozenset(covered)
+        cb = np.array([c[0] for c in cand], dtype=fmt.dtype)
+        cj = np.array([c[1] for c in cand])
+        co = np.clip(np.array([c[2] for c in cand], dtype=np.int64),
+                     self.bounds[cj, 0], self.bounds[cj, 1])
+        outs_c = np.array([c[3] for c in cand])
+        cb = self.at(cb, cj, co)
+        cv = np.abs(self.value(cb, outs_c))
+        sc = np.array([c[5] for c in cand])
+        return ((cb, _finite(cv / sc), cj, outs_c, np.array([c[4] for c in cand]), sc),
+                frozenset(covered))
 
     def turn(self, found: tuple, starts: int, far: int, rng: np.random.Generator) -> tuple:
         """From the ``starts`` deepest zeros, lines along each other
@@ -326,6 +473,76 @@ class _Lines:
         if not bases:
             return _empty(found)
         return self.zeros(np.concatenate(bases), np.array(lj))
+
+
+def _fit(ms: np.ndarray, whole: np.ndarray, frac: np.ndarray):
+    """The zero's position t(m) = whole + frac (floats of its variable, from
+    the zero) at the nine equally spaced samples ``ms``, as the polynomial
+    of degree 4 through the even ones, if it holds at the odd ones to
+    :data:`SEG_FIT`; else None.  Exact, in integers: ``(n, d)`` with
+    t(m) = sum(n[k] * m**k) / d.  (Degree 4: over 2**15 floats of a float32
+    variable a quadratic is off by 2**-9 of a float, a quartic by about
+    2**-20.)
+
+    >>> ms = np.arange(-8, 9, 2)
+    >>> t = 0.25 + 0.3 * ms + 0.01 * ms**2
+    >>> n, d = _fit(ms, np.floor(t).astype(np.int64), t - np.floor(t))
+    >>> [round(v / d, 12) for v in n]
+    [0.25, 0.3, 0.01, 0.0, 0.0]
+    """
+    if len(ms) != 9 or not (np.isfinite(frac).all() and (np.abs(frac) <= 1).all()):
+        return None
+    m0, h = int(ms[0]), int(ms[2]) - int(ms[0])
+    if h <= 0 or any(int(ms[2 * r]) != m0 + r * h for r in range(5)):
+        return None
+    scale = 1 << 40
+    tt = [int(w) * scale + round(float(f) * scale) for w, f in zip(whole, frac)]
+    diffs, row = [], tt[::2]  # forward differences at the nodes (exact)
+    for _ in range(5):
+        diffs.append(row[0])
+        row = [b - a for a, b in zip(row, row[1:])]
+    # t(m) * 24 h**4 * scale = sum_r diffs[r] * (24/r!) h**(4-r) prod_{s<r} (m - m0 - s h)
+    n = [0] * 5
+    fact = (1, 1, 2, 6, 24)
+    for r in range(5):
+        poly = [diffs[r] * (24 // fact[r]) * h ** (4 - r)]
+        for q in range(r):  # times (m - (m0 + q h))
+            c0 = -(m0 + q * h)
+            poly = [(poly[i - 1] if i else 0) + (c0 * poly[i] if i < len(poly) else 0)
+                    for i in range(len(poly) + 1)]
+        for i, v in enumerate(poly):
+            n[i] += v
+    d = 24 * h**4 * scale
+    for mm, t_ in zip(ms[1::2], tt[1::2]):
+        mm = int(mm)
+        if abs(sum(v * mm**k for k, v in enumerate(n)) - t_ * 24 * h**4) > SEG_FIT * d:
+            return None
+    return n, d
+
+
+def _nearest_integers(fit, lo: int, hi: int, keep: int = 3, piece: int = 256):
+    """The ``keep`` m in [lo, hi] where the polynomial ``fit`` (``_fit``'s)
+    comes nearest an integer, each with that integer: at every m, in pieces
+    about centres c, where t(c + e) = sum(a_p e**p) / d with integer a_p,
+    whose fraction parts (a_p mod d) / d are exact."""
+    n, d = fit
+    centres = list(range(lo + piece // 2, hi + piece // 2, piece))
+    fr = np.empty((len(centres), 5))
+    for i, c in enumerate(centres):
+        for p in range(5):
+            a = sum(comb(k, p) * n[k] * c ** (k - p) for k in range(p, 5))
+            fr[i, p] = (a % d) / d
+    e = np.arange(-(piece // 2), piece - piece // 2, dtype=np.int64)
+    f = sum(fr[:, p:p + 1] * (e.astype(float) ** p)[None, :] for p in range(5))
+    dist = np.abs(f - np.round(f))
+    mm = np.array(centres, dtype=np.int64)[:, None] + e[None, :]
+    dist[(mm < lo) | (mm > hi)] = np.inf
+    out = []
+    for b in np.argsort(dist, axis=None, kind="stable")[:keep]:
+        m = int(mm.flat[b])
+        t = sum(v * m**k for k, v in enumerate(n))
+        out.append((m, (2 * t + d) // (2 * d)))  # (t / d rounded)
+    return out
 
 
 def _others(k: int, j: int, rng: np.random.Generator) -> list[int]:

@@ -87,3 +87,57 @@ def test_a_double_zero_is_walked_at_the_minima_of_its_magnitude():
     r = check_stability(f, {x: (0.5, 2.0), y: (0.25, 4.0)}, dtype="float32", seed=5,
                         samples=256)
     assert r.max_bits_error > 28.5, str(r)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_zero_set_clipping_a_corner_of_the_box_is_searched(seed):
+    # exp(x) - y over x in (-1, 1), y in (2.7, 10): y = e**x only reaches y > 2.7
+    # for x > 0.993, so few lines through random points cross it; check_stability
+    # of its form in pairs reported 0.0 at 7 of seeds 0-7 (default samples) where
+    # the floats nearest the curve lose 8-15 bits (found at 8 of 8 now); at this
+    # level the old search found no zero at seeds 0 and 1 (nor 4). A sibling in three
+    # variables and float32: x*y - z*sin(x) over z in (4.2, 6) (0.0 at 6 of 8).
+    # The points of an output's rarer sign are base rows too.
+    import numpy as np
+
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.depth import deepest_zeros
+
+    rng = np.random.default_rng(seed)
+    for lo, hi, vals, name in (
+            ((-1, 2.7), (1, 10), lambda r: (np.exp(r[:, 0]) - r[:, 1])[None, :], "float64"),
+            ((0.5, 0.5, 4.2), (2, 2, 6),
+             lambda r: (r[:, 0] * r[:, 1] - r[:, 2] * np.sin(r[:, 0]))[None, :], "float32")):
+        fmt = FORMATS[name]
+        corners = np.array(np.meshgrid(*zip(lo, hi))).reshape(len(lo), -1).T
+        pts = np.concatenate([rng.uniform(lo, hi, (4096, len(lo))), corners]).astype(fmt.dtype)
+        rows = deepest_zeros(pts, vals, lambda r: None, list(zip(lo, hi)), fmt, seed)
+        assert len(rows) and np.abs(vals(rows)).min() <= 1e-6, (name, len(rows))
+
+
+def test_a_stretch_of_the_zero_surface_is_searched_through_not_sampled():
+    # x - sqrt(2)*y in float32 (computed in float64): from its zero at y = 0.6 the
+    # deepest float of every y within 4,096 floats each way is the one a scan of
+    # all 8,193 finds (the walk's 2,049 secant steps sample a quarter of them)
+    import numpy as np
+
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.depth import _Lines
+
+    fmt = FORMATS["float32"]
+    r2 = np.sqrt(np.float64(2))
+    vals = lambda r: (r[:, 0].astype(np.float64) - r2 * r[:, 1]).astype(np.float32)[None, :]  # noqa: E731
+    lines = _Lines(vals, [(0.5, 1.0), (0.5, 1.0)], fmt)
+    y0 = np.float32(0.6)
+    x0 = np.float32(r2 * np.float64(y0))
+    row = np.array([[x0, y0]], dtype=np.float32)
+    step = np.spacing(x0)
+    slope = float(vals(np.array([[x0 + step, y0]], dtype=np.float32))[0, 0] - vals(row)[0, 0])
+    found = (row, np.zeros(1), np.zeros(1, dtype=int), np.zeros(1, dtype=int),
+             np.array([slope]), np.ones(1))
+    rows = lines.stretches(found, 1, 4096, np.random.default_rng(0))[0][0].astype(np.float64)
+    got = (np.abs(rows[:, 0] - r2 * rows[:, 1]) / float(step)).min()
+    ys = y0.astype(np.float64) + np.spacing(y0) * np.arange(-4096, 4097)
+    xs = r2 * ys
+    best = (np.abs(xs - xs.astype(np.float32).astype(np.float64)) / float(step)).min()
+    assert got == pytest.approx(best, rel=1e-6), (got, best)

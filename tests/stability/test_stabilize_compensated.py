@@ -159,13 +159,18 @@ def test_a_polynomial_whose_pairs_lose_is_computed_exactly():
     # x*y*z - w: a product of three floats is three floats, pairs keep two;
     # the verification's points found the pairs within 1.6 bits, the check's
     # climb from the verified worst point 9.1 (the after-report's figure):
-    # the exact form (an expansion rounded once) is chosen and verified
+    # the exact form (an expansion rounded once) is chosen and verified. Since
+    # session 15 the verification's own search of the pairs' deepest zeros
+    # (stretches of the zero surface, stability/depth.py) finds the pairs' loss,
+    # so the exact form is chosen there ("lost bits on fresh points"); the
+    # check_stability pass ("the pairs lost ...") stays for what it misses
     from symgrad.exact import has_exact
 
     z, w = sp.symbols("z w")
     expr, dom = x * y * z - w, {x: (-10, 10), y: (-10, 10), z: (-10, 10), w: (-10, 10)}
     s = stabilize(expr, dom, samples=256, explain=True)
-    assert has_exact([s.result]) and "the pairs lost" in s.how
+    assert has_exact([s.result]), s.how
+    assert "the pairs lost" in s.how or "lost bits on fresh points" in s.how, s.how
     assert s.choices[0].after[0] <= 1 and s.after.max_bits_error <= 1
 
 
