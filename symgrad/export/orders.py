@@ -78,10 +78,14 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
         try:
             sources = [exprs[k] for k in todo]
             # (its pairs and subnormal splits kept where they keep bits: .pruning)
-            # (no certified(u): the export has no ground truth to recompute by)
-            with without_certified():
-                chosen = stabilize(sources, dom, dtype=dtype, widen=False)
+            # (no certified(u): the export has no ground truth to recompute by;
+            # where the form chosen without it loses bits, an ExportWarning says so)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with without_certified():
+                    chosen = stabilize(sources, dom, dtype=dtype, widen=False)
             _CHOSEN[key] = pruned(chosen, sources, dom, dtype)
+            _reraised(caught, f"{where}outputs {todo}")
         except Exception as err:  # noqa: BLE001  (a failure inside stabilize: say so, keep safe)
             from ..lowering import lower
             from ..rewrites import safe_forms
@@ -96,6 +100,21 @@ def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,
     for k, form in zip(todo, _CHOSEN[key]):  # compensated: emitted where the backend can
         out[k] = float_form(form, f"{where}output {k}", (widen,))
     return out
+
+
+def _reraised(caught: list, where: str) -> None:
+    """``caught`` warnings raised again, ``stabilize``'s StabilityWarnings as
+    :class:`ExportWarning` saying the form was chosen without ``certified(u)``."""
+    from ..errors import StabilityWarning
+
+    for w in caught:
+        if issubclass(w.category, StabilityWarning):
+            warnings.warn(
+                f"{where}: the exported form was chosen without certified(u) forms "
+                f"(exported code cannot recompute a point by the ground truth, symgrad's NumPy "
+                f"code of stabilize's choice may) and {w.message}", ExportWarning, stacklevel=4)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def dtype_name(dtype: object) -> str:

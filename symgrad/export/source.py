@@ -74,26 +74,47 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
 
 
 def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
-    """``roots`` with each ``exact(p)`` and ``certified(p)`` written
-    ``compensated(p)``: the export has no expansions and no recompute by the
-    ground truth (JAX and PyTorch code keeps the pairs form, about twice the
-    type's precision, where NumPy's code is exact or certified).
+    """``roots`` with each ``exact(p)`` written ``compensated(p)`` (the export
+    has no expansions: its pairs keep about twice the type's precision) and
+    each ``certified(p)`` written ``p``, with an ``ExportWarning``: a
+    certified form's exactness rests on the ground truth recomputing the
+    points its bound does not certify, at run time, which exported code
+    cannot do (as ``compensated(p)`` it lost every bit where ``p`` cancels
+    against erf or tanh rounded to one float; ``stabilize=True`` exports
+    choose without certified forms).
 
-    >>> import sympy as sp, symgrad
+    >>> import sympy as sp, symgrad, warnings
     >>> x, y = sp.symbols("x y")
     >>> exact_as_pairs([symgrad.exact(x * y - 1) + 1])
     [compensated(x*y - 1) + 1]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     exact_as_pairs([symgrad.certified(sp.log(y) - x)])
+    [-x + log(y)]
+    >>> caught[0].category.__name__
+    'ExportWarning'
     """
+    import warnings
+
     from ..build import cancelling, mapped
     from ..certified import certified
     from ..exact import exact
     from ..graph import postorder
 
     order, _ = postorder(roots, lambda n: n.args)
-    if not any(isinstance(n, (exact, certified)) for n in order):
+    found = [n for n in order if isinstance(n, certified)]
+    if found:
+        from .orders import ExportWarning
+
+        warnings.warn(
+            f"certified(u) cannot be exported (its exact points are recomputed by the ground "
+            f"truth at run time, which JAX and PyTorch code cannot do): {found[0]} is emitted "
+            f"as its plain float formula; export with stabilize=True for a form chosen "
+            f"without it", ExportWarning, stacklevel=4)
+    if not found and not any(isinstance(n, exact) for n in order):
         return roots
     return mapped(roots, cancelling, hook=lambda n, low: compensated(low[0])
-                  if isinstance(n, (exact, certified)) else None)
+                  if isinstance(n, exact) else low[0] if isinstance(n, certified) else None)
 
 
 def abs_folded(roots: list[Basic]) -> list[Basic]:
