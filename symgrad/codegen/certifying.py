@@ -199,6 +199,7 @@ def _partials(n: Basic) -> list[Basic]:
     return [f.diff(h).xreplace(table) for h in holes]
 
 
+@functools.lru_cache(maxsize=256)
 def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
     """``(E2, E1, E0)``: a first-order bound on ``compensated(u)``'s error is
     ``C (eps**2 E2 + eps E1 + tiny E0)`` (``tiny`` the type's smallest

@@ -21,7 +21,6 @@ import numpy as np
 from sympy import Basic, Dummy, S, Symbol
 
 from ..build import factors, unevaluated
-from ..codegen import lambdify
 from ..codegen.build import array_function
 from ..graph import postorder
 from ..lowering import lower
@@ -255,8 +254,9 @@ class NodeEvaluator:
         if isinstance(node, FloatMarker):
             key = (node, self.dtype)
             if key not in self._cache:
-                self._cache[key] = lambdify(list(self.kids[node]), node, dtype=self.dtype,
-                                            threads=1)
+                # (the array kernel alone: its floats are lambdify's on arrays, without
+                # the kernels for one point and in place, a third of its compile)
+                self._cache[key] = array_function(list(self.kids[node]), node, self.dtype)
             return self._cache[key]
         key = self._key(node)
         shape = key[1]

@@ -525,6 +525,10 @@ class _Search:
         self._code: dict[Expr, Callable] = {}
         self._draws: dict = {}  # (samples, seed) -> the random draws of the fresh points
         self.memo: dict = {}  # the ground truths' rows (GroundTruth's memo)
+        # whether scaling a form's inputs keeps its value (weighted_homogeneity is
+        # not None), per form: asked of every candidate by each scaling _more,
+        # 3% of the asymmetric loss's stabilize; shared with the nested searches
+        self.homogeneous: dict[Expr, bool] = {}
         self.nested = False  # a search for a part of a formula (_affine): not split again
         # the after-report's worst points fed back (source -> rows), measured
         # among the fresh points of every form of that output (_fed_back)
@@ -1318,7 +1322,7 @@ class _Search:
             # only the forms scaling keeps the value of take the slots (a regime on
             # a threshold of b took them from the quadratic formula's
             # sqrt-conjugate: NMSE p42 62.4 bits widened, 1.0 in scaled pairs)
-            homogeneous = {i: weighted_homogeneity(cands[i].expr) is not None
+            homogeneous = {i: self._homogeneous(cands[i].expr)
                            for i in range(len(cands))
                            if not isinstance(cands[i].expr, FloatMarker)}
             plain = [i for i in plain if homogeneous[i]]
@@ -1349,8 +1353,7 @@ class _Search:
             todo += [by_how[h] for h in (_parent_how(cands[i].how) for i in todo)
                      if h in by_how]
         for i in dict.fromkeys(todo):
-            if marker in (scaled, _scaled_pairs) and \
-                    weighted_homogeneity(cands[i].expr) is None:
+            if marker in (scaled, _scaled_pairs) and not self._homogeneous(cands[i].expr):
                 continue  # scaling its inputs would change its value
             c = Candidate(marker(_unnested(cands[i].expr) if marker in (compensated, _scaled_pairs)
                                  else cands[i].expr), f"{cands[i].how}, {label}")
@@ -1361,6 +1364,14 @@ class _Search:
                     or _nonfinite(b, self.fmt) < bad:
                 cands.append(c)
                 errs.append(b)
+
+    def _homogeneous(self, e: Expr) -> bool:
+        """Whether scaling ``e``'s inputs by powers of two keeps its value
+        (:func:`.scaled.weighted_homogeneity` finds weights), once per form."""
+        got = self.homogeneous.get(e)
+        if got is None:
+            got = self.homogeneous[e] = weighted_homogeneity(e) is not None
+        return got
 
     def _ranked(self, cands: list[Candidate], errs: list[np.ndarray], ref: np.ndarray) -> list:
         """The admissible candidates (nowhere worse than ``ref``), by fewest
@@ -1465,7 +1476,7 @@ class _Search:
             if c is None:
                 continue
             part = _Search(self.symbols, self.domain, self.points, self.fmt, self.user_domain)
-            part.nested, part.memo = True, self.memo
+            part.nested, part.memo, part.homogeneous = True, self.memo, self.homogeneous
             at, by = part.run(about(e, s, c)), part.run(slope)
             lo, hi = sorted((c / 2, 2 * c))
             # (s - c) kept a factor: SymPy distributes a number over a sum
@@ -1496,7 +1507,7 @@ class _Search:
         if not parts:
             return []
         part = _Search(self.symbols, self.domain, self.points, self.fmt, self.user_domain)
-        part.nested, part.memo = True, self.memo
+        part.nested, part.memo, part.homogeneous = True, self.memo, self.homogeneous
         if not isinstance(e, Piecewise):
             # the side taken as the exact value's: u's sign from u's own best form
             # (a series at its zero), not from u as written, which rounds to the
