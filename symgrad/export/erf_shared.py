@@ -9,7 +9,7 @@ an ``erf`` (XLA's ``erfc`` with its own ``exp(-w**2)`` inside), though for
 ``|w| > 1`` ``erf(w) = sign(w) (1 - erfcx(|w|) E)`` with the program's own
 ``E``.  Here each such call reads the argument's absolute value as a node
 of the program (``|v|`` and ``|-v|`` are one node) and the program's ``E``:
-:func:`symgrad.export.jax_ops.erfc_given`, :func:`~symgrad.export.jax_ops.erf_given`
+:func:`symgrad.export.jax_ops.erf_given` (erf, or erfc with ``complement``)
 and ``erfcx(v, |v|)`` compute the same ``erfcx`` of ``|v|`` past 1 (Cephes'
 rational approximations, no ``exp``), which XLA computes once.
 """
@@ -27,9 +27,14 @@ __all__ = ["erfs_by_erfcx"]
 
 
 class _ErfcGiven(HelperCall):
-    """``_jg.erfc_given(v, |v|, exp(-v**2))``."""
+    """``_jg.erf_given(v, |v|, exp(-v**2), complement=True)``."""
 
-    _helper = "_jg.erfc_given"
+    _helper = "_jg.erf_given"
+
+    def _numpycode(self, printer) -> str:
+        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)}, complement=True)"
+
+    _symgrad_numpycode = _numpycode
 
 
 class _ErfGiven(HelperCall):

@@ -14,7 +14,7 @@ operations (a polynomial and ``erfc``), which is the derivative's series.
 
 from __future__ import annotations
 
-__all__ = ["erf", "erfcx", "erf_given", "erfc_given", "tanh", "kept",
+__all__ = ["erf", "erfcx", "erf_given", "tanh", "kept",
            "rounded", "materialized", "pow2", "exp_reduction",
            "exp_table", "log1p", "ERF_SERIES",
            "ERF_SERIES_UP_TO"]
@@ -106,7 +106,7 @@ def erfcx(x, a=None):
     erfcx's own condition number 2x**2 rules.  Only forward values, as
     :func:`erf`.  ``a``, where given, is ``|x|`` (a node of the program, so
     that ``erfcx(x)`` and ``erfcx(-x)`` share the work on ``|x|``: see
-    :func:`erfc_given`).
+    :func:`erf_given`).
     """
     if a is not None:
         return _erfcx(x, a)
@@ -117,55 +117,33 @@ def erfcx(x, a=None):
     return _JITTED["erfcx"](x)
 
 
-def erfc_given(v, a, e):
-    """erfc(v) from ``a = |v|`` and ``e = exp(-v**2)``, both computed by the
-    calling program (generated code passes ``stabilize``'s exact split of the
-    square): ``1 - erf(v)`` by :func:`erf`'s series where ``a < 1`` (``1 -
-    v`` kept as a pair: within an ulp for v < 0 too, where XLA's erfc is 9
-    off), and
-    beyond ``erfcx(a) e`` (``v > 0``) or ``2 - erfcx(a) e`` with
-    :func:`erfcx`'s rational approximations of ``a``, no ``exp`` of its own.
-    :func:`erf_given`, :func:`erfcx` and this compute the same ``erfcx(a)``,
-    which XLA computes once for all of them (GELU-erf's and log Φ's
-    branches).
-
-    >>> import jax, jax.numpy as jnp, numpy as np
-    >>> with jax.enable_x64():
-    ...     v = jnp.array([-3.0, -0.5, 0.0, 0.5, 3.0, 27.0])
-    ...     got = jax.jit(erfc_given)(v, jnp.abs(v), jnp.exp(-v * v))
-    >>> np.asarray(got).tolist()  # doctest: +ELLIPSIS
-    [1.99997790950300..., 1.5204998778130465, 1.0, 0.4795001221869535, 2.20904969985854...e-05, 0.0]
-    """
-    import jax.numpy as jnp
-
-    v = _floating(v)
-    small = a < 1.0
-    s = jnp.where(small, v, 0.0)
-    # 1 - s as the pair (h, l) (Fast2Sum: |s| < 1): exact where s < 0 too
-    h = 1 - s
-    c = _erfcx_large(a) * e
-    return jnp.where(small, h + (((1 - h) - s) - s * _erf_series(s)), jnp.where(v < 0, 2 - c, c))
-
-
-def erf_given(w, a, e):
-    """erf(w) from ``a = |w|`` and ``e = exp(-w**2)`` (as :func:`erfc_given`):
-    :func:`erf`'s series where ``a <= 1`` (the same floats), beyond
-    ``sign(w) (1 - erfcx(a) e)`` (erfc(1) = 0.157: no cancellation), no
-    ``erfc`` and no ``exp`` of its own.
-
-    >>> import jax, jax.numpy as jnp, numpy as np
-    >>> with jax.enable_x64():
-    ...     w = jnp.array([-3.0, -0.5, 0.0, 1.0, 2.0])
-    ...     got = jax.jit(erf_given)(w, jnp.abs(w), jnp.exp(-w * w))
-    >>> np.asarray(got).tolist()  # doctest: +ELLIPSIS
-    [-0.99997790950300..., -0.5204998778130465, 0.0, 0.8427007929497149, 0.99532226501895...]
+def erf_given(w, a, e, complement=False):
+    """erf(w), or erfc(w) with ``complement``, from ``a = |w|`` and ``e =
+    exp(-w**2)``, both computed by the calling program (generated code
+    passes ``stabilize``'s exact split of the square), no ``exp`` and no
+    XLA ``erf``/``erfc`` of its own.  erf: :func:`erf`'s series where ``a <=
+    1`` (the same floats), beyond ``sign(w) (1 - erfcx(a) e)`` (erfc(1) =
+    0.157: no cancellation).  erfc: ``1 - erf(w)`` by the series where ``a <
+    1`` (``1 - w`` kept as a pair: within an ulp for w < 0 too, where XLA's
+    erfc is 9 off), beyond ``erfcx(a) e`` (``w > 0``) or ``2 - erfcx(a) e``.
+    Both and :func:`erfcx` compute the same ``erfcx(a)`` past 1 (Cephes'
+    rational approximations of ``a``), which XLA computes once for every
+    call on the same ``a`` (GELU-erf's and log Φ's branches).  Forward
+    values only, as :func:`erf` and :func:`erfcx` (a helper of generated
+    code: tests/export/test_jax_ops.py measures it against mpmath).
     """
     import jax.numpy as jnp
 
     w = _floating(w)
+    c = _erfcx_large(a) * e
+    if complement:
+        small = a < 1.0
+        s = jnp.where(small, w, 0.0)
+        h = 1 - s  # 1 - s as the pair (h, l) (Fast2Sum: |s| < 1): exact where s < 0 too
+        return jnp.where(small, h + (((1 - h) - s) - s * _erf_series(s)),
+                         jnp.where(w < 0, 2 - c, c))
     small = a <= ERF_SERIES_UP_TO
     s = jnp.where(small, w, 0.0)
-    c = _erfcx_large(a) * e
     return jnp.where(small, s + s * _erf_series(s), jnp.sign(w) * (1 - c))
 
 
