@@ -14,6 +14,7 @@ __all__ = [
     "ShapeError",
     "ExpressionTypeError",
     "StabilityWarning",
+    "ExportWarning",
 ]
 
 
@@ -166,3 +167,11 @@ class StabilityWarning(UserWarning):
     >>> w[0].category.__name__, str(w[0].message).split(":")[0]
     ('StabilityWarning', 'symgrad cannot fix output 0')
     """
+
+
+class ExportWarning(UserWarning):
+    """An exported formula is emitted in a less accurate form than symgrad's
+    NumPy code of it would compute (a ``widen``, ``compensated`` or
+    ``certified`` form the export does not translate for that backend), or in
+    the safe forms because ``stabilize`` failed on it.  Also importable as
+    ``symgrad.export.orders.ExportWarning``."""

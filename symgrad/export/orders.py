@@ -31,6 +31,7 @@ from contextvars import Context
 from sympy import S, oo
 
 from ..autodiff import jacobian
+from ..errors import ExportWarning  # (defined with the other warnings; named here too)
 from ..graph import postorder
 from .branches import shared_branches
 from .source import compile_source, generate
@@ -42,13 +43,6 @@ __all__ = ["Order", "ExportWarning", "chosen_forms", "float_form", "FrameworkOrd
 # stabilize's choices by (formulas, domain): the same formulas exported again
 # (to the other framework, or once more) are not measured again
 _CHOSEN: dict[tuple, list] = {}
-
-
-class ExportWarning(UserWarning):
-    """An exported formula is emitted in a less accurate form than symgrad's
-    NumPy code of it would compute (a ``widen`` or ``compensated`` form the
-    export does not translate for that backend), or in the safe forms because
-    ``stabilize`` failed on it."""
 
 
 def chosen_forms(exprs: list, symbols: list, domain: Mapping | None,

@@ -105,7 +105,7 @@ def exact_as_pairs(roots: list[Basic]) -> list[Basic]:
     order, _ = postorder(roots, lambda n: n.args)
     found = [n for n in order if isinstance(n, certified)]
     if found:
-        from .orders import ExportWarning
+        from ..errors import ExportWarning
 
         warnings.warn(
             f"certified(u) cannot be exported (its exact points are recomputed by the ground "
