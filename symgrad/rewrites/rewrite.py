@@ -129,17 +129,29 @@ class Rewrite:
             {type(f) for t in self.lhs.args for f in Mul.make_args(t)}
         terms = node.args
         out = []
+        # the node's quotients, built once for every rule (SymPy's divisions were
+        # half of this search: the same pairs for each two-term template)
+        held = _QUOTIENTS.get(id(node))
+        if held is None or held[0] is not node:
+            if len(_QUOTIENTS) >= _MATCHES_MAX:
+                _QUOTIENTS.clear()
+            held = _QUOTIENTS[id(node)] = (node, {})  # (the node kept alive: its id stays)
+        quotients = held[1]
         for i, s in enumerate(terms):
             if not isinstance(s, Mul):
                 continue
-            for f in s.args:
+            for a, f in enumerate(s.args):
                 if type(f) not in kinds or not _variable(f):
                     continue  # (a constant factor, 1/sqrt(pi), is part of k)
-                k = s / f
+                k = quotients.get((i, a))
+                if k is None:
+                    k = quotients[(i, a)] = s / f
                 for j, t in enumerate(terms):
                     if j == i:
                         continue
-                    pair = Add(f, t / k)
+                    pair = quotients.get((i, a, j))
+                    if pair is None:
+                        pair = quotients[(i, a, j)] = Add(f, t / k)
                     got = match(self.lhs, pair)
                     if got is None or got[1]:
                         continue
@@ -164,6 +176,9 @@ _SCALED_TERMS = 6  # sums as long as this are searched for a scaled pair
 # nested sigmoids, seen after another test left an equal chain in the dict)
 _MATCHES: dict = {}
 _MATCHES_MAX = 1 << 17  # entries kept at most (then forgotten, all at once)
+# id(node) -> (the node, its sums' quotients k = s/f and pairs f + t/k by position):
+# Rewrite._scaled_matches, shared by every rule; forgotten as _MATCHES is
+_QUOTIENTS: dict = {}
 _MAX_STEPS = 8  # rewrites nested in the nodes that rewrites create
 
 
