@@ -255,6 +255,19 @@ def _sign(prec, b):
     return arb(0) if _exact_zero(b) else arb.nan()
 
 
+def _heaviside(prec, b, h0=None):
+    # as the interval tier: 1 above 0, 0 below, H(0) (SymPy's default 1/2) at
+    # an exact 0; a ball holding 0 otherwise, more bits (an argument exactly 0
+    # reached inexactly is the mpmath tier's, with its exact nodes)
+    if b > 0:
+        return arb(1)
+    if b < 0:
+        return arb(0)
+    if _exact_zero(b):
+        return arb(1) / 2 if h0 is None else h0
+    return arb.nan()
+
+
 def _atan2(prec, y, x):
     if x > 0 or y > 0 or y < 0:
         return arb.atan2(y, x)
@@ -297,6 +310,7 @@ OPS: dict[str, Callable] = {
     "floor": _floor,
     "ceiling": _ceiling,
     "sign": _sign,
+    "Heaviside": _heaviside,
     "log1p": _domain(-1, None, methodcaller("log1p")),
     "expm1": _explike("expm1"),
     "hypot": _hypot,

@@ -91,6 +91,17 @@ def test_a_branch_not_taken_does_not_matter():
     assert fast.decided([-3.0]) == [9.0]
 
 
+def test_a_step_is_decided_as_the_mpmath_tier_does():
+    # (Heaviside had no kernel here: a formula holding one, the gradient of a Max
+    # such as the asymmetric loss's, went wholly to the mpmath tier)
+    kink = sp.Heaviside(1 / (1 + sp.exp(-x)) - sp.Rational(1, 20))  # x = log(1/19)
+    exprs = [kink * x, sp.Heaviside(x, 0) + sp.Heaviside(sp.exp(x) - 1)]
+    pts = np.array([[-3.0], [math.log(1 / 19)], [np.nextafter(math.log(1 / 19), 0)],
+                    [0.0], [-5e-324], [7.0]])
+    fast, _ = _agree(exprs, [x], pts)
+    assert fast.decided([0.0]) == [0.0, 0.5] and fast.decided([-3.0]) == [-0.0, 0.0]
+
+
 def test_cancellation_is_resolved_as_the_mpmath_tier_does():
     # 0.5 + x - 0.5 cancels every bit for tiny x: the precision jumps to what it needs
     pts = np.array([[1e-200], [-3e-150], [2.0**-1000], [7.0]])
