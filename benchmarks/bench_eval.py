@@ -13,6 +13,11 @@ Run:  python benchmarks/bench_eval.py [--max 1e7] [--repeat 7] [--no-jax]
                                                  arrays 64-byte aligned, as it makes
                                                  them, beside the same code with them
                                                  16, 32 or 48 bytes past)
+      python benchmarks/bench_eval.py --pack    (same-operation calls packed into one
+                                                 call over stacked arrays, by hand,
+                                                 bitwise checked against f_block,
+                                                 beside f_block and SymPy; and what
+                                                 a packing costs, part by part)
 
 The formula is the quickstart-style gradient of
 ``log(1 + exp(x*y)) + sin(x)*cos(y) + sqrt(x**2 + y**2)*tanh(x - y)``
@@ -271,6 +276,11 @@ def main() -> None:
                     help="only the alignment A/B: the entry point's aligned outputs and "
                          "scratch arrays beside the same code with them 16, 32 and 48 bytes "
                          "past a multiple of 64, 2,048 to 10^5 points")
+    ap.add_argument("--pack", action="store_true",
+                    help="only the packed kernels: the gradient's same-operation calls "
+                         "packed into one call over stacked arrays (by hand, bitwise "
+                         "checked) beside f_block and SymPy, 10 to 10^4 points, and "
+                         "what stacking, slicing and broadcasting cost")
     ap.add_argument("--heap", action="store_true",
                     help="fix glibc malloc's thresholds (mallopt: mmap at 32 MB, trim at "
                          "256 MB) before anything is timed, so that every array up to 32 MB "
@@ -292,6 +302,8 @@ def main() -> None:
         return short()
     if opt.align:
         return aligned()
+    if opt.pack:
+        return packing()
 
     x, y = sp.symbols("x y")
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
@@ -697,6 +709,146 @@ def sincos(mx: int) -> None:
               f"{t['complex exp'] / t['sin, cos']:.2f} | {t['sin, cos'] * 1e9 / n:.1f} | "
               f"{t['complex exp'] * 1e9 / n:.1f} | {fmt(t['two'])} | {fmt(t['one'])} | "
               f"{t['one'] / t['two']:.2f} |")
+
+
+def packed_full(hyp):
+    """The gradient with every group of same-operation calls that can share
+    one call packed into it (superword parallelism by hand): sin and cos of
+    the stacked arguments, the two products of sines and of cosines, the two
+    sums with ``t2``, the four products of ``x``/``y`` with ``t3``/``t6`` and
+    the last two sums, each one call over a stacked array; every value
+    computed by the same operation on the same operands as ``f_block``, in
+    the same order (bitwise the same)."""
+    m, a, s, d = np.multiply, np.add, np.subtract, np.divide
+
+    def kernel(x, y):
+        n = x.shape[0]
+        one = x.dtype.type(1)
+        z = np.empty((2, n), x.dtype)
+        z[0] = x
+        z[1] = y
+        t0 = np.tanh(s(x, y))
+        t1 = hyp(x, y)
+        t2 = m(s(one, np.square(t0)), t1)
+        t = np.empty((2, n), x.dtype)
+        d(t0, t1, t[0])
+        t4 = np.exp(m(x, y))
+        d(t4, a(one, t4), t[1])
+        sc = np.empty((2, 2, n), x.dtype)
+        np.cos(z, sc[0])
+        np.sin(z, sc[1])
+        p = m(sc[:, 0], sc[:, 1])  # [cos x cos y, sin x sin y]
+        a(t2, p, p)  # [t2 + cos x cos y, t2 + sin x sin y]
+        q = m(z[:, None], t)  # [[x t3, x t6], [y t3, y t6]]
+        r = np.empty((2, n), x.dtype)
+        a(p[0], q[0, 0], r[0])
+        s(q[0, 1], p[1], r[1])
+        a(r, q[1, ::-1], r)
+        return (r[0], r[1])
+    return kernel
+
+
+def packed_trig(hyp):
+    """The gradient with only sin and cos packed: each of them one call over
+    the arguments concatenated, the products over the halves (bitwise
+    ``f_block``'s)."""
+    m, a, s, d = np.multiply, np.add, np.subtract, np.divide
+
+    def kernel(x, y):
+        n = x.shape[0]
+        one = x.dtype.type(1)
+        z = np.concatenate((x, y))
+        sn = np.sin(z)
+        cs = np.cos(z)
+        t0 = np.tanh(s(x, y))
+        t1 = hyp(x, y)
+        t2 = m(s(one, np.square(t0)), t1)
+        t3 = d(t0, t1)
+        t4 = np.exp(m(x, y))
+        t6 = d(t4, a(one, t4))
+        return (a(a(a(t2, m(cs[:n], cs[n:])), m(x, t3)), m(y, t6)),
+                a(s(m(x, t6), a(t2, m(sn[:n], sn[n:]))), m(y, t3)))
+    return kernel
+
+
+def packing() -> None:
+    """Issue 20 §6's idea for the per-call cells: where each ufunc call's
+    fixed cost dominates (10 to 10^3 points), make one call of two same-
+    operation calls over a stacked array.  Two packings of the gradient,
+    written by hand and checked bitwise against symgrad's array kernel
+    (``f_block``) at every size, beside it and SymPy; then what a packing
+    pays for its saved calls, each part alone at 100 points."""
+    x, y = sp.symbols("x y")
+    f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+    sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
+    sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
+    names = type(sg).__call__.__globals__
+    block = names["f_block"]
+    fns = {"sympy": sp_fn, "block": block, "full": packed_full(names["_hypot"]),
+           "trig": packed_trig(names["_hypot"])}
+    rng = np.random.default_rng(0)
+    load0 = loadavg()
+    rows = []
+    for dtype in ("float64", "float32"):
+        for n in (10, 100, 1000, 10**4):
+            a = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+            want = block(*a)
+            for k in ("full", "trig"):
+                for g, w in zip(fns[k](*a), want):
+                    assert g.dtype == w.dtype and g.tobytes() == w.tobytes(), (k, dtype, n)
+            rows.append((dtype, n, call_by_call(fns, {k: a for k in fns}, 0.4)))
+    v, w = rng.standard_normal(100), rng.standard_normal(100)
+    vw, out, out2 = np.stack((v, w)), np.empty(100), np.empty((2, 100))
+    parts = {
+        "sin of 100": (np.sin, (v, out)),
+        "sin of 2 x 100 (stacked)": (np.sin, (vw, out2)),
+        "multiply 100 by 100": (np.multiply, (v, w, out)),
+        "multiply 2 x 100 by 2 x 100": (np.multiply, (vw, vw, out2)),
+        "multiply 2 x 100 by 100 (broadcast)": (np.multiply, (vw, v, out2)),
+        "concatenate two of 100": (lambda p, q: np.concatenate((p, q)), (v, w)),
+        "empty 2 x 100": (lambda: np.empty((2, 100)), ()),
+        "a row of 2 x 100 (vw[0])": (vw.__getitem__, (0,)),
+        "a slice (vw[0, :50])": (vw.__getitem__, ((0, slice(0, 50)),)),
+        "nothing (the clock's own cost)": (lambda: None, ()),
+    }
+    part = call_by_call({k: p[0] for k, p in parts.items()}, {k: p[1] for k, p in parts.items()},
+                        1.0)
+    clock = "process CPU time" if CLOCK[0] is time.process_time else "wall time"
+    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC  numpy "
+          f"{np.__version__}  sympy {sp.__version__}  one thread  10th percentile of single "
+          f"calls, interleaved, {clock}{HEAP[0]}  load average {load0} before, "
+          f"{loadavg()} after")
+    print("| dtype | points | sympy cse | f_block | /sympy | packed, all | /sympy "
+          "| packed, sin and cos | /sympy |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for dtype, n, t in rows:
+        print(f"| {dtype} | {n:.0e} | {_seconds(t['sympy'])} | {_seconds(t['block'])} | "
+              f"{t['block'] / t['sympy']:.2f} | {_seconds(t['full'])} | "
+              f"{t['full'] / t['sympy']:.2f} | {_seconds(t['trig'])} | "
+              f"{t['trig'] / t['sympy']:.2f} |")
+    print()
+    print("| part, float64, alone | time (clock's cost included) |")
+    print("|---|---|")
+    for k, t in part.items():
+        print(f"| {k} | {t * 1e9:.0f} ns |")
+    # one float32 point (no packing there: what its time is made of)
+    p, q = np.float32(0.3), np.float32(-0.7)
+    hyp = names["_hypot"]
+    one = {
+        "symgrad's call": (sg, (p, q)),
+        "its kernel alone (f_scalar)": (names["f_scalar"], (p, q)),
+        "sympy cse": (sp_fn, (p, q)),
+        "symgrad's hypot": (hyp, (p, q)),
+        "sqrt(a**2 + b**2) (SymPy's)": (lambda c, e: np.sqrt(c**2 + e**2), (p, q)),
+        "np.sin of a float32 scalar": (np.sin, (p,)),
+        "nothing (the clock's own cost)": (lambda: None, ()),
+    }
+    t = call_by_call({k: v[0] for k, v in one.items()}, {k: v[1] for k, v in one.items()}, 1.0)
+    print()
+    print("| one float32 point | time (clock's cost included) |")
+    print("|---|---|")
+    for k, v in t.items():
+        print(f"| {k} | {v * 1e9:.0f} ns |")
 
 
 def operations(repeat: int) -> None:
