@@ -293,7 +293,13 @@ def _off_zero_at(diff: Expr, x: Symbol, points: Sequence[str], stop: bool = True
     evaluated (an error is what is asked)."""
     off = None
     for i, v in enumerate(points):
-        if not abs(complex(diff.evalf(30, subs={x: Rational(v)}))) < 1e-20 and off is None:
+        # (at most 40 digits of working precision, not SymPy's 100: at a point where
+        # ``diff`` is exactly 0, evalf raised its precision to 100 digits trying to
+        # tell the 0, 0.07 s a point for the focal loss's 1-variable parts; 40
+        # digits put such a 0 below 1e-100, and a value of 1e-20 or more in
+        # 30-digit terms is told as before)
+        if not abs(complex(diff.evalf(30, subs={x: Rational(v)}, maxn=40))) < 1e-20 \
+                and off is None:
             off = i
             if stop:
                 break
