@@ -643,15 +643,20 @@ class _Search:
                     fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
         """``best``, or the same form computed more exactly where that passes
         too and loses fewer bits: a form that loses nothing against the
-        source on fresh points may still lose more than ``WIDEN_ABOVE + 1`` bits
+        source on fresh points may still lose more than ``UNFIXED_ABOVE`` bits
         at points the screening never saw (the TNG eigenvalue's conjugate
         over scaled inputs: 10.4 bits where its determinant ``ad - bc``
         cancels; in pairs too, 1.0).  A plain form with its subnormal
         products split, then in pairs; a scaled one in pairs over its scaled
         inputs; then (where allowed) a plain form in the wider type."""
-        if best.after[0] <= WIDEN_ABOVE + 1:
-            # (a form kept must gain over a bit: from within a bit of the
-            # tolerance it seldom does, and verifying pairs costs seconds)
+        if best.after[0] <= UNFIXED_ABOVE:
+            # (a form kept must gain over a bit: from within the tolerance it
+            # seldom does, and verifying pairs costs seconds.  Until session 15
+            # the gate was WIDEN_ABOVE + 1, 4 bits: a form verified at 3-4 bits
+            # was kept and said unfixed, its more exact forms never tried: the
+            # asymmetric loss's gradient in float32, 3.6 bits at x = 3.33 where
+            # 21/20 - sigma(x) cancels and a fourth power amplifies sigma's
+            # rounding, 1.6 in float32 pairs)
             return self._pairs_checked(best, source, truth, fresh, choice, tried)
         e, how = best.chosen, best.how
         # the formula as written evaluated exactly, where it is a polynomial
@@ -733,7 +738,7 @@ class _Search:
         else:
             return best
         # each more exact than the one before: the next is tried while the best
-        # so far still loses more than WIDEN_ABOVE + 1 bits (the plain form
+        # so far still loses more than UNFIXED_ABOVE bits (the plain form
         # widened took log(y)/2 - x - 1/4 in float32 from 11.1 bits to 7.6; in
         # float64 pairs, 0)
         for f, label in forms:
@@ -744,7 +749,7 @@ class _Search:
             if got is not None and (got.after[0] < best.after[0] - 1 or
                                     self._gains_where_any_bit_is_kept(got, best, truth, tried)):
                 best = got
-                if best.after[0] <= WIDEN_ABOVE + 1:
+                if best.after[0] <= UNFIXED_ABOVE:
                     break
         return best
 

@@ -156,6 +156,20 @@ def test_a_form_that_loses_on_its_own_search_points_is_not_chosen():
     assert c.basis.counts["uniform over the floats"] == 8 * 128 and c.basis.total > 8 * 128
 
 
+def test_a_form_losing_between_3_and_4_bits_is_computed_more_exactly():
+    # a form verified between 3 and 4 bits was kept as it was (the more exact
+    # forms were tried only above 4), and reported unfixed at 3.3: roundings a
+    # power amplifies (sigma(x)**12, 12 roundings of sigma) in float32; the
+    # asymmetric loss's gradient in float32 the same (3.6 bits at x = 3.33, its
+    # output 1: 1.6 in float32 pairs)
+    u = sp.Symbol("u", real=True)
+    s = 1 / (1 + sp.exp(-u))
+    e = s**12 * sp.log(s + 3)
+    r = stabilize(e, {u: (-8, 8)}, dtype="float32", samples=64, explain=True)
+    (c,) = r.choices
+    assert c.after[0] <= 3 and r.after.max_bits_error <= 3, (c.how, c.after)
+
+
 @pytest.mark.parametrize("e, lo, hi", [
     (1 - sp.tanh(x) ** 2, -40, 40),  # the tanh derivative: 0 where tanh rounds to +-1
     (sp.exp(x) / (1 + sp.exp(x)) ** 2, -800, 800),  # the logistic's derivative

@@ -11,6 +11,7 @@ import pytest
 import sympy as sp
 
 from symgrad import stabilize
+from symgrad.certified import certified
 from symgrad.compensated import compensated, has_compensated
 from symgrad.stability.bits import bits_error, float_format
 from symgrad.stability.floats import generated
@@ -70,9 +71,13 @@ def test_rounded_function_values_in_a_cancelling_sum_are_computed_in_pairs():
     # zeros on the faces, session 13, within 3.2: at y = -1 exactly, x = fl(sin 1),
     # the zero is 2**-59 deep and the pairs hold sin(1) to 2**-109: 3.17 bits,
     # Arb's too.  Zeros deeper still lie along the curve, where pairs lose more:
-    # a sampled figure, as every figure of a form in pairs at its zeros.)
+    # a sampled figure, as every figure of a form in pairs at its zeros.  Since
+    # forms verified between 3 and 4 bits are computed more exactly, session 15:
+    # the same pairs certified, the ground truth where their bound does not
+    # certify them, 1.0 bits.)
     got = stabilize(x + sp.sin(y), {x: (-1, 1), y: (-1, 1)}, samples=128, explain=True)
-    assert got.choices[0].after[0] <= 3.2 and has_compensated([got.result])
+    assert got.choices[0].after[0] <= 3.2
+    assert has_compensated([got.result]) or got.result.has(certified)
 
 
 @pytest.mark.parametrize("expr, domain", [
