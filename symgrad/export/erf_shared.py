@@ -11,12 +11,31 @@ an ``erf`` (XLA's ``erfc`` with its own ``exp(-w**2)`` inside), though for
 of the program (``|v|`` and ``|-v|`` are one node) and the program's ``E``:
 :func:`symgrad.export.jax_ops.erf_given` (erf, or erfc with ``complement``)
 and ``erfcx(v, |v|)`` compute the same ``erfcx`` of ``|v|`` past 1 (Cephes'
-rational approximations, no ``exp``), which XLA computes once.
+rational approximations, no ``exp``), which XLA computes once.  An ``erfcx``
+selected only where its argument is >= 0 (log Φ's gradient: ``1/erfcx(v)``
+where ``v > 0.8``) reads ``exp(v**2)`` below 1 as ``1/E`` too: no ``exp`` of
+its own (``erfcx(v, |v|, E)``; past ``v = -26.6`` E is flushed to 0 where
+``erfcx(v)`` is finite, so not where the argument can be negative).
 """
 
 from __future__ import annotations
 
-from sympy import Abs, Basic, Mul, erf, erfc, exp, expand
+from sympy import (
+    Abs,
+    And,
+    Basic,
+    GreaterThan,
+    LessThan,
+    Mul,
+    Piecewise,
+    StrictGreaterThan,
+    StrictLessThan,
+    diff,
+    erf,
+    erfc,
+    exp,
+    expand,
+)
 
 from ..build import mapped
 from ..codegen.texts import HelperCall
@@ -44,9 +63,68 @@ class _ErfGiven(HelperCall):
 
 
 class _ErfcxAbs(HelperCall):
-    """``_jg.erfcx(v, |v|)``."""
+    """``_jg.erfcx(v, |v|)``, or ``_jg.erfcx(v, |v|, exp(-v**2))``."""
 
     _helper = "_jg.erfcx"
+
+
+def _at_least_zero(v: Basic, cond: Basic) -> bool:
+    """Whether ``cond`` (a relation, or a conjunction holding one) implies
+    ``v >= 0``, ``v`` a linear function of the relation's sides: ``v = k d +
+    c`` with ``d`` the relation's left side minus its right, ``k`` and ``c``
+    numbers, ``d``'s sign given by the relation (log Φ's gradient selects
+    ``erfcx(-sqrt(2)*x/2)`` where ``sqrt(2)*x < -1.6``: ``v = -d/2 + 0.8``).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> _at_least_zero(-x / 2, x < -1.6), _at_least_zero(-x / 2, x < 1), _at_least_zero(x, x > 0)
+    (True, False, True)
+    """
+    if isinstance(cond, And):
+        return any(_at_least_zero(v, c) for c in cond.args)
+    if not isinstance(cond, (StrictLessThan, LessThan, StrictGreaterThan, GreaterThan)):
+        return False
+    d = cond.lhs - cond.rhs
+    syms = d.free_symbols
+    if not syms or not v.free_symbols <= syms:
+        return False
+    s = next(iter(syms))
+    dd = diff(d, s)
+    if dd == 0:
+        return False
+    k = diff(v, s) / dd
+    c = expand(v - k * d)
+    if not (k.is_number and c.is_number and k.is_real and c.is_real):
+        return False
+    below = isinstance(cond, (StrictLessThan, LessThan))  # d < 0 (or <= 0)
+    return bool(c >= 0) and bool(k <= 0 if below else k >= 0)
+
+
+def _selected_at_least_zero(roots: list[Basic]) -> set:
+    """The ``erfcx`` nodes reached from ``roots`` only through a branch of a
+    selection whose condition implies their argument is >= 0."""
+    seen: set = set()
+    unsafe: set = set()
+    stack = [(r, frozenset()) for r in roots]
+    while stack:
+        n, proven = stack.pop()
+        if (n, proven) in seen:
+            continue
+        seen.add((n, proven))
+        if isinstance(n, erfcx):
+            if n not in proven:
+                unsafe.add(n)
+            continue
+        if isinstance(n, Piecewise):
+            for e, c in n.args:
+                here = frozenset(f for f in postorder([e], lambda m: m.args)[0]
+                                 if isinstance(f, erfcx) and _at_least_zero(f.args[0], c))
+                stack.append((e, proven | here))
+                stack.append((c, proven))
+            continue
+        stack.extend((a, proven) for a in n.args)
+    everything = postorder(roots, lambda m: m.args)[0]
+    return {n for n in everything if isinstance(n, erfcx)} - unsafe
 
 
 def _square_of(n: Basic) -> tuple[Basic, Basic] | None:
@@ -88,6 +166,8 @@ def erfs_by_erfcx(roots: list[Basic]) -> list[Basic]:
     if not squares:
         return roots
 
+    positive = _selected_at_least_zero(roots)
+
     def given(v: Basic) -> Basic | None:
         return squares.get(expand(v**2))
 
@@ -107,8 +187,10 @@ def erfs_by_erfcx(roots: list[Basic]) -> list[Basic]:
         if isinstance(n, (erf, erfc)) and (e := given(n.args[0])) is not None:
             cls = _ErfGiven if isinstance(n, erf) else _ErfcGiven
             return cls(n.args[0], Abs(n.args[0]), e)
-        if isinstance(n, erfcx) and given(n.args[0]) is not None:
-            return _ErfcxAbs(n.args[0], Abs(n.args[0]))
+        if isinstance(n, erfcx) and (e := given(n.args[0])) is not None:
+            # exp(v**2) as 1/E where erfcx is read for v >= 0 only (past
+            # -26.6 E is flushed to 0 where erfcx(v) is finite)
+            return _ErfcxAbs(n.args[0], Abs(n.args[0]), *([e] if n in positive else []))
         return n
 
     return mapped(roots, swap=swap, after=after)

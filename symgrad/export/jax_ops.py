@@ -90,7 +90,7 @@ def _erf(x):
     return jnp.where(small, s + s * y, jnp.sign(x) * (1 - jsp.erfc(a)))
 
 
-def erfcx(x, a=None):
+def erfcx(x, a=None, e=None):
     """erfcx(x) = exp(x**2) erfc(x) of a JAX array, float32 or float64.
 
     ``jax.scipy.special.erfcx`` computes ``exp(x**2) * erfc(x)`` below
@@ -106,10 +106,17 @@ def erfcx(x, a=None):
     erfcx's own condition number 2x**2 rules.  Only forward values, as
     :func:`erf`.  ``a``, where given, is ``|x|`` (a node of the program, so
     that ``erfcx(x)`` and ``erfcx(-x)`` share the work on ``|x|``: see
-    :func:`erf_given`).
+    :func:`erf_given`); ``e``, where given too, is ``exp(-x**2)`` as the
+    program computes it (stabilize's exact split of the square), and
+    ``exp(x**2)`` is read as ``1/e`` (a division, not a second ``exp``;
+    more exact, as ``e``'s exponent is split exactly where ``x*x`` is
+    rounded).  Generated code passes ``e`` only where erfcx's value is
+    selected for ``x >= 0`` alone (:mod:`symgrad.export.erf_shared`): for
+    x below -26.6 (float32: -9.34) ``e`` is flushed to 0 while erfcx(x) is
+    still finite (tests/export/test_jax_ops.py measures both against mpmath).
     """
     if a is not None:
-        return _erfcx(x, a)
+        return _erfcx(x, a, e)
     if "erfcx" not in _JITTED:
         import jax
 
@@ -131,6 +138,16 @@ def erf_given(w, a, e, complement=False):
     call on the same ``a`` (GELU-erf's and log Φ's branches).  Forward
     values only, as :func:`erf` and :func:`erfcx` (a helper of generated
     code: tests/export/test_jax_ops.py measures it against mpmath).
+
+    >>> import jax, jax.numpy as jnp, numpy as np
+    >>> both = jax.jit(lambda w, a, e: (erf_given(w, a, e), erf_given(w, a, e, complement=True)))
+    >>> w = np.array([-3.0, 0.5, 3.0])
+    >>> with jax.enable_x64():
+    ...     erf, erfc = both(w, np.abs(w), np.exp(-w * w))
+    >>> np.asarray(erf).tolist()  # mpmath: the same floats
+    [-0.9999779095030014, 0.5204998778130465, 0.9999779095030014]
+    >>> np.asarray(erfc).tolist()  # mpmath: ..., 2.209049699858544e-05 (1 ulp)
+    [1.9999779095030015, 0.4795001221869535, 2.2090496998585445e-05]
     """
     import jax.numpy as jnp
 
@@ -140,8 +157,9 @@ def erf_given(w, a, e, complement=False):
         small = a < 1.0
         s = jnp.where(small, w, 0.0)
         h = 1 - s  # 1 - s as the pair (h, l) (Fast2Sum: |s| < 1): exact where s < 0 too
-        return jnp.where(small, h + (((1 - h) - s) - s * _erf_series(s)),
-                         jnp.where(w < 0, 2 - c, c))
+        # the series of |s| (the same floats: even in s), erfcx's own (one for both)
+        y = _erf_series(jnp.where(small, a, 0.0))
+        return jnp.where(small, h + (((1 - h) - s) - s * y), jnp.where(w < 0, 2 - c, c))
     small = a <= ERF_SERIES_UP_TO
     s = jnp.where(small, w, 0.0)
     return jnp.where(small, s + s * _erf_series(s), jnp.sign(w) * (1 - c))
@@ -171,7 +189,7 @@ def _erf_series(s):
     return y
 
 
-def _erfcx(x, a=None):
+def _erfcx(x, a=None, e=None):
     import jax.numpy as jnp
 
     x = _floating(x)
@@ -182,8 +200,9 @@ def _erfcx(x, a=None):
     neg = x < 0
     s = jnp.where(small, a, 0.0)
     y = _erf_series(s)
-    # exp(a*a): the small branch's and the negative one's (one exp for both)
-    w = jnp.exp(jnp.where(small | neg, a * a, 0.0))
+    # exp(a*a): the small branch's and the negative one's (one exp for both),
+    # or 1/exp(-a*a) where the program computes that
+    w = jnp.exp(jnp.where(small | neg, a * a, 0.0)) if e is None else 1 / jnp.asarray(e)
     e0 = w * ((1 - s) - s * y)
     e = jnp.where(small, e0, _erfcx_large(a))
     return jnp.where(neg, 2 * w - e, e)
@@ -196,13 +215,14 @@ def _erfcx_large(a):
 
     pq = a < 8.0
     m = jnp.where((a < 1.0) | ~pq, 2.0, a)
-    e1 = _horner(ERFCX_P, m) / _horner(ERFCX_Q, m)
     rs = a < ERFCX_ASYMPTOTIC_FROM
-    r = 1 / jnp.where(pq | ~rs, 10.0, a)  # R/S in 1/a: no overflow of a**6
-    e2 = r * _horner(ERFCX_R[::-1], r) / _horner(ERFCX_S[::-1], r)
-    b = jnp.where(rs, ERFCX_ASYMPTOTIC_FROM, a)
-    e3 = _horner(ERFCX_ASYMPTOTIC, 1 / (b * b)) / (b * 1.7724538509055159)
-    return jnp.where(pq, e1, jnp.where(rs, e2, e3))
+    r = 1 / jnp.where(pq, 10.0, a)  # R/S in 1/a: no overflow of a**6; the series' 1/a
+    # P/Q or R/S as one quotient (the same floats as each alone): two divisions
+    # in all, where each piece's own were five (a division costs as ~10 products)
+    num = jnp.where(pq, _horner(ERFCX_P, m), r * _horner(ERFCX_R[::-1], r))
+    den = jnp.where(pq, _horner(ERFCX_Q, m), _horner(ERFCX_S[::-1], r))
+    e3 = _horner(ERFCX_ASYMPTOTIC, r * r) * (r * 0.5641895835477563)  # 1/sqrt(pi)
+    return jnp.where(rs, num / den, e3)
 
 
 # tanh(x) = x + x z P(z)/Q(z), z = x*x, for |x| < 0.625: Cephes' tanh.c

@@ -172,11 +172,17 @@ def test_erf_erfc_and_erfcx_from_the_programs_square_and_one_erfcx():
     x = sp.Symbol("x", real=True)
     assert "_jg.erfcx(x)" in symgrad.lambdify([x], erfcx_node(x), backend="jax").source
     branches = sp.Piecewise((erfcx_node(-x) * sp.exp(-x**2), x < -1), (1 + sp.erf(x), True))
-    f = symgrad.lambdify([x], [branches, sp.erfc(x), 1 / erfcx_node(-x)], backend="jax")
+    # erfcx selected only where its argument is >= 0 (log Phi's gradient) reads
+    # exp(v**2) as 1/exp(-v**2) (no exp of its own); not where it can be < 0
+    # (exp(-v**2) is flushed to 0 past v = -26.6 while erfcx(v) is finite)
+    only_positive = sp.Piecewise((1 / erfcx_node(-x), 2 * x < -1.6), (0, True))
+    f = symgrad.lambdify([x], [branches, sp.erfc(x), only_positive, 1 / erfcx_node(x)],
+                         backend="jax")
     # each call reads the program's |x| and exp(-x**2) (one node each)
     for line in ("t1 = jnp.abs(x)", "t2 = jnp.exp(-x**2)",  # (names of this source)
                  "_jg.erf_given(t0, t1, t2, complement=True)", "1 + _jg.erf_given(x, t1, t2)",
-                 "t4 = _jg.erf_given(x, t1, t2, complement=True)", "_jg.erfcx(t0, t1)"):
+                 "t4 = _jg.erf_given(x, t1, t2, complement=True)", "_jg.erfcx(t0, t1, t2)",
+                 "_jg.erfcx(x, t1)"):
         assert line in f.source
     assert "_jg.erf(" not in f.source and "jsp.erfc(" not in f.source
     rng = np.random.default_rng(0)
@@ -202,7 +208,8 @@ def test_erf_erfc_and_erfcx_from_the_programs_square_and_one_erfcx():
             vt, e = v.astype(dtype), square.astype(dtype)
             got = [np.asarray(g) for g in jax.jit(lambda w, ee, q: (
                 erf_given(w, jnp.abs(w), ee), erf_given(w, jnp.abs(w), ee, complement=True),
-                erf(w), erf(jnp.asarray([40.0, -np.inf, np.inf], w.dtype)), erfcx(q)))(vt, e, pts)]
+                erf(w), erf(jnp.asarray([40.0, -np.inf, np.inf], w.dtype)), erfcx(q),
+                erfcx(q, jnp.abs(q), jnp.exp(-q * q))))(vt, e, pts)]
             for g, true, most in zip(got, exact, (1.25, 5.5)):
                 assert g.dtype == dtype and ulps(g, true, dtype).max() <= most
             if dtype == np.float64:  # (float32: jsp.erf's)
@@ -212,6 +219,10 @@ def test_erf_erfc_and_erfcx_from_the_programs_square_and_one_erfcx():
             cx = got[4]
             assert cx.dtype == dtype
             np.testing.assert_array_equal(cx[-5:-1], [1.0, 0.0, np.inf, np.nan])
+            # (1/exp(-q*q) where |q| < 1 or q < 0; past 1 the same floats)
+            big = np.abs(pts) >= 1
+            np.testing.assert_array_equal(got[5][big], cx[big])
+            cx = np.where(big, cx, got[5])
             with mpmath.workprec(120):
                 true = np.array([mpmath.exp(mpmath.mpf(float(p)) ** 2)
                                  * mpmath.erfc(mpmath.mpf(float(p))) if p < 1e6
