@@ -292,7 +292,7 @@ def _seeds(a) -> tuple[int, int]:
     so row 44 run alone at ``--seed 44`` was checked at seed 55 and, in the
     whole run, at 11: its figures differed, and the audit looked as if a
     verdict depended on the run's other rows.)"""
-    return (0, a.seed) if a.family else (a.seed, 0)
+    return (a.runs_seed, a.seed) if a.family else (a.seed, 0)
 
 
 def _child(conn, e, dom, a, k) -> None:
@@ -376,6 +376,10 @@ def main() -> None:
                          "(benchmarks/heldout_f.py, session 13) or g (benchmarks/heldout_g.py, "
                          "session 14) or h (benchmarks/heldout_h.py, session 15); "
                          "--n and --seed then pick rows: --n rows from --seed")
+    ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
+                    help="a held-out family's runs at other seeds: check_stability's and "
+                         "stabilize's seed SEED + 11, the independent points' SEED + 1000 + "
+                         "row and SEED + 2000 + row (0: the seeds every audit used)")
     ap.add_argument("--probe", action="store_true",
                     help="the independent measurements also at 2**k floats inside each end "
                          "of each variable's box and beside the reports' own worst points")
@@ -401,6 +405,7 @@ def main() -> None:
         names, controls = [""] * len(todo), [False] * len(todo)
     print(f"# bench_verdicts: {len(todo)} formulas, "
           f"{f'held-out family {a.family} from row' if a.family else 'seed'} {a.seed}, {a.dtype}, "
+          f"{f'runs seed {a.runs_seed}, ' if a.family and a.runs_seed else ''}"
           f"load {open('/proc/loadavg').read().split()[:3]}")
     print("| # | formula | domain | check: reported | independent | alarms | "
           "stabilize: reported | independent | s |")

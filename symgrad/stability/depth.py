@@ -53,6 +53,7 @@ ROUNDS = 4  # bisection rounds evaluated together, at most ...
 # ... in calls of at most this many rows (a form in pairs costs 5-60 us a row beside
 # its 2.5-7 ms a call: past a few hundred rows more rounds a call no longer pay)
 ROUND_ROWS = 255
+TERM_STEP = 2**10  # floats of each variable over which a zero's terms are measured
 
 
 def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray],
@@ -269,12 +270,74 @@ class _Lines:
             if not len(live):
                 break
             self._rounds(base[live], jj[live], outs[live], sign_lo[live], live, lo_o, hi_o)
-        va = self.value(self.at(base, jj, lo_o), outs)
-        vb = self.value(self.at(base, jj, hi_o), outs)
-        near = np.where(np.abs(va) <= np.abs(vb), lo_o, hi_o)
-        scale = np.array(scale)
-        depth = np.minimum(np.abs(va), np.abs(vb)) / scale
-        return self.at(base, jj, near), _finite(depth), jj, outs, vb - va, scale
+        # (one call: both floats of each bracket, and the lower one moved along
+        # each variable for the size of the terms that cancel there)
+        n = len(base)
+        lo_rows, hi_rows = self.at(base, jj, lo_o), self.at(base, jj, hi_o)
+        moved, used = self._moved(lo_rows)
+        v = self.value(np.concatenate([lo_rows, hi_rows, *moved]),
+                       np.tile(outs, 2 + len(moved)))
+        va, vb, w = v[:n], v[n:2 * n], v[2 * n:].reshape(len(moved), n)
+        first = np.abs(va) <= np.abs(vb)
+        rows = np.where(first[:, None], lo_rows, hi_rows)
+        # the terms that cancel: the line's median value, or less where the
+        # terms measured at the zero are less (lse's 3 logits over (-1000,
+        # 1000): the line's values are ~500 where its zeros ~100 bits deep
+        # cancel terms ~1e-227, and lose 47-63 bits)
+        scale = np.minimum(np.array(scale), self.terms(lo_rows, va, moved, used, w))
+        return rows, self.depth(np.minimum(np.abs(va), np.abs(vb)), scale), jj, outs, vb - va, \
+            scale
+
+    def depth(self, v: np.ndarray, scale: np.ndarray) -> np.ndarray:
+        """A zero's depth: the value there, ``v``, over the terms that
+        cancel, ``scale``, a value below the format's smallest normal
+        counted as that (a form's error is in units of the result's last
+        place, no finer below it: lse's zeros where every term underflows,
+        the result 0 or subnormal, lose nothing, and were the deepest by the
+        value alone; they took every start and every point kept)."""
+        with np.errstate(all="ignore"):
+            return _finite(np.maximum(v, 2.0**self.fmt.emin) / scale)
+
+    def _moved(self, rows: np.ndarray) -> tuple[list, list]:
+        """``rows`` with each variable moved by :data:`TERM_STEP` floats
+        (back where that leaves its box), one array per variable moved."""
+        o = ordinal(rows, self.fmt).astype(np.int64)
+        moved, used = [], []
+        for i in range(rows.shape[1]):
+            lo, hi = (int(b) for b in self.bounds[i])
+            if hi < lo + 2:
+                continue
+            oi = o[:, i] + TERM_STEP
+            oi = np.where(oi > hi, o[:, i] - TERM_STEP, oi).clip(lo, hi)
+            r = rows.copy()
+            r[:, i] = from_ordinal(oi, self.fmt)
+            moved.append(r)
+            used.append(i)
+        return moved, used
+
+    @staticmethod
+    def terms(rows: np.ndarray, v: np.ndarray, moved: list, used: list,
+              w: np.ndarray) -> np.ndarray:
+        """The size of the terms that cancel at each zero ``rows`` (signed
+        value ``v``; ``w``, the value at ``moved``, each variable ``used``
+        moved by :data:`TERM_STEP` floats): the largest |x_i * df/dx_i| over
+        the variables; inf where none is finite and positive (a zero at
+        x = 0 of exp(x) - 1: its terms are the constant's, not measured).
+
+        >>> rows = np.array([[2.0, 3.0]])
+        >>> moved = [np.array([[2.5, 3.0]]), np.array([[2.0, 3.5]])]
+        >>> w = np.array([[0.5], [-0.5]])  # x - y + 1 at both
+        >>> float(_Lines.terms(rows, np.array([0.0]), moved, [0, 1], w)[0])
+        3.0
+        """
+        if not moved:
+            return np.full(len(rows), np.inf)
+        x = rows[:, used].T.astype(float)
+        dx = np.array([m[:, i] for m, i in zip(moved, used)], dtype=float) - x
+        with np.errstate(all="ignore"):
+            t = np.abs((w - v) / dx * x)
+        t = np.where(np.isfinite(t), t, 0.0).max(axis=0)
+        return np.where(t > 0, t, np.inf)
 
     def _rounds(self, base: np.ndarray, jj: np.ndarray, outs: np.ndarray, sign_lo: np.ndarray,
                 live: np.ndarray, lo_o: np.ndarray, hi_o: np.ndarray) -> None:
@@ -335,7 +398,7 @@ class _Lines:
         k = rows.shape[1]
         m = np.arange(-far, far + 1, dtype=np.int64)
         got = []
-        for d in np.argsort(depth, kind="stable")[:starts]:
+        for d in _distinct(rows, np.argsort(depth, kind="stable"), starts):
             j = js[d]
             oj = int(ordinal(rows[d:d + 1, j], self.fmt)[0])
             for i in _others(k, j, rng):
@@ -354,7 +417,8 @@ class _Lines:
                                *self.bounds[j])
                 cb = self.at(np.repeat(b, 3, axis=0), np.full(len(cand), j), cand)
                 cv = np.abs(self.value(cb, np.repeat(o, 3)))
-                got.append((cb, _finite(cv / scale[d]), np.full(len(cb), j), np.repeat(o, 3),
+                got.append((cb, self.depth(cv, np.full(len(cv), scale[d])), np.full(len(cb), j),
+                            np.repeat(o, 3),
                             np.full(len(cb), slope[d]), np.full(len(cb), scale[d])))
         return _merged(got) if got else _empty(found)
 
@@ -383,7 +447,7 @@ class _Lines:
         k, fmt = rows.shape[1], self.fmt
         segs = []  # (zero, other variable, its ordinal, the zero's ordinal, m's)
         seen: set = set()
-        for d in np.argsort(depth, kind="stable")[:starts]:
+        for d in _distinct(rows, np.argsort(depth, kind="stable"), starts):
             if not (np.isfinite(slope[d]) and slope[d] != 0):
                 continue
             j = js[d]
@@ -450,7 +514,7 @@ class _Lines:
         cb = self.at(cb, cj, co)
         cv = np.abs(self.value(cb, outs_c))
         sc = np.array([c[5] for c in cand])
-        return ((cb, _finite(cv / sc), cj, outs_c, np.array([c[4] for c in cand]), sc),
+        return ((cb, self.depth(cv, sc), cj, outs_c, np.array([c[4] for c in cand]), sc),
                 frozenset(covered))
 
     def turn(self, found: tuple, starts: int, far: int, rng: np.random.Generator) -> tuple:
@@ -461,7 +525,7 @@ class _Lines:
         k = rows.shape[1]
         m = np.arange(-far, far + 1, dtype=np.int64)
         bases, lj = [], []
-        for d in np.argsort(depth, kind="stable")[:starts]:
+        for d in _distinct(rows, np.argsort(depth, kind="stable"), starts):
             j = js[d]
             b = np.repeat(rows[d:d + 1], len(m), axis=0)
             b[:, j] = from_ordinal(np.clip(int(ordinal(rows[d:d + 1, j], self.fmt)[0]) + m,
@@ -542,6 +606,28 @@ def _nearest_integers(fit, lo: int, hi: int, keep: int = 3, piece: int = 256):
         m = int(mm.flat[b])
         t = sum(v * m**k for k, v in enumerate(n))
         out.append((m, (2 * t + d) // (2 * d)))  # (t / d rounded)
+    return out
+
+
+def _distinct(rows: np.ndarray, order: np.ndarray, n: int) -> list[int]:
+    """The first ``n`` of ``order`` whose rows are not near an earlier
+    one's (every coordinate within 2**-20 of it, relatively): a stretch's
+    zeros are one zero's neighbours, and the two deepest zeros of lse's
+    3 logits were often one's, so the turn left the other zeros unturned
+    (those where a third logit, whose exp underflows, can be moved to
+    where it adds the last bits of the sum: 50-60 bits deep, not 20).
+
+    >>> r = np.array([[1.0, 2.0], [1.0, 2.0 + 1e-12], [3.0, 2.0]])
+    >>> _distinct(r, np.arange(3), 2)
+    [0, 2]
+    """
+    out: list[int] = []
+    for d in order:
+        if len(out) >= n:
+            break
+        if not any((np.abs(rows[d] - rows[e]) <= 2.0**-20 * np.abs(rows[e])).all()
+                   for e in out):
+            out.append(int(d))
     return out
 
 

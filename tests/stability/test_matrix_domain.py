@@ -100,12 +100,12 @@ def _lse_exact(row):
 _Z3, _Z23 = MatrixSymbol("z", 3, 1), MatrixSymbol("Z", 2, 3)
 
 
-@pytest.mark.parametrize("f, M, dom, seed", [
-    (symgrad.logsumexp(_Z3), _Z3, (-1000, 1000), 0),  # 50.7 bits reported before
-    (symgrad.logsumexp(_Z3), _Z3, (-1000, 1000), 1),  # 62.9
-    (symgrad.logsumexp(_Z23, axis=1), _Z23, (-30, 30), 0),  # 61.9
+@pytest.mark.parametrize("f, M, dom, seed, least, most", [
+    (symgrad.logsumexp(_Z3), _Z3, (-1000, 1000), 0, 40, 64),  # 50.7 bits reported before
+    (symgrad.logsumexp(_Z3), _Z3, (-1000, 1000), 1, 40, 64),  # 62.9
+    (symgrad.logsumexp(_Z23, axis=1), _Z23, (-30, 30), 0, 0, 40),  # 61.9
 ], ids=["lse-0", "lse-1", "lse-rows-0"])
-def test_the_matrix_code_is_measured_not_the_entries_formula(f, M, dom, seed):
+def test_the_matrix_code_is_measured_not_the_entries_formula(f, M, dom, seed, least, most):
     """The entries of logsumexp are m + log1p(r), which cancels near its zero;
     the matrix code lambdify writes recomputes there from pairs of floats.
     check_stability measured the entries' own code and raised an alarm the
@@ -117,10 +117,12 @@ def test_the_matrix_code_is_measured_not_the_entries_formula(f, M, dom, seed):
 
     r = symgrad.check_stability(f, {M: dom}, samples=512, seed=seed)
     # (the matrix code keeps its bits until ~50 cancel at lse's zero, then loses
-    # some: docs/matrices.md.  Since 2026-11-27's search of the deepest zeros of
-    # forms in pairs (stability/depth.py) the check finds 6-22 bits there, true
-    # against mpmath below; the entries' own formula was reported at 50.7-62.9)
-    assert r.max_bits_error <= 24, r.max_bits_error
+    # some: docs/matrices.md.  Over (-1000, 1000) a logit whose exp is ~2**-53 of
+    # the sum moves it below a float of the others: ~100 bits cancel (terms
+    # ~1e-227, result ~1e-257) and 47-63 bits are lost, true against mpmath
+    # below; until 2026-11-28 the search of the deepest zeros ranked zeros whose
+    # terms all underflow first and reported 1.6-24 there)
+    assert least <= r.max_bits_error <= most, r.max_bits_error
     run = symgrad.lambdify([M], f)
     worst = np.argsort(-np.nan_to_num(np.nanmax(r.bits, axis=0), nan=-1))[:4]
     for i in worst:
