@@ -466,6 +466,31 @@ class _Search:
             return np.full(self.keep.sum(), np.inf)  # code generation cannot emit it
         return bits_error(vals, self.true, self.fmt)[self.keep]
 
+    def _bits_many(self, forms: Sequence[Expr]) -> list[np.ndarray]:
+        """``[self._bits(e) for e in forms]``, the forms not compiled yet
+        compiled as ONE program over the choosing samples: candidates share
+        most of their DAG, and the code generator's passes and printing run
+        once per shared node (the 36 candidates of the focal loss's gradient:
+        0.6 s of compiling one by one, 0.2 together).  Each output is the
+        same operations on the same floats as its own program's, elementwise,
+        so its bits are the same; where the program cannot be built (a form
+        the code generator refuses, one holding I), each form alone, as
+        before.  The program is not kept: a form measured again elsewhere
+        (fresh points, the verification) is compiled alone when asked."""
+        todo = list(dict.fromkeys(e for e in forms if e not in self._code))
+        got: dict[Expr, np.ndarray] = {}
+        if len(todo) > 1:
+            try:
+                outs = generated(self.symbols, todo, self.fmt.dtype)(*self.cols)
+            except SymgradError:
+                outs = None
+            if outs is not None:
+                n = len(self.cols[0]) if self.cols else 1
+                for e, vals in zip(todo, outs):
+                    got[e] = bits_error(np.broadcast_to(vals, (n,)), self.true,
+                                        self.fmt)[self.keep]
+        return [got[e] if e in got else self._bits(e) for e in forms]
+
     def verify(self, choice: Choice, fresh: tuple[int, int]) -> Choice:
         """The first of ``choice``'s ranked forms that loses nothing against
         the source (both as the code runs them) on points it was not chosen
@@ -516,8 +541,10 @@ class _Search:
             # session 15: tanh(x) - y along its zero curve, 61.9 bits as written)
             zv = [Candidate(f, f"{label} (the forms chosen lost bits on fresh points)")
                   for f, label in _certified_forms(source, source)]
-            got = self._first_passing(zv, source, truth, fresh, choice, tried)[0] if zv else None
-            if got is not None and got.after[0] < _source_max(last) - 1:
+            floor = _source_max(last) - 1  # (kept only below it)
+            got = self._first_passing(zv, source, truth, fresh, choice, tried,
+                                      above=floor)[0] if zv else None
+            if got is not None and got.after[0] < floor:
                 return self._pinned(got, source, truth, fresh, choice, tried)
         points, labels, old = last
         how = "nothing" if choice.chosen == source else \
@@ -530,13 +557,19 @@ class _Search:
                             source, truth, fresh, choice, tried)
 
     def _first_passing(self, forms: Sequence[Candidate], source: Expr, truth: _TruthCache,
-                       fresh: tuple[int, int], choice: Choice,
-                       tried: list) -> tuple[Choice | None, bool]:
+                       fresh: tuple[int, int], choice: Choice, tried: list,
+                       above: float | None = None) -> tuple[Choice | None, bool]:
         """The first of ``forms`` that loses nothing against ``source`` on
         its fresh points (of those NaN or inf at fewest points where the
         value is finite, where one is), and whether the source itself came
         first; each one's points, labels and the source's bits there
-        appended to ``tried``."""
+        appended to ``tried``.  With ``above``, for one form that the caller
+        keeps only if its max is at most ``above``: its search stops once a
+        point it found loses more (a max only grows with more points), and
+        the form is not returned, as the caller would not keep it (its
+        entry in ``tried`` measured in full when read, :class:`_Later`)."""
+        if len(forms) != 1 or forms[0].expr == source:
+            above = None  # (of several, the first passing is returned, kept or not)
         best = None
         for c in forms:
             if c.expr != source and self._loses_on_draws(c.expr, source, truth, fresh):
@@ -546,7 +579,11 @@ class _Search:
                 tried.append(_Later(lambda e=c.expr: self._fresh(e, source, truth, fresh),
                                     _max_known(self._bits_at(source, draws, truth))))
                 continue
-            points, labels, new, old = self._fresh(c.expr, source, truth, fresh)
+            try:
+                points, labels, new, old = self._fresh(c.expr, source, truth, fresh, above)
+            except _Hopeless:  # (a max above ``above``: not kept whether it passes or not)
+                tried.append(_Later(lambda e=c.expr: self._fresh(e, source, truth, fresh)))
+                continue
             tried.append((points, labels, old))
             if self._loses(c.expr, source, truth, points, new, old):
                 continue
@@ -581,8 +618,8 @@ class _Search:
             return best
         row = np.array([[best.worst[s] for s in self.symbols]], dtype=self.fmt.dtype)
         forms = self._zeros(source, best.chosen, np.array([best.after[0]]), row)
-        got, _ = self._first_passing(forms, source, truth, fresh, choice, tried) \
-            if forms else (None, False)
+        got, _ = self._first_passing(forms, source, truth, fresh, choice, tried,
+                                     above=best.after[0] - 1) if forms else (None, False)
         if got is not None and got.after[0] < best.after[0] - 1:
             return got
         return best
@@ -745,7 +782,10 @@ class _Search:
             if self._no_gain_at_worst(f, best, truth):
                 continue
             c = Candidate(f, f"{how}, {label} (it lost bits on fresh points)")
-            got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
+            # (kept only at most as lossy as best: below it by a bit, or tied where
+            # any bit is kept)
+            got, _ = self._first_passing([c], source, truth, fresh, choice, tried,
+                                         above=best.after[0])
             if got is not None and (got.after[0] < best.after[0] - 1 or
                                     self._gains_where_any_bit_is_kept(got, best, truth, tried)):
                 best = got
@@ -801,7 +841,8 @@ class _Search:
         for form, label in forms:
             c = Candidate(form, f"{best.how.split(' (')[0]}, {label} (the pairs lost "
                                 f"{lost:.1f} bits at check_stability's points)")
-            got, _ = self._first_passing([c], source, truth, fresh, choice, tried)
+            got, _ = self._first_passing([c], source, truth, fresh, choice, tried,
+                                         above=lost - 1)
             if got is not None and got.after[0] < lost - 1:
                 return got
         return best
@@ -990,25 +1031,36 @@ class _Search:
         return self._loses(form, source, truth, got, new, self._bits_at(source, got, truth))
 
     def _fresh(self, form: Expr, source: Expr, truth: _TruthCache,
-               fresh: tuple[int, int]) -> tuple:
+               fresh: tuple[int, int], above: float | None = None) -> tuple:
         """Points, labels, and the bits of ``form`` and of ``source`` there:
-        fresh random points, ``form``'s structural points, its ascent."""
+        fresh random points, ``form``'s structural points, its ascent.
+        With ``above``: :class:`_Hopeless` is raised as soon as ``form``
+        loses more than ``above`` bits at a point found (each step's points
+        are the same with it as without: every step draws from its own
+        random stream)."""
         samples, seed = fresh
         # the structure inside a widen(u) or compensated(u) too: its zeros of
         # subtractions are where a form that is computed wider may still lose
         inner = [f for f in unwiden([form]) if f != form]
         ps = PointSearch([form, *inner], self.symbols, self.domain, self.fmt, samples, seed)
-        drawn, labels = ps.drawn()
-        more, lab = ps.structure(drawn)
-        points = np.concatenate([drawn, more])
-        labels = np.concatenate([labels, lab])
 
         def bits_of(e: Expr, rows: np.ndarray) -> np.ndarray:
             return self._bits_at(e, rows, truth)
 
+        drawn, labels = ps.drawn()
+        if above is not None and _max_known(bits_of(form, drawn)) > above:
+            raise _Hopeless  # (on its draws alone: before the search of its structure)
+        more, lab = ps.structure(drawn)
+        points = np.concatenate([drawn, more])
+        labels = np.concatenate([labels, lab])
+
         def value(rows: np.ndarray) -> np.ndarray:  # unresolved: the middle of its bounds
             t, ok, lo, hi = truth.at(rows)
             return np.where(ok, t, (lo + hi) / 2)
+
+        def hopeless(b: np.ndarray) -> None:
+            if above is not None and _max_known(b) > above:
+                raise _Hopeless
 
         def absorb(more: np.ndarray, label: str = "ascent") -> None:
             """The points a step found, and ``form``'s bits there."""
@@ -1017,9 +1069,11 @@ class _Search:
                 points = np.concatenate([points, more])
                 labels = np.concatenate([labels, np.full(len(more), SOURCES.index(label))])
                 new = np.concatenate([new, bits_of(form, more)])
+                hopeless(new)
 
         ranges = [float_range(*self.domain[s], self.fmt) for s in self.symbols]
         new = bits_of(form, points)
+        hopeless(new)
         absorb(ascend(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt,
                       ps.budget["ascent"]))
         # and toward the true output's own zero beside the worst points
@@ -1055,9 +1109,9 @@ class _Search:
         self.truth = GroundTruth([e], self.symbols, self.fmt.name, memo=self.memo)
         t, st = self.truth.batch(self.points)
         self.true, self.keep = t[0], st[0] == RESOLVED
-        runs_now = self._now = self._bits(e)
         cands = candidates(e, self.user_domain, self.fmt.name)
-        errs = [self._bits(c.expr) for c in cands]
+        runs_now, *errs = self._bits_many([e, *(c.expr for c in cands)])
+        self._now = runs_now
         ref = _limit(runs_now, self.fmt.width, self.fmt.prec)
         ranked = self._ranked(cands, errs, ref)
         if not ranked or errs[ranked[0]].max(initial=0) > TOLERANCE:
@@ -1067,14 +1121,14 @@ class _Search:
             # worst points, where the series were sought, had no zero near them)
             best = ranked[0] if ranked else min(
                 range(len(cands)), key=lambda i: (_nonfinite(errs[i], self.fmt), _mean(errs[i])))
-            for c in self._series(e, errs[best] > TOLERANCE) + \
-                    self._zeros(e, cands[best].expr, errs[best]) + \
-                    self._argument(e, cands[best].expr, errs[best] > TOLERANCE):
-                cands.append(c)
-                errs.append(self._bits(c.expr))
-            for regime in self._regimes(cands, errs, ref):
-                cands.append(regime)
-                errs.append(self._bits(regime.expr))
+            more = self._series(e, errs[best] > TOLERANCE) + \
+                self._zeros(e, cands[best].expr, errs[best]) + \
+                self._argument(e, cands[best].expr, errs[best] > TOLERANCE)
+            cands += more
+            errs += self._bits_many([c.expr for c in more])
+            regimes = self._regimes(cands, errs, ref)
+            cands += regimes
+            errs += self._bits_many([c.expr for c in regimes])
             ranked = self._ranked(cands, errs, ref)
         ranked = self._subnormal_products_split(cands, errs, ranked)
         # A form of the dtype before a wider type, in float32 as in float64 (issue
@@ -1181,13 +1235,17 @@ class _Search:
         bits, found by the verification's search)."""
         lo = EXP32[0] if np.dtype(self.fmt.dtype).itemsize < 8 else EXP_LO
         facts = Facts(self.user_domain)
+        split = {i: split_subnormal_products([cands[i].expr], facts, lo)[0]
+                 for i in ranked[:_VERIFIED]}
+        split = {i: f for i, f in split.items() if f != cands[i].expr}
+        measured = dict(zip(split, self._bits_many(list(split.values()))))
         out = []
         for k, i in enumerate(ranked):
             if k < _VERIFIED:
-                form = split_subnormal_products([cands[i].expr], facts, lo)[0]
+                form = split.get(i, cands[i].expr)
                 if form != cands[i].expr:
                     cands.append(Candidate(form, f"{cands[i].how}, subnormal products split"))
-                    errs.append(self._bits(form))
+                    errs.append(measured[i])
                     new, old = errs[-1], errs[i]
                     # admissible against the form (rounding noise aside), and better
                     # in max, or as good in max and mean
@@ -1244,14 +1302,15 @@ class _Search:
             by_how = {c.how: k for k, c in enumerate(cands)}
             todo += [by_how[h] for h in (_parent_how(cands[i].how) for i in todo)
                      if h in by_how]
+        more = []
         for i in dict.fromkeys(todo):
             if marker in (scaled, _scaled_pairs) and not self._homogeneous(cands[i].expr):
                 continue  # scaling its inputs would change its value
             c = Candidate(marker(_unnested(cands[i].expr) if marker in (compensated, _scaled_pairs)
                                  else cands[i].expr), f"{cands[i].how}, {label}")
-            if c.expr == cands[i].expr:
-                continue
-            b = self._bits(c.expr)
+            if c.expr != cands[i].expr:
+                more.append(c)
+        for c, b in zip(more, self._bits_many([c.expr for c in more])):
             if not gain or b.max(initial=0) <= worst - 1 or _mean(b) <= mean - 1 \
                     or _nonfinite(b, self.fmt) < bad:
                 cands.append(c)
@@ -1521,6 +1580,11 @@ class _Search:
             lambda o: from_ordinal(np.array([o]), fmt)[0],
             lambda v: ordinal(np.array([v], dtype=fmt.dtype), fmt)[0],
         )
+
+
+class _Hopeless(Exception):
+    """A form's search found it losing more than its caller would keep
+    (:meth:`_Search._fresh`'s ``above``)."""
 
 
 class _Later:

@@ -537,3 +537,31 @@ def test_pairs_are_kept_where_both_forms_lose_every_bit_only_at_the_same_points(
     r = stabilize(e, {v: (-sp.oo, sp.oo) for v in (a, b, c, d)}, explain=True)
     assert "compensated" in r.how
     assert r.choices[0].after[1] < 0.1
+
+
+def test_candidates_measured_in_one_program_get_each_its_own_bits():
+    # stabilize compiles an output's candidates as ONE program over the choosing
+    # samples (_Search._bits_many): each form's bits are its own program's; where
+    # the program cannot be built (a form holding I), each form alone, as before
+    from symgrad.rewrites.candidates import candidates
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import _Search
+    from symgrad.stability.truth import RESOLVED, GroundTruth
+
+    u = sp.Symbol("u", real=True)
+    e = sp.exp(u) / (1 + sp.exp(u))
+    fmt, dom = float_format("float64"), {u: (-40, 40)}
+    pts = np.linspace(-40, 40, 97)[:, None]
+    search = _Search([u], parse_domain(dom, [u], fmt), pts, fmt, dom)
+    t, st = GroundTruth([e], [u], "float64").batch(pts)
+    search.true, search.keep = t[0], st[0] == RESOLVED
+    forms = [e, *(c.expr for c in candidates(e, dom, "float64"))]
+    assert len(forms) > 3
+    together = search._bits_many(forms)
+    assert not search._code  # (one program, not kept)
+    for f, b in zip(forms, together):
+        assert np.array_equal(b, search._bits(f), equal_nan=True), f
+    search._code.clear()
+    mixed = search._bits_many([e, e + sp.I])
+    assert np.array_equal(mixed[0], together[0]) and np.all(mixed[1] == np.inf)
