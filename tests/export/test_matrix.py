@@ -33,9 +33,11 @@ def test_matrix_valued_output_jax_jacobians_are_symgrads():
     with jax.enable_x64():
         np.testing.assert_allclose(np.asarray(f(*VALS)), symgrad.lambdify(ARGS, Z)(*VALS),
                                    rtol=1e-14)
-        own = jax.jacrev(lambda w: _z(jnp, w, *VALS[1:]))(VALS[0])
+        # (jitted: one compile each, where eager JAX dispatches every operation; an
+        # eager jacrev of a matrix-valued output is in test_straight_through_floor_...)
+        own = jax.jit(jax.jacrev(lambda w: _z(jnp, w, *VALS[1:])))(VALS[0])
         for jac in (jax.jacrev, jax.jacfwd):
-            got = jac(f, 0)(*VALS)
+            got = jax.jit(jac(f, 0))(*VALS)
             assert got.shape == (N, 2, 3, 4)
             np.testing.assert_allclose(np.asarray(got), np.asarray(own), rtol=1e-12, atol=1e-14)
         # second order of a matrix-valued output (the JVP's JVP), along W1 and along
@@ -44,7 +46,7 @@ def test_matrix_valued_output_jax_jacobians_are_symgrads():
             def second(g, k=k, d=d):
                 def first(w):
                     return jax.jvp(lambda u: g(*VALS[:k], u, *VALS[k + 1:]), (w,), (d,))[1]
-                return jax.jvp(first, (VALS[k],), (2 * d,))[1]
+                return jax.jit(lambda w: jax.jvp(first, (w,), (2 * d,))[1])(VALS[k])
 
             np.testing.assert_allclose(np.asarray(second(f)),
                                        np.asarray(second(lambda *v: _z(jnp, *v))), atol=1e-13)
