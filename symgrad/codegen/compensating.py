@@ -553,8 +553,9 @@ class _Copy:
                 acc = (_Max if isinstance(n, Max) else _Min)(acc, a)
             return acc
         pair_call = getattr(n, "pair_call", None)
-        if pair_call is not None and len(args) == 1 and n is not self.top:
-            return pair_call(args[0])
+        if pair_call is not None and n is not self.top \
+                and (len(args) == 1 or getattr(n, "pair_args", False)):
+            return pair_call(*args)  # (pair_args: of all its arguments, as pairs or floats)
         if n.func in _PAIR_FUNCTIONS and len(args) == 1 and n is not self.top:
             # (at the root its value is rounded to one float at once: the
             # function of the pair to first order is as good, and cheaper)
@@ -756,6 +757,7 @@ COMPENSATED_NAMES = frozenset({
     "_dd_sincos", "_dd_sin", "_dd_cos", "_dd_tan", "_dd_atan", "_dd_hypot",
     "_dd_quadrant", "_DD_EXACT_REDUCTION", "_DD_PH_MASK", "_dd_ph_sizes", "_dd_2opi_digits",
     "_DD_2OPI_DIGITS", "_dd_ph_sums", "_dd_ph", "_dd_big_reduced", "_dd_sincos2",
+    "_dd_horner",
 })
 
 

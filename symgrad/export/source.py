@@ -36,6 +36,7 @@ from .branches import cancelled_into_branches, clamped_branches, shared_branches
 from .erf_shared import erfs_by_erfcx
 from .estrin import estrin_sums
 from .exp_tables import exps_by_table
+from .horner_pairs import polynomials_by_horner
 from .printers import HEADERS, RESERVED, printer_for
 from .subsets import masked_regions
 from .xla_guards import exps_kept_apart, products_kept_rounded
@@ -356,6 +357,24 @@ def _dd_two_sum(a, b, ok=False):
     return _dd_numpy_two_sum(a, b, ok)
 
 
+def _dd_horner(x, *cs):
+    # a polynomial of the float x (coefficients, highest first, floats or
+    # pairs) as a pair, by compensated Horner (Graillat, Langlois and Louvet,
+    # 2005): TwoProduct and TwoSum at each step, their error terms and the
+    # coefficients' low parts summed in floats by Horner's rule too
+    s, c = cs[0] if isinstance(cs[0], tuple) else (cs[0], 0.0)
+    for a in cs[1:]:
+        p, e = _dd_two_prod(s, x)
+        ah, al = a if isinstance(a, tuple) else (a, 0.0)
+        if type(ah) in (int, float) and ah == 0:
+            s = p
+        else:
+            s, f = _dd_two_sum(p, ah)
+            e = e + f
+        c = c * x + (e + al)
+    return _dd_fast(s, c)
+
+
 def _ddc(h, lo, like):
     t = jnp.result_type(like, 1.0)
     hi = _np.asarray(h, t)[()]
@@ -552,6 +571,8 @@ def generate(
         roots = erfs_by_erfcx(roots)
     if backend == "jax":  # an exp of a bounded integer, the split square's second factor: a lookup
         roots = exps_by_table(roots)  # (before the pair helpers: its integer's bound reads them)
+    if backend == "jax":  # a polynomial of one float in pairs: compensated Horner
+        roots = polynomials_by_horner(roots)
     roots = compensating(roots, domain)  # (the domain the forms are for: guards it rules out)
     if backend == "jax":  # XLA would rewrite exp(a)*exp(b) as exp(a + b): an exact split undone,
         roots = products_kept_rounded(exps_kept_apart(roots), domain)  # a*b + c

@@ -105,13 +105,32 @@ def test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags():
     rng = np.random.default_rng(1)
     x = rng.uniform(-10, 10, 400) * 2.0 ** rng.integers(-20, 20, 400)
     y = x * (1 + rng.uniform(-1e-6, 1e-6, 400)) * rng.choice([-1, 1], 400)
+    # and JAX's compensated Horner of a polynomial of one float (a pair for
+    # GELU-tanh's sqrt(8/pi) (x + 0.044715 x**3): export.horner_pairs), as
+    # exact as NumPy's pair arithmetic of its terms (2**-104.7 both, these points)
+    with mpmath.workprec(200):
+        c3, c1 = mpmath.sqrt(8 / mpmath.pi) * mpmath.mpf(44715) / 10**6, mpmath.sqrt(8 / mpmath.pi)
+        cs = [(float(c), float(c - mpmath.mpf(float(c)))) for c in (c3, c1)]
     with jax.enable_x64():
-        got = jax.jit(lambda a, b: pairs(jx, a, b), compiler_options=XLA_DEFAULTS)(x, y)
+        got, poly = jax.jit(lambda a, b: (pairs(jx, a, b), jx["_dd_horner"](
+            a, jx["_ddc"](*cs[0], a), 0, jx["_ddc"](*cs[1], a), 0)),
+            compiler_options=XLA_DEFAULTS)(x, y)
     with np.errstate(all="ignore"):
         want = pairs(npy, x, y)
     for g, w in zip(got, want):
         for part_g, part_w in zip(g, w):
             np.testing.assert_array_equal(np.asarray(part_g), part_w, strict=True)
+    with mpmath.workprec(200):
+        for h, lo, v in zip(*map(np.asarray, poly), x):
+            exact = c3 * mpmath.mpf(v) ** 3 + c1 * mpmath.mpf(v)
+            assert abs(mpmath.mpf(h) + mpmath.mpf(lo) - exact) <= 2.0**-104 * abs(exact)
+    import sympy as sp
+
+    import symgrad
+
+    t = sp.Symbol("t", real=True)  # generated code calls it for such a polynomial
+    g = symgrad.lambdify([t], symgrad.compensated(sp.exp(t - t**3 / 3)), backend="jax")
+    assert "_dd_horner(t, _ddc(" in g.source
 
 
 def test_pow2_is_ldexp_over_every_exponent_of_both_types():
