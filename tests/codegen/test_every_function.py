@@ -78,9 +78,16 @@ def _variants(spec: Spec, k0: int) -> list[Variant]:
     for j, (label, (context, usable)) in enumerate(CONTEXTS.items()):
         ts = sp.symbols(f"t{k0 + len(COMPOUNDS) + j}_0:{spec.arity}", real=True)
         node = spec.build(*ts)
-        pts = [p for p in candidates if usable(float(value(node, dict(zip(ts, _exact(p))))))]
+        # the first N_POINTS usable candidates (each tried in turn: evalf is most
+        # of this test's time, and the later ones were never used)
+        pts = []
+        for p in candidates:
+            if len(pts) == N_POINTS:
+                break
+            if usable(float(value(node, dict(zip(ts, _exact(p)))))):
+                pts.append(p)
         if pts:
-            out.append(Variant(f"{label} for n = {spec.id}", context(node), ts, pts[:N_POINTS]))
+            out.append(Variant(f"{label} for n = {spec.id}", context(node), ts, pts))
     return out
 
 
