@@ -479,16 +479,20 @@ class _Search:
         (fresh points, the verification) is compiled alone when asked."""
         todo = list(dict.fromkeys(e for e in forms if e not in self._code))
         got: dict[Expr, np.ndarray] = {}
+        n = len(self.cols[0]) if self.cols else 1
         if len(todo) > 1:
             try:
                 outs = generated(self.symbols, todo, self.fmt.dtype)(*self.cols)
-            except SymgradError:
+                if len(outs) != len(todo) or any(np.shape(o) != (n,) for o in outs):
+                    outs = None
+            except Exception:  # noqa: BLE001  (each form alone, as before: its own error)
+                # (SymgradError: a form the generator refuses; and a program of several
+                # pair roots in float32 that the generator writes wrongly, ValueError
+                # 'could not broadcast (2, n) into (n,)': docs/stabilize.md's sine
+                # difference over float32's whole range)
                 outs = None
-            if outs is not None:
-                n = len(self.cols[0]) if self.cols else 1
-                for e, vals in zip(todo, outs):
-                    got[e] = bits_error(np.broadcast_to(vals, (n,)), self.true,
-                                        self.fmt)[self.keep]
+            for e, vals in zip(todo, outs or ()):
+                got[e] = bits_error(vals, self.true, self.fmt)[self.keep]
         return [got[e] if e in got else self._bits(e) for e in forms]
 
     def verify(self, choice: Choice, fresh: tuple[int, int]) -> Choice:
