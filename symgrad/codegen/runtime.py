@@ -513,6 +513,21 @@ def _at_rows(v, idx, shape):
     return v.reshape(-1)[idx]
 
 
+def _floats_of(v):
+    """The arrays of a branch input: ``v`` itself, or those of a pair, or of
+    a tuple of pairs (a ``sincos`` pair's sine and cosine), at any depth."""
+    if type(v) is not tuple:
+        return (v,)
+    out, todo = [], list(v)
+    while todo:
+        p = todo.pop()
+        if type(p) is tuple:
+            todo.extend(p)
+        else:
+            out.append(p)
+    return out
+
+
 def _masked(conds, branches, like):
     """A ``Piecewise`` computed branch by branch, each only at the rows that
     take it (:mod:`symgrad.codegen.regions`): ``conds`` its conditions (the
@@ -529,8 +544,7 @@ def _masked(conds, branches, like):
     """
     shape = np.broadcast_shapes(
         *(np.shape(c) for c in conds),
-        *(np.shape(p) for _, vs in branches for v in vs
-          for p in (v if type(v) is tuple else (v,))))
+        *(np.shape(p) for _, vs in branches for v in vs for p in _floats_of(v)))
     n = 1
     for d in shape:
         n *= d

@@ -6,7 +6,7 @@ batch."""
 
 import numpy as np
 import pytest
-from sympy import Piecewise, exp, log, sin, sqrt, symbols
+from sympy import Piecewise, cos, exp, log, sin, sqrt, symbols
 
 import symgrad.codegen.build as build
 from symgrad import compensated, lambdify, widen
@@ -34,6 +34,10 @@ FORMS = {
     # (emission writes them as the rest of the program makes them: x*t/r, or
     # x*(t/r) where another product shares t/r), the other at its rows
     "products": Piecewise((_heavy(x) * y / (x + 1), x < 0), (_heavy(y), True)),
+    # a branch input that is a tuple of pairs: sin(y)'s and cos(y)'s from one
+    # sincos, read in the branch and outside it (its shape was taken as the
+    # rows': "could not broadcast (2, n) into (n,)", session 16)
+    "sincos": compensated(Piecewise((sin(y) ** 2 - x, x < 0), (x, True)) + cos(y)),
 }
 
 
