@@ -15,6 +15,14 @@ named constants (``pi``, ``oo``, ``-oo``).  Anything else (another name, an
 attribute, a subscript, an operator, a call of a call) is a SymgradError
 naming it.  Identical subtrees are built once (the text of a DAG repeats
 them).
+
+``srepr`` prints a formula as a tree: exponential in a DAG's depth (``e =
+log(1 + e*e) + e`` nested 30 deep prints about 4**30 nodes).
+:func:`dag_srepr` prints it over its DAG instead: each node with more than
+one parent is named once (``_3 = log(...)``), the names are used where it
+recurs, and the statements end with the formula, separated by ``;``: the
+text is linear in the number of edges.  The reader reads both (a text
+with names builds every node as written, in the order printed).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import ast
 import re
 
 import sympy
-from sympy import Add, Basic, Dummy, Float, Heaviside, Integer, Mul, Rational, S, Symbol
+from sympy import Add, Basic, Dummy, Float, Heaviside, Integer, Mul, Rational, S, Symbol, srepr
 from sympy.codegen import cfunctions, numpy_nodes
 from sympy.core import relational
 from sympy.core.basic import _args_sortkey
@@ -32,15 +40,17 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from . import functions
 from .build import of_class
 from .errors import SymgradError
+from .graph import postorder
 
-__all__ = ["read_srepr"]
+__all__ = ["read_srepr", "dag_srepr"]
 
 _TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<int>[0-9]+)"
-                    r"|(?P<str>'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")|(?P<p>[(),=-]))")
+                    r"|(?P<str>'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")|(?P<p>[(),=;-]))")
 _FLOAT_TEXT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?inf|nan")
 _CONSTANTS = ("pi", "E", "oo", "zoo", "nan", "I", "EulerGamma", "Catalan", "GoldenRatio",
               "TribonacciConstant", "true", "false")
 _ATOMS = (Symbol, Dummy, Integer, Rational, Float)
+_NAME = re.compile(r"_[0-9]+")  # a shared node's name in a DAG text
 
 
 def _classes() -> dict[str, type]:
@@ -99,13 +109,14 @@ def _atom(name: str, args: list, kw: dict) -> Basic:
     return Float(args[0], precision=kw.get("precision", 53))
 
 
-def _node(cls: type, args: list) -> Basic:
+def _node(cls: type, args: list, as_written: bool = False) -> Basic:
     """A node of ``cls`` over ``args``, as written: a sum's or product's
     terms back in SymPy's order of arguments (``srepr`` prints them in the
     printing order; a number first, as SymPy keeps it; a product's numbers
     multiplied into its coefficient, as SymPy printed them from), Heaviside's value at
-    0 (which ``srepr`` leaves out) its default 1/2."""
-    if cls in (Add, Mul) and all(a.is_commutative for a in args):
+    0 (which ``srepr`` leaves out) its default 1/2; ``as_written``: the
+    arguments as printed (:func:`dag_srepr` prints a node's own)."""
+    if cls in (Add, Mul) and not as_written and all(a.is_commutative for a in args):
         if cls is Mul and sum(a.is_Number for a in args) > 1:
             # srepr prints a product's coefficient -1/7 as the factors -1, 1/7
             c = Mul(*[a for a in args if a.is_Number])
@@ -158,9 +169,33 @@ def read_srepr(text: str) -> Basic:
         else:
             top[1].append(value)
 
+    names: dict[str, Basic] = {}  # a DAG text's shared nodes
+    naming = None  # the name a top-level statement defines
+    as_written = ";" in text
+
     while i < n:
         kind, tok = toks[i]
         nxt = toks[i + 1][1] if i + 1 < n else None
+        if kind == "name" and _NAME.fullmatch(tok) and nxt != "(":
+            if nxt == "=" and len(stack) == 1:  # a statement: _k = <node>;
+                if after or naming is not None or stack[0][1] or tok in names:
+                    raise SymgradError(f"srepr text: name {tok!r} out of place")
+                naming = tok
+                i += 2
+                continue
+            if tok not in names:
+                raise SymgradError(f"srepr text: {tok!r} is not named before")
+            put(names[tok])
+            i += 1
+            continue
+        if tok == ";" and kind == "p":
+            if len(stack) != 1 or naming is None or not after or \
+                    not isinstance(stack[0][1][0], Basic):
+                raise SymgradError("srepr text: ';' ends a statement '_k = node' only")
+            names[naming] = stack[0][1].pop()
+            naming, after = None, False
+            i += 1
+            continue
         if kind == "name" and nxt == "(":
             if tok not in _CLASSES and tok not in ("Symbol", "Dummy", "Integer", "Rational",
                                                    "Float"):
@@ -211,13 +246,82 @@ def read_srepr(text: str) -> Basic:
                 key = (name, tuple(args))
                 node = built.get(key)
                 if node is None:
-                    node = built[key] = _node(_CLASSES[name], args)
+                    node = built[key] = _node(_CLASSES[name], args, as_written)
             put(node)
         elif tok == "," and after and len(stack) > 1:
             after = False
         else:
             raise SymgradError(f"srepr text: unexpected {tok!r}")
         i += 1
-    if len(stack) != 1 or len(stack[0][1]) != 1 or not isinstance(stack[0][1][0], Basic):
+    if len(stack) != 1 or naming is not None or len(stack[0][1]) != 1 or \
+            not isinstance(stack[0][1][0], Basic):
         raise SymgradError("srepr text: not one formula")
     return stack[0][1][0]
+
+
+def dag_srepr(e: Basic) -> str:
+    """``e``'s text for :func:`read_srepr`, printed over its DAG: each
+    node with more than one parent named once (``_k = ...;``, children
+    before parents), the formula last; a node's arguments in its own order;
+    a leaf as ``srepr`` prints it.  Linear in the DAG's edges, without
+    recursion (``srepr`` prints the tree).
+
+    >>> from sympy import symbols, log, srepr
+    >>> x = symbols("x")
+    >>> e = x
+    >>> for _ in range(20):
+    ...     e = log(1 + e * e) + e  # each level uses the one below twice
+    >>> text = dag_srepr(e)
+    >>> len(text) < 10_000, dag_srepr(read_srepr(text)) == text
+    (True, True)
+    >>> dag_srepr(log(x) + log(x) ** 2)
+    "_0 = log(Symbol('x')); Add(Pow(_0, Integer(2)), _0)"
+    """
+    order, kids = postorder([e], lambda n: n.args)
+    parents: dict = {}
+    for node in order:
+        for k in kids[node]:
+            parents[k] = parents.get(k, 0) + 1
+    names: dict = {}
+    leaves: dict = {}
+    out: list[str] = []
+
+    def emit(root: Basic, parts: list) -> None:
+        # the node's call, its unnamed arguments inline (each printed once:
+        # an unnamed node has one parent), without recursion
+        stack = [(root, iter(kids[root]), True)]
+        parts.append(type(root).__name__ + "(")
+        while stack:
+            node, it, first = stack[-1]
+            for k in it:
+                if not first:
+                    parts.append(", ")
+                stack[-1] = (node, it, False)
+                first = False
+                if k in names:
+                    parts.append(names[k])
+                elif not kids[k]:
+                    if k not in leaves:
+                        leaves[k] = srepr(k)
+                    parts.append(leaves[k])
+                else:
+                    parts.append(type(k).__name__ + "(")
+                    stack.append((k, iter(kids[k]), True))
+                    break
+            else:
+                stack.pop()
+                parts.append(")")
+
+    if not kids[e]:
+        return srepr(e)
+    for node in order:
+        if node is not e and kids[node] and parents[node] > 1:
+            name = f"_{len(names)}"
+            parts = [name, " = "]
+            emit(node, parts)
+            out.append("".join(parts))
+            names[node] = name
+    parts = []
+    emit(e, parts)
+    out.append("".join(parts))
+    return "; ".join(out)

@@ -5,7 +5,8 @@ error, recomputed by the ground truth where the bound does not certify it
 Before ``compensating`` each ``certified(u)`` becomes one code-only call
 ``_zv(compensated(u), E2, E1, E0, text, *inputs)``: the ``E`` are
 plain expressions of the inputs (:func:`error_masses`), ``text`` is ``u``'s
-``srepr`` (the ground truth's formula); the generated module defines the
+text printed over its DAG (:func:`symgrad.srepr_reader.dag_srepr`: the
+ground truth's formula); the generated module defines the
 helpers (:data:`CERTIFY_HELPERS`, from :mod:`symgrad.codegen.certify_helpers`).
 """
 
@@ -20,6 +21,7 @@ from sympy import (
     Dummy,
     Float,
     Integer,
+    LessThan,
     Max,
     Min,
     Mul,
@@ -44,20 +46,30 @@ from sympy import (
     sin,
     sinh,
     sqrt,
-    srepr,
     tan,
     tanh,
+    true,
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.functions.special.delta_functions import Heaviside
 
-from ..build import cancelling, mapped, unevaluated
+from ..build import (
+    EVALUATED_TREE,
+    cancelling,
+    mapped,
+    of_class,
+    piecewise,
+    replaced,
+    tree_size,
+    unevaluated,
+)
 from ..certified import certified
 from ..compensated import compensated
 from ..errors import SymgradError
-from ..graph import postorder
+from ..graph import free_symbols, postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms
+from ..srepr_reader import dag_srepr
 from . import certify_helpers
 from .compensating import PairCall
 from .texts import HelperCall, module_text
@@ -114,6 +126,8 @@ def _as_pairs(n: Basic) -> Basic | None:
     if not isinstance(n, (tanh, sinh, cosh, atanh, asinh, acosh, asin, acos)):
         return None
     a = n.args[0]
+    if not _small(a):  # (SymPy's evaluation walks a deep argument as a tree)
+        return _over(_as_pairs(n.func(_HOLE)), a)
     if isinstance(n, tanh):
         m = expm1(-2 * Abs(a))
         return -sign(a) * m / (2 + m)
@@ -130,6 +144,21 @@ def _as_pairs(n: Basic) -> Basic | None:
     if isinstance(n, acos):
         return 2 * atan(sqrt((1 - a) / (1 + a)))
     return log1p((a - 1) + sqrt((a - 1) * (a + 1)))
+
+
+_HOLE = Dummy("a", real=True)
+
+
+def _small(*args: Basic) -> bool:
+    """Whether SymPy may evaluate a node over ``args``: each small as a
+    tree (its evaluation of some nodes walks the arguments as trees,
+    exponential in a DAG's depth)."""
+    return all(not a.args or tree_size(a) <= EVALUATED_TREE for a in args)
+
+
+def _over(form: Basic, a: Basic) -> Basic:
+    """``form`` (built over :data:`_HOLE`) with ``a`` in the hole, as written."""
+    return replaced(form, lambda n: a if n is _HOLE else None)
 
 
 def _pair_tanh(u: Basic) -> Basic:
@@ -185,21 +214,57 @@ def _pair_erf(u: Basic) -> Basic:
 
 def _as_erf(m: Basic) -> Basic:
     """``m`` (plain code: the masses) with erf and erfc as themselves."""
-    if not m.has(_ErfPair, _ErfcPair):
-        return m
     return _rewritten(m, lambda n: (erf if isinstance(n, _ErfPair) else erfc)(*n.args)
                       if isinstance(n, (_ErfPair, _ErfcPair)) else None)
 
 
 def _partials(n: Basic) -> list[Basic]:
     """``n``'s partial derivatives in its arguments, as expressions of them."""
-    holes = [Dummy(f"a{i}", real=True) for i in range(len(n.args))]
-    f = n.func(*holes)
+    holes, ds = _hole_partials(n.func, len(n.args))
     table = dict(zip(holes, n.args))
-    return [f.diff(h).xreplace(table) for h in holes]
+    if not _small(*n.args):  # (as written: see _small)
+        return [replaced(d, table.get) for d in ds]
+    return [d.xreplace(table) for d in ds]
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=1024)
+def _hole_partials(func: type, k: int) -> tuple[tuple, tuple]:
+    """The holes of ``func`` over ``k`` arguments and its partial
+    derivatives in them, once per class and count (SymPy's differentiation
+    is most of the masses' cost: a sum of ``k`` terms asks it ``k`` times)."""
+    holes = tuple(Dummy(f"a{i}", real=True) for i in range(k))
+    if func is Add:
+        return holes, (Integer(1),) * k
+    f = func(*holes)
+    return holes, tuple(f.diff(h) for h in holes)
+
+
+def _abs(a: Basic) -> Basic:
+    """``|a|``, evaluated where ``a`` is small (:func:`_small`)."""
+    if _small(a):
+        return Abs(a)
+    return a if isinstance(a, (Abs, exp)) else of_class(Abs, (a,))
+
+
+def _times(*fs: Basic) -> Basic:
+    """The product of ``fs``, evaluated where they are small."""
+    if _small(*fs):
+        return Mul(*fs)
+    if any(f.is_Number and f.is_zero for f in fs):
+        return Integer(0)
+    fs = [f for f in fs if f is not Integer(1)]
+    return fs[0] if len(fs) == 1 else Mul._from_args(fs)
+
+
+def _sum(terms: list) -> Basic:
+    """The sum of ``terms``, evaluated where they are small."""
+    if _small(*terms):
+        return Add(*terms)
+    terms = [t for t in terms if not (t.is_Number and t.is_zero)]
+    return terms[0] if len(terms) == 1 else Add._from_args(terms) if terms else Integer(0)
+
+
+
 def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
     """``(E2, E1, E0)``: a first-order bound on ``compensated(u)``'s error is
     ``C (eps**2 E2 + eps E1 + tiny E0)`` (``tiny`` the type's smallest
@@ -217,6 +282,29 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
     >>> e1
     0
     """
+    if _small(u):  # (kept by equality: a form rebuilt apart finds its masses)
+        return _small_masses(u)
+    # a large one by node object, the most recent 256 (equality compares an
+    # equal formula built apart as a tree: exponential in a DAG's depth)
+    hit = _MASSES.get(id(u))
+    if hit is not None and hit[0] is u:
+        return hit[1]
+    got = _error_masses(u)
+    if len(_MASSES) >= 256:
+        _MASSES.pop(next(iter(_MASSES)))
+    _MASSES[id(u)] = (u, got)
+    return got
+
+
+_MASSES: dict = {}  # id(u) -> (u, its masses): u kept, so its id stays its own
+
+
+@functools.lru_cache(maxsize=256)
+def _small_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
+    return _error_masses(u)
+
+
+def _error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
     order, _ = postorder([u], lambda n: n.args)
     zero = Integer(0)
     masses: dict[Basic, tuple] = {}
@@ -237,35 +325,41 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             # its own bound of 0 (float32's constants: looser in float64) the
             # step may be taken the wrong way: not certified there (inf)
             m2, m1, m0 = masses[n.args[0]]
-            near = Abs(n.args[0]) <= _STEP_NEAR[0] * m2 + _STEP_NEAR[1] * m1 + _STEP_NEAR[2] * m0
-            masses[n] = (zero, Piecewise((oo, near), (zero, True)), zero)
+            reach = _sum([_times(c, m) for c, m in zip(_STEP_NEAR, (m2, m1, m0))])
+            if _small(n.args[0], reach):
+                near = Abs(n.args[0]) <= reach
+                masses[n] = (zero, Piecewise((oo, near), (zero, True)), zero)
+            else:
+                near = LessThan(_abs(n.args[0]), reach, evaluate=False)
+                masses[n] = (zero, piecewise([(oo, near), (zero, true)], evaluate=False), zero)
             continue
         try:
             ds = _partials(n)
         except Exception as err:  # noqa: BLE001  (any node SymPy cannot differentiate)
             raise SymgradError(f"certified({u}): no error bound through {n}: {err}") from None
         if isinstance(n, Add):
-            own2, own1 = (k - 1) * Add(*[Abs(a) for a in n.args]), zero
+            own2, own1 = _times(Integer(k - 1), _sum([_abs(a) for a in n.args])), zero
         elif isinstance(n, Mul):
-            own2, own1 = (k - 1) * Abs(n), zero
+            own2, own1 = _times(Integer(k - 1), _abs(n)), zero
         elif isinstance(n, Pow) and n.exp.is_Integer:
-            own2, own1 = Abs(n.exp) * Abs(n), zero
+            own2, own1 = _times(Abs(n.exp), _abs(n)), zero
         elif isinstance(n, Pow) and n.exp in (Integer(1) / 2, -Integer(1) / 2):
-            own2, own1 = 2 * Abs(n), zero
+            own2, own1 = _times(Integer(2), _abs(n)), zero
         elif isinstance(n, _PAIR_FUNCS) or getattr(n, "pair_call", None) is not None:
-            own2, own1 = Abs(n) + Abs(ds[0]) * Abs(n.args[0]), zero
-        elif isinstance(n, hypot) and (n is not u or any(a.free_symbols and not a.is_Symbol
-                                                         for a in n.args)):
+            own2, own1 = _sum([_abs(n), _times(_abs(ds[0]), _abs(n.args[0]))]), zero
+        elif isinstance(n, hypot) and (n is not u or any(
+                not a.is_Symbol and free_symbols([a]) for a in n.args)):
             # (a pair: the pair root of the pair sum of squares, scaled; at the
             # root of floats it is the float hypot, rounded once: below)
-            own2, own1 = 4 * Abs(n), zero
+            own2, own1 = _times(Integer(4), _abs(n)), zero
         elif isinstance(n, (Abs, Max, Min)):  # (a choice among pairs: no rounding)
             own2, own1 = zero, zero
         else:
-            own2, own1 = zero, Abs(n)
+            own2, own1 = zero, _abs(n)
         own = (own2, own1, Integer(k))
         masses[n] = tuple(
-            o + Add(*[Abs(d) * masses[a][j] for d, a in zip(ds, n.args) if masses[a][j] != 0])
+            _sum([o, _sum([_times(_abs(d), masses[a][j]) for d, a in zip(ds, n.args)
+                           if masses[a][j] != 0])])
             for j, o in enumerate(own))
     return masses[u]
 
@@ -289,27 +383,75 @@ def certifiable(u: Basic) -> bool:
     branches = [b for b, _ in u.args] if isinstance(u, Piecewise) else [u]
     zero = Integer(0)
     for b in branches:
+        if _rounded_once(b):  # (E1 is not 0: known without SymPy's algebra)
+            return False
         try:
-            e1 = error_masses(b)[1] if b.free_symbols else None
+            e1 = error_masses(b)[1] if free_symbols([b]) else None
         except SymgradError:
             return False
-        steps = {p: zero for p in e1.atoms(Piecewise) if p.args[0][0] == oo} if e1 else {}
-        if e1 is None or e1.xreplace(steps) != 0:  # (0 but next to a step)
+        if e1 is None:
+            return False
+        # (0 but next to a step: a step's mass, inf only near its argument's 0)
+        if _small(e1):
+            e1 = e1.xreplace({p: zero for p in e1.atoms(Piecewise) if p.args[0][0] == oo})
+        else:
+            e1 = replaced(e1, lambda n: zero if isinstance(n, Piecewise) and n.args[0][0] == oo
+                          else None, rebuild=cancelling)
+        if e1 != 0:
             return False
     return True
+
+
+def _rounded_once(u: Basic) -> bool:
+    """Whether :func:`error_masses` gives ``u`` an ``E1`` that is not 0
+    (steps' masses aside), known from the nodes' classes alone: a node
+    computed to one float (``E1``'s own term) below the root along
+    partial derivatives that are not 0 (a step carries no mass of its
+    argument).  One walk of the DAG, no SymPy algebra: the masses' own
+    evaluation (``Abs``'s sign simplification) took 1.5 s on a regime
+    split of erf's series that is then refused.  False where the masses
+    decide (a node without derivatives)."""
+    order, _ = postorder([u], lambda n: n.args)
+    free: dict = {}
+    has: dict = {}
+    for n in order:
+        free[n] = isinstance(n, Symbol) or any(free[a] for a in n.args)
+        has[n] = False
+        if isinstance(n, Symbol) or isinstance(n, Number) or not free[n] or not n.args \
+                or n.is_Boolean or n.is_Relational or isinstance(n, _STEPS):
+            continue
+        if isinstance(n, hypot):
+            own = n is u and all(a.is_Symbol or not free[a] for a in n.args)
+        else:
+            own = not (isinstance(n, (Add, Mul, Abs, Max, Min) + _PAIR_FUNCS)
+                       or getattr(n, "pair_call", None) is not None
+                       or isinstance(n, Pow) and (n.exp.is_Integer or n.exp in (
+                           Integer(1) / 2, -Integer(1) / 2)))
+        if own:
+            has[n] = True
+            continue
+        if any(has[a] for a in n.args):
+            try:
+                _, ds = _hole_partials(n.func, len(n.args))
+            except Exception:  # noqa: BLE001  (the masses decide: no derivative)
+                continue
+            has[n] = any(has[a] and d != 0 for a, d in zip(n.args, ds))
+    return has[u]
 
 
 def _call(u: Basic) -> Basic:
     if isinstance(u, Piecewise):  # each branch certified (the conditions as written)
         return Piecewise(*[(_call(b), c) for b, c in u.args])
-    if not u.free_symbols:
+    if not free_symbols([u]):
         return u
     v = _pair_erf(_pair_tanh(u))
     e2, e1, e0 = (_as_erf(m) for m in error_masses(v))
-    text = srepr(u)
+    text = dag_srepr(u)  # (srepr prints the tree: exponential in a DAG's depth)
     certify_helpers._ZV_FORMS.setdefault(text, u)
-    gens = sorted(u.free_symbols, key=str)
-    return _zv_class(text)(compensated(v), e2, e1, e0, *gens)
+    gens = sorted(free_symbols([u]), key=str)
+    # (past SymPy's cache: its lookup compares a formula built apart with an
+    # equal one by SymPy's ==, a tree walk)
+    return of_class(_zv_class(text), (of_class(compensated, (v,)), e2, e1, e0, *gens))
 
 
 def certifying(roots: list[Basic]) -> list[Basic]:

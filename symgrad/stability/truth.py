@@ -40,7 +40,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from ..brief import brief
 from ..codegen import certify_helpers
 from ..errors import SymgradError
-from ..graph import postorder
+from ..graph import free_symbols, postorder
 from ..lowering import lower
 from ..progress import tick
 from ..widen import FloatMarker
@@ -842,7 +842,7 @@ def _certified_truth(text: str, formula: Basic | None, dtype: str) -> GroundTrut
         from ..srepr_reader import read_srepr
 
         formula = read_srepr(text)
-    truth = GroundTruth([formula], sorted(formula.free_symbols, key=str), dtype)
+    truth = GroundTruth([formula], sorted(free_symbols([formula]), key=str), dtype)
     # every element tried to the precision cap: a value that depends on how many
     # hard points came before it would depend on its batch
     truth.sign_tries = math.inf

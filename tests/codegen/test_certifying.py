@@ -238,3 +238,27 @@ def test_certified_hypot_is_a_pair():
     pairs = lambdify([x, y, v, w], compensated(e))(*pts.T)
     assert np.all(np.abs(got - truth) <= np.spacing(np.abs(truth)))
     assert np.any(np.abs(pairs - truth) > 4 * np.spacing(np.abs(truth)))
+
+
+def test_certified_carries_a_deep_dag_as_a_dag():
+    # e = log(1 + e*e) + e nested 30 deep: its tree has ~4**30 nodes, and so
+    # had the text of the formula carried for the rare path (srepr's tree
+    # print), and the masses' algebra walked it (16 levels took 30 s); the
+    # text is printed over the DAG and read back without eval
+    from symgrad.codegen import certify_helpers
+    from symgrad.codegen.certifying import certifying
+
+    e = x
+    for _ in range(30):
+        e = sp.log(1 + e * e) + e
+    x0 = 0.3
+    with mpmath.workprec(400):
+        v = mpmath.mpf(x0)
+        for _ in range(30):
+            v = mpmath.log(1 + v * v) + v
+        y0 = float(v)  # on e's zero curve: e(x0) - y0 is v's rounding error
+        want = float(v - y0)
+    [call] = certifying([certified(e - y)])
+    assert len(call._text) < 20_000 and call.args[0].func is compensated
+    read = certify_helpers._ZV_MAKER(call._text, None, "float64")  # (another process's)
+    assert read.batch(np.array([[x0, y0]]))[0][0][0] == want != 0
