@@ -51,6 +51,7 @@ from sympy import (
     true,
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.codegen.numpy_nodes import logaddexp
 from sympy.functions.special.delta_functions import Heaviside
 
 from ..build import (
@@ -123,6 +124,11 @@ def _as_pairs(n: Basic) -> Basic | None:
     ``acos(a) = 2 atan(sqrt((1 - a)/(1 + a)))`` (half angles).  (An
     overflow of a term where the value is finite, sinh past exp's threshold,
     is a pair not finite: that element goes to the ground truth.)"""
+    if isinstance(n, logaddexp):  # (the safe forms' log(exp(a) + exp(b)))
+        a, b = n.args
+        if not _small(a, b):
+            return _over(_over(_as_pairs(logaddexp(_HOLE, _HOLE2)), a), b)
+        return Max(a, b) + log1p(exp(-Abs(a - b)))
     if not isinstance(n, (tanh, sinh, cosh, atanh, asinh, acosh, asin, acos)):
         return None
     a = n.args[0]
@@ -147,6 +153,7 @@ def _as_pairs(n: Basic) -> Basic | None:
 
 
 _HOLE = Dummy("a", real=True)
+_HOLE2 = Dummy("b", real=True)
 
 
 def _small(*args: Basic) -> bool:
@@ -157,8 +164,10 @@ def _small(*args: Basic) -> bool:
 
 
 def _over(form: Basic, a: Basic) -> Basic:
-    """``form`` (built over :data:`_HOLE`) with ``a`` in the hole, as written."""
-    return replaced(form, lambda n: a if n is _HOLE else None)
+    """``form`` (built over :data:`_HOLE`, then :data:`_HOLE2`) with ``a``
+    in the first hole left, as written."""
+    hole = _HOLE if form.has(_HOLE) else _HOLE2
+    return replaced(form, lambda n: a if n is hole else None)
 
 
 def _pair_tanh(u: Basic) -> Basic:

@@ -262,3 +262,26 @@ def test_certified_carries_a_deep_dag_as_a_dag():
     assert len(call._text) < 20_000 and call.args[0].func is compensated
     read = certify_helpers._ZV_MAKER(call._text, None, "float64")  # (another process's)
     assert read.batch(np.array([[x0, y0]]))[0][0][0] == want != 0
+
+
+def test_certified_log_sum_exp_in_pairs_on_its_zero_surface():
+    # the safe forms write log(exp(a) + exp(b)) as logaddexp(a, b), a function
+    # rounded to one float in pairs: certified was never offered on a zero
+    # surface through it (soft-DTW's soft minimum -z log(exp(-x/z) + exp(-y/z)),
+    # 48.4 bits "cannot fix"); it is max(a, b) + log1p(exp(-|a - b|)) in pairs.
+    # A sibling: log-sum-exp minus a target, 3 free inputs on its zero surface
+    from symgrad.codegen.certifying import certifiable
+    from symgrad.rewrites import accurate_forms
+
+    e = sp.log(sp.exp(x) + sp.exp(y)) - a
+    u = accurate_forms([e])[0]
+    assert certifiable(u)
+    with mpmath.workprec(300):
+        pts = [(xx, yy, float(mpmath.log(mpmath.exp(xx) + mpmath.exp(yy))))
+               for xx, yy in [(0.75, -1.25), (-30.5, -31.0), (3.0, 3.0)]]
+        want = [float(mpmath.log(mpmath.exp(xx) + mpmath.exp(yy)) - aa) for xx, yy, aa in pts]
+    pts = np.array(pts)
+    got = lambdify([x, y, a], certified(u))(pts[:, 0], pts[:, 1], pts[:, 2])
+    pairs = lambdify([x, y, a], compensated(u))(pts[:, 0], pts[:, 1], pts[:, 2])
+    assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
+    assert np.any(np.abs(pairs - want) > 4 * np.spacing(np.abs(want)))
