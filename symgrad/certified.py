@@ -21,12 +21,13 @@ It is the form for zero sets that no fixed precision holds: ``log(y) - x +
 1`` (the KL divergence's gradient) along ``x = log(y) + 1``, ``tanh(x) -
 y``.  The bound is first order and its constant measured (not proved):
 the inner values of ``M`` are plain floats, so an argument that itself
-cancels, under a steep function, can understate it.  Functions of pairs:
-exp, expm1, log, log1p, sin, cos, tan, atan, hypot; tanh, sinh, cosh,
-atanh, asinh, acosh, asin, acos and logaddexp written in those; erf and erfc (their Maclaurin series at
-``|a| <= 1/2``, else ``exp(-a**2)`` times erfcx's tabulated Taylor series,
-in pairs: ``Phi(x) - y``); another function is rounded to one float in
-pairs, and most elements of such a formula go to the ground truth.
+cancels, under a steep function, can understate it. Functions of pairs: exp,
+expm1, log, log1p, sin, cos, tan, atan, hypot; tanh, sinh, cosh, atanh,
+asinh, acosh, asin, acos and logaddexp written in those; erf and erfc (their
+Maclaurin series at ``|a| <= 1/2``, else ``exp(-a**2)`` times erfcx's
+tabulated Taylor series, in pairs: ``Phi(x) - y``); another function is
+rounded to one float in pairs, and most elements of such a formula go to the
+ground truth.
 Export (JAX, PyTorch) computes ``compensated(u)`` without the recompute.
 """
 
