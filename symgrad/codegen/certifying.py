@@ -262,7 +262,7 @@ def _times(*fs: Basic) -> Basic:
     if any(f.is_Number and f.is_zero for f in fs):
         return Integer(0)
     fs = [f for f in fs if f is not Integer(1)]
-    return fs[0] if len(fs) == 1 else Mul._from_args(fs)
+    return fs[0] if len(fs) == 1 else of_class(Mul, fs)
 
 
 def _sum(terms: list) -> Basic:
@@ -270,7 +270,7 @@ def _sum(terms: list) -> Basic:
     if _small(*terms):
         return Add(*terms)
     terms = [t for t in terms if not (t.is_Number and t.is_zero)]
-    return terms[0] if len(terms) == 1 else Add._from_args(terms) if terms else Integer(0)
+    return terms[0] if len(terms) == 1 else of_class(Add, terms) if terms else Integer(0)
 
 
 
