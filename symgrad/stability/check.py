@@ -90,7 +90,6 @@ def check_stability(
     _source: object = None,
     _truth_memo: dict | None = None,
     _points: Sequence[Mapping] = (),
-    _measured: list | None = None,
 ) -> StabilityReport:
     """Where ``expr`` overflows, turns NaN or loses its bits on ``domain``,
     what is proved for the whole domain, and which subexpression is to blame.
@@ -118,12 +117,7 @@ def check_stability(
     too: the exact values it already has of the same formulas, see
     :class:`.truth.GroundTruth`.  ``_points``, stabilize's: points (symbol ->
     value) measured beside the search's, the worst its verification found,
-    so that no figure of its report is below one stabilize measured.
-    ``_measured``, stabilize's too: a list that receives the points and
-    their bits per output once measured, before the losses are explained,
-    where the call then returns a function of no argument making the report
-    from them: the after-report's figures, read to look at the choice again,
-    its explanation only if it is read.)
+    so that no figure of its report is below one stabilize measured.)
     """
     refuse_string(expr, "check_stability", "expr")
     refuse_string(domain, "check_stability", "domain")
@@ -250,20 +244,6 @@ def check_stability(
         if len(faces):
             climbed.append(measure(faces))
             absorb(faces, "zeros on the faces")
-    if _measured is not None:
-        _measured += [points, bits, symbols]
-        return lambda: _explained(flat, form, symbols, fmt, points, labels, computed, true, status,
-                                  bits, known, tolerance_bits, nodes, measure, rewrites, shown,
-                                  dom, compute)
-    return _explained(flat, form, symbols, fmt, points, labels, computed, true, status, bits,
-                      known, tolerance_bits, nodes, measure, rewrites, shown, dom, compute)
-
-
-def _explained(flat, form, symbols, fmt, points, labels, computed, true, status, bits, known,
-               tolerance_bits, nodes, measure, rewrites, shown, dom,
-               compute) -> StabilityReport:
-    """:func:`check_stability`'s report from its measured points: the
-    regions explained, the figures."""
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")

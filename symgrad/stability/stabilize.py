@@ -93,9 +93,6 @@ NEIGHBOURS = 4  # ... judged by the worst error 1, 2, 4, 8 ordinals away along e
 # over +-1e300, where check_stability of the same form finds 51: a band of 2**-10
 # of the float ordinals that 512 draws miss; bench_verdicts seed 5)
 VERIFY = 8
-# the after-report's worst points of an output fed back into its verification
-# (_fed_back), at most
-FED = 16
 SLACK = 2.0  # bits a form may lose at one sample against the running code: rounding noise
 _SERIES_TERMS = (3, 6, 12, 24)
 _WIDENED = 2  # forms tried widened, best first, where none is accurate
@@ -160,11 +157,9 @@ class Stabilization:
     The two reports, ``before`` and ``after``, are computed when first
     read (each a ``check_stability`` of its own, a third of an explained
     ``stabilize``'s time; ``after`` at once where an output is left losing
-    bits, for its warning; the points of ``after`` are measured in the
-    call, with or without ``explain``, and only their explanation waits):
-    from the formulas, domain and seeds fixed at the call, against the
-    call's memo of exact values, so the figures are those computed at the
-    call, in whatever order the two are read."""
+    bits, for its warning): from the formulas, domain and seeds fixed at
+    the call, against the call's memo of exact values, so the figures are
+    those computed at the call, in whatever order the two are read."""
 
     expr: object
     result: object
@@ -260,11 +255,7 @@ def stabilize(
     three), the best ones computed in a wider type (:func:`symgrad.widen`:
     float64 for float32, the 80-bit long double for float64 where NumPy has
     it) are measured too; ``widen=False`` keeps to ``dtype`` (widened code
-    runs about 8x slower in float64). The after-report's search (that of
-    ``check_stability``) is run on the forms chosen in every call, with or
-    without ``explain``, and an output it finds losing more than 3 bits and
-    over a bit more than its verification measured is verified again (once)
-    with those points: the result does not depend on ``explain``.
+    runs about 8x slower in float64).
 
     >>> from sympy import symbols, sqrt, log, exp, oo
     >>> x = symbols("x")
@@ -338,18 +329,13 @@ def stabilize(
     # search points recur; each row resolved once, the same figures)
     memo = search.memo
     fresh = (VERIFY * samples, seed + 1)
-    choices, ran = [], []
+    choices = []
     for k, e in enumerate(forms):
         stage(f"output {k + 1}/{len(forms)}: choosing a form, points measured")
         choice = search.run(e)
-        ran.append((choice, search.state()))
         # (the search on the form itself: seconds with no point measured, counted too)
         stage(f"output {k + 1}/{len(forms)}: verifying it on fresh points, steps")
         choices.append(search.verify(choice, fresh))
-    # the after-report's search on the forms chosen, in every call (its
-    # explanation only when read), fed back once where it finds a miss (the
-    # lead's decision D4, session 16: the result does not depend on explain)
-    choices, after = _fed_back(search, forms, ran, choices, dom, fresh, dtype, samples, seed)
     chosen = [c.chosen for c in choices]
     keep_as_written(chosen)  # pickling (multiprocessing, joblib) keeps the forms
     result = struct.build(chosen)
@@ -371,75 +357,17 @@ def stabilize(
     # the report is below one the choice measured (focal's gradient: 4.1 bits
     # reported where its verification had found 61.7, at a point the
     # report's own search never drew)
-    worst = [c.worst for c in choices if c.worst] + search.fed_points()
+    worst = [c.worst for c in choices if c.worst]
     before = _report(forms, dom, dtype=dtype, samples=samples, seed=seed + 1, _truth_memo=memo,
                      _points=worst)
     # against the source's exact values: a chosen series approximates them
     # (NMSE 3.9's series at a numerical root x = -2.5e-309 was reported at
     # 26.7 bits against its own values, 47.2 against the formula's)
+    after = _report(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1, _source=forms,
+                    _truth_memo=memo, _points=worst)
     out = Stabilization(expr, result, choices, before, after, seconds)
     _warn(out.unfixed)
     return out
-
-
-def _after_report(chosen: list, forms: list, dom: Mapping, memo: dict, points: list,
-                  dtype: str, samples: int, seed: int,
-                  measured: list | None = None) -> Callable[[], StabilityReport]:
-    """The after-report, when called: ``check_stability`` of the chosen
-    forms against the source's exact values (a chosen series approximates
-    them: NMSE 3.9's series at a numerical root x = -2.5e-309 was reported
-    at 26.7 bits against its own values, 47.2 against the formula's),
-    measuring ``points`` (the verification's worst, the points fed back)
-    too.  With ``measured`` (a list), its points are measured now (they
-    and their bits appended to it) and only their explanation waits."""
-    if measured is not None:
-        return check_stability(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1,
-                               _source=forms, _truth_memo=memo, _points=points,
-                               _measured=measured)
-    return _report(chosen, dom, dtype=dtype, samples=samples, seed=seed + 1, _source=forms,
-                   _truth_memo=memo, _points=points)
-
-
-def _fed_back(search: _Search, forms: list, ran: list, choices: list, dom: Mapping,
-              fresh: tuple[int, int], dtype: str, samples: int,
-              seed: int) -> tuple[list, Callable[[], StabilityReport]]:
-    """``choices``, and the after-report of their forms (its points
-    measured now, their explanation when first read); where that report
-    finds an output losing more than its tolerance (``UNFIXED_ABOVE``) and
-    over a bit more than the output's verification measured, the output
-    verified again (once) with the report's worst points of it (at most
-    ``FED``) among its fresh points, and the after-report of the forms then
-    chosen (computed when first read).  The points fed back stay in every
-    later figure (the report's too): none is hidden to keep a form."""
-    worst = [c.worst for c in choices if c.worst]
-    measured: list = []
-    report = _after_report([c.chosen for c in choices], forms, dom, search.memo, worst,
-                           dtype, samples, seed, measured)
-    points, bits_of, symbols = measured
-    if not len(points) or set(symbols) != set(search.symbols):
-        return choices, report
-    cols = [search.symbols.index(s) for s in symbols]
-    out, again = list(choices), False
-    for k, c in enumerate(choices):
-        bits = np.nan_to_num(bits_of[k], nan=-np.inf)
-        top = float(bits.max(initial=-np.inf))
-        if not (top > UNFIXED_ABOVE and top > c.after[0] + 1):
-            continue
-        rows = np.argsort(-bits, kind="stable")[:FED]
-        rows = rows[bits[rows] > max(UNFIXED_ABOVE, c.after[0] + 1)]
-        pts = np.empty((len(rows), len(search.symbols)), dtype=points.dtype)
-        pts[:, cols] = points[rows]
-        choice, state = ran[k]
-        stage(f"output {k + 1}/{len(forms)}: verifying it again at the after-report's "
-              "worst points, steps")
-        search.restore(state, forms[k], pts)
-        out[k] = search.verify(choice, fresh)
-        again = True
-    if not again:
-        return choices, report
-    worst = [c.worst for c in out if c.worst] + search.fed_points()
-    return out, _after_report([c.chosen for c in out], forms, dom, search.memo, worst, dtype,
-                              samples, seed)
 
 
 def _report(*args, **kwargs) -> Callable[[], StabilityReport]:
@@ -522,26 +450,6 @@ class _Search:
         # 3% of the asymmetric loss's stabilize; shared with the nested searches
         self.homogeneous: dict[Expr, bool] = {}
         self.nested = False  # a search for a part of a formula (_affine): not split again
-        # the after-report's points fed back (source -> rows), measured among
-        # the fresh points of every form of that output (_fed_back)
-        self.fed: dict[Expr, np.ndarray] = {}
-
-    def state(self) -> tuple:
-        """What :meth:`run` leaves for the verification of its output."""
-        return tuple(getattr(self, a, None) for a in ("truth", "true", "keep", "_now"))
-
-    def restore(self, state: tuple, source: Expr, points: np.ndarray) -> None:
-        """The state :meth:`state` saved, and ``points`` fed back for
-        ``source``'s verification."""
-        for a, v in zip(("truth", "true", "keep", "_now"), state):
-            if v is not None:
-                setattr(self, a, v)
-        self.fed[source] = points.astype(self.fmt.dtype)
-
-    def fed_points(self) -> list[dict]:
-        """The points fed back, as points (symbol -> value)."""
-        return [dict(zip(self.symbols, map(float, row)))
-                for rows in self.fed.values() for row in rows]
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -826,12 +734,6 @@ class _Search:
             if self.widen:
                 forms.append((widened(e), "widened"))
             forms += after + (zv if narrow else [])
-            if self.widen:
-                # the last resort: the form in the wider type's pairs, where it
-                # is widened and still loses (a value within the wider type's
-                # rounding of the overflow threshold: NMSE 3.4.2's regime
-                # branch, an ulp past it in plain long double)
-                forms.append((widened(compensated(_unnested(e))), "compensated, widened"))
         elif isinstance(e, compensated):
             # pairs of the dtype that still lose more than the tolerance: the same
             # pairs over inputs scaled by a power of two where the form (or else
@@ -1153,9 +1055,8 @@ class _Search:
         if above is not None and _max_known(bits_of(form, drawn)) > above:
             raise _Hopeless  # (on its draws alone: before the search of its structure)
         more, lab = ps.structure(drawn)
-        fed = self.fed.get(source, drawn[:0])  # the after-report's points (_fed_back)
-        points = np.concatenate([drawn, more, fed])
-        labels = np.concatenate([labels, lab, np.full(len(fed), SOURCES.index("ascent"))])
+        points = np.concatenate([drawn, more])
+        labels = np.concatenate([labels, lab])
 
         def value(rows: np.ndarray) -> np.ndarray:  # unresolved: the middle of its bounds
             t, ok, lo, hi = truth.at(rows)
