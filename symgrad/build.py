@@ -50,7 +50,8 @@ from . import graph
 from .graph import postorder
 
 __all__ = [
-    "unevaluated", "builder", "bare", "of_class", "cancelling", "evaluated", "replaced", "mapped",
+    "unevaluated", "builder", "bare", "of_class", "cancelling", "evaluated", "lattice",
+    "replaced", "mapped",
     "factors", "scaled", "times", "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
     "SMALL_CONDITION", "EVALUATED_TREE", "CANONICAL_DEPTH", "tree_size",
@@ -239,14 +240,26 @@ def evaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         # same ones came back 1,427 times in the asymmetric loss's stabilize,
         # 79 distinct, 11% of its CPU.  Their value is a function of the
         # arguments (their assumptions are part of them): kept, as _TREE's
-        key = (node.func, args)
-        got = _LATTICE.get(key)
-        if got is None:
-            if len(_LATTICE) >= _TREE_KEPT:
-                _LATTICE.clear()
-            got = _LATTICE[key] = node.func(*args)
-        return got
+        return lattice(node.func, args)
     return node.func(*args)
+
+
+def lattice(cls: type, args: tuple) -> Basic:
+    """``cls(*args)`` for ``Max`` or ``Min`` (SymPy's evaluation), kept by
+    (class, arguments) for the next call (:func:`evaluated`'s memo).
+
+    >>> from sympy import Max, symbols
+    >>> x = symbols("x")
+    >>> lattice(Max, (x, x + 1))
+    x + 1
+    """
+    key = (cls, args)
+    got = _LATTICE.get(key)
+    if got is None:
+        if len(_LATTICE) >= _TREE_KEPT:
+            _LATTICE.clear()
+        got = _LATTICE[key] = cls(*args)
+    return got
 
 
 _LATTICE: dict = {}  # (Max or Min, arguments) -> SymPy's evaluated node

@@ -77,8 +77,9 @@ from sympy import (
 )
 from sympy import together as sympy_together
 from sympy.codegen.cfunctions import expm1, log1p
+from sympy.functions.elementary.miscellaneous import MinMaxBase
 
-from ..build import evaluated, mapped
+from ..build import evaluated, lattice, mapped
 from ..graph import count_ops, postorder
 from .facts import Facts
 from .rewrite import apply_rewrites
@@ -453,12 +454,41 @@ def _together(e: Basic) -> Basic:
     order, _ = postorder([e], lambda n: () if isinstance(n, exp) else n.args)
     hide = {n: Dummy() for n in order if isinstance(n, exp)}
     try:
-        t = sympy_together(e.xreplace(hide)).xreplace({d: n for n, d in hide.items()})
+        t = _xreplaced(sympy_together(_xreplaced(e, hide)), {d: n for n, d in hide.items()})
     except Exception:  # noqa: BLE001  (SymPy's algebra gives up: as it was)
         return e
     if count_ops([t]) > 2 * n:
         return e
     return _recombine(t)
+
+
+def _xreplaced(e: Basic, rule: dict) -> Basic:
+    """SymPy's ``e.xreplace(rule)`` over the DAG: each distinct node rebuilt
+    once, by its class's constructor (SymPy's evaluation) wherever an
+    argument was replaced or rebuilt, as ``xreplace`` does, with a ``Max``'s
+    or ``Min``'s evaluation kept by its arguments (:func:`.build.evaluated`'s
+    memo; SymPy caches neither).  ``xreplace`` walks the tree and built
+    each ``Max`` again wherever it recurs: half of ``_together``'s time in the
+    asymmetric loss's candidates.  Every node above a replaced one holds a
+    replacement or lost it, so it differs from the node it was, as in
+    ``xreplace``, which rebuilds it too.
+
+    >>> from sympy import Max, exp, symbols
+    >>> x, d = symbols("x d")
+    >>> e = Max(exp(x), 1) + exp(x)
+    >>> _xreplaced(e, {exp(x): d}) == e.xreplace({exp(x): d})
+    True
+    """
+    if not rule:
+        return e
+    return mapped([e], _constructed, swap=rule.get)[0]
+
+
+def _constructed(node: Basic, args: tuple) -> Basic:
+    """``node.func(*args)``, a ``Max``'s or ``Min``'s from the memo."""
+    if isinstance(node, MinMaxBase):
+        return lattice(node.func, tuple(args))
+    return node.func(*args)
 
 
 def _recombine(e: Basic) -> Basic:

@@ -21,7 +21,8 @@ from .facts import Facts
 from .forms import Sigmoid, Softplus, expand_forms
 from .pattern import Match, match
 
-__all__ = ["Rewrite", "Example", "SCOPES", "apply_rewrites", "replace_nodes", "reevaluated"]
+__all__ = ["Rewrite", "Example", "SCOPES", "apply_rewrites", "fires_on", "replace_nodes",
+           "reevaluated"]
 
 # codegen:  applied to every formula code generation emits (today's accurate forms)
 # safe:     never loses accuracy where valid; applied by stabilize=True without measuring
@@ -193,7 +194,8 @@ def reevaluated(node: Basic, args: tuple, new: Mapping[Basic, Basic]) -> Basic:
 
 
 def apply_rewrites(
-    exprs: Iterable[Basic], rewrites: Iterable[Rewrite], facts: Facts | None = None
+    exprs: Iterable[Basic], rewrites: Iterable[Rewrite], facts: Facts | None = None,
+    tried: list | None = None,
 ) -> list[Basic]:
     """``exprs`` with ``rewrites`` applied wherever they match and are valid.
 
@@ -202,6 +204,10 @@ def apply_rewrites(
     children, then rewritten by the first rewrite that matches (in the
     order given); the nodes that rewrite creates go through the same pass.
     Finally every accurate-form node is expanded.
+
+    ``tried``, a list, receives every node at which the pass asked the
+    rewrites and none of them rewrote it (:func:`fires_on`: whether another
+    rewrite, added after these, would have changed the pass).
 
     >>> from sympy import symbols, exp, log
     >>> from symgrad.rewrites import LIBRARY
@@ -233,12 +239,42 @@ def apply_rewrites(
                     # rewrite's new nodes go through the pass, as deep as rewrites nest
                     new.setdefault(cur, cur)
                     return run([out], depth + 1, (*made_by, rw))[0]
+            if tried is not None:
+                tried.append(cur)
             return cur
 
         return mapped(tops, evaluated, after=rewritten, memo=new)
 
     out = run(roots, 0, ())
     return expand_forms(out) if made_forms else out
+
+
+def fires_on(rw: Rewrite, tried: Iterable[Basic], facts: Facts) -> bool:
+    """Whether ``rw`` rewrites one of the nodes ``tried`` (an
+    :func:`apply_rewrites` pass's nodes at which no rewrite of the pass
+    applied).  Where it rewrites none, the same pass with ``rw`` added after
+    its rewrites does exactly what the pass did: at each node the pass's
+    rewrites are asked first, in the same order, and ``rw`` is asked only
+    at these nodes, where it changes nothing; so the pass's result is its
+    result too.
+
+    >>> from sympy import symbols, log, exp
+    >>> from symgrad.rewrites import LIBRARY
+    >>> x = symbols("x")
+    >>> seen = []
+    >>> apply_rewrites([exp(x) + x], LIBRARY[:1], tried=seen)
+    [x + exp(x)]
+    >>> log1p = next(r for r in LIBRARY if r.name == "log1p")
+    >>> fires_on(log1p, seen, Facts()), fires_on(log1p, [log(1 + x)], Facts())
+    (False, True)
+    """
+    kind = type(rw.lhs)
+    for n in tried:
+        if type(n) is kind:
+            out = rw.apply(n, facts)
+            if out is not None and out != n:
+                return True
+    return False
 
 
 def replace_nodes(exprs: Iterable[Basic], repl: Mapping[Basic, Basic]) -> list[Basic]:
