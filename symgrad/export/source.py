@@ -405,6 +405,33 @@ def _dd_kept(fn):
         "INDEX_OF(j + 128)", "(j + 128).astype(jnp.int32)") + """
 
 
+_dd_numpy_fun, _dd_numpy_fun_b = _dd_fun, _dd_fun_b
+
+
+def _dd_fun_up(fun, f, parts):
+    # f(hi) + f'(hi) lo with f and f' times 2**64 where f is below tiny/eps * 4,
+    # and the pair scaled back (its hi correctly rounded, its low part flushed
+    # if subnormal): XLA flushes the subnormal f'(hi) lo there (exp of a pair
+    # near -708 lost its argument's low part, 2**-44: 8.8 bits in swish'(x))
+    if not any(isinstance(a, tuple) for a in parts[1::2]):
+        return f
+    t = jnp.result_type(f)
+    small = jnp.abs(f) < jnp.finfo(t).tiny / jnp.finfo(t).eps * 4
+    s, back = (jnp.where(small, c, 1.0).astype(t) for c in (2.0**64, 2.0**-64))
+    h, lo = fun(f * s, *[p * s if i % 2 == 0 else p for i, p in enumerate(parts)])
+    return h * back, lo * back
+
+
+def _dd_fun(f, *parts):
+    return _dd_fun_up(_dd_numpy_fun, f, parts)
+
+
+def _dd_fun_b(k, f, *parts):
+    # (k still bounds them: f is scaled only where it is below 2**-968, and
+    # each f' there is that of exp, log near 1, sin, ...: at most about 1)
+    return _dd_fun_up(lambda *a: _dd_numpy_fun_b(k, *a), f, parts)
+
+
 _dd_exp, _dd_expm1, _dd_log, _dd_log1p = map(_dd_kept, (_dd_exp, _dd_expm1, _dd_log, _dd_log1p))
 # sin and cos past 2**(p-2): to first order, as before (the exact reduction
 # is int64 digit arithmetic with a data-dependent gather: NumPy only)
