@@ -228,12 +228,17 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     sym = _symmetric(expr)
     if sym is not None:
         add(apply_rewrites([sym[0]], _SAFE, facts)[0], sym[1])
-    for c in list(out):
+    # (one pass over all the candidates at once: they share most of their DAG,
+    # and each node's form is a function of the node alone)
+    now = list(out)
+    small = [c.expr for c in now if count_ops([c.expr]) <= ALGEBRA_OPS and c.expr.has(Piecewise)]
+    taken = iter(into_branches(small))
+    for c in now:
         add(divide_in_turn([c.expr])[0], f"{c.how}, divided in turn")
         if count_ops([c.expr]) <= ALGEBRA_OPS and c.expr.has(Piecewise):
             # then the safe rewrites over each branch whole (a square taken out of
             # a root the branch now holds)
-            b = into_branches([c.expr])[0]
+            b = next(taken)
             add(apply_rewrites([b], _SAFE, facts)[0] if b != c.expr else b,
                 f"{c.how}, factors into branches")
     # each with its exponentials of rounded arguments computed from the exact
@@ -242,8 +247,9 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     # and with each product c·exp(e) whose exp may be subnormal, while c may be
     # large, as (c·exp(e/2))·exp(e/2) there (x·exp(x) at x = -744)
     lo = EXP32[0] if dtype == "float32" else EXP_LO
-    for c in list(out):
-        e = split_subnormal_products(exact_exponents([c.expr], facts), facts, lo)[0]
+    now = list(out)
+    for c, e in zip(now, split_subnormal_products(exact_exponents([c.expr for c in now], facts),
+                                                  facts, lo)):
         add(e, f"{c.how}, exponents exact")
     return out
 

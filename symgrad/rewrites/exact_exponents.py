@@ -41,7 +41,7 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import expm1
 
-from ..build import mapped, piecewise, replaced, unevaluated
+from ..build import mapped, piecewise, unevaluated
 from ..compensated import compensated
 from ..graph import postorder
 from .facts import Facts
@@ -105,7 +105,11 @@ def exact_exponents(exprs: Iterable[Basic], facts: Facts | None = None) -> list[
             return n  # computed in pairs already
         return compensated(n) if rounded_exponent(n, facts) else None
 
-    return [replaced(e, swap) if isinstance(e, Basic) else e for e in exprs]
+    # (one pass over all of them: each node's form is a function of the node)
+    exprs = list(exprs)
+    roots = [e for e in exprs if isinstance(e, Basic)]
+    done = iter(mapped(roots, swap=swap))
+    return [next(done) if isinstance(e, Basic) else e for e in exprs]
 
 
 # ---- products of an exponential that is subnormal ---------------------------

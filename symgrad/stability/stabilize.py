@@ -1800,8 +1800,20 @@ def _figures(b: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
 def _cost(e: Expr) -> float:
     """The measured cost of evaluating ``e`` (:func:`.costs.form_cost`:
     operations weighted by their CPU time, a pair ``exp`` or ``sin`` about
-    a thousand additions, a pair operation fifty)."""
-    return form_cost(e)
+    a thousand additions, a pair operation fifty), once per form object
+    (``_ranked`` asks it of every admissible candidate at each ranking)."""
+    hit = _COSTS.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    got = form_cost(e)
+    if len(_COSTS) >= _COSTS_KEPT:
+        _COSTS.clear()
+    _COSTS[id(e)] = (e, got)  # (the form kept alive: its id stays its own)
+    return got
+
+
+_COSTS: dict = {}  # id(form) -> (form, form_cost(form)): _cost
+_COSTS_KEPT = 1 << 12
 
 
 def _max(b: np.ndarray) -> float:
