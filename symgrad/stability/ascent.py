@@ -357,7 +357,8 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
     """
     n, k = points.shape
     s = np.where(np.isnan(score), -np.inf, score)
-    order = [int(i) for i in np.argsort(-s, kind="stable") if np.isfinite(s[i])]
+    order = np.argsort(-s, kind="stable")
+    order = order[np.isfinite(s[order])].tolist()
     chosen: list[int] = []
     seen: set = set()
     for i in order:
@@ -377,21 +378,23 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
     moved = np.zeros_like(cur)  # each start's last move: tried again, doubled (a valley)
     dirs = np.array(_directions(k))
     rows_out, scores_out = [], []
+    step = np.array([1 << v for v in levels], dtype=np.int64)
+    nd = len(dirs)
     for _ in range(calls):
         tick()  # a step of the climb
         live = np.flatnonzero(level < len(levels))
         if not len(live):
             break
-        cand, owner = [], []
-        for t in live:  # (each start's tries as one array, in the order of dirs)
-            tries = dirs * (np.int64(1) << np.int64(levels[level[t]]))
-            if moved[t].any():
-                tries = np.concatenate([tries, moved[t][None], 2 * moved[t][None]])
-            o = np.clip(cur[t] + tries, bounds[:, 0], bounds[:, 1])
-            o = o[(o != cur[t]).any(axis=1)]
-            cand.append(o)
-            owner.append(np.full(len(o), t))
-        cand_o, owner = np.concatenate(cand), np.concatenate(owner)
+        # each start's tries as one array, in the order of dirs, then its last move
+        # again and doubled where it moved (all starts at once: the same ordinals,
+        # in the same order, as start by start)
+        at, mv = cur[live], moved[live]
+        tries = np.concatenate([dirs[None, :, :] * step[level[live]][:, None, None],
+                                mv[:, None, :], 2 * mv[:, None, :]], axis=1)
+        o = np.clip(at[:, None, :] + tries, bounds[:, 0], bounds[:, 1])
+        valid = (o != at[:, None, :]).any(axis=2)
+        valid[:, nd:] &= mv.any(axis=1)[:, None]
+        cand_o = o[valid]
         if not len(cand_o):
             level[live] += 1
             continue
@@ -400,14 +403,20 @@ def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray
         got = np.where(np.isnan(got), -np.inf, got)
         rows_out.append(rows)
         scores_out.append(got)
-        for t in live:
-            mine = np.flatnonzero(owner == t)
-            if len(mine) and got[mine].max() > best[t]:
-                i = mine[np.argmax(got[mine])]
-                best[t], moved[t], cur[t] = got[i], cand_o[i] - cur[t], cand_o[i]
-            else:
-                level[t] += 1
-                moved[t] = 0
+        # each start to its best try (the first of the highest), where that is higher
+        table = np.full(valid.shape, -np.inf)
+        table[valid] = got
+        where = np.full(valid.shape, -1, dtype=np.int64)
+        where[valid] = np.arange(len(cand_o))
+        pick = np.argmax(table, axis=1)
+        top = table[np.arange(len(live)), pick]
+        up = valid.any(axis=1) & (top > best[live])
+        i = where[np.arange(len(live)), pick][up]
+        t = live[up]
+        best[t], moved[t], cur[t] = top[up], cand_o[i] - cur[t], cand_o[i]
+        t = live[~up]
+        level[t] += 1
+        moved[t] = 0
     if not rows_out:
         return points[:0], np.zeros(0)
     return np.concatenate(rows_out), np.concatenate(scores_out)

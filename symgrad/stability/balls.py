@@ -106,7 +106,13 @@ def _with_bits(fn: Callable, extra: Callable) -> Callable:
     return op
 
 
+_BELOW = None if arb is None else arb(2**32)  # |mid| below it: _mag(b) <= 32
+
+
 def _argbits(b) -> int:
+    mid = b.mid()
+    if -_BELOW < mid < _BELOW:  # (exact balls: decided; _mag's man_exp is 4x slower)
+        return 0
     m = _mag(b)
     return m + 10 if m > 32 else 0
 
@@ -162,6 +168,15 @@ def _pow(prec, b, e):
     if e.is_exact() and e == arb(0.5):
         return b.sqrt()
     return (e * b.log()).exp()
+
+
+def _integer_pow(n: int) -> Callable:
+    """``_pow`` for the constant integer exponent ``n`` (its ball exact):
+    the same power, without asking the exponent's ball what it is at
+    every point."""
+    if n >= 0:
+        return lambda prec, b, e=None: b**n
+    return lambda prec, b, e=None: _recip(b ** (-n))
 
 
 def _rational_pow(p: int, q: int) -> Callable:
@@ -439,7 +454,9 @@ class BallProgram:
                 for k in range(32, len(args), 32):
                     lines.append(f"    {v} = {v}{sign}{sign.join(args[k:k + 32])}")
             else:
-                if node.is_Pow and node.exp.is_Rational and not node.exp.is_Integer:
+                if node.is_Pow and node.exp.is_Integer:
+                    fn = _integer_pow(int(node.exp))
+                elif node.is_Pow and node.exp.is_Rational:
                     fn = _rational_pow(int(node.exp.p), int(node.exp.q))
                 else:
                     fn = OPS.get(op) or LOGIC.get(op)
@@ -479,7 +496,7 @@ class BallProgram:
         out: list = [None] * n
         prec = start
         while True:
-            now = self.run(xs, prec, fmt)
+            now = self.balls(xs, prec, fmt=fmt)
             if now is None:
                 return None
             need = 0
@@ -512,12 +529,14 @@ class BallProgram:
                 return None
             prec = min(top, prec + min(max(need, prec), 7 * prec))
 
-    def balls(self, xs: Sequence[float], prec: int, post: Callable | None = None) -> list | None:
+    def balls(self, xs: Sequence[float], prec: int, post: Callable | None = None,
+              fmt: Format | None = None) -> list | None:
         """Every output's ball at the point ``xs`` with the working
         precision ``prec`` (each holds the exact value; it may be wide, or
-        not finite), each mapped by ``post`` (at that precision) if given;
-        or None for a point the mpmath tier must decide (an argument
-        outside a function's domain, an undecided condition)."""
+        not finite), each mapped by ``post`` (at that precision) if given,
+        or with ``fmt`` by :func:`_decide` (as :meth:`run`); or None for a
+        point the mpmath tier must decide (an argument outside a function's
+        domain, an undecided condition)."""
         with _lock:
             old = _ctx.prec
             _ctx.prec = prec  # also the precision of the balls' ends
@@ -531,8 +550,11 @@ class BallProgram:
                     out = self._fn(prec, [arb(float(x)) for x in xs], consts)
                 except (_GiveUp, ArithmeticError, ValueError, TypeError):
                     return None
-                if any(b is POISON for b in out):
-                    return None
+                for b in out:
+                    if b is POISON:
+                        return None
+                if fmt is not None:  # (a ball's ends are rounded at this precision)
+                    return [_decide(b, fmt) for b in out]
                 return out if post is None else [post(b) for b in out]
             finally:
                 _ctx.prec = old
@@ -543,7 +565,7 @@ class BallProgram:
         ball decides it, else the ball's relative accuracy in bits (None
         if it has none); or None for the point, which the mpmath tier must
         decide."""
-        return self.balls(xs, prec, lambda b: _decide(b, fmt))
+        return self.balls(xs, prec, fmt=fmt)
 
 
 def _mpf(b) -> tuple:

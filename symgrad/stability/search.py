@@ -750,12 +750,22 @@ class PointSearch:
         for _, a, b, _, _ in asks:
             oa = [int(v) for v in ordinal(drawn[a], fmt)]
             ends.append((oa, [int(v) - w for v, w in zip(ordinal(drawn[b], fmt), oa)]))
+        # (as object arrays of those ints: the same exact products and floor
+        # divisions, a product of up to 2**126, in NumPy's loops)
+        e_oa = np.empty((len(asks), len(self.symbols)), dtype=object)
+        e_d = np.empty_like(e_oa)
+        for q, (oa, d) in enumerate(ends):
+            e_oa[q], e_d[q] = oa, d
+
+        def at_many(qs: np.ndarray, ss: np.ndarray) -> np.ndarray:
+            """The rows at the parameters ``ss`` (n, m) of the segments ``qs``
+            (n): row a's ordinals plus (b's minus a's) * s // 2**62, each."""
+            s_ = ss.astype(object)[:, :, None]
+            o = e_oa[qs][:, None, :] + (e_d[qs][:, None, :] * s_) // top
+            return from_ordinal(o.reshape(-1, o.shape[2]).astype(np.int64), fmt)
 
         def at(q: int, ss: list) -> np.ndarray:
-            oa, d = ends[q]
-            o = np.array([[w + dw * int(s_) // top for w, dw in zip(oa, d)] for s_ in ss],
-                         dtype=np.int64)
-            return from_ordinal(o, fmt)
+            return at_many(np.array([q]), np.array([ss], dtype=np.int64))
 
         live = [[t, 0, top, ca, cb, q] for q, (t, _, _, ca, cb) in enumerate(asks)]
         while True:
@@ -765,9 +775,9 @@ class PointSearch:
             tick()
             todo.sort(key=lambda br: br[0])
             per = SPLIT - 1
-            cands = [list(_splits(br[1], br[2])) for br in todo]
-            cands = [c + [c[-1]] * (per - len(c)) for c in cands]
-            rows = np.concatenate([at(br[5], c) for br, c in zip(todo, cands)])
+            cands = _all_splits([br[1] for br in todo], [br[2] for br in todo])
+            rows = at_many(np.array([br[5] for br in todo], dtype=np.int64), cands)
+            cands = cands.tolist()
             tr = [br[0] for br in todo]
             spans, start = [], 0
             for i in range(len(todo) + 1):
@@ -1137,6 +1147,18 @@ def _splits(a: int, b: int) -> np.ndarray:
     return np.array([a + w * i // SPLIT for i in range(1, SPLIT)], dtype=np.int64)
 
 
+_GRID_STEPS = np.arange(GRID + 1, dtype=np.int64)
+
+
+def _grid(olo: int, ohi: int) -> np.ndarray:
+    """The ordinals ``olo + (ohi - olo) * i // GRID``, 0 <= i <= GRID."""
+    w = ohi - olo
+    if 0 <= w < 1 << 63:  # w = q*GRID + r: q*i + (r*i)//GRID exactly, in int64
+        q, r = divmod(w, GRID)
+        return olo + q * _GRID_STEPS + (r * _GRID_STEPS) // GRID
+    return np.array([olo + w * i // GRID for i in range(GRID + 1)], dtype=np.int64)
+
+
 def _all_splits(a: list[int], b: list[int]) -> np.ndarray:
     """:func:`_splits` of each bracket ``a[i] < b[i]``, one row each, a
     shorter row padded with its last ordinal (a repeated candidate changes
@@ -1403,8 +1425,7 @@ class _Tracks:
         grids, ends = [], []
         for base, j, (lo, hi) in asks:
             olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
-            g1 = np.array([olo + (ohi - olo) * i // GRID for i in range(GRID + 1)],
-                          dtype=np.int64)
+            g1 = _grid(olo, ohi)
             u = np.linspace(0.0, 1.0, GRID + 1)
             vals = np.asarray(lo * (1 - u) + hi * u, dtype=fmt.dtype)
             ords = np.unique(np.concatenate([g1, ordinal(vals, fmt)]))
