@@ -195,7 +195,8 @@ class Order:
                          for k, f in enumerate(forms)]
             # the domain the forms were chosen over: where their branches may be shared
             src = generate(backend, self.symbols, forms or [S.Zero],
-                           domain=self.domain if self.stabilize else None)
+                           domain=self.domain if self.stabilize else None,
+                           dtype=dtype if self.stabilize else None)
             self._kernels[backend, dtype] = compile_source(src)
         return self._kernels[backend, dtype]
 
@@ -217,7 +218,8 @@ class Order:
                 forms = [float_form(f, f"orders {self.order}-{self.order + 1} ({backend})")
                          for f in forms]
             src = generate(backend, self.symbols, forms,
-                           domain=self.domain if self.stabilize else None)
+                           domain=self.domain if self.stabilize else None,
+                           dtype=dtype if self.stabilize else None)
             self._kernels[key] = compile_source(src)
         return self._kernels[key]
 

@@ -39,7 +39,7 @@ from .exp_tables import exps_by_table
 from .horner_pairs import polynomials_by_horner
 from .printers import HEADERS, RESERVED, printer_for
 from .subsets import masked_regions
-from .xla_guards import exps_kept_apart, products_kept_rounded
+from .xla_guards import exps_kept_apart, flushed_terms_scaled, products_kept_rounded
 
 __all__ = ["require", "generate", "exact_as_pairs", "compile_source", "compile_matrix",
            "abs_folded", "exps_kept_apart", "EXTRAS"]
@@ -573,9 +573,13 @@ def _pair_helpers(backend: str) -> str:
 def generate(
     backend: str, symbols: list[Symbol], exprs: list[Basic], *,
     stabilize: bool = False, domain: Mapping | None = None, name: str = "f",
+    dtype: str | None = None,
 ) -> str:
     """The source of ``def f(*symbols): return (exprs...)`` (always a tuple)
-    in ``backend``'s library."""
+    in ``backend``'s library; ``dtype``: the float type stabilize chose
+    ``exprs`` for (JAX: their terms that XLA would flush computed scaled,
+    :func:`~symgrad.export.xla_guards.flushed_terms_scaled`), None where
+    they are as derived."""
     namer = Namer(RESERVED | SCALE_NAMES | COMPENSATED_NAMES)
     fname = namer.name(name)  # first: compile_source looks the function up by it
     leaf: dict[Basic, str] = {}
@@ -594,6 +598,8 @@ def generate(
     # (exact(p): the pairs form; the export has no expansions)
     roots = scaling(unmark(exact_as_pairs(roots),
                            (widen,) if backend in PAIRS else (widen, compensated)))
+    if backend == "jax" and dtype is not None:  # XLA flushes subnormals: such terms scaled
+        roots = flushed_terms_scaled(roots, domain, dtype)
     if backend == "jax":  # erf, erfc and erfcx of +-v from one erfcx of |v| (and exp(-v**2))
         roots = erfs_by_erfcx(roots)
     if backend == "jax":  # an exp of a bounded integer, the split square's second factor: a lookup

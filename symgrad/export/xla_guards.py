@@ -15,9 +15,10 @@ The pairs of floats of ``compensated(u)`` are guarded in their helpers
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
-from sympy import Add, Basic, Mul, Pow, Rational, exp
+from sympy import Abs, Add, Basic, Integer, Mul, Pow, Rational, S, exp
 
 from ..codegen.texts import HelperCall
 
@@ -122,3 +123,251 @@ def _power_of_two(c: Basic) -> bool:
     q = Rational(c)  # a float's exact value
     p, d = abs(q.p), q.q
     return not (p & (p - 1) or d & (d - 1))
+
+
+class _Up(HelperCall):
+    """``_jg.up(u)``: ``u * 2**64`` (JAX)."""
+
+    _helper = "_jg.up"
+
+
+class _ExpUp(HelperCall):
+    """``_jg.exp_up(exp(u), exp(u/2))``: ``exp(u) * 2**64`` made without a
+    subnormal value (JAX)."""
+
+    _helper = "_jg.exp_up"
+
+
+class _SmallUp(HelperCall):
+    """``_jg.small_up(sv, f(v), kind)``: ``f(v) * 2**64`` from ``sv = v *
+    2**64`` where ``f(v)`` rounds to ``v`` (JAX)."""
+
+    _helper = "_jg.small_up"
+
+
+class _Down(HelperCall):
+    """``_jg.down(u)``: ``u * 2**-64`` (JAX)."""
+
+    _helper = "_jg.down"
+
+
+class _Unflushed(HelperCall):
+    """``_jg.unflushed(v, sv)``: ``v``, or ``sv * 2**-64`` where ``v`` is
+    small enough for a flushed subnormal to matter (JAX)."""
+
+    _helper = "_jg.unflushed"
+
+
+# f(v) rounds to v for a tiny v: 1 where f(v) = v (1 + O(v**2)), 2 where v (1 + O(v))
+_NEAR_IDENTITY = {"tanh": 1, "sin": 1, "tan": 1, "asin": 1, "atan": 1, "sinh": 1,
+                  "asinh": 1, "atanh": 1, "log1p": 2, "expm1": 2}
+
+
+def flushed_terms_scaled(roots: list[Basic], domain: Mapping | None, dtype: str) -> list[Basic]:
+    """``roots`` with each sum that may hold a subnormal term where it is
+    normal read through :func:`symgrad.export.jax_ops.unflushed`: XLA on the
+    CPU flushes subnormal floats to zero (results and operands; NumPy and
+    PyTorch keep them), so SiLU's stabilized gradient ``(x e^x + e^x +
+    e^2x)/(1 + e^x)**2`` at x = -712, whose term e^x is subnormal and whose
+    value (x + 1) e^x is not, lost e^x: 43.5 bits in JAX, 2.0 in NumPy.
+
+    An ``exp(u)`` (or ``compensated(exp(u))``) whose ``u`` may fall below
+    the log of ``dtype``'s smallest normal over ``domain`` may be
+    subnormal; each value above one is computed again times 2**64 with no
+    subnormal in it: ``exp(u)`` as :func:`~symgrad.export.jax_ops.exp_up`
+    (from ``exp(u/2)``); a sum as its terms so made; a product as its
+    factors that may be subnormal so made (with 2**-64 for each after the
+    first); ``f(v)`` for an f with f(v) ≈ v at 0 (tanh, log1p, sin, ...) as
+    ``v`` so made where f(v) rounds to v; ``|v|`` as ``|v|`` so made; a
+    Piecewise branch by branch (a branch bounded away from 0 under its
+    condition, and anything else, times 2**64 as it is).  A value so made
+    whose chain holds a sum is then read through ``unflushed``: the scaled
+    value times 2**-64 where the value is below tiny/eps * 4 (there a
+    flushed term changes it; elsewhere each flushed term is below its
+    rounding), the value as it is elsewhere; only the outermost of a chain
+    (a root, or a value read by a parent that cannot scale it, ``log(u)``,
+    a power).  A product's own flush is not guarded: where a factor is
+    subnormal the product is too, unless another factor is large, which
+    stabilize's forms split already (``(x e^(x/2)) e^(x/2)``).  Inside
+    ``compensated(u)`` nothing changes (the pair function's own first-order
+    term is scaled in its JAX helper).
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> flushed_terms_scaled([x * sp.exp(x) + sp.exp(x)], {x: (-1000, 0)}, "float64")
+    [_Unflushed(x*exp(x) + exp(x), x*_ExpUp(exp(x), exp(x/2)) + _ExpUp(exp(x), exp(x/2)))]
+    >>> flushed_terms_scaled([x * sp.exp(x) + sp.exp(x)], {x: (-700, 0)}, "float64")
+    [x*exp(x) + exp(x)]
+    >>> flushed_terms_scaled([x * sp.exp(x) / (1 + sp.exp(x))], {x: (-1000, 0)}, "float64")
+    [x*exp(x)/(exp(x) + 1)]
+    """
+    import numpy as np
+    from sympy import And, Piecewise
+    from sympy.core.relational import Relational
+
+    from ..build import mapped, unevaluated
+    from ..compensated import compensated
+    from ..graph import postorder
+    from ..rewrites.facts import Facts
+
+    facts = Facts(domain)
+    info = np.finfo(np.dtype(dtype))
+    lowest = math.log(float(info.tiny))
+    small = float(info.tiny / info.eps) * 4  # below it a flushed term changes a value
+    # (not inside a compensated(u): its pairs are their own; compensated(exp(u)) is a leaf)
+    order, kids = postorder(roots, lambda n: () if isinstance(n, compensated) else n.args)
+    nodes = set(order)
+    up: dict[Basic, Basic] = {}  # node -> its value times 2**64, made without subnormals
+    summed: set[Basic] = set()  # nodes in up whose scaled form adds a scaled term
+    taken: dict[Basic, tuple] = {}  # node -> the arguments whose scaled value it reads
+
+    def scaled(n: Basic) -> Basic:
+        return up[n] if n in up else _Up(n)
+
+    def never_small(n: Basic, where: Facts) -> bool:
+        b = _bound(where, n)
+        return b is not None and (b[0] >= small or b[1] <= -small)
+
+    for n in order:
+        args = n.args
+        e = _exp_of(n)
+        if e is not None:  # exp(u), or compensated(exp(u)): its float, scaled
+            b = facts.bound(e.args[0])
+            if b is None or b[0] < lowest:
+                half = exp(e.args[0] / 2)
+                if e is not n and compensated(half) in nodes:  # (the pair, computed anyway)
+                    half = compensated(half)
+                up[n] = _ExpUp(n, half)
+            continue
+        if isinstance(n, Piecewise):
+            if _underflow_split(n, lowest):  # every factor normal where it matters
+                continue
+            ways, made, before = [], False, []
+            for p in args:
+                cond = And(p.cond, *[c.negated for c in before if isinstance(c, Relational)])
+                before.append(p.cond)
+                if p.expr in up and not never_small(p.expr, _within(facts, domain, cond)):
+                    ways.append((up[p.expr], p.cond))
+                    made = True
+                    summed.update([n] if p.expr in summed else [])
+                else:  # (bounded away from 0 there: as it is)
+                    ways.append((_Up(p.expr), p.cond))
+                taken[p] = (p.expr,)
+            if made:
+                up[n] = Piecewise(*ways)
+                taken[n] = args
+            continue
+        if not any(a in up for a in args) or never_small(n, facts):
+            continue
+        if isinstance(n, Add):
+            up[n] = Add(*[scaled(a) for a in args], evaluate=False)
+            summed.add(n)
+            taken[n] = args
+        elif isinstance(n, Mul):
+            fs = list(dict.fromkeys(a for a in args if a in up))
+            rest = [a for a in args if a not in up]
+            first = Mul(*[up[f] for f in fs], evaluate=False)
+            for _ in fs[1:]:  # (each further factor's 2**64 taken off after the product)
+                first = _Down(first)
+            up[n] = Mul(first, *rest, evaluate=False) if rest else first
+            summed.update([n] if any(f in summed for f in fs) else [])
+            taken[n] = tuple(fs)
+        elif (type(n).__name__ in _NEAR_IDENTITY or isinstance(n, Abs)) and len(args) == 1:
+            kind = _NEAR_IDENTITY.get(type(n).__name__)
+            up[n] = Abs(up[args[0]], evaluate=False) if kind is None \
+                else _SmallUp(up[args[0]], n, Integer(kind))
+            summed.update([n] if args[0] in summed else [])
+            taken[n] = args
+    # a scaled value with a sum in its chain is read through unflushed where it
+    # is a root or some parent reads it as it is
+    read = {n for n in roots if n in summed}
+    for n in order:  # (not a condition's or an exp's: a tiny change leaves those)
+        if not isinstance(n, (Relational, exp)):
+            read.update(a for a in kids[n] if a in summed and a not in taken.get(n, ()))
+    if not read:
+        return roots
+    memo: dict = {}
+
+    def opaque(n: Basic) -> Basic | None:
+        return n if isinstance(n, compensated) else None
+
+    def hook(n: Basic, new_args: tuple) -> Basic | None:
+        if n not in read:
+            return None
+        plain = unevaluated(n, new_args) if new_args != n.args else n
+        return _Unflushed(plain, mapped([up[n]], swap=opaque, hook=hook, memo=memo)[0])
+
+    return mapped(roots, swap=opaque, hook=hook, memo=memo)
+
+
+def _underflow_split(n: Basic, lowest: float) -> bool:
+    """Whether the Piecewise ``n`` is stabilize's underflow split of a
+    product, ``Piecewise((p, u >= log(tiny)), (q, True))`` (the bound is
+    that constant): ``p`` reads ``exp(u)`` where it is normal, ``q`` reads
+    ``exp(u/2)`` twice, each normal wherever the product may be: no factor
+    flushes where it matters."""
+    from sympy import Number
+    from sympy.core.relational import GreaterThan, LessThan
+
+    if len(n.args) != 2 or n.args[1].cond is not S.true:
+        return False
+    c = n.args[0].cond
+    if isinstance(c, GreaterThan) and isinstance(c.rhs, Number):
+        k = float(c.rhs)
+    elif isinstance(c, LessThan) and isinstance(c.lhs, Number):
+        k = float(c.lhs)
+    else:
+        return False
+    return lowest <= k <= lowest + 1e-6  # (its exponent, in whatever form the condition took)
+
+
+def _within(facts, domain: Mapping | None, cond: Basic):
+    """``facts``, or Facts over ``domain`` narrowed by ``cond`` where it is a
+    bound of a symbol by a number (``x <= 0``) or a conjunction of them."""
+    from sympy import And, Number, Symbol
+    from sympy.core.relational import Relational
+
+    from ..rewrites.facts import Facts
+
+    box = dict(domain or {})
+    for c in And.make_args(cond):
+        if not isinstance(c, Relational) or c.rel_op not in ("<", "<=", ">", ">="):
+            return facts
+        lhs, rhs, op = c.lhs, c.rhs, c.rel_op
+        if isinstance(rhs, Symbol) and isinstance(lhs, Number):
+            lhs, rhs, op = rhs, lhs, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+        if not (isinstance(lhs, Symbol) and isinstance(rhs, Number)):
+            return facts
+        lo, hi = box.get(lhs, (-math.inf, math.inf))
+        box[lhs] = (max(lo, float(rhs)), hi) if op in (">", ">=") else (lo, min(hi, float(rhs)))
+    return Facts(box)
+
+
+def _exp_of(n: Basic) -> Basic | None:
+    """``exp(u)`` where ``n`` is it or ``compensated(exp(u))``, else None."""
+    from ..compensated import compensated
+
+    if isinstance(n, compensated) and isinstance(n.args[0], exp):
+        return n.args[0]
+    return n if isinstance(n, exp) else None
+
+
+def _bound(facts, n: Basic) -> tuple | None:
+    """``facts.bound(n)``, a sum's from its terms' and ``compensated(u)``'s
+    ``u``'s (Facts does not know the marker: ``1 + compensated(exp(u))``)."""
+    from ..compensated import compensated
+
+    if isinstance(n, compensated):
+        return facts.bound(n.args[0])
+    if isinstance(n, (Add, Mul)):
+        bs = [_bound(facts, t) for t in n.args]
+        if any(b is None for b in bs):
+            return None
+        if isinstance(n, Add):
+            return sum(b[0] for b in bs), sum(b[1] for b in bs)
+        lo, hi = bs[0]
+        for a, b in bs[1:]:  # (interval products; 0 * inf taken as 0: a bound, not a value)
+            ends = [0.0 if 0 in (p, q) else p * q for p in (lo, hi) for q in (a, b)]
+            lo, hi = min(ends), max(ends)
+        return lo, hi
+    return facts.bound(n)

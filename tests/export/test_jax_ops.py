@@ -250,3 +250,38 @@ def test_erf_erfc_and_erfcx_from_the_programs_square_and_one_erfcx():
                 err = np.array([float(abs(m - t)) for m, t in zip(np.append(cx[:-5], cx[-1]),
                                                                    true)])
             assert (err / np.spacing(np.abs(true.astype(dtype)))).max() <= bound
+
+
+def test_a_sums_subnormal_terms_are_kept_where_the_sum_is_normal():
+    # XLA flushes subnormals (results and operands): SiLU's stabilized gradient
+    # (x e^x + e^x + ...)/... lost its term e^x at x = -712, where (x + 1) e^x
+    # is normal: 43.5 bits (mish's tanh(log1p(e^x)) the same; GELU-erf's
+    # Phi(x) = e^P e^Q erfcx(.)/2 beside x phi(x) at x = -37.7: 42.5).  Generated
+    # code for a stabilized export computes such sums times 2**64 where they are
+    # small (xla_guards.flushed_terms_scaled): within 2 bits, as NumPy's code.
+    # And a pair function's first-order term f'(hi) lo, subnormal where f(hi) <
+    # 2**-968, was flushed: exp of the pair x + 1/3 near -708 took the rounded
+    # argument's error (swish-beta's gradient at x = -472.1: 8.8 bits)
+    import sympy as sp
+
+    import symgrad
+    from symgrad.export.source import compile_source, generate
+    from symgrad.stability.bits import FORMATS, bits_error
+    from symgrad.stability.truth import GroundTruth
+
+    x = sp.Symbol("x", real=True)
+    split = sp.Piecewise((x * sp.exp(x), x >= -708.396418532264),
+                         (sp.Mul(x * sp.exp(x / 2), sp.exp(x / 2), evaluate=False), True))
+    forms = [split + sp.exp(x), split + sp.tanh(sp.log(1 + sp.exp(x))),
+             sp.exp(x / 64) * sp.exp(x) + split, symgrad.compensated(sp.exp(x + sp.Rational(1, 3)))]
+    exact = [x * sp.exp(x) + sp.exp(x), x * sp.exp(x) + sp.tanh(sp.log(1 + sp.exp(x))),
+             sp.exp(x / 64 + x) + x * sp.exp(x), sp.exp(x + sp.Rational(1, 3))]
+    xs = np.linspace(-714.5, -705.0, 39)  # (-714.9 on: the sums are normal)
+    f = compile_source(generate("jax", [x], forms, domain={x: (-1000.0, 0.0)}, dtype="float64"))
+    with jax.enable_x64():
+        got = [np.asarray(v) for v in jax.jit(f)(xs)]
+    truth = GroundTruth(exact, [x]).batch(xs[:, None])[0]
+    for k in range(4):
+        normal = np.abs(truth[k]) >= np.finfo(np.float64).tiny
+        bits = bits_error(got[k], truth[k], FORMATS["float64"])[normal]
+        assert normal.sum() >= 10 and np.max(bits) <= 2, (k, bits)
