@@ -1,6 +1,6 @@
 """A ninth held-out family for the verdict audit (``bench_verdicts --family i``).
 
-Written 2026-11-28 14:55-15:05 UTC (session 17, verdicts17) before any of its
+Written 2026-11-28 14:50-14:54 UTC (session 17, verdicts17) before any of its
 rows was run, from material the other families (:mod:`benchmarks.heldout`
 to :mod:`benchmarks.heldout_h`) and ``bench_ml_gradients`` do not hold:
 
