@@ -162,6 +162,25 @@ def _loggamma(b):
     raise Unresolved
 
 
+def _polygamma(n, b):
+    """polygamma(n, b): digamma for n = 0, (-1)**(n+1) n! zeta(n+1, b) above
+    (Hurwitz); poles at 0 and the negative integers."""
+    if not n.is_exact() or n.unique_fmpz() is None or n < 0:
+        raise ValueError(f"Exact: polygamma of order {n}")
+    k = int(n.unique_fmpz())
+    if b <= 0 and b.is_exact() and b.unique_fmpz() is not None:
+        raise Undefined  # (a pole)
+    if k == 0:
+        v = b.digamma()
+    else:  # (Hurwitz zeta needs a > 0: shifted up by the recurrence)
+        m = max(0, math.ceil(1 - float(b.mid())))
+        c = math.factorial(k) * (-1) ** (k + 1)
+        v = c * arb(k + 1).zeta(b + m) + c * sum((b + j) ** -(k + 1) for j in range(m))
+    if not v.is_finite():
+        raise Unresolved
+    return v
+
+
 def _relation(d, op):
     """Whether ``a op b`` holds, from the ball ``d = a - b``."""
     if d.is_zero():
@@ -272,6 +291,8 @@ class Exact:
                     raise Undefined  # no piece holds: SymPy's Piecewise is undefined
             elif type(node).__name__ in ("Max", "Min"):
                 v = _extreme(kids, type(node).__name__ == "Max")
+            elif type(node).__name__ == "polygamma":
+                v = _polygamma(kids[0], kids[1])
             elif type(node).__name__ in UNARY and len(kids) == 1:
                 v = UNARY[type(node).__name__](kids[0])
             else:
