@@ -300,10 +300,17 @@ class Exact:
             val[node] = v
         return [val[e] for e in self.exprs]
 
-    def at(self, xs) -> list:
+    def at(self, xs, bracket: bool = False) -> list:
         """Per output, the correctly rounded value (a float), NaN where
-        undefined, ``UNRESOLVED`` (None) where not decided at 4096 bits."""
+        undefined, ``UNRESOLVED`` (None) where not decided at 4096 bits.
+
+        ``bracket``: where the 4096-bit ball is finite but its ends round to
+        two floats (the exact value at, or within 2**-4000 of, the midpoint of
+        two floats: ``acosh(cosh(x)cosh(y) - sinh(x)sinh(y))`` is ``|x - y|``,
+        half of whose float32 pairs are such ties), the pair ``(lo, hi)``: the
+        correctly rounded value is one of them (rounding is monotone)."""
         out: list = [UNRESOLVED] * len(self.exprs)
+        ends: list = [UNRESOLVED] * len(self.exprs)
         todo = set(range(len(self.exprs)))
         for prec in PRECISIONS:
             ctx.prec = prec
@@ -321,9 +328,14 @@ class Exact:
                 if lo == hi:
                     out[k] = lo
                     todo.discard(k)
+                else:
+                    ends[k] = (lo, hi)
             if not todo:
                 break
         ctx.prec = 53
+        if bracket:
+            for k in todo:
+                out[k] = ends[k]
         return out
 
     def _round(self, v) -> float:
