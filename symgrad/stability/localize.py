@@ -88,9 +88,14 @@ def localize(m: Measurement, rows: np.ndarray, sub: set,
             else:
                 cond = np.ones(len(rows))
             # an underflow: inside the operation (a product or quotient rounding
-            # to 0 or a subnormal, the exact value normal), or in an operand
+            # to 0 or a subnormal, the exact value normal), or in an operand.
+            # (Only a product or power: a form of several steps, such as
+            # scaled(compensated(u)), that gives 0 from exact arguments where
+            # its exact value is normal may as well cancel inside; until
+            # 2026-11-28 it was called an underflow, and stabilize's "cannot
+            # fix" said so of a zero surface, the weighted BCE gradient's.)
             under = np.zeros(len(rows), dtype=bool)
-            if not isinstance(node, Add):
+            if node.is_Mul or node.is_Pow:
                 under |= (np.abs(local.astype(float)) < normal) & (np.abs(ex) >= normal)
             for k, a in zip(ks, args):
                 if is_numeric(k) and not k.is_number:

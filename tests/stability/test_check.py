@@ -5,9 +5,17 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from sympy import Float, Matrix, cos, exp, log, sin, sqrt, symbols
+from sympy import Float, Matrix, Piecewise, cos, exp, log, sin, sqrt, symbols
 
-from symgrad import ComplexValueError, SymgradError, check_stability, custom_gradient, grad
+from symgrad import (
+    ComplexValueError,
+    SymgradError,
+    check_stability,
+    compensated,
+    custom_gradient,
+    grad,
+    scaled,
+)
 from symgrad.stability.floats import NodeEvaluator, evaluated_form
 
 x, y = symbols("x y", real=True)
@@ -193,6 +201,21 @@ def test_underflow_in_a_product():
     (reg,) = r.regions
     assert reg.kind == "underflow" and reg.culprit == x * y * exp(z)
     assert reg.witness.computed == 0.0 and reg.witness.true > 0
+
+
+def test_a_form_that_cancels_inside_is_not_called_an_underflow():
+    # scaled(compensated(u)) gives -0 from exact x, y, w on the weighted BCE
+    # gradient's zero surface y = sigmoid(x) (true 3.0e-45, normal): a cancellation
+    # deeper than its pairs, not an underflow; until 2026-11-28 a second region
+    # said "underflow", and stabilize's "cannot fix" gave that as the reason
+    w = symbols("w", real=True)
+    u = Piecewise((-w * (y + (y - 1) * exp(x)) / (exp(x) + 1), x <= 0),
+                  (-w * (y + y * exp(-x) - 1) / (1 + exp(-x)), True))
+    box = {x: (-2.4424906541753475e-15, -2.4424897245018916e-15),
+           y: (0.4999999999999994, 0.4999999999999994), w: (9.0, 10.0)}
+    r = check_stability(scaled(compensated(u)), box, samples=16)
+    assert r.max_bits_error > 60 and r.regions, str(r)
+    assert all(reg.kind != "underflow" for reg in r.regions), str(r)
 
 
 def test_bad_input_is_refused_clearly():
