@@ -432,31 +432,79 @@ def _dd_expm1_series(s, t):
     return _dd_mul(q, s, 1)
 
 
+def _dd_exp_table(t):
+    """The pair exp's reduction in type ``t``: (256/ln 2, ln(2)/256 as three
+    floats c1 + c2 + c3, and 2**(j/256) - 1 for j = -128 ... 128 as pairs:
+    two arrays hi, lo), the constants of the JAX and PyTorch exports' table
+    (:func:`symgrad.export.jax_ops.exp_reduction`).  2**(1/256) to 200 bits
+    by eight integer square roots, its powers by integer products (each
+    entry within 2**-190), each entry's pair to the type's own precision
+    (the long double's too: its whole weight is in the value); once per
+    process and type (a generated module shares symgrad's table where
+    symgrad is there)."""
+    try:
+        from symgrad.codegen import compensated_helpers
+
+        shared = compensated_helpers._DD_EXP_TABLE
+    except ImportError:
+        shared = None
+    if shared is not None and shared is not _DD_EXP_TABLE:
+        return shared[t]
+    import math
+    from fractions import Fraction
+
+    bits = 200
+    root = 1 << (256 * bits + 1)
+    for _ in range(8):  # floor(2**(1/256) 2**200): nested floors of square roots
+        root = math.isqrt(root)
+    w, vals = 1 << bits, []
+    for _ in range(-128, 0):  # 2**(j/256) for j < 0: 2**((j + 256)/256) / 2
+        w = (w * root) >> bits
+    w = w >> 1
+    for _ in range(257):
+        vals.append(Fraction(w, 1 << bits) - 1)
+        w = (w * root) >> bits
+        if len(vals) == 128:  # (j = 0: exactly 1; go on from there)
+            w = 1 << bits
+    def near(w):  # w to about the type's precision (as two float64s: long double too)
+        h = float(w)
+        return t.type(h) + t.type(float(w - Fraction(h)))
+
+    hi = np.array([near(v) for v in vals], t)
+    lo = np.array([near(v - Fraction(*h.as_integer_ratio())) for v, h in zip(vals, hi)], t)
+    c1, c2 = (v * t.type(2.0**-8) for v in _DD_LN2[t])
+    return t.type(256 * 1.4426950408889634), c1, c2, _DD_LN2_3[t] * t.type(2.0**-8), hi, lo
+
+
+_DD_EXP_TABLE = _DDConsts(_dd_exp_table)
+
+
 def _dd_reduced(a):
     """For x = a (a float or a pair, clipped to where exp is 0 or inf): k
-    integral and r (a pair) with x = k ln 2 + r, |r| <= ln(2)/2, and
-    expm1(r) as a pair."""
+    integral and expm1(x - k ln 2) as a pair (|x - k ln 2| <= ln(2)/2): x =
+    k ln 2 + j ln(2)/256 + r with |r| <= ln(2)/512, expm1(r) by its series
+    (:func:`_dd_expm1_series`), then T + q + T q with T = 2**(j/256) - 1
+    (:data:`_DD_EXP_TABLE`): one pair product where expm1(r/256) was squared
+    back eight times (the exports' reduction since session 15; NumPy's
+    until session 17: 14 pair products, 7 now)."""
     ah, al = a if isinstance(a, tuple) else (a, 0)
     t = np.result_type(ah, 1.0)
+    inv, c1, c2, c3, th, tl = _DD_EXP_TABLE[t]
     big = _DD_EXPMAX[t]
     x = np.where(ah > big, big, np.where(ah < -big, -big, ah))
-    k = np.rint(x * _DD_INVLN2[t])
-    ln2h, ln2l = _DD_LN2[t]
-    # (|k| < 2**11, |x| < 2**10, |r| < 1: no guard can fire, _dd_ok; x - p is exact)
-    p, e = _dd_two_prod(k, ln2h, True)
-    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(k, ln2l, True)), 1)
-    r = _dd_add(r, -(k * _DD_LN2_3[t]), 1)
+    m = np.rint(x * inv)  # |m| < 2**19 (float64), 2**16 (float32): exact
+    k = np.rint(m * 0.5**8)
+    j = m - 256 * k  # -128 ... 128
+    # (x - m c1 is exact: Sterbenz where m != 0; every value bounded, _dd_ok)
+    p, e = _dd_two_prod(m, c1, True)
+    r = _dd_add(_dd_two_sum(x - p, -e, True), _dd_neg(_dd_two_prod(m, c2, True)), 1)
+    r = _dd_add(r, -(m * c3), 1)
     if isinstance(a, tuple):
         r = _dd_add(r, np.where(x == ah, al, 0))
-    # r / 2**8 (where |r| is that small already, r itself: no bit of a
-    # subnormal r is lost to the scaling, and no squaring is needed)
-    small = np.abs(r[0]) <= _DD_SMALL[t]
-    down = 2.0 ** -_DD_SQUARINGS
-    s = (np.where(small, r[0], r[0] * down), np.where(small, r[1], r[1] * down))
-    q = q0 = _dd_expm1_series(s, t)
-    for _ in range(_DD_SQUARINGS):  # expm1(2s) = expm1(s) (expm1(s) + 2), below 4
-        q = _dd_mul(q, _dd_add(q, 2, 2), 2)
-    return k, (np.where(small, q0[0], q[0]), np.where(small, q0[1], q[1]))
+    q = _dd_expm1_series(r, t)
+    i = np.where(j == j, j + 128, 128).astype(np.intp)  # (NaN: any entry)
+    tj = (np.take(th, i), np.take(tl, i))
+    return k, _dd_add(_dd_add(tj, q, 1), _dd_mul(tj, q, 1), 1)
 
 
 def _dd_scaled(y, k):

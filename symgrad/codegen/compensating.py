@@ -20,8 +20,9 @@ defines the helpers (:data:`COMPENSATED_HELPERS`):
   first order is no correction);
 * ``_dd_exp``, ``_dd_expm1``, ``_dd_log``, ``_dd_log1p``: those functions
   of a float or a pair as pairs, to about twice the type's precision
-  (exp: ``x = k ln 2 + r`` with ``ln 2`` a pair, a Taylor series of
-  ``expm1(r/2**8)`` squared back 8 times; log: ``log(m 2**e)`` by one
+  (exp: ``x = k ln 2 + j ln(2)/256 + r``, ``|r| <= ln(2)/512``, a Taylor
+  series of ``expm1(r)`` and a table of ``2**(j/256) - 1`` in pairs, one
+  pair product; log: ``log(m 2**e)`` by one
   Newton step from the float log), wherever such a value is not the
   subtree's root (``exp(x) - y`` along ``x = log(y)``);
 * ``_ddc(hi, lo, like)``: a constant that no float holds (``pi/180``,
@@ -748,6 +749,7 @@ COMPENSATED_NAMES = frozenset({
     "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DDConsts",
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
     "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
+    "_dd_exp_table", "_DD_EXP_TABLE",
     "_DD_LN2_3",
     "_DD_INVLN2", "_DD_EXPMAX", "_DD_TERMS", "_DD_INVFACT", "_DD_SMALL", "_dd_ok", "_DD_BOUNDED",
     "_DD_PLAIN", "_dd_plain_from",

@@ -535,7 +535,7 @@ def exp_reduction(dtype) -> tuple:
     for j = -128 ... 128 as pairs: two arrays hi, lo).  x = k ln 2 +
     j ln(2)/256 + r with |r| <= ln(2)/512, so expm1(x - k ln 2) is
     T + q + T q, T the table's entry and q = expm1(r) a short series: one
-    pair product where NumPy's pairs square expm1(r) back eight times
+    pair product where NumPy's pairs squared expm1(r) back eight times
     (generated JAX code's ``_dd_reduced``).  Made with mpmath at 200 bits,
     once per type.
 

@@ -277,6 +277,27 @@ def test_exp_and_log_of_pairs_keep_twice_the_precision(dtype):
         assert got[0] == -np.inf and np.isnan(got[1]) and got[2] == np.inf
 
 
+def test_pair_exp_table_is_the_exports_table():
+    # NumPy's pair exp reduces by the table of 2**(j/256) - 1 that JAX and
+    # PyTorch use (made there with mpmath at 200 bits; here by integer square
+    # roots, with no mpmath in a generated module): the same floats in float64,
+    # and within the pair's own precision in float32 and the long double
+    from symgrad.codegen import compensated_helpers as h
+    from symgrad.export.jax_ops import exp_reduction
+
+    for t, rel in ((np.float64, 0), (np.float32, 2.0**-48), (np.longdouble, 2.0**-125)):
+        inv, c1, c2, c3, hi, lo = h._DD_EXP_TABLE[np.dtype(t)]
+        assert hi.dtype == lo.dtype == t and len(hi) == 257 and hi[128] == lo[128] == 0
+        ref = exp_reduction(np.float64)
+        if rel == 0:
+            np.testing.assert_array_equal(hi, ref[4])
+            np.testing.assert_array_equal(lo, ref[5])
+            assert (c1, c2, c3) == ref[1:4]
+        want = ref[4].astype(np.longdouble) + ref[5]  # (2**-106 of each entry)
+        got = hi.astype(np.longdouble) + lo
+        assert np.all(np.abs(got - want) <= max(rel, 2.0**-105) * np.abs(want))
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_log1p_of_a_tiny_pair_keeps_its_low_part(dtype):
     # log1p(u) - y, u a pair far below 1 (exp(x) of a large negative x, a

@@ -151,7 +151,7 @@ def test_pow2_is_ldexp_over_every_exponent_of_both_types():
 
 def test_pair_exp_by_table_to_twice_the_precision_in_both_types(monkeypatch):
     # generated JAX code's pair exp and expm1 reduce by a table of 2**(j/256)
-    # (_dd_reduced; NumPy's pairs square back eight times): exp and expm1 of
+    # (_dd_reduced; NumPy's pairs too since session 17): exp and expm1 of
     # pairs (a low part of 0: of floats) over the whole range, against mpmath,
     # where the pair's low part is normal (XLA flushes subnormals). NumPy's pairs
     # reach 2**-100.4 in float64 and 2**-45.9 in float32 at these points, the

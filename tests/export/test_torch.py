@@ -295,7 +295,7 @@ def test_a_float_times_a_power_of_two_in_pairs_is_that_float():
 
 def test_pair_exp_by_table_to_twice_the_precision_in_both_types(monkeypatch):
     # generated PyTorch code's pair exp and expm1 reduce by JAX's table of
-    # 2**(j/256) (_dd_reduced; NumPy's pairs square back eight times): exp and
+    # 2**(j/256) (_dd_reduced; NumPy's pairs too since session 17): exp and
     # expm1 of pairs (a low part of 0: of floats) over the whole range, against
     # mpmath, where the pair's low part is normal (siblings: test_jax_ops); NaN,
     # infinities and overflow as the float exp gives
