@@ -512,16 +512,19 @@ def test_the_scales_beside_zeros_do_not_choose_the_form():
     assert c.after[0] <= 3, (c.how, c.after)
 
 
-@pytest.mark.parametrize("expr, dom, dtype", [
-    (sp.atan(y) - x, {x: (-2, 2), y: (-10, 10)}, "float32"),
-    ((x - y) ** 2 * sp.exp(-x), {x: (-5, 5), y: (-5, 5)}, "float64"),
+@pytest.mark.parametrize("expr, dom, dtype, seed", [
+    (sp.atan(y) - x, {x: (-2, 2), y: (-10, 10)}, "float32", 0),
+    ((x - y) ** 2 * sp.exp(-x), {x: (-5, 5), y: (-5, 5)}, "float64", 1),
 ])
-def test_the_after_report_is_never_below_what_the_verification_measured(expr, dom, dtype):
+def test_the_after_report_is_never_below_what_the_verification_measured(expr, dom, dtype, seed):
     # the report's own search drew other points than the verification's: its
     # max was below the verified one (1.0 against 1.6, 1.6 against 2.0), and
     # for the focal loss's gradient 4.1 against 61.7.  Both reports measure
-    # the verification's worst points too, the figures each chose by
-    r = stabilize(expr, dom, dtype=dtype, explain=True)
+    # the verification's worst points too, the figures each chose by.  (At
+    # 128 samples and these seeds both fail without them, 2026-11-28: 1.0
+    # against 1.6, 1.6 against 2.0; at the default 512 the second passed
+    # without them, and the first's figures were 2.0 against 1.6)
+    r = stabilize(expr, dom, dtype=dtype, explain=True, samples=128, seed=seed)
     for c in r.choices:
         assert r.after.max_bits_error >= c.after[0]
 
