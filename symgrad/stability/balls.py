@@ -289,6 +289,55 @@ def _atan2(prec, y, x):
     return POISON  # on the branch cut, or at (0, 0)
 
 
+def _recip_then(fn: Callable, inside: Callable) -> Callable:
+    """``fn(1/b)`` where ``inside(b)`` (decided: b strictly within the
+    domain, away from its ends); the mpmath tier's elsewhere (its ends,
+    where the interval tier decides what is undefined or unknown)."""
+
+    def op(prec, b):
+        if inside(b):
+            return fn(1 / b)
+        return POISON
+
+    return op
+
+
+def _polygamma(prec, n, b):
+    # polygamma(m, x) for x > 0 (the mpmath tier's elsewhere: poles, x <= 0, and
+    # |x| >= 2**_FN_MAG, where it says unknown): digamma for m = 0, else
+    # (-1)**(m + 1) m! zeta(m + 1, x), Hurwitz's zeta
+    if not (n.is_exact() and n.is_integer()) or not b > 0 or not b < _FN_BOUND:
+        return POISON
+    m = int(n.unique_fmpz())
+    if m < 0:
+        return POISON
+    if m == 0:
+        return b.digamma()
+    z = arb(m + 1).zeta(b) * math.factorial(m)
+    return z if m % 2 else -z
+
+
+def _lambertw(prec, b, k=None):
+    # the principal branch above -1/e, the -1 branch on (-1/e, 0), each away from
+    # -1/e by a margin (the mpmath tier decides beside it: unknown there)
+    branch = 0
+    if k is not None:
+        if not (k.is_exact() and k.is_integer()):
+            return POISON
+        branch = int(k.unique_fmpz())
+    if not b > _LAMBERTW_EDGE:
+        return POISON
+    if branch == 0:
+        return b.lambertw()
+    if branch == -1 and b < 0:
+        return b.lambertw(-1)
+    return POISON
+
+
+_FN_BOUND = None if arb is None else arb(2) ** 4096  # intervals._FN_MAG
+_LAMBERTW_EDGE = None if arb is None else -arb(1).exp() ** -1 + arb(2) ** -20
+
+
 OPS: dict[str, Callable] = {
     "Pow": _pow,
     "exp": _explike("exp"),
@@ -331,6 +380,13 @@ OPS: dict[str, Callable] = {
     "hypot": _hypot,
     "logaddexp": _logaddexp,
     "sqrt": _sqrt,
+    "polygamma": _polygamma,
+    "LambertW": _lambertw,
+    "acoth": _recip_then(methodcaller("atanh"), lambda b: b > 1 or b < -1),
+    "asec": _recip_then(methodcaller("acos"), lambda b: b > 1 or b < -1),
+    "acsc": _recip_then(methodcaller("asin"), lambda b: b > 1 or b < -1),
+    "acsch": _recip_then(methodcaller("asinh"), lambda b: b > 0 or b < 0),
+    "asech": _recip_then(methodcaller("acosh"), lambda b: b > 0 and b < 1),
 }
 
 
