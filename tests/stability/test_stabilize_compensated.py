@@ -155,7 +155,7 @@ def test_a_cancellation_past_the_dtypes_pairs_takes_the_wider_types_pairs():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         s = stabilize([e], {x: (-50, 0), y: (np.finfo(np.float32).tiny, 1)}, dtype="float32",
-                      explain=True)
+                      explain=True, samples=128)
     assert s.choices[0].after[0] <= 3 and s.after.max_bits_error <= 3, s.choices[0].how
     assert has_widen(s.result) and has_compensated(s.result)
 
