@@ -43,13 +43,7 @@ def accurate_forms(exprs: list, domain: dict | None = None) -> list:
     >>> accurate_forms([log(1 + exp(x * y)), sqrt(x**2 + y**2), exp(x) - 1, log(x + 1)])
     [log1p(exp(-Abs(x*y))) + Max(0, x*y), hypot(x, y), expm1(x), log1p(x)]
     """
-    if domain is not None:
-        return apply_rewrites(exprs, _CODEGEN, Facts(domain))
-    # (the nodes no codegen rewrite changes, remembered between calls: stabilize
-    # compiles the same candidates' nodes in every batch of forms it measures)
-    if len(_CLEAN) > _CLEAN_KEPT:
-        _CLEAN.clear()
-    return apply_rewrites(exprs, _CODEGEN, Facts(), clean=_CLEAN)
+    return apply_rewrites(exprs, _CODEGEN, Facts(domain))
 
 
 def safe_forms(exprs: list, domain: dict | None = None) -> list:
@@ -82,8 +76,4 @@ def lowered_safe_forms(exprs: list, domain: dict | None = None) -> list:
 
 
 _CODEGEN = in_scope("codegen")
-# id(node) -> node: the nodes the codegen rewrites leave as they are anywhere in
-# (apply_rewrites's clean), for accurate_forms without a domain; forgotten at once
-_CLEAN: dict = {}
-_CLEAN_KEPT = 1 << 17
 _SAFE = in_scope("codegen", "safe")

@@ -195,7 +195,7 @@ def reevaluated(node: Basic, args: tuple, new: Mapping[Basic, Basic]) -> Basic:
 
 def apply_rewrites(
     exprs: Iterable[Basic], rewrites: Iterable[Rewrite], facts: Facts | None = None,
-    tried: list | None = None, clean: dict | None = None,
+    tried: list | None = None,
 ) -> list[Basic]:
     """``exprs`` with ``rewrites`` applied wherever they match and are valid.
 
@@ -208,16 +208,6 @@ def apply_rewrites(
     ``tried``, a list, receives every node at which the pass asked the
     rewrites and none of them rewrote it (:func:`fires_on`: whether another
     rewrite, added after these, would have changed the pass).
-
-    ``clean`` (``id(node) -> node``, read and filled; one dict per set of
-    rewrites and facts, and no ``tried`` with it) holds the nodes no rewrite
-    changes anywhere in: a node the pass reached at its top level (every
-    rewrite asked), where none applied, all of whose arguments are such
-    nodes.  Its form is itself in any pass with the same rewrites and facts
-    (a nested pass asks fewer rewrites of the same nodes, or none past
-    ``_MAX_STEPS``), so a pass takes it as it is without visiting it: code
-    generation rewrites the same candidates' nodes in batch after batch of
-    forms.
 
     >>> from sympy import symbols, exp, log
     >>> from symgrad.rewrites import LIBRARY
@@ -232,12 +222,6 @@ def apply_rewrites(
         by_root.setdefault(type(rw.lhs), []).append(rw)
     new: dict[Basic, Basic] = {}  # node -> rewritten; a result maps to itself
     made_forms = False  # an accurate-form node to expand at the end
-
-    if tried is not None:
-        clean = None  # (a clean node is not visited: the trace would miss it)
-
-    def known(n: Basic) -> Basic | None:  # (mapped's swap: a clean node kept as it is)
-        return n if clean.get(id(n)) is n else None
 
     def run(tops: list[Basic], depth: int, made_by: tuple[Rewrite, ...]) -> list[Basic]:
         # one build.mapped pass, its memo shared by the passes it nests
@@ -257,12 +241,9 @@ def apply_rewrites(
                     return run([out], depth + 1, (*made_by, rw))[0]
             if tried is not None:
                 tried.append(cur)
-            if clean is not None and depth == 0 and all(clean.get(id(a)) is a for a in cur.args):
-                clean[id(cur)] = cur  # (kept alive: its id stays its own)
             return cur
 
-        return mapped(tops, evaluated, after=rewritten, memo=new,
-                      swap=known if clean is not None else None)
+        return mapped(tops, evaluated, after=rewritten, memo=new)
 
     out = run(roots, 0, ())
     return expand_forms(out) if made_forms else out
