@@ -714,7 +714,24 @@ class _Search:
             forms = [(scaled(compensated(_unnested(e.args[0]))), "compensated, scaled"),
                      *expansion]
         elif isinstance(e, scaled) and isinstance(e.args[0], compensated):
-            forms = expansion
+            # pairs over scaled inputs that still lose more than the tolerance:
+            # a zero set deeper than pairs hold, which scaling does not move.
+            # As for pairs unscaled below: the pairs beside their error bound
+            # (certified, D3: after the dtype's plain forms), then the plain
+            # form and its pairs in the wider type, where allowed.  Until
+            # session 17 only the expansion was offered here, so the result
+            # depended on the seed: the Bachelier call (x, y in (50, 150)),
+            # 11.3 bits where certified(source) loses 1.0; the weighted BCE's
+            # gradient on its zero surface y = sigma(x), 61.8 -> 0.0; Swish-
+            # beta's derivative at its zero x*y = -1.2785, 20.1 -> 0.0
+            u = e.args[0].args[0]
+            zv = _certified_forms(u, source)
+            forms = before + ([] if narrow else zv)
+            if self.widen:
+                forms += [(widened(u), "widened"), (widened(e.args[0]), "compensated, widened")]
+            forms += after + (zv if narrow else [])
+            how = how.split(" (")[0].removesuffix(", as written")
+            how = how.removesuffix(", compensated, scaled")  # (the plain form's)
         elif not isinstance(e, FloatMarker):
             # its products of an exp that may be subnormal split first (free: the
             # screening rarely has a point in that band, so the split did not

@@ -46,7 +46,7 @@ def test_a_float_form_before_widening(expr, domain, near):
     # (the discriminant's pairs need no wider type at all: the same holds with
     # widen=False, as where long double is float64; test_widen checks that
     # flag reaches the search)
-    got = stabilize(expr, domain, samples=128, seed=3)
+    got = stabilize(expr, domain, samples=64, seed=3)
     assert has_compensated([got]) and not has_widen([got])
     syms = list(domain)
     rng = np.random.default_rng(11)
@@ -189,6 +189,21 @@ def test_a_zero_curve_no_fixed_precision_holds_is_certified():
     from symgrad.certified import certified
 
     e = sp.log(y) / 2 - x - sp.Rational(1, 4)
-    s = stabilize([e], {x: (-50, 0), y: (5e-324, 1)}, samples=256, explain=True)
+    s = stabilize([e], {x: (-50, 0), y: (5e-324, 1)}, samples=64, explain=True)
     assert s.result[0].has(certified), s.how
     assert s.choices[0].after[0] <= 1 and s.after.max_bits_error <= 1
+
+
+def test_scaled_pairs_that_lose_on_a_zero_surface_are_certified():
+    # sigma(x*y) - z: its zero surface z = sigma(x*y), which three free inputs
+    # approach deeper than pairs hold.  The ranked form chosen is the pairs over
+    # inputs scaled by powers of two (x*y keeps its value with weights 1, -1),
+    # which scaling cannot help there: 61.8 bits at every seed tried.  Until
+    # session 17 only an exact expansion followed such a form (none here), so
+    # certified was never offered after it and the result depended on the seed
+    # (the Bachelier call, the weighted BCE gradient, Swish-beta's derivative)
+    z = sp.symbols("z")
+    e = 1 / (1 + sp.exp(-x * y)) - z
+    s = stabilize(e, {x: (-20, 20), y: (0.1, 10), z: (0, 1)}, samples=32, explain=True)
+    assert s.result.has(certified), s.how
+    assert s.choices[0].after[0] <= 1, s.choices[0].after
