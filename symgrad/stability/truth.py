@@ -543,6 +543,11 @@ class GroundTruth:
         self.start_prec = self.fmt.prec + 24
         self.balls = BallProgram.of(self.program)  # the fast tier (None: mpmath only)
         self.sign_tries = SIGN_TRIES  # see decided()
+        # how far a row not known real (an argument straddling a domain's
+        # edge) is pursued, where not by SIGN_TRIES: None, as a zero of
+        # unknown sign; a number, that precision for every such row
+        # (certified's truth: the lead's D5, session 17)
+        self.edge_top: int | None = None
         self.exact: ExactNodes | None = None  # built when first needed (_fixed)
 
     def precisions(self):
@@ -628,9 +633,9 @@ class GroundTruth:
                     # - cos^2)); more bits may settle it, up to ``top`` (as for a
                     # zero of unknown sign): unresolved, counted (every point of
                     # such a formula cost every precision: 374 points, 4.8 s)
-                    if prec >= top:
+                    if prec >= (top if self.edge_top is None else self.edge_top):
                         todo.discard(k)
-                        lost = True
+                        lost = self.edge_top is None
                     continue
                 else:
                     a, b = round_mpf(v[0], fmt), round_mpf(v[1], fmt)
@@ -870,6 +875,15 @@ def _certified_truth(text: str, formula: Basic | None, dtype: str) -> GroundTrut
     # every element tried to the precision cap: a value that depends on how many
     # hard points came before it would depend on its batch
     truth.sign_tries = math.inf
+    # except a row not known real (an argument straddling a domain's edge, as
+    # acosh's argument cosh(x - y) = 1 at x = y, which no interval decides):
+    # pursued to 16x the start (1,232 bits in float64: |x - y| down to about
+    # 2**-600 resolves), a bound of the row alone (the lead's D5), then
+    # unresolved as before (the pairs' value stands, as documented, and the
+    # verification measures it).  To the cap (8,192 bits) such rows cost the
+    # Lorentz distance's stabilize 73 of its 73 s; 4x the start gave up rows
+    # the cap decides at 616 bits (|x - y| ~ 5e-51).
+    truth.edge_top = 16 * truth.start_prec
     # so each row's value is a function of the row alone, and is remembered: the
     # verification's walk to a zero (depth.deepest_zeros) asks the rare path again
     # at rows it asked before (focal's gradient: 90,438 rows, 64,236 distinct);

@@ -285,3 +285,21 @@ def test_certified_log_sum_exp_in_pairs_on_its_zero_surface():
     pairs = lambdify([x, y, a], compensated(u))(pts[:, 0], pts[:, 1], pts[:, 2])
     assert np.all(np.abs(got - want) <= np.spacing(np.abs(want)))
     assert np.any(np.abs(pairs - want) > 4 * np.spacing(np.abs(want)))
+
+
+def test_certified_truth_gives_up_a_domain_edge_it_cannot_decide_at_a_row_local_cap():
+    # the lead's D5: acosh's argument cosh(x)cosh(y) - sinh(x)sinh(y) is 1 at
+    # x = y, which no interval decides (not even known real): certified's
+    # truth pursues such a row to 16x its start precision, the same for every
+    # row (its value independent of its batch), not to the cap (8,192 bits:
+    # the Lorentz distance's stabilize 73 s -> 25 s CPU); a row near the edge
+    # that more bits decide is still decided (|x - y| at 616 bits)
+    from symgrad.stability.truth import GroundTruth, _certified_truth
+
+    e = sp.acosh(sp.cosh(x) * sp.cosh(y) - sp.sinh(x) * sp.sinh(y))
+    truth = _certified_truth("", e, "float64")
+    _, status, _, prec = truth.resolve((0.7, 0.7))
+    assert status == [2] and prec == 16 * truth.start_prec < truth.max_prec  # UNRESOLVED
+    assert GroundTruth([e], [x, y], "float64").resolve((0.7, 0.7))[3] == truth.max_prec
+    (v,), status, _, _ = truth.resolve((5.45e-51, 7.4e-52))
+    assert status == [0] and v == 5.45e-51 - 7.4e-52  # RESOLVED
