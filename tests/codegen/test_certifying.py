@@ -303,3 +303,25 @@ def test_certified_truth_gives_up_a_domain_edge_it_cannot_decide_at_a_row_local_
     assert GroundTruth([e], [x, y], "float64").resolve((0.7, 0.7))[3] == truth.max_prec
     (v,), status, _, _ = truth.resolve((5.45e-51, 7.4e-52))
     assert status == [0] and v == 5.45e-51 - 7.4e-52  # RESOLVED
+
+
+@pytest.mark.parametrize("u, true", [
+    # a log, a reciprocal, a root of an argument that cancels in plain floats:
+    # the bound's derivative factor was taken at the plain value (7.1e-15 for
+    # the expanded (x - 1)**7 at x = 1.0001, exact 1.0e-28), which certified a
+    # pair 29 bits off (ziv17's counterexample, session 17)
+    (sp.log(sp.expand((x - 1)**7)) - y, lambda a, b: mpmath.log((a - 1)**7) - b),
+    (1 / sp.expand((x - 1)**5) - y, lambda a, b: 1 / (a - 1)**5 - b),
+    (sp.sqrt(sp.expand((x - 1)**8)) - y, lambda a, b: (a - 1)**4 - b),
+    (y * sp.log(sp.expand((x - 2)**3)), lambda a, b: mpmath.log((a - 2)**3) * b),
+])
+def test_certified_never_certifies_through_an_argument_that_cancels(u, true):
+    f = lambdify([x, y], certified(u))
+    with mpmath.workprec(800):
+        for a in (1 + 1e-4, 1 + 3e-5, 2 + 1e-5, 2 + 3e-4):
+            for b in (-1e6, 3.0, 1e9):
+                want = true(mpmath.mpf(a), mpmath.mpf(b))
+                if not mpmath.isfinite(want) or mpmath.im(want) != 0 or want == 0:
+                    continue
+                got = mpmath.mpf(float(f(a, b)))
+                assert abs(got - want) <= abs(want) * 2.0**-52, (u, a, b, got, want)
