@@ -333,14 +333,7 @@ def _error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             # a step: no rounding, no derivative; where its argument is within
             # its own bound of 0 (float32's constants: looser in float64) the
             # step may be taken the wrong way: not certified there (inf)
-            m2, m1, m0 = masses[n.args[0]]
-            reach = _sum([_times(c, m) for c, m in zip(_STEP_NEAR, (m2, m1, m0))])
-            if _small(n.args[0], reach):
-                near = Abs(n.args[0]) <= reach
-                masses[n] = (zero, Piecewise((oo, near), (zero, True)), zero)
-            else:
-                near = LessThan(_abs(n.args[0]), reach, evaluate=False)
-                masses[n] = (zero, piecewise([(oo, near), (zero, true)], evaluate=False), zero)
+            masses[n] = (zero, _near_zero(n.args[0], masses[n.args[0]]), zero)
             continue
         try:
             ds = _partials(n)
@@ -373,18 +366,25 @@ def _error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             # 1/|a| understated 7e13 times, a pair 29 bits off certified): where
             # the argument is within its own reach of 0, as a step's, the
             # element is not certified (the ground truth's)
-            m2, m1, m0 = masses[n.args[0]]
-            # (built as written: SymPy's Piecewise folds and simplifies a
-            # condition holding the guards below it, exponential in the depth)
-            reach = _sum([_times(c, m) for c, m in zip(_STEP_NEAR, (m2, m1, m0))])
-            near = LessThan(_abs(n.args[0]), reach, evaluate=False)
-            guard = piecewise([(oo, near), (zero, true)], evaluate=False)
-            own = (own2, _sum([own1, guard]), Integer(k))
+            own = (own2, _sum([own1, _near_zero(n.args[0], masses[n.args[0]])]), Integer(k))
         masses[n] = tuple(
             _sum([o, _sum([_times(_abs(d), masses[a][j]) for d, a in zip(ds, n.args)
                            if masses[a][j] != 0])])
             for j, o in enumerate(own))
     return masses[u]
+
+
+def _near_zero(a: Basic, masses: tuple) -> Basic:
+    """``oo`` where ``a``'s plain value is within its own reach of 0 (its
+    masses times :data:`_STEP_NEAR`), else 0: the E1 term of a step's
+    argument (the step may be taken the wrong way) and of a log's, a
+    reciprocal's or a root's (its derivative factor, taken at the plain
+    value, may be understated): the element is then not certified.  Built
+    as written (SymPy's Piecewise folds and simplifies a condition holding
+    the guards below it: exponential in the depth of a DAG)."""
+    reach = _sum([_times(c, m) for c, m in zip(_STEP_NEAR, masses)])
+    near = LessThan(_abs(a), reach, evaluate=False)
+    return piecewise([(oo, near), (Integer(0), true)], evaluate=False)
 
 
 def _singular_at_zero(n: Basic) -> bool:
