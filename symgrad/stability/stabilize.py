@@ -606,6 +606,24 @@ class _Search:
             # forms are tried, the one with the fewest such points kept
         return best, False
 
+    def _past_pairs(self, pairs: compensated, source: Expr, narrow: bool,
+                    after: list) -> list[tuple[Expr, str]]:
+        """What follows pairs of the dtype (``pairs = compensated(u)``) that
+        still lose more than the tolerance: ``u`` beside its error bound
+        (certified, D3: after the dtype's plain forms; in float32 after the
+        plain form in float64, which costs less), then, where allowed, ``u``
+        in the wider type and these pairs in the wider type's pairs, where a
+        cancellation is deeper than the dtype's pairs hold (the KL
+        divergence's gradient log(y) + 1 - x along its zero curve x = log(y)
+        + 1, which two free inputs approach 2**-2p deep and more), then
+        ``after`` (the exact expansion, in float32)."""
+        u = pairs.args[0]
+        zv = _certified_forms(u, source)
+        forms = [] if narrow else list(zv)
+        if self.widen:
+            forms += [(widened(u), "widened"), (widened(pairs), "compensated, widened")]
+        return forms + after + (zv if narrow else [])
+
     def _zero_series(self, best: Choice, source: Expr, truth: _TruthCache,
                      fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
         """``best``, or the Taylor series about the zero crossing beside its
@@ -724,12 +742,7 @@ class _Search:
             # 11.3 bits where certified(source) loses 1.0; the weighted BCE's
             # gradient on its zero surface y = sigma(x), 61.8 -> 0.0; Swish-
             # beta's derivative at its zero x*y = -1.2785, 20.1 -> 0.0
-            u = e.args[0].args[0]
-            zv = _certified_forms(u, source)
-            forms = before + ([] if narrow else zv)
-            if self.widen:
-                forms += [(widened(u), "widened"), (widened(e.args[0]), "compensated, widened")]
-            forms += after + (zv if narrow else [])
+            forms = before + self._past_pairs(e.args[0], source, narrow, after)
             how = how.split(" (")[0].removesuffix(", as written")
             how = how.removesuffix(", compensated, scaled")  # (the plain form's)
         elif not isinstance(e, FloatMarker):
@@ -769,16 +782,7 @@ class _Search:
             # bound does not certify them: a zero curve of two free inputs, which
             # they approach deeper than any fixed precision holds (the KL
             # divergence's log(y) + 1 - x: 16.1 bits in long-double pairs)
-            zv = _certified_forms(e.args[0], source)
-            forms += [] if narrow else zv
-            if self.widen:
-                # the plain form in the wider type, then these pairs in the wider
-                # type's pairs, where a cancellation is deeper than the dtype's
-                # pairs hold (the KL divergence's gradient log(y) + 1 - x along
-                # its zero curve x = log(y) + 1, which two free inputs approach
-                # 2**-2p deep and more)
-                forms += [(widened(e.args[0]), "widened"), (widened(e), "compensated, widened")]
-            forms += after + (zv if narrow else [])
+            forms += self._past_pairs(e, source, narrow, after)
             how = plain
         elif isinstance(e, widened) and self.widen and not isinstance(e.args[0], FloatMarker):
             # a plain form in the wider type that still loses bits: the formula
