@@ -181,6 +181,17 @@ def _polygamma(n, b):
     return v
 
 
+def _atan2(yb, xb):
+    """atan2(y, x) (SymPy's argument order): undefined at (0, 0); a y ball
+    holding 0 with x < 0 straddles the cut at +-pi."""
+    if yb.is_zero() and xb.is_zero():
+        raise Undefined
+    v = arb.atan2(yb, xb)
+    if not v.is_finite() or v.rad() > 3:
+        raise Unresolved
+    return v
+
+
 def _relation(d, op):
     """Whether ``a op b`` holds, from the ball ``d = a - b``."""
     if d.is_zero():
@@ -291,6 +302,8 @@ class Exact:
                     raise Undefined  # no piece holds: SymPy's Piecewise is undefined
             elif type(node).__name__ in ("Max", "Min"):
                 v = _extreme(kids, type(node).__name__ == "Max")
+            elif type(node).__name__ == "atan2":
+                v = _atan2(kids[0], kids[1])
             elif type(node).__name__ == "polygamma":
                 v = _polygamma(kids[0], kids[1])
             elif type(node).__name__ in UNARY and len(kids) == 1:
