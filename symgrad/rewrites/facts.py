@@ -63,6 +63,7 @@ from sympy.codegen.cfunctions import expm1, hypot, log1p
 
 from ..graph import postorder
 from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
+from .pi_nodes import cospi, sinpi, tanpi
 
 __all__ = ["Facts", "Bound"]
 
@@ -197,6 +198,9 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     Sigmoid: lambda a: (0.0, 1.0),
     Softplus: lambda a: (max(a[0], 0.0), _up(max(a[1], 0.0) + math.log(2)) if a[1] < INF else INF),
     cos: lambda a: (-1.0, 1.0),
+    sinpi: lambda a, q: (-1.0, 1.0),  # sin(π·a/q)
+    cospi: lambda a, q: (-1.0, 1.0),
+    tanpi: lambda a, q: (-INF, INF),  # (real, infinite at a pole)
     tanh: lambda a: _monotone(_safe(math.tanh, -1.0, 1.0), a),
     erf: lambda a: _monotone(_safe(math.erf, -1.0, 1.0), a),
     atan: lambda a: _monotone(_safe(math.atan, -math.pi / 2, math.pi / 2), a),

@@ -51,6 +51,7 @@ from .gammas import GAMMAS
 from .inverse import INVERSE
 from .pattern import PATTERN_SYMBOLS, Match
 from .rewrite import Example, Rewrite
+from .trigpi import TRIGPI
 
 __all__ = ["LIBRARY", "by_name", "in_scope"]
 
@@ -770,7 +771,7 @@ LIBRARY: tuple[Rewrite, ...] = (
         _sqrt_square_valid, "a real, b ≥ 0", "exp-log"),
 )
 # fmt: on
-LIBRARY += INVERSE + GAMMAS
+LIBRARY += INVERSE + GAMMAS + TRIGPI
 
 _BY_NAME = {rw.name: rw for rw in LIBRARY}
 if len(_BY_NAME) != len(LIBRARY):  # pragma: no cover (a typo in the table)

@@ -30,6 +30,7 @@ from sympy import (
     Rational,
     Symbol,
     cancel,
+    cos,
     diff,
     erf,
     erfc,
@@ -42,7 +43,9 @@ from sympy import (
     polygamma,
     powsimp,
     simplify,
+    sin,
     sqrt,
+    tan,
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p, log2
 from sympy.codegen.numpy_nodes import logaddexp
@@ -51,6 +54,7 @@ from sympy.core.sorting import default_sort_key
 from ..lowering import unwiden
 from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
 from .pattern import PATTERN_SYMBOLS
+from .pi_nodes import cospi, sinpi, tanpi
 from .rewrite import Rewrite
 
 __all__ = ["prove", "prove_equal", "NotProved", "definition"]
@@ -67,6 +71,9 @@ _DEFS = {
     betaln: lambda a, b: loggamma(a) + loggamma(b) - loggamma(a + b),
     lgamma_remainder: lambda x: loggamma(x) - (x - Rational(1, 2)) * log(x) + x - log(2 * pi) / 2,
     digamma_remainder: lambda x: polygamma(0, x) - log(x) + 1 / (2 * x),
+    sinpi: lambda u, q: sin(pi * u / q),
+    cospi: lambda u, q: cos(pi * u / q),
+    tanpi: lambda u, q: tan(pi * u / q),
 }
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from operator import methodcaller
 
 from sympy import Basic
@@ -28,10 +29,10 @@ from sympy import Basic
 from .bits import Format, round_mpf
 
 try:  # optional: the pure-Python tier serves without it
-    from flint import arb
+    from flint import arb, fmpq
     from flint import ctx as _ctx
 except ImportError:  # pragma: no cover - python-flint is installed with symgrad
-    arb = _ctx = None
+    arb = fmpq = _ctx = None
 
 __all__ = ["BallProgram", "available"]
 
@@ -334,6 +335,47 @@ def _lambertw(prec, b, k=None):
     return POISON
 
 
+def _trig_pi(name: str) -> Callable:
+    """sin, cos, tan of π·b/q (symgrad.rewrites.trigpi), an exact ``b``
+    reduced as rationals to π/2·n + π·w, |w| <= 1/4 (the mpmath tier's
+    reduction); a ball that is not exact, as b/q."""
+
+    def op(prec, b, q):
+        if not (b.is_finite() and q.is_exact() and q > 0):
+            return POISON
+        if b.is_exact():
+            v = _fraction(b)
+            qq = _fraction(q)
+            v -= math.floor(v / (2 * qq)) * 2 * qq
+            n = round(2 * v / qq)
+            w = v / qq - Fraction(n, 2)
+            if w == 0 and name == "tan" and n % 2:
+                return POISON  # a pole: undefined, the mpmath tier's
+            wb = arb(fmpq(w.numerator, w.denominator))
+        else:
+            v = b / q
+            n = int(round(float(2 * v.mid())))
+            wb = v - arb(n) / 2
+        m = n % 4
+        if name == "tan":
+            if m % 2 == 0:
+                return wb.tan_pi()
+            t = wb.tan_pi()
+            return arb.nan() if t.contains(0) else -1 / t
+        sin_first = (name == "sin") == (m % 2 == 0)
+        out = wb.sin_pi() if sin_first else wb.cos_pi()
+        negate = m >= 2 if name == "sin" else m in (1, 2)
+        return -out if negate else out
+
+    return op
+
+
+def _fraction(b) -> Fraction:
+    man, exp = b.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)
+
+
 _FN_BOUND = None if arb is None else arb(2) ** 4096  # intervals._FN_MAG
 _LAMBERTW_EDGE = None if arb is None else -arb(1).exp() ** -1 + arb(2) ** -20
 
@@ -387,6 +429,9 @@ OPS: dict[str, Callable] = {
     "acsc": _recip_then(methodcaller("asin"), lambda b: b > 1 or b < -1),
     "acsch": _recip_then(methodcaller("asinh"), lambda b: b > 0 or b < 0),
     "asech": _recip_then(methodcaller("acosh"), lambda b: b > 0 and b < 1),
+    "sinpi": _trig_pi("sin"),
+    "cospi": _trig_pi("cos"),
+    "tanpi": _trig_pi("tan"),
 }
 
 

@@ -887,6 +887,62 @@ def _logaddexp(prec, a, b):
     return mpi.mpi_add(m, _log1p(wp, _exp(wp, d)), prec)
 
 
+# sin, cos, tan of π·s/q (symgrad.rewrites.trigpi; q a positive binary number):
+# the argument reduced exactly in its own units, as rationals, to
+# π/2·n + π·w with |w| <= 1/4 (about), then sin or cos of π·w by n mod 4: the
+# zeros (s a multiple of q) exact, and no rounding of π·s to resolve
+def _binary(v: tuple) -> Fraction:
+    sign, man, exp, _ = v
+    f = Fraction(int(man) << int(exp)) if exp >= 0 else Fraction(int(man), 1 << -int(exp))
+    return -f if sign else f
+
+
+def _neg(s: tuple) -> tuple:
+    return mpf_neg(s[1]), mpf_neg(s[0])
+
+
+def _trig_pi(name: str) -> Callable:
+    spanned = WHOLE if name == "tan" else _UNIT
+
+    def op(prec: int, s: tuple, q: tuple) -> tuple | str:
+        if not is_point(q) or q[0] in (finf, fninf, fnan) or not lt(fzero, q[0]):
+            return UNDEF
+        if fnan in s:
+            return UNDEF
+        if s[0] in (finf, fninf) or s[1] in (finf, fninf):
+            return UNDEF if s[0] == s[1] else spanned  # (sin(±inf) is NaN)
+        lo, hi, qq = _binary(s[0]), _binary(s[1]), _binary(q[0])
+        period = 2 * qq
+        if hi - lo >= period:
+            return spanned
+        k = math.floor(lo / period) * period
+        vlo, vhi = (lo - k) / qq, (hi - k) / qq  # in [0, 4)
+        n = round(vlo + vhi)  # the nearest half-integer to the middle, in halves
+        wlo, whi = vlo - Fraction(n, 2), vhi - Fraction(n, 2)
+        m = n % 4
+        if wlo == whi == 0:  # a multiple of q/2: 0 or ±1, exactly
+            if name == "tan":
+                return UNDEF if m % 2 else point(fzero)
+            val = (0, 1, 0, -1)[m] if name == "sin" else (1, 0, -1, 0)[m]
+            return point(from_int(val))
+        wp = prec + GUARD
+        w = (from_rational(wlo.numerator, wlo.denominator, wp, round_floor),
+             from_rational(whi.numerator, whi.denominator, wp, round_ceiling))
+        t = mpi.mpi_mul(mpi.mpi_pi(wp), w, wp)
+        if name == "tan":
+            if m % 2 == 0:
+                return _tan(prec, t)
+            c = _cot(prec, t)
+            return c if isinstance(c, str) else _neg(c)
+        first = _sin if (name == "sin") == (m % 2 == 0) else _cos
+        v = first(prec, t)
+        # sin: s, c, -s, -c; cos: c, -s, -c, s
+        negate = m >= 2 if name == "sin" else m in (1, 2)
+        return _neg(v) if negate and not isinstance(v, str) else v
+
+    return op
+
+
 OPS: dict[str, Callable] = {
     "Add": _add,
     "Mul": _mul,
@@ -945,6 +1001,9 @@ OPS: dict[str, Callable] = {
     "hypot": _hypot,
     "logaddexp": _logaddexp,
     "sqrt": _sqrt,
+    "sinpi": _trig_pi("sin"),
+    "cospi": _trig_pi("cos"),
+    "tanpi": _trig_pi("tan"),
 }
 
 
