@@ -30,7 +30,7 @@ from .report import OutputStats, StabilityReport
 from .sampling import parse_domain
 from .search import SOURCES, Basis, PointSearch, random_mask
 from .ties import ties
-from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth
+from .truth import RESOLVED, UNDEFINED, UNRESOLVED, GroundTruth, middle
 
 __all__ = ["check_stability"]
 
@@ -174,7 +174,7 @@ def check_stability(
         known = (st == RESOLVED) | ((st == UNRESOLVED) & (low == up))
         # the true values, unresolved ones at the middle of their bounds (for
         # the steps toward the output's zero), in the order measured
-        mids.append(np.where(st == RESOLVED, t, lo / 2 + hi / 2))  # (no overflow)
+        mids.append(np.where(st == RESOLVED, t, middle(lo, hi)))
         return c, t, st, b, known
 
     mids: list[np.ndarray] = []

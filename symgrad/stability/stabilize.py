@@ -75,7 +75,7 @@ from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, random_mask
 from .ties import ties
-from .truth import RESOLVED, UNRESOLVED, GroundTruth
+from .truth import RESOLVED, UNRESOLVED, GroundTruth, middle
 from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros, series_in_one_argument
 
@@ -1081,7 +1081,7 @@ class _Search:
 
         def value(rows: np.ndarray) -> np.ndarray:  # unresolved: the middle of its bounds
             t, ok, lo, hi = truth.at(rows)
-            return np.where(ok, t, (lo + hi) / 2)
+            return np.where(ok, t, middle(lo, hi))
 
         def hopeless(b: np.ndarray) -> None:
             if above is not None and _max_known(b) > above:

@@ -862,6 +862,19 @@ class GroundTruth:
         return round_mpf(v[0], self.fmt), round_mpf(v[1], self.fmt)
 
 
+def middle(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The middle of a truth's bounds, the value an unresolved point stands
+    at: ``lo/2 + hi/2`` (no overflow near the largest float), NaN where the
+    bounds are the whole line (a pole's neighbourhood), without a warning.
+
+    >>> import numpy as np
+    >>> middle(np.array([1.0, -np.inf, 1e308]), np.array([3.0, np.inf, 1.7e308]))
+    array([2.00e+000,       nan, 1.35e+308])
+    """
+    with np.errstate(invalid="ignore"):
+        return lo / 2 + hi / 2
+
+
 def _certified_truth(text: str, formula: Basic | None, dtype: str) -> GroundTruth:
     """The ground truth of ``certified(u)``'s rare elements
     (:mod:`symgrad.codegen.certify_helpers`): ``u`` as code generation made it,

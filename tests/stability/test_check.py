@@ -359,3 +359,15 @@ def test_a_condition_sympy_holds_as_an_ite_is_evaluated_by_every_tier():
                                {x: (-4, 4)}, samples=64) for c in (ite, same)]
     assert not reports[0].ok and reports[0].max_bits_error > 40  # sin(x) - x at 0
     assert reports[0].max_bits_error == reports[1].max_bits_error
+
+
+def test_a_pole_inside_the_domain_leaves_no_numpy_warning():
+    # a point beside tan's pole at x = 2 is unresolved with bounds (-inf, inf):
+    # its middle, the value the steps toward zeros stand at, is NaN, silently
+    # (the user saw "invalid value encountered in add" from check.py)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = check_stability(sp.tan(sp.pi * x / 4), {x: (0, 3.9)}, samples=32)
+    assert not r.ok
