@@ -37,11 +37,16 @@ from sympy import (
     atanh,
     cos,
     cosh,
+    cot,
+    coth,
+    csc,
+    csch,
     erf,
     erfc,
     exp,
     log,
     oo,
+    sec,
     sign,
     sin,
     sinh,
@@ -107,9 +112,24 @@ def _zv_class(text: str) -> type:
 
 # steps (no rounding, derivative 0 away from the step) and how near 0 their
 # argument must be, against its masses, for the step to be taken on trust:
-# 2**-40 E2 + 2**-16 E1 + 2**-140 E0 is over 4x float32's bound (C = 64)
+# 2**13 u E2 + 2**-16 E1 + 2**-140 E0 (u the type's unit roundoff: 2**-40 E2
+# in float64, 2**-11 E2 in float32) is 2**13 times the plain float's own
+# error and over 4x float32's bound (C = 64)
 _STEPS = (Heaviside, sign)
-_STEP_NEAR = (Integer(2) ** -40, Integer(2) ** -16, Integer(2) ** -140)
+_STEP_NEAR = (Integer(2) ** 13, Integer(2) ** -16, Integer(2) ** -140)
+
+
+class _ZvUnit(HelperCall):
+    """``_zv_unit(x)``: the unit roundoff of the type ``x`` is computed in
+    (2**-53 in float64, 2**-24 in float32), positive."""
+
+    _helper = "_zv_unit"
+
+    def _eval_is_positive(self):
+        return True
+
+    def _eval_is_extended_positive(self):
+        return True
 
 
 def _as_pairs(n: Basic) -> Basic | None:
@@ -274,7 +294,7 @@ def _sum(terms: list) -> Basic:
 
 
 
-def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
+def error_masses(u: Basic, wide: bool = True) -> tuple[Basic, Basic, Basic]:
     """``(E2, E1, E0)``: a first-order bound on ``compensated(u)``'s error is
     ``C (eps**2 E2 + eps E1 + tiny E0)`` (``tiny`` the type's smallest
     subnormal).  Each node adds its own rounding (a sum of k terms
@@ -282,7 +302,10 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
     ``|v| + |f'(a)||a|`` (its reduction), to E2; a function computed to one
     float, ``|v|``, to E1; 1 to E0, for an operation whose pair falls below
     the normal range, where its low part is lost) and carries its
-    arguments' masses times ``|dv/da|``.  One walk of the DAG; SymgradError
+    arguments' masses times ``|dv/da|`` (a product's factors widened by
+    their reach, :func:`_factor_mags`; not where ``wide`` is False, for
+    :func:`certifiable`, which asks only whether ``E1`` is 0: the same
+    answer, at a third of the cost).  One walk of the DAG; SymgradError
     for a node without derivatives (a Piecewise, a comparison).
 
     >>> from sympy import symbols, log
@@ -292,28 +315,28 @@ def error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
     0
     """
     if _small(u):  # (kept by equality: a form rebuilt apart finds its masses)
-        return _small_masses(u)
+        return _small_masses(u, wide)
     # a large one by node object, the most recent 256 (equality compares an
     # equal formula built apart as a tree: exponential in a DAG's depth)
-    hit = _MASSES.get(id(u))
+    hit = _MASSES.get((id(u), wide))
     if hit is not None and hit[0] is u:
         return hit[1]
-    got = _error_masses(u)
+    got = _error_masses(u, wide)
     if len(_MASSES) >= 256:
         _MASSES.pop(next(iter(_MASSES)))
-    _MASSES[id(u)] = (u, got)
+    _MASSES[id(u), wide] = (u, got)
     return got
 
 
-_MASSES: dict = {}  # id(u) -> (u, its masses): u kept, so its id stays its own
+_MASSES: dict = {}  # (id(u), wide) -> (u, its masses): u kept, so its id stays its own
 
 
 @functools.lru_cache(maxsize=256)
-def _small_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
-    return _error_masses(u)
+def _small_masses(u: Basic, wide: bool) -> tuple[Basic, Basic, Basic]:
+    return _error_masses(u, wide)
 
 
-def _error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
+def _error_masses(u: Basic, wide: bool) -> tuple[Basic, Basic, Basic]:
     order, _ = postorder([u], lambda n: n.args)
     zero = Integer(0)
     masses: dict[Basic, tuple] = {}
@@ -358,20 +381,111 @@ def _error_masses(u: Basic) -> tuple[Basic, Basic, Basic]:
             own2, own1 = zero, zero
         else:
             own2, own1 = zero, _abs(n)
-        own = (own2, own1, Integer(k))
-        if _singular_at_zero(n) and any(m != 0 for m in masses[n.args[0]]):
+        own = (own2, own1, _sum([Integer(k), _quotient_underflow(n)]) if wide else Integer(k))
+        edge = _steep_edge(n, wide)
+        if edge is not None and any(m != 0 for m in masses[n.args[0]]):
             # its derivative factor is taken at the argument's PLAIN float, which
             # a cancellation can leave far from the exact value (log of the
             # expanded (x - 1)**7 at x = 1.0001: plain 7.1e-15, exact 1.0e-28:
             # 1/|a| understated 7e13 times, a pair 29 bits off certified): where
-            # the argument is within its own reach of 0, as a step's, the
-            # element is not certified (the ground truth's)
-            own = (own2, _sum([own1, _near_zero(n.args[0], masses[n.args[0]])]), Integer(k))
+            # the argument is within its own reach of the place where the
+            # derivative is unbounded, as a step's of 0, the element is not
+            # certified (the ground truth's)
+            own = (own2, _sum([own1, _near_zero(edge, masses[n.args[0]])]), own[2])
+        mags = wide and _factor_mags(n, masses) or [_abs(d) for d in ds]
         masses[n] = tuple(
-            _sum([o, _sum([_times(_abs(d), masses[a][j]) for d, a in zip(ds, n.args)
+            _sum([o, _sum([_times(d, masses[a][j]) for d, a in zip(mags, n.args)
                            if masses[a][j] != 0])])
             for j, o in enumerate(own))
     return masses[u]
+
+
+def _factor_mags(n: Basic, masses: dict) -> list[Basic] | None:
+    """For a product or a positive integer power: its derivative factors'
+    magnitudes with each other factor's plain value widened by its reach
+    (:func:`_reach`), None for another node.  The plain value of a factor
+    that cancels can be far below its exact value (0 where the exact is
+    1e-60): the first-order bound ``|a| M(b) + |b| M(a)`` taken at plain
+    values then said 0 for ``y (sqrt(2 - p) - sqrt(2)) p``, ``p`` the
+    expanded ``(x + 1)**8`` at ``x = -1 - 3.8e-8``, a pair 9e74 ulps off
+    certified.  The widened factor also covers the second-order term
+    ``dA dB`` (each pair's error is within its reach)."""
+    if isinstance(n, Mul):
+        wide = [_sum([_abs(a), _reach(masses[a], a)]) if any(m != 0 for m in masses[a])
+                else _abs(a) for a in n.args]
+        return [_times(*(w for j, w in enumerate(wide) if j != i)) for i in range(len(wide))]
+    if isinstance(n, Pow) and n.exp.is_Integer and n.exp > 1:
+        a = n.base
+        if not any(m != 0 for m in masses[a]):
+            return None
+        w = _sum([_abs(a), _reach(masses[a], a)])
+        return [_times(Integer(n.exp), w ** (n.exp - 1) if _small(w) else of_class(
+            Pow, (w, Integer(n.exp - 1)))), Integer(0)]
+    return None
+
+
+def _reach(masses: tuple, a: Basic) -> Basic:
+    """How far the plain float of ``a`` (a value with these masses) may be
+    from its exact value, with room: ``2**13 u E2 + 2**-16 E1 + 2**-140 E0``,
+    ``u`` the unit roundoff of the type the code runs in (2**-40 E2 in
+    float64; in float32 the plain float's own error, 2**-24 E2, is above
+    2**-40 E2: the guards with a fixed 2**-40 let a float32 pair 1.6e7 ulps
+    off through, ``y/p**2`` at the expanded ``(x - 1)**6``)."""
+    gens = sorted(free_symbols([a]), key=str)
+    unit = _ZvUnit(gens[0]) if gens else Integer(2) ** -53
+    e2, e1, e0 = masses
+    c2, c1, c0 = _STEP_NEAR
+    return _sum([_times(c2, unit, e2), _times(c1, e1), _times(c0, e0)])
+
+
+# below 2**-100 a pair's low part may fall under the normal range of float32
+# (2**-126; float64's 2**-1022): its relative error is then no longer eps**2
+_LOW_LOST = Integer(2) ** -100
+
+
+def _den_factors(n: Basic) -> list[Basic]:
+    """The factors of ``n`` that its pair code divides by (a Mul's powers
+    with a negative integer exponent; a Pow's own), as compensating
+    computes them: the numerator's product, the denominators' chain
+    (powers by squaring, then products two at a time), then one division."""
+    if isinstance(n, Pow) and n.exp.is_Integer and n.exp < 0:
+        return [n]
+    if isinstance(n, Mul):
+        return [a for a in n.args if isinstance(a, Pow) and a.exp.is_Integer and a.exp < 0]
+    return []
+
+
+def _max1(a: Basic) -> Basic:
+    """``max(1, |a|)``, as written where ``a`` is large."""
+    return Max(Integer(1), _abs(a)) if _small(a) else of_class(Max, (Integer(1), _abs(a)))
+
+
+def _quotient_underflow(n: Basic) -> Basic:
+    """E0's term for a quotient's underflow inside its own code (0 for any
+    other node): the numerator's product ``N`` and each partial product
+    ``Q`` of the denominators' chain lose about ``tiny`` where they fall
+    below the normal range, which the division amplifies to ``tiny/|D|``
+    and ``tiny |v|/|Q|`` in the value ``v``.  The node's own ``tiny`` (its
+    count ``k``) does not cover them: ``eps*expm1(eps*(a + b))`` at 2.5e-317
+    divided by 6.8e-74 certified NMSE 3.4.2 2.4e9 ulps off.  ``|Q| >=
+    1/prod max(1, |t|)`` over the denominators' factors ``t = d**-m``; the
+    terms count only where ``N`` or that bound is below 2**-100 (above it
+    the pairs' relative bounds hold: their low parts are normal)."""
+    den = _den_factors(n)
+    if not den:
+        return Integer(0)
+    num = [a for a in n.args if a not in den] if isinstance(n, Mul) else []
+    terms = []
+    if num:
+        dinv = _times(*[_abs(t) for t in den])
+        small = LessThan(_times(*[_abs(a) for a in num]), _LOW_LOST, evaluate=False)
+        terms.append(piecewise([(dinv, small), (Integer(0), true)], evaluate=False))
+    if len(den) > 1 or den[0].exp < -1:  # (a chain with partial products)
+        qinv = _times(*[_max1(t) for t in den])
+        small = LessThan(1 / _LOW_LOST, qinv, evaluate=False)
+        terms.append(piecewise([(_times(_abs(n), qinv), small), (Integer(0), true)],
+                               evaluate=False))
+    return _times(Integer(len(n.args)), _sum(terms))
 
 
 def _near_zero(a: Basic, masses: tuple) -> Basic:
@@ -382,17 +496,30 @@ def _near_zero(a: Basic, masses: tuple) -> Basic:
     value, may be understated): the element is then not certified.  Built
     as written (SymPy's Piecewise folds and simplifies a condition holding
     the guards below it: exponential in the depth of a DAG)."""
-    reach = _sum([_times(c, m) for c, m in zip(_STEP_NEAR, masses)])
-    near = LessThan(_abs(a), reach, evaluate=False)
+    near = LessThan(_abs(a), _reach(masses, a), evaluate=False)
     return piecewise([(oo, near), (Integer(0), true)], evaluate=False)
 
 
-def _singular_at_zero(n: Basic) -> bool:
-    """Whether ``n``'s derivative in its first argument grows without bound
-    as that argument goes to 0: a log, a negative or fractional power."""
-    if isinstance(n, log):
-        return True
-    return isinstance(n, Pow) and n.exp.is_number and not (n.exp.is_Integer and n.exp >= 0)
+def _steep_edge(n: Basic, wide: bool = True) -> Basic | None:
+    """An expression of ``n``'s first argument ``a`` that is 0 where ``n``'s
+    derivative in ``a`` (or its value) grows without bound, None for another
+    node: ``a`` for a log, a negative or fractional power, coth, csch;
+    ``1 + a`` for log1p (atanh's pairs ``log1p(a) - log1p(-a)`` at ``a = 1 -
+    p``, ``p`` cancelling: 2e10 ulps off certified); ``sin(a)`` for cot and
+    csc, ``cos(a)`` for tan and sec (their poles).  Only ``a`` where not
+    ``wide`` (:func:`certifiable`'s masses: the guards' ``E1`` it ignores)."""
+    a = n.args[0] if n.args else None
+    if isinstance(n, (log, coth, csch)) or isinstance(n, Pow) and n.exp.is_number \
+            and not (n.exp.is_Integer and n.exp >= 0):
+        return a
+    if not wide:
+        return None
+    if isinstance(n, log1p):
+        return _sum([Integer(1), a])
+    if isinstance(n, (cot, csc, tan, sec)):
+        f = sin if isinstance(n, (cot, csc)) else cos
+        return f(a) if _small(a) else of_class(f, (a,))
+    return None
 
 
 def certifiable(u: Basic) -> bool:
@@ -417,7 +544,7 @@ def certifiable(u: Basic) -> bool:
         if _rounded_once(b):  # (E1 is not 0: known without SymPy's algebra)
             return False
         try:
-            e1 = error_masses(b)[1] if free_symbols([b]) else None
+            e1 = error_masses(b, wide=False)[1] if free_symbols([b]) else None
         except SymgradError:
             return False
         if e1 is None:

@@ -7,6 +7,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+from sympy.codegen.cfunctions import expm1
 
 from symgrad import certified, compensated, lambdify
 from symgrad.codegen.certifying import error_masses
@@ -325,3 +326,67 @@ def test_certified_never_certifies_through_an_argument_that_cancels(u, true):
                     continue
                 got = mpmath.mpf(float(f(a, b)))
                 assert abs(got - want) <= abs(want) * 2.0**-52, (u, a, b, got, want)
+
+
+_e = sp.Symbol("e")
+_P8 = sp.expand((x + 1)**8)
+
+
+@pytest.mark.parametrize("u, args, true, points", [
+    # a quotient whose numerator's product (or a partial product of its
+    # denominators) falls below the normal range: its lost low part is
+    # amplified by the division (NMSE 3.4.2 after 6c41f48, forms18: 2.4e9 ulps)
+    (_e * expm1(_e * (a + b)) / (expm1(a * _e) * expm1(b * _e)), (a, b, _e),
+     lambda p, q, r: r * mpmath.expm1(r * (p + q)) / (mpmath.expm1(p * r) * mpmath.expm1(q * r)),
+     [(6.8145651482921456e243, 4.564278189807276e243, 4.664770484299111e-281),
+      (8.312719960645735e248, 1.2194320860094904e246, 1.820072628945064e-286)]),
+    (a * b / _e, (a, b, _e), lambda p, q, r: p * q / r,
+     [(1.7199476999344233e-161, 1.6578168533280076e-163, 7.958163490281951e-272)]),
+    (x / _e**2, (x, _e), lambda p, r: p / r**2, [(2.9176909759304254e-05, 1.031128142306374e-156)]),
+    # atanh's pairs log1p(a) - log1p(-a) at a = 1 - p, p cancelling: log1p's
+    # factor 1/(1 + a) at the plain a near -1 (a domain edge away from 0)
+    (y - sp.atanh(1 - sp.expand((x - 3)**6)), (x, y),
+     lambda p, q: q - mpmath.atanh(1 - (p - 3)**6), [(3.0000000108746603, 1e6)]),
+    (sp.atanh(sp.expand((x - 1)**4) - 1) - y, (x, y),
+     lambda p, q: mpmath.atanh((p - 1)**4 - 1) - q, [(1.0000000118239458, -1e6)]),
+    # a product of factors whose plain values cancel to 0 (first order said 0)
+    (y * (sp.sqrt(2 - _P8) - sp.sqrt(2)) * _P8, (x, y),
+     lambda p, q: q * (mpmath.sqrt(2 - (p + 1)**8) - mpmath.sqrt(2)) * (p + 1)**8,
+     [(-1.0000000010127934, 3.0)]),
+    (y * (sp.log(1 + _P8) - _P8) * _P8, (x, y),
+     lambda p, q: q * (mpmath.log(1 + (p + 1)**8) - (p + 1)**8) * (p + 1)**8,
+     [(-1.0000000010309609, 3.0), (-1.000002787689579, 3.0)]),
+    # cot (rounded once; its value and derivative unbounded at 0)
+    (y * sp.cot(sp.expand((x - 3)**3)), (x, y), lambda p, q: q * mpmath.cot((p - 3)**3),
+     [(2.999999998828405, 1e9)]),
+], ids=["nmse342", "ab/e", "x/e^2", "atanh(1-p)", "atanh(p-1)", "sqrt-diff*p", "log-diff*p",
+        "cot"])
+def test_certified_bound_holds_where_search_found_it_wrong(u, args, true, points):
+    # (found by benchmarks/search_certified.py: each point was certified
+    # 1e4..5e170 ulps off at a2e2e08)
+    f = lambdify(list(args), certified(u))
+    with mpmath.workprec(1500):
+        for p in points:
+            want = true(*[mpmath.mpf(v) for v in p])
+            got = mpmath.mpf(float(f(*p)))
+            assert abs(got - want) <= abs(want) * 2.0**-52, (u, p, got, want)
+
+
+@pytest.mark.parametrize("u, true, point", [
+    # float32: the guards' reach was 2**-40 E2, below float32's plain error
+    # (2**-24 E2): a reciprocal of the expanded (x - 1)**6 1.7e7 ulps off
+    (y / sp.expand((x - 1)**6)**2, lambda p, q: q / (p - 1)**12,
+     (0.998131275177002, 2.3441073894500732)),
+    # tan near its pole, its argument cancelling (float32, 47 ulps)
+    (y * sp.tan(x**2 - 6 * x + sp.Float(9 + math.pi / 2)),
+     lambda p, q: q * mpmath.tan(p**2 - 6 * p + mpmath.mpf(9 + math.pi / 2)),
+     (3.0000364780426025, 32476.591796875)),
+], ids=["recip-f32", "tan-pole-f32"])
+def test_certified_bound_holds_in_float32(u, true, point):
+    f = lambdify([x, y], certified(u))
+    p = np.array(point, dtype=np.float32)
+    got = f(p[0], p[1])
+    assert got.dtype == np.float32
+    with mpmath.workprec(600):
+        want = true(*[mpmath.mpf(float(v)) for v in p])
+        assert abs(mpmath.mpf(float(got)) - want) <= abs(want) * 2.0**-23, (u, point, got, want)
