@@ -248,7 +248,7 @@ def test_an_intermediate_overflow_over_a_thin_wedge_is_measured(dtype, seed):
     (x * y**2 * z, {x: (-1.0, 1.0), y: (-1.0, 1.0), z: (1.0, 1e9)}),
 ], ids=["gaussian-nll-d2", "x*y**2*z"])
 def test_a_subnormal_factor_scaled_up_to_a_normal_output_is_measured(f, dom):
-    r = check_stability(f, dom, samples=64, seed=0)
+    r = check_stability(f, dom, samples=16, seed=0)  # (abcf4cd's parent: 2.0 and 1.6)
     assert r.max_bits_error > 20, str(r)
 
 
