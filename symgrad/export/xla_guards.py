@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from sympy import Abs, Add, Basic, Integer, Mul, Pow, Rational, exp
+from sympy import Abs, Add, Basic, Float, Integer, Mul, Pow, Rational, exp
 
 from ..codegen.texts import HelperCall
 
@@ -220,65 +220,92 @@ def flushed_terms_scaled(roots: list[Basic], domain: Mapping | None, dtype: str)
     # (not inside a compensated(u): its pairs are their own; compensated(exp(u)) is a leaf)
     order, kids = postorder(roots, lambda n: () if isinstance(n, compensated) else n.args)
     nodes = set(order)
-    up: dict[Basic, Basic] = {}  # node -> its value times 2**64, made without subnormals
-    summed: set[Basic] = set()  # nodes in up whose scaled form adds a scaled term
-    taken: dict[Basic, tuple] = {}  # node -> the arguments whose scaled value it reads
-
-    def scaled(n: Basic) -> Basic:
-        return up[n] if n in up else _Up(n)
-
     def never_small(n: Basic, where: Facts) -> bool:
         b = _bound(where, n)
         return b is not None and (b[0] >= small or b[1] <= -small)
 
-    for n in order:
-        args = n.args
-        e = _exp_of(n)
-        if e is not None:  # exp(u), or compensated(exp(u)): its float, scaled
-            b = facts.bound(e.args[0])
-            if b is None or b[0] < lowest:
-                half = exp(e.args[0] / 2)
-                if e is not n and compensated(half) in nodes:  # (the pair, computed anyway)
-                    half = compensated(half)
-                up[n] = _ExpUp(n, half)
-            continue
-        if isinstance(n, Piecewise):
-            ways, made, before = [], False, []
-            for p in args:
-                cond = And(p.cond, *[c.negated for c in before if isinstance(c, Relational)])
-                before.append(p.cond)
-                if p.expr in up and not never_small(p.expr, _within(facts, domain, cond)):
-                    ways.append((up[p.expr], p.cond))
-                    made = True
-                    summed.update([n] if p.expr in summed else [])
-                else:  # (bounded away from 0 there: as it is)
-                    ways.append((_Up(p.expr), p.cond))
-                taken[p] = (p.expr,)
-            if made:
-                up[n] = Piecewise(*ways)
+    two, half_two = Float(2.0**64), Float(2.0**-64)  # (exact; in pairs: _ddc constants)
+
+    def scalings(order: list, pairs: bool) -> tuple[dict, set, dict]:
+        """For the nodes of ``order`` (postorder): node -> its value times
+        2**64 made without subnormals; the nodes whose scaled form adds a
+        scaled term; node -> the arguments whose scaled value it reads.
+        ``pairs``: inside ``compensated(u)``, written as SymPy's own products
+        (the compensating pass computes them in pairs; 2**64 is exact), and
+        ``f(v) ≈ v`` not scaled through."""
+        up: dict[Basic, Basic] = {}
+        summed: set[Basic] = set()
+        taken: dict[Basic, tuple] = {}
+
+        def times(n: Basic, c: Basic) -> Basic:
+            if pairs:
+                return Mul(n, c, evaluate=False)
+            return _Up(n) if c is two else _Down(n)
+
+        def scaled(n: Basic) -> Basic:
+            return up[n] if n in up else times(n, two)
+
+        for n in order:
+            args = n.args
+            e = _exp_of(n)
+            if e is not None:  # exp(u), or compensated(exp(u)): its float, scaled
+                b = facts.bound(e.args[0])
+                if b is None or b[0] < lowest:
+                    half = exp(e.args[0] / 2)
+                    if pairs:  # (h * 2**64) * h, in pairs
+                        up[n] = Mul(Mul(half, two, evaluate=False), half, evaluate=False)
+                        continue
+                    if e is not n and compensated(half) in nodes:  # (the pair, computed anyway)
+                        half = compensated(half)
+                    up[n] = _ExpUp(n, half)
+                continue
+            if isinstance(n, compensated):  # u in pairs as a whole: its scaled copy in pairs
+                inner = scalings(postorder([args[0]], lambda m: m.args)[0], True)[0]
+                if args[0] in inner:  # (read through unflushed even without a sum: a
+                    up[n] = compensated(inner[args[0]])  # subnormal pair factor is flushed)
+                    summed.add(n)
+                continue
+            if isinstance(n, Piecewise):
+                ways, made, before = [], False, []
+                for p in args:
+                    cond = And(p.cond, *[c.negated for c in before if isinstance(c, Relational)])
+                    before.append(p.cond)
+                    if p.expr in up and not never_small(p.expr, _within(facts, domain, cond)):
+                        ways.append((up[p.expr], p.cond))
+                        made = True
+                        summed.update([n] if p.expr in summed else [])
+                    else:  # (bounded away from 0 there: as it is)
+                        ways.append((times(p.expr, two), p.cond))
+                    taken[p] = (p.expr,)
+                if made:
+                    up[n] = Piecewise(*ways)
+                    taken[n] = args
+                continue
+            if not any(a in up for a in args) or never_small(n, facts):
+                continue
+            if isinstance(n, Add):
+                up[n] = Add(*[scaled(a) for a in args], evaluate=False)
+                summed.add(n)
                 taken[n] = args
-            continue
-        if not any(a in up for a in args) or never_small(n, facts):
-            continue
-        if isinstance(n, Add):
-            up[n] = Add(*[scaled(a) for a in args], evaluate=False)
-            summed.add(n)
-            taken[n] = args
-        elif isinstance(n, Mul):
-            fs = list(dict.fromkeys(a for a in args if a in up))
-            rest = [a for a in args if a not in up]
-            first = Mul(*[up[f] for f in fs], evaluate=False)
-            for _ in fs[1:]:  # (each further factor's 2**64 taken off after the product)
-                first = _Down(first)
-            up[n] = Mul(first, *rest, evaluate=False) if rest else first
-            summed.update([n] if any(f in summed for f in fs) else [])
-            taken[n] = tuple(fs)
-        elif (type(n).__name__ in _NEAR_IDENTITY or isinstance(n, Abs)) and len(args) == 1:
-            kind = _NEAR_IDENTITY.get(type(n).__name__)
-            up[n] = Abs(up[args[0]], evaluate=False) if kind is None \
-                else _SmallUp(up[args[0]], n, Integer(kind))
-            summed.update([n] if args[0] in summed else [])
-            taken[n] = args
+            elif isinstance(n, Mul):
+                fs = list(dict.fromkeys(a for a in args if a in up))
+                rest = [a for a in args if a not in up]
+                first = Mul(*[up[f] for f in fs], evaluate=False)
+                for _ in fs[1:]:  # (each further factor's 2**64 taken off after the product)
+                    first = times(first, half_two)
+                up[n] = Mul(first, *rest, evaluate=False) if rest else first
+                summed.update([n] if any(f in summed for f in fs) else [])
+                taken[n] = tuple(fs)
+            elif len(args) == 1 and (isinstance(n, Abs) or (
+                    type(n).__name__ in _NEAR_IDENTITY and not pairs)):
+                kind = _NEAR_IDENTITY.get(type(n).__name__)
+                up[n] = Abs(up[args[0]], evaluate=False) if kind is None \
+                    else _SmallUp(up[args[0]], n, Integer(kind))
+                summed.update([n] if args[0] in summed else [])
+                taken[n] = args
+        return up, summed, taken
+
+    up, summed, taken = scalings(order, False)
     # a scaled value with a sum in its chain is read through unflushed where it
     # is a root or some parent reads it as it is
     read = {n for n in roots if n in summed}
@@ -289,8 +316,10 @@ def flushed_terms_scaled(roots: list[Basic], domain: Mapping | None, dtype: str)
         return roots
     memo: dict = {}
 
-    def opaque(n: Basic) -> Basic | None:
-        return n if isinstance(n, compensated) else None
+    def opaque(n: Basic) -> Basic | None:  # (its arguments not visited: read here)
+        if not isinstance(n, compensated):
+            return None
+        return _Unflushed(n, up[n]) if n in read else n
 
     def hook(n: Basic, new_args: tuple) -> Basic | None:
         if n not in read:

@@ -274,22 +274,24 @@ def test_a_sums_subnormal_terms_are_kept_where_the_sum_is_normal():
                          (sp.Mul(x * sp.exp(x / 2), sp.exp(x / 2), evaluate=False), True))
     # an underflow split of its own whose value is subnormal beside a normal term
     # (both branches: each factor normal, the product 2**-20 below them): the
-    # float32 GELU-erf gradient's Phi(x) beside x phi(x) at x = -13.2, 25 bits
+    # float32 GELU-erf gradient's Phi(x) beside x phi(x) at x = -13.2, 25 bits;
+    # and a form in pairs as a whole, whose pair e^x is flushed (float64 mish''
+    # in pairs at x = -708.5: 55 bits): its copy times 2**64 in pairs
     small = sp.Piecewise((sp.exp(x) / 2**20, x >= -708.396418532264),
                          (sp.Mul(sp.exp(x / 2) / 2**20, sp.exp(x / 2), evaluate=False), True))
     forms = [split + sp.exp(x), split + sp.tanh(sp.log(1 + sp.exp(x))),
              sp.exp(x / 64) * sp.exp(x) + split, symgrad.compensated(sp.exp(x + sp.Rational(1, 3))),
-             split + small]
+             split + small, symgrad.compensated(x * sp.exp(x) + sp.exp(x) / 3)]
     exact = [x * sp.exp(x) + sp.exp(x), x * sp.exp(x) + sp.tanh(sp.log(1 + sp.exp(x))),
              sp.exp(x / 64 + x) + x * sp.exp(x), sp.exp(x + sp.Rational(1, 3)),
-             (x + sp.Rational(1, 2**20)) * sp.exp(x)]
+             (x + sp.Rational(1, 2**20)) * sp.exp(x), (x + sp.Rational(1, 3)) * sp.exp(x)]
     xs = np.linspace(-714.5, -705.0, 39)  # (-714.9 on: the sums are normal)
     # (below -1417 exp(x/2) is subnormal too: the split's second branch scaled)
     f = compile_source(generate("jax", [x], forms, domain={x: (-1500.0, 0.0)}, dtype="float64"))
     with jax.enable_x64():
         got = [np.asarray(v) for v in jax.jit(f)(xs)]
     truth = GroundTruth(exact, [x]).batch(xs[:, None])[0]
-    for k in range(5):
+    for k in range(6):
         normal = np.abs(truth[k]) >= np.finfo(np.float64).tiny
         bits = bits_error(got[k], truth[k], FORMATS["float64"])[normal]
         assert normal.sum() >= 10 and np.max(bits) <= 2, (k, bits)
