@@ -13,7 +13,7 @@ cot, csc, exp), evaluates ``certified`` at points near those places
 mpmath at 1,200 bits.  It prints each formula with its count of
 counterexamples (the worst two shown), and the total: 0 is the target.
 
-    python -m benchmarks.search_certified [--n 60] [--seed 3] [--family all|steep|sub]
+    python -m benchmarks.search_certified [--n 60] [--seed 3] [--family all|steep|sub|root]
                                           [--dtype float64|float32]
 """
 
@@ -73,8 +73,11 @@ def steep(rng: random.Random, p: sp.Basic) -> tuple[sp.Basic, str]:
 
 
 def outer(rng: random.Random, f: sp.Basic, p: sp.Basic) -> sp.Basic:
-    """The whole formula over ``x, y``: ``y`` a scale or an offset."""
-    return rng.choice([f - y, f * y, y * p * f, f / y, f + y * x, f * y * y])
+    """The whole formula over ``x, y``: ``y`` a scale or an offset, or a
+    steep function at the root of ``p`` plus a small ``y``."""
+    root = rng.choice([log1p(p - 1 + y), sp.log(p + y), sp.tan(HALF_PI + p + y),
+                       sp.atanh(1 - p + y), sp.sqrt(p + y)])
+    return rng.choice([f - y, f * y, y * p * f, f / y, f + y * x, f * y * y, root])
 
 
 def steep_case(rng: random.Random, n: int, s: float = 1.0) -> tuple[sp.Basic, tuple, list, str]:
@@ -83,7 +86,8 @@ def steep_case(rng: random.Random, n: int, s: float = 1.0) -> tuple[sp.Basic, tu
     pts = []
     for _ in range(n):
         d = rng.choice([1, -1]) * 10.0 ** rng.uniform(-9 if s == 1 else -4.5, -1)
-        yy = rng.choice([-1e6, -3.0, 0.7, 1e9, 10.0 ** rng.uniform(-5, 5)])
+        yy = rng.choice([-1e6, -3.0, 0.7, 1e9, 10.0 ** rng.uniform(-5, 5),
+                         rng.choice([1, -1]) * 10.0 ** rng.uniform(-16, -8)])
         pts.append((float(c) + d, yy))
     return outer(rng, f, p), (x, y), pts, name
 
@@ -106,6 +110,19 @@ def sub_case(rng: random.Random, n: int, s: float = 1.0) -> tuple[sp.Basic, tupl
         return a * b / e, (a, b, e), [(u(-200, -150), u(-170, -150), u(-300, -200))
                                       for _ in range(n)], "a*b/e"
     return a / e ** 2, (a, e), [(u(-5, 5), u(-163, -154)) for _ in range(n)], "a/e^2"
+
+
+def root_case(rng: random.Random, n: int, s: float = 1.0) -> tuple[sp.Basic, tuple, list, str]:
+    """A steep function at the root of a pair sum ``x + y``, ``x`` at the
+    function's edge and ``y`` far smaller (the pair's low part is then as
+    large as the distance to the edge)."""
+    f, edge, name = rng.choice([
+        (log1p(x + y), -1.0, "log1p(x+y)"), (sp.atanh(x + y), 1.0, "atanh(x+y)"),
+        (sp.acos(x + y), 1.0, "acos(x+y)"), (sp.tan(x + y), math.pi / 2, "tan(x+y)"),
+        (sp.log(x * y), 1.0, "log(x*y)"), (sp.sqrt(x + y) - 1, 1.0, "sqrt(x+y)-1")])
+    lo = -16 if s == 1 else -7
+    pts = [(edge, rng.choice([1, -1]) * 10.0 ** rng.uniform(lo, lo + 6)) for _ in range(n)]
+    return f, (x, y), pts, name
 
 
 def ulps(got: float, want, dt: np.dtype) -> float | None:
@@ -154,7 +171,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=60, help="formulas")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--points", type=int, default=40, help="points per formula")
-    ap.add_argument("--family", choices=["all", "steep", "sub"], default="all")
+    ap.add_argument("--family", choices=["all", "steep", "sub", "root"], default="all")
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     opts = ap.parse_args()
     rng = random.Random(opts.seed)
@@ -164,8 +181,10 @@ def main() -> None:
     print(machine_line())
     t0, total = time.process_time(), 0
     for i in range(opts.n):
-        sub = opts.family == "sub" or opts.family == "all" and rng.random() < 0.25
-        u, args, pts, name = (sub_case if sub else steep_case)(rng, opts.points, s)
+        fam = opts.family if opts.family != "all" else rng.choice(
+            ["sub", "root", "steep", "steep", "steep", "steep"])
+        case = {"sub": sub_case, "root": root_case, "steep": steep_case}[fam]
+        u, args, pts, name = case(rng, opts.points, s)
         label = f"#{i} {name}: {u}"
         bad = run_one(u, args, pts, label, dt)
         total += bad
