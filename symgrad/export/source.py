@@ -587,7 +587,11 @@ def generate(
         if s in leaf:
             raise SymgradError(f"args: the symbol {s} appears twice")
         leaf[s] = namer.name(s.name)
-    roots = safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
+    # (forms stabilize chose for ``dtype``: as measured, as NumPy's code of them; the
+    # safe rewrites again would rebuild them: an underflow split's product of exps
+    # merged back into one subnormal exp, 5.5 bits in PyTorch's float32 mish gradient)
+    roots = lower(exprs) if stabilize and dtype is not None else \
+        safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
     roots = cancelled_into_branches(abs_folded(roots))  # exp(-A) * (exp(A) if c else v)
     roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared
     if backend == "torch":  # eager selects cost ~5 exps: a branch to a constant is a clamp
