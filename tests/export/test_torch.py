@@ -377,7 +377,8 @@ def test_the_forms_stabilize_chose_are_emitted_as_chosen():
     # generated code for stabilize's chosen forms (a dtype given) computes them as
     # chosen: the safe rewrites run again had merged an underflow split's product
     # of exps back into one subnormal exp(-|x|) (17 bits in float32), times x:
-    # PyTorch's float32 mish gradient lost 5.5 bits at x = -91.4 (NumPy's code 1.0)
+    # PyTorch code generated from the float32 mish gradient's form lost 5.5 bits
+    # at x = -91.4 (NumPy's code of it 1.0)
     import mpmath
 
     from symgrad.export.source import compile_source, generate
