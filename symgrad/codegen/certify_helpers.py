@@ -46,6 +46,14 @@ def _zv_unit(x):
     return dt.type(np.finfo(dt).eps / 2)
 
 
+def _zv_tiny(x):
+    """The smallest subnormal of the float type ``x`` is in (float64's for
+    another type), in that type."""
+    dt = np.asarray(x).dtype
+    dt = dt if dt.kind == "f" else np.dtype(np.float64)
+    return dt.type(np.finfo(dt).smallest_subnormal)
+
+
 def _zv_bad(r, e2, e1, e0):
     """The elements whose rounded pair ``r`` the bound does not certify
     within about an ulp (NaN or inf among them: not certified)."""
