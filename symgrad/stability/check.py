@@ -236,7 +236,7 @@ def check_stability(
                     return np.stack([np.broadcast_to(np.asarray(o, dtype=fmt.dtype),
                                                      (len(rows),)) for o in out])
             absorb(deepest_zeros(points, walk, lambda rows: climbed.append(measure(rows)),
-                                 search.ranges, fmt, seed))
+                                 search.ranges, fmt, seed, starts=search.short_zeros()))
         # and at random about the worst point found (a noise's top: its rare tail)
         absorb(scatter(points, worst_bits(bits), climb, search.ranges, fmt, seed))
         # and the zeros on the faces of the box, last (the steps above start as without)

@@ -44,6 +44,8 @@ WALK = 1024  # ... each other variable moved by up to this many floats each way
 TURN = 2  # the deepest zeros from which lines run along each other variable ...
 TURNS = 16  # ... that zero's variable moved by up to this many floats each way
 DEEP_KEEP = 12  # points measured: the deepest found (as many from each step)
+SHORT_KEEP = 4  # ... and besides, the deepest turned from the zeros at short dyadics ...
+SHORT_TURNS = 4  # ... (their variable moved by up to this many floats each way)
 SEG = 2**15  # the deepest float of a stretch of the zero surface: every float this far ...
 # ... each way along each other variable, from the DEEP_WALK deepest zeros found
 SEG_FIT = 2.0**-20  # the zero's local model must hold to this fraction of a float
@@ -59,11 +61,13 @@ TERM_STEP = 2**10  # floats of each variable over which a zero's terms are measu
 def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray],
                   probe: Callable[[np.ndarray], object],
                   domain_ranges: Sequence[tuple[float, float]], fmt: Format,
-                  seed: int) -> np.ndarray:
+                  seed: int, starts: tuple | None = None) -> np.ndarray:
     """The deepest zeros of the outputs ``values(rows)`` (the form's floats,
     shape (outputs, n)) along each variable, from base rows among
-    ``points`` (where every output is finite), measured with
-    ``probe(rows)``.  Returns the rows measured.
+    ``points`` (where every output is finite), and turned from the zeros
+    ``starts`` (rows, and the variable each was found along: the search's
+    zeros at a short dyadic, :meth:`.search.PointSearch.short_zeros`),
+    measured with ``probe(rows)``.  Returns the rows measured.
 
     >>> from .bits import FORMATS
     >>> fmt = FORMATS["float64"]
@@ -124,10 +128,34 @@ def deepest_zeros(points: np.ndarray, values: Callable[[np.ndarray], np.ndarray]
                 seen.add(rows[i].tobytes())
                 out.append(rows[i])
                 got += 1
+    if starts is not None and len(starts[0]) and k > 1:
+        for rows in _from_short_zeros(lines, starts, seed)[:SHORT_KEEP]:
+            if rows.tobytes() not in seen:
+                seen.add(rows.tobytes())
+                out.append(rows)
     out = np.array(out, dtype=fmt.dtype).reshape(-1, k)
     if len(out):
         probe(out)
     return out
+
+
+def _from_short_zeros(lines: _Lines, starts: tuple, seed: int) -> np.ndarray:
+    """The deepest floats of the lines that turn from each zero of
+    ``starts`` (rows, and the variable each was found along: zeros at a
+    short dyadic, :meth:`.search.PointSearch.short_zeros`), deepest first:
+    its variable moved up to ``SHORT_TURNS`` floats each way, the zero
+    bisected along each other variable.  There a zero curve passes
+    through a float point, and the other variables meet it beside that
+    point deeper than any fixed precision holds (the Poly-1 sigmoid
+    loss's gradient in pairs: 0 for -5.7e-76 at x = 3.33e-15, y = 1/2 +
+    5 * 2**-53, on the curve's tangent x = 6 (y - 1/2) through x = 0,
+    y = 1/2).  The random draws' lines seldom start there, and zeros that
+    underflow (1e-323 deep, where pairs are right) take the turns from the
+    deepest.  Its own random stream: the other steps' rows unchanged."""
+    rows, js = starts
+    zero = (rows, np.zeros(len(rows)), np.asarray(js))
+    got, depth = lines.turn(zero, len(rows), SHORT_TURNS, np.random.default_rng(seed + 0x5D))[:2]
+    return got[np.argsort(depth, kind="stable")]
 
 
 def _rare(v: np.ndarray, ok: np.ndarray, rng: np.random.Generator) -> list[int]:

@@ -125,6 +125,8 @@ FACES = 24  # transitions along each variable from a face of the box (the others
 JOINT_STARTS = 8  # the amplification's ascent: starting points ...
 JOINT_CALLS = 48  # ... and vectorized float evaluations (no ground truth)
 JOINT_SCALED = 2  # joint cancellations with points at every scale beside them
+SHORT_BITS = 8  # a zero at a float of at most this many significant bits: a short dyadic ...
+SHORT_ZEROS = 2  # ... of which this many, at most, start the deepest zeros' lines
 SUBNORMAL_EACH = 4  # points with one variable subnormal, per variable (several variables)
 EVERYDAY_STEPS = 16  # a wide range's everyday zeros: grid points per binade (sums only)
 PRESELECT = 2  # brackets bisected per kind, at most, per row the structure keeps
@@ -456,6 +458,8 @@ class PointSearch:
         for (_, j, _), got in zip(asks, tracks.along_many(asks, cap=cap, rng=self.rng)):
             found += [(lab, rows, (j, t)) for lab, rows, t in got]
         everything = found
+        zero = _label("zeros of subtractions")
+        self._zeros = [(rs, j) for lab, rs, (j, _) in found if lab == zero]
         found = _cap(_distinct(found), cap, self.rng)
         rows = [r for _, rs, _ in found for r in rs]
         labs = [lab for lab, rs, _ in found for _ in rs]
@@ -494,6 +498,51 @@ class PointSearch:
         first = np.sort(first)
         return rows[first], labs[first]
 
+
+    def short_zeros(self) -> tuple[np.ndarray, np.ndarray]:
+        """After :meth:`points` or :meth:`structure`: the zeros of sums found
+        at a short dyadic (a float of at most ``SHORT_BITS`` significant
+        bits, not 0 nor an end of its range) of the variable they were
+        found along, at most ``SHORT_ZEROS``, in the order found: their rows,
+        and that variable of each.  There the zero set meets the floats
+        exactly, and a zero curve of several variables passes through a
+        float point: beside it the other variables meet the curve deeper
+        than any fixed precision holds (where its slope is a short ratio,
+        the floats on its tangent lie on it to high order).  The Poly-1
+        sigmoid loss's gradient ``(p - y) - (2y - 1) p (1 - p)`` is 0 at
+        ``x = 0, y = 1/2`` and about -5.7e-76 at ``x = 3.33e-15,
+        y = 1/2 + 5 * 2**-53`` (on ``x = 6 (y - 1/2)``), where its form in
+        pairs returns 0; found along y at a tiny x, the zero ``y = 1/2`` is
+        exact.  :func:`.depth.deepest_zeros` turns from them.
+
+        >>> from sympy import exp, symbols
+        >>> from .bits import FORMATS
+        >>> x, y = symbols("x y")
+        >>> s = PointSearch([exp(x) - y], [x, y], {x: (-20.0, 20.0), y: (0.0, 2.0)},
+        ...                 FORMATS["float64"], 16, 0)
+        >>> _ = s.points()
+        >>> rows, js = s.short_zeros()  # exp(x) = y at x = 0, y = 1, found along y
+        >>> [(float(r[j]), int(j)) for r, j in zip(rows, js)]
+        [(1.0, 1), (1.0, 1)]
+        """
+        k = len(self.symbols)
+        out: list = []
+        js: list = []
+        for rs, j in getattr(self, "_zeros", []):
+            for r in rs:
+                v = float(r[j])
+                if v == 0 or not math.isfinite(v) or v in self.ranges[j]:
+                    continue  # (0 and the ends: the faces' and the corners')
+                m, _ = math.frexp(abs(v))
+                n = int(m * 2**53)
+                if 53 - ((n & -n).bit_length() - 1) <= SHORT_BITS and \
+                        not any((r == o).all() for o in out):
+                    out.append(r)
+                    js.append(j)
+                    break
+            if len(out) >= SHORT_ZEROS:
+                break
+        return np.array(out, dtype=self.fmt.dtype).reshape(-1, k), np.array(js, dtype=int)
 
     def faces(self) -> np.ndarray:
         """The zeros of sums on the faces of the box (:meth:`_faces`), after

@@ -1121,7 +1121,8 @@ class _Search:
             # lead's decision D1, session 15)
             pairs = pairs_part(form)
             walked = floats if pairs == form else (lambda rows: floats(rows, pairs))
-            absorb(deepest_zeros(points, walked, lambda rows: None, ranges, self.fmt, seed))
+            absorb(deepest_zeros(points, walked, lambda rows: None, ranges, self.fmt, seed,
+                                 starts=ps.short_zeros()))
         # and at random about the worst point found (a noise's top: its rare tail)
         absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         # and the zeros on the faces of the box, last (the steps above start as without)

@@ -141,3 +141,46 @@ def test_a_stretch_of_the_zero_surface_is_searched_through_not_sampled():
     xs = r2 * ys
     best = (np.abs(xs - xs.astype(np.float32).astype(np.float64)) / float(step)).min()
     assert got == pytest.approx(best, rel=1e-6), (got, best)
+
+
+def test_a_zero_curve_through_a_float_point_is_turned_from_there():
+    # the Poly-1 sigmoid loss's gradient in x, (p - y) - (2y - 1) p (1 - p), in
+    # pairs: its zero curve passes through the float point x = 0, y = 1/2 with
+    # the tangent x = 6 (y - 1/2), on which floats meet it deeper than pairs hold
+    # (0 for -5.7e-76 at x = 3.33e-15, y = 1/2 + 5 * 2**-53). stabilize's
+    # verification (4,096 draws, seed 1) turned from its deepest zeros, zeros
+    # that underflow near x = 744, and verified 1.0 bits where the after-report
+    # found 62.7. The search's zeros at a short dyadic (y = 1/2, found along y)
+    # are turned from too. From these draws alone: 15.1, 1.4, 0.5 bits at seeds 0-2
+    import mpmath
+    import numpy as np
+    from sympy import Piecewise
+
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.depth import deepest_zeros
+    from symgrad.stability.floats import generated
+    from symgrad.stability.search import PointSearch
+
+    u = Piecewise(((-y + 2*(1 - 2*y)*exp(x) + (1 - y)*exp(2*x))/(exp(2*x) + 2*exp(x) + 1),
+                   x <= 0),
+                  ((-y - y*exp(-2*x) + 2*(1 - 2*y)*exp(-x) + 1)/(1 + 2*exp(-x) + exp(-2*x)),
+                   True))
+    fmt, dom = FORMATS["float64"], {x: (-1000.0, 1000.0), y: (0.0, 1.0)}
+    run = generated([x, y], [compensated(u)], np.dtype("float64"))
+    vals = lambda r: np.stack(run(r[:, 0], r[:, 1]))  # noqa: E731
+    search = PointSearch([u], [x, y], dom, fmt, 4, 0)
+    search.points()
+    starts = search.short_zeros()
+    assert (starts[0][:, 1] == 0.5).any(), starts
+    rng = np.random.default_rng(0)
+    draws = np.stack([rng.uniform(-1000, 1000, 1024), rng.uniform(0, 1, 1024)], axis=1)
+    rows = deepest_zeros(draws, vals, lambda r: None, list(dom.values()), fmt, 0, starts=starts)
+
+    def lost(r):  # relative error in ulps against the exact value
+        with mpmath.workprec(2000):
+            a, b = mpmath.mpf(float(r[0])), mpmath.mpf(float(r[1]))
+            p = 1 / (1 + mpmath.exp(-a))
+            t = (p - b) - (2 * b - 1) * p * (1 - p)
+            return float(abs((mpmath.mpf(float(vals(r[None, :])[0, 0])) - t) / t) * 2**52)
+
+    assert max(lost(r) for r in rows) > 2**40
