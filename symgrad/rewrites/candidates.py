@@ -417,10 +417,10 @@ def taylor_coefficients(expr: Expr, sym: Symbol, at: Basic, terms: int) -> list[
 def _mpmath_taylor_coefficients(expr: Expr, sym: Symbol, at: Basic,
                                 terms: int) -> list[float] | None:
     """:func:`taylor_coefficients` from mpmath's differentiation alone."""
-    from sympy import lambdify as sympy_lambdify
+    from .series import mpmath_function
 
     try:
-        f = sympy_lambdify([sym], expr, "mpmath")
+        f = mpmath_function([sym], expr)
         got = []
         for dps in (30, 45):
             with mpmath.workdps(dps):

@@ -23,15 +23,46 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import mpmath
-from sympy import Add, Expr, Float, Mul, Symbol
+from sympy import Add, Expr, Float, Function, Mul, Symbol, lambdify
 
 from ..graph import count_ops, free_symbols, postorder
 
-__all__ = ["root_near", "exact_root", "taylor_about", "cauchy_coefficients", "horner",
-           "one_argument", "series_radius"]
+__all__ = ["mpmath_function", "root_near", "exact_root", "taylor_about", "cauchy_coefficients",
+           "horner", "one_argument", "series_radius"]
 
 DPS = 60  # decimal digits of the root's arithmetic
 COEFF_DPS = 30  # of the coefficients' (mpmath's differences raise it as they need)
+
+
+def _by_evalf(cls: type) -> Callable:
+    def value(*args):
+        dps = mpmath.mp.dps
+        return mpmath.mpmathify(cls(*[Float(a, dps + 5) for a in args]).evalf(dps + 5))
+    return value
+
+
+def mpmath_function(args: list, e: Expr) -> Callable:
+    """``e`` as an mpmath function of ``args`` (SymPy's mpmath lambdify),
+    symgrad's own functions that mpmath does not have (``erfcx``,
+    ``betaln``, ...) evaluated by their ``evalf`` at the working precision,
+    where SymPy's printer would name a function mpmath lacks (a NameError
+    at the first call).
+
+    >>> from sympy import Symbol, exp
+    >>> from symgrad.rewrites.forms import erfcx
+    >>> x = Symbol("x")
+    >>> f = mpmath_function([x], erfcx(x) * exp(x))
+    >>> print(mpmath.nstr(f(mpmath.mpf(30)), 12))
+    200861788555.0
+    >>> with mpmath.workdps(40):  # at the working precision
+    ...     abs(f(30) / (mpmath.exp(930) * mpmath.erfc(30)) - 1) < mpmath.mpf(10) ** -38
+    True
+    """
+    order, _ = postorder([e], lambda n: n.args)
+    own = {type(n).__name__: _by_evalf(type(n)) for n in order
+           if isinstance(n, Function) and "_eval_evalf" in vars(type(n))
+           and not hasattr(mpmath, type(n).__name__)}
+    return lambdify(args, e, modules=[own, "mpmath"])
 
 
 class _Strayed(Exception):

@@ -62,10 +62,10 @@ from typing import NamedTuple
 
 import mpmath
 import numpy as np
-from sympy import Add, Basic, Expr, Float, Integer, Mul, Rational, Symbol, lambdify
+from sympy import Add, Basic, Expr, Float, Integer, Mul, Rational, Symbol
 
 from ..graph import free_symbols
-from ..rewrites.series import _on_circle, _vanishes, exact_root, root_near
+from ..rewrites.series import _on_circle, _vanishes, exact_root, mpmath_function, root_near
 from .affine import about, affine_slope, centre
 
 __all__ = ["Pinned", "pinned"]
@@ -133,8 +133,8 @@ def pinned(e: Expr, s: Symbol, point: Mapping[Symbol, float], dtype) -> Pinned |
     if wx is None or not math.isfinite(wx):
         return None
     try:
-        f = lambdify([x], at, modules="mpmath")
-        g = lambdify([x], slope, modules="mpmath")
+        f = mpmath_function([x], at)
+        g = mpmath_function([x], slope)
     except Exception:  # noqa: BLE001  (no mpmath form: no polynomial)
         return None
     x0 = _zero(f, wx, dtype)

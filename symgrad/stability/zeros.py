@@ -27,12 +27,13 @@ from collections.abc import Callable
 
 import mpmath
 import numpy as np
-from sympy import Abs, Dummy, Expr, Piecewise, Symbol, lambdify
+from sympy import Abs, Dummy, Expr, Piecewise, Symbol
 
 from ..rewrites.candidates import Candidate, taylor_coefficients
 from ..rewrites.series import (
     exact_root,
     horner,
+    mpmath_function,
     one_argument,
     root_near,
     series_radius,
@@ -64,7 +65,7 @@ def series_at_zeros(
     (the variable's float range); ``error_at(form)(x)`` is a form's bits of
     error at one value of ``sym`` against the ground truth."""
     try:
-        f = lambdify(sym, e, modules="mpmath")
+        f = mpmath_function([sym], e)
     except Exception:  # noqa: BLE001  (no mpmath form: no series)
         return []
     out, done = [], []
