@@ -288,3 +288,19 @@ def test_a_series_ends_where_its_truncation_keeps_the_tolerance_whatever_its_dra
         with mpmath.workdps(50):
             cut = abs(poly(mpmath.mpf(end)) - true(mpmath.mpf(end)))
         assert float(cut) <= 3 * np.spacing(abs(float(true(end)))), (got[0].how, end)
+
+
+def test_the_series_search_evaluates_symgrads_own_functions_in_mpmath():
+    """SymPy's mpmath lambdify names ``erfcx``, which mpmath lacks: the
+    series' root search raised NameError, so ``stabilize`` of any formula
+    holding it crashed (the CLI's "internal error"); now erfcx is evaluated
+    by its evalf and the call reports what it cannot fix (cos of an
+    argument ~1e16 keeps no bit)."""
+    from symgrad import StabilityWarning, stabilize
+    from symgrad.rewrites.forms import erfcx
+
+    t = sp.Symbol("t", real=True)
+    f = sp.cos(erfcx(t) * sp.exp(t))
+    with pytest.warns(StabilityWarning, match="cannot fix"):
+        got = stabilize(f, {t: (30, 40)}, samples=32)
+    assert got == f
