@@ -106,6 +106,7 @@ SOURCES = (
     "thresholds across",
     "zeros on the faces",
     "ascent",
+    "where the source lost most",
 )
 _RANDOM = ("uniform over the floats", "uniform in value", "log-uniform over binades")
 GRID = 512  # grid points per variable and per kind (over the floats, in value)

@@ -93,6 +93,7 @@ NEIGHBOURS = 4  # ... judged by the worst error 1, 2, 4, 8 ordinals away along e
 # over +-1e300, where check_stability of the same form finds 51: a band of 2**-10
 # of the float ordinals that 512 draws miss; bench_verdicts seed 5)
 VERIFY = 8
+SOURCE_WORST = 8  # choosing samples where the source lost most, measured in verify (D6)
 SLACK = 2.0  # bits a form may lose at one sample against the running code: rounding noise
 _SERIES_TERMS = (3, 6, 12, 24)
 _WIDENED = 2  # forms tried widened, best first, where none is accurate
@@ -403,6 +404,18 @@ def _near_zero(rows: np.ndarray, symbols: Sequence[Symbol], domain: Mapping, sam
     return np.concatenate(out)
 
 
+def _losing_most(rows: np.ndarray, bits: np.ndarray, most: int = SOURCE_WORST) -> np.ndarray:
+    """The (at most ``most``) ``rows`` where ``bits`` is largest, of those
+    above ``TOLERANCE`` (NaN: not measured, left out).
+
+    >>> _losing_most(np.array([[1.0], [2.0], [3.0]]), np.array([5.0, 1.0, 9.0]), 1)
+    array([[3.]])
+    """
+    b = np.where(np.isnan(bits), -np.inf, bits)
+    at = np.flatnonzero(b > TOLERANCE)
+    return rows[at[np.argsort(-b[at], kind="stable")[:most]]]
+
+
 def _symbols(forms: Sequence[Basic], domain: Mapping | None) -> list[Symbol]:
     free = free_symbols(forms)
     first = [s for s in (domain or {}) if s in free]
@@ -450,6 +463,9 @@ class _Search:
         # 3% of the asymmetric loss's stabilize; shared with the nested searches
         self.homogeneous: dict[Expr, bool] = {}
         self.nested = False  # a search for a part of a formula (_affine): not split again
+        # per output, the choosing samples where it lost most as it runs (lead's
+        # decision D6): its chosen form is measured there too, as it was chosen
+        self.source_worst: dict[Expr, np.ndarray] = {}
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -1127,6 +1143,10 @@ class _Search:
         absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         # and the zeros on the faces of the box, last (the steps above start as without)
         absorb(ps.faces(), "zeros on the faces")
+        # and where the source lost most among the choosing samples (lead's decision
+        # D6): a form admissible there may still lose many bits where the source
+        # loses more, which fresh points that miss the place would not report
+        absorb(self.source_worst.get(source, points[:0]), "where the source lost most")
         return points, labels, new, bits_of(source, points)
 
     # -- one output -------------------------------------------------------------
@@ -1137,6 +1157,7 @@ class _Search:
         self.true, self.keep = t[0], st[0] == RESOLVED
         cands = candidates(e, self.user_domain, self.fmt.name)
         runs_now, *errs = self._bits_many([e, *(c.expr for c in cands)])
+        self.source_worst[e] = _losing_most(self.points[self.keep], runs_now)
         self._now = runs_now
         ref = _limit(runs_now, self.fmt.width, self.fmt.prec)
         ranked = self._ranked(cands, errs, ref)

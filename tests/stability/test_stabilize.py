@@ -568,3 +568,15 @@ def test_candidates_measured_in_one_program_get_each_its_own_bits():
     search._code.clear()
     mixed = search._bits_many([e, e + sp.I])
     assert np.array_equal(mixed[0], together[0]) and np.all(mixed[1] == np.inf)
+
+
+def test_the_chosen_form_is_measured_where_the_source_lost_most():
+    # lead's decision D6: a form admissible at the choosing samples (within its
+    # slack of the source) may still lose bits where the source loses more; its
+    # figures include those samples, the (at most 8) where the source lost most
+    x = sp.Symbol("x")
+    s = stabilize(1 - sp.cos(x), {x: (-1.0, 1.0)}, samples=32, explain=True)
+    c = s.choices[0]
+    assert c.chosen != 1 - sp.cos(x)
+    assert c.basis.counts.get("where the source lost most") == 8, c.basis
+    assert "8 where the source lost most" in str(c.basis)
