@@ -678,6 +678,12 @@ def with_normalized_sums(exprs: list[Basic], rewrites: tuple, facts: Facts) -> l
 def after(rewrites) -> tuple:
     """The rewrites worth applying to a normalized form: not those of the
     sigmoid's and softplus's shapes, which would normalize the normalized
-    sums again (``1/(1 + exp(-2x))`` in the branch x ≥ 0 is accurate)."""
-    return tuple(rw for rw in rewrites if rw.family != "sigmoid"
+    sums again (``1/(1 + exp(-2x))`` in the branch x ≥ 0 is accurate).
+    The sigmoid family's forms of ``tanh`` (``1 - tanh(u)**2`` as
+    ``4σ(2u)σ(-2u)``) hold no sum of exponentials and stay: a normalized
+    form keeps ``tanh`` of its normalized argument (the mish second
+    derivative's ``1 - tanh(x + log1p(exp(-x)))**2`` rounded to 0 from
+    x = 19, where its value, about ``8x·exp(-2x)``, is a normal float up to
+    x = 354)."""
+    return tuple(rw for rw in rewrites if (rw.family != "sigmoid" or not rw.lhs.has(exp))
                  and rw.name not in ("softplus", "softplus-log1p", "logaddexp"))
