@@ -234,6 +234,13 @@ def evaluated(node: Basic, args: Sequence[Basic]) -> Basic:
         return piecewise([a.args for a in args])
     if any(a.args and tree_size(a) > EVALUATED_TREE for a in args):
         return cancelling(node, args)
+    if node.is_Mul and any(a.is_Mul for a in node.args):
+        # a product grouped as written (SymPy's never holds a product): its
+        # grouping is its order of operations, kept (stabilize's underflow
+        # split (c·exp(e/2))·exp(e/2), whose exponent a rewrite changed, was
+        # folded into c·exp(e), subnormal: the mish second derivative at x =
+        # 357.8 lost 10.5 bits)
+        return unevaluated(node, args)
     if isinstance(node, MinMaxBase):
         # SymPy caches most constructors, not Max's and Min's, whose evaluation
         # asks the assumptions of every pair of arguments (some ms each): the

@@ -142,7 +142,7 @@ def _split(node: Mul, facts: Facts, lo: float) -> Basic:
     for i, f in enumerate(factors):
         rest = factors[:i] + factors[i + 1:]
         if isinstance(f, Piecewise) and any(_exp_arg(v) is not None for v, _ in f.args):
-            pairs = [(_split_one(rest, v, facts, lo), c) for v, c in f.args]
+            pairs = [(_split_value(rest, v, facts, lo), c) for v, c in f.args]
             if any(isinstance(v, Piecewise) for v, _ in pairs):
                 return piecewise(pairs, evaluate=False)
         if _exp_arg(f) is None:
@@ -151,6 +151,24 @@ def _split(node: Mul, facts: Facts, lo: float) -> Basic:
         if isinstance(out, Piecewise):
             return out
     return node
+
+
+def _splits(f: Basic) -> bool:
+    """Whether :func:`_split` may split at factor ``f``."""
+    return _exp_arg(f) is not None or (
+        isinstance(f, Piecewise) and any(_exp_arg(v) is not None for v, _ in f.args))
+
+
+def _split_value(rest: list, v: Basic, facts: Facts, lo: float) -> Basic:
+    """``Π rest · v`` for a value ``v`` of a ``Piecewise`` factor: split at
+    ``v`` (:func:`_split_one`), or where ``v`` is no exponential, at
+    another factor of ``rest`` (``σ(2u)·σ(-2u)`` normalized is a product of
+    two such ``Piecewise``, each 1 where the other's exponential may be
+    subnormal: the mish second derivative at x = 357.8)."""
+    if _exp_arg(v) is not None or not any(_splits(f) for f in rest):
+        return _split_one(rest, v, facts, lo)
+    whole = _product([*rest, v])
+    return _split(whole, facts, lo) if isinstance(whole, Mul) else whole
 
 
 def _split_one(rest: list, f: Basic, facts: Facts, lo: float) -> Basic:
