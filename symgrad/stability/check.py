@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from sympy import Basic, Dummy, S, Symbol
+from sympy import Basic, Dummy, S, Symbol, oo
 
 from ..brief import brief
 from ..certified import pairs_part
@@ -74,13 +74,13 @@ def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
 def _symbols(exprs: list[Basic], domain: Mapping) -> list[Symbol]:
     free = free_symbols(exprs)
     # the domain's order first (the user's), then any symbol it forgot
-    ordered = [s for s in domain if s in free]
+    ordered = [s for s in (domain or {}) if s in free]
     return ordered + sorted(free - set(ordered), key=str)
 
 
 def check_stability(
     expr: object,
-    domain: Mapping,
+    domain: Mapping | None,
     *,
     dtype: str = "float64",
     samples: int = 4096,
@@ -96,9 +96,10 @@ def check_stability(
 
     ``expr`` is an expression or a sequence/Matrix of them (a gradient
     tuple); ``domain`` maps every free symbol to ``(lo, hi)`` (infinite ends
-    allowed).  The values checked are those of symgrad's generated code in
-    ``dtype`` (``rewrites=False``: the formula as written, no accurate
-    forms), at ``samples`` points drawn uniformly over the float lattice,
+    allowed; None: every symbol over all floats, as in ``stabilize``).
+    The values checked are those of symgrad's generated code in ``dtype``
+    (``rewrites=False``: the formula as written, no accurate forms), at
+    ``samples`` points drawn uniformly over the float lattice,
     against a correctly rounded mpmath ground truth.
 
     >>> from sympy import symbols, exp
@@ -130,6 +131,8 @@ def check_stability(
     refuse_non_real(flat, "check_stability", "check")
     source = flat if _source is None else flatten_exprs(_source, "expr")[0]
     symbols = _symbols(flat + source if source is not flat else flat, domain)
+    if domain is None:  # (no matrix symbol is expanded without a domain)
+        domain = given_domain = {s: (-oo, oo) for s in symbols}
     dom = parse_domain(domain, symbols, fmt)
     shown = dom  # the report's domain: a constant has none
     if not symbols:  # a constant (the gradient of x is 1): checked at one point

@@ -371,3 +371,11 @@ def test_a_pole_inside_the_domain_leaves_no_numpy_warning():
         warnings.simplefilter("error", RuntimeWarning)
         r = check_stability(sp.tan(sp.pi * x / 4), {x: (0, 3.9)}, samples=32)
     assert not r.ok
+
+
+def test_no_domain_means_every_symbol_over_all_floats_as_in_stabilize():
+    # (check_stability(f, None) raised TypeError from inside its symbol ordering)
+    f = sp.sqrt(x + 1) - sp.sqrt(x)
+    r = check_stability(f, None, samples=32)
+    assert r.max_bits_error == check_stability(f, {x: (-sp.oo, sp.oo)}, samples=32).max_bits_error
+    assert r.max_bits_error > 50
