@@ -24,9 +24,14 @@ and 1000 normal(0, 3) (max/mean); for JAX,
 those where neither the input nor the exact value is subnormal (XLA on CPU
 flushes subnormals to zero: every JAX gradient loses all its bits there).
 
-Run:  python benchmarks/bench_export.py [--jax] [--torch] [--compile] [words]
+Run:  python benchmarks/bench_export.py [--jax] [--torch] [--order 2] [--float32]
+[--compile] [words]
 (words: only the formulas whose name holds one; ``--jax`` / ``--torch``: that
-framework's implementations only; ``--compile``:
+framework's implementations only; ``--order 2``: the second derivative, each
+implementation differentiated twice (``jax.grad`` of ``jax.grad``, PyTorch's
+double backward), bits against the exact second derivative; ``--float32``:
+float32 points (the exports choose ``stabilize``'s float32 forms), bits in
+float32; ``--compile``:
 two more PyTorch rows, ``to_torch(..., compile=True)`` and autograd of
 ``torch.compile`` of the torch formula, each compiled by its first call,
 before the rounds: about 5 s to several minutes of compiling per formula)
@@ -63,6 +68,12 @@ BUDGET = 30.0  # seconds of rounds per formula and point set, after at least 3
 FMT = FORMATS["float64"]
 COMPILE = False  # --compile: also to_torch(compile=True) and torch.compile of the formula
 _C = sp.sqrt(2 / sp.pi)
+# Python floats in the frameworks' formulas: a NumPy float64 scalar is not weakly
+# typed in JAX, so ``v / _R2`` would compute a float32 input in float64
+_R2 = float(np.sqrt(2))
+_R2PI = float(np.sqrt(2 / np.pi))
+ORDER = 1  # --order 2: the second derivative (each framework's own differentiated twice)
+DTYPE = "float64"  # --float32: float32 points (stabilize's float32 forms, bits in float32)
 
 def _named(fn, label: str):
     fn.label = label
@@ -83,21 +94,21 @@ CASES = [
      (lambda v: v / (1 + jnp.exp(-v)), jax.nn.silu),
      (lambda v: v / (1 + torch.exp(-v)), torch.nn.functional.silu)),
     ("log Phi(x) (log_ndtr)", sp.log(sp.erfc(-x / sp.sqrt(2)) / 2), (-30.0, 30.0),
-     (lambda v: jnp.log(jax.scipy.special.erfc(-v / np.sqrt(2)) / 2),
+     (lambda v: jnp.log(jax.scipy.special.erfc(-v / _R2) / 2),
       jax.scipy.special.log_ndtr),
-     (lambda v: torch.log(torch.special.erfc(-v / np.sqrt(2)) / 2), torch.special.log_ndtr)),
+     (lambda v: torch.log(torch.special.erfc(-v / _R2) / 2), torch.special.log_ndtr)),
     # stabilize's gradient form is compensated(...) (pairs of floats, exported)
     ("gelu tanh", x / 2 * (1 + sp.tanh(_C * (x + sp.Rational(44715, 10**6) * x**3))),
      (-1e4, 1e4),
-     (lambda v: v / 2 * (1 + jnp.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v**3))),
+     (lambda v: v / 2 * (1 + jnp.tanh(_R2PI * (v + 0.044715 * v**3))),
       _named(lambda v: jax.nn.gelu(v, approximate=True), "jax.nn.gelu(approximate=True)")),
-     (lambda v: v / 2 * (1 + torch.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v**3))),
+     (lambda v: v / 2 * (1 + torch.tanh(_R2PI * (v + 0.044715 * v**3))),
       _named(lambda v: torch.nn.functional.gelu(v, approximate="tanh"),
              "torch gelu(approximate='tanh')"))),
     ("gelu erf", x / 2 * (1 + sp.erf(x / sp.sqrt(2))), (-1e4, 1e4),
-     (lambda v: v / 2 * (1 + jax.scipy.special.erf(v / np.sqrt(2))),
+     (lambda v: v / 2 * (1 + jax.scipy.special.erf(v / _R2)),
       _named(lambda v: jax.nn.gelu(v, approximate=False), "jax.nn.gelu(approximate=False)")),
-     (lambda v: v / 2 * (1 + torch.erf(v / np.sqrt(2))),
+     (lambda v: v / 2 * (1 + torch.erf(v / _R2)),
       _named(lambda v: torch.nn.functional.gelu(v), "torch gelu"))),
     ("mish", x * sp.tanh(sp.log(1 + sp.exp(x))), (-1000.0, 1000.0),
      (lambda v: v * jnp.tanh(jnp.log(1 + jnp.exp(v))), jax.nn.mish),
@@ -133,21 +144,32 @@ def _best_times(fns: list, rounds: int = ROUNDS) -> list[float]:
     return [float(np.median(t)) for t in ts]
 
 
-def _jax_grad(f):
-    g = jax.jit(jax.grad(lambda v: jnp.sum(f(v))))
+def _jax_grad(f, order: int | None = None):
+    """The ORDER-th derivative of the elementwise ``f``, jitted."""
+    for _ in range(ORDER if order is None else order):
+        f = (lambda h: jax.grad(lambda v: jnp.sum(h(v))))(f)
+    g = jax.jit(f)
     return lambda v: g(v)
 
 
-def _torch_grad(f):
+def _torch_grad(f, order: int | None = None):
+    """The ORDER-th derivative of the elementwise ``f`` by autograd (double
+    backward for the second)."""
+    order = ORDER if order is None else order
+
     def g(v):
         t = torch.from_numpy(v).requires_grad_(True)
-        f(t).sum().backward()
-        return t.grad.numpy()
+        y = f(t)
+        for k in range(order):
+            if not y.requires_grad:  # a derivative that no longer depends on t
+                return np.zeros_like(v)
+            (y,) = torch.autograd.grad(y.sum(), t, create_graph=k < order - 1)
+        return y.detach().numpy()
     return g
 
 
 def _bits(values: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
-    b = bits_error(np.asarray(values, dtype=np.float64), truth, FMT)
+    b = bits_error(np.asarray(values, dtype=np.float64), truth, FORMATS[DTYPE])
     return float(np.nanmax(b)), float(np.nanmean(b))
 
 
@@ -162,15 +184,17 @@ def run(only: list[str] | None = None, frameworks: tuple = ("JAX", "PyTorch")) -
         # the float range of the domain (every binade), and dense where inputs are:
         # uniform over the domain and normal(0, 3) (PyTorch's softplus returns x past
         # x = 20, 17.7 bits off at 21: the binades' 2000 points seldom land there)
-        pts = np.concatenate([sample(d, [x], 2000, FMT, 0)[:, 0],
+        pts = np.concatenate([sample(d, [x], 2000, FORMATS[DTYPE], 0)[:, 0],
                               np.random.default_rng(1).uniform(dom[0], dom[1], 1000),
                               np.clip(np.random.default_rng(2).normal(0.0, 3.0, 1000), *dom)])
-        truth = GroundTruth([sp.diff(e, x)], [x]).batch(pts[:, None])[0][0]
-        big = rng.uniform(dom[0], dom[1], N)
+        pts = pts.astype(DTYPE)  # the exact derivative at the points as rounded
+        truth = GroundTruth([sp.diff(e, x, ORDER)], [x]).batch(
+            pts.astype(np.float64)[:, None])[0][0]
+        big = rng.uniform(dom[0], dom[1], N).astype(DTYPE)
         # typical inputs of an activation: exp(x) and its kind stay normal there
         # (over the whole range, libm's exp and log1p take a slow path for each
         # subnormal result: about 400 ns a value against 1-2)
-        typical = np.clip(rng.normal(0.0, 3.0, N), dom[0], dom[1])
+        typical = np.clip(rng.normal(0.0, 3.0, N), dom[0], dom[1]).astype(DTYPE)
         impl = []
         if "JAX" in frameworks:
             fj = symgrad.to_jax(e, [x], stabilize=True, domain=d)
@@ -200,12 +224,15 @@ def run(only: list[str] | None = None, frameworks: tuple = ("JAX", "PyTorch")) -
         # XLA on CPU flushes subnormal numbers to zero (inputs and results): the
         # JAX rows' bits are over the points where neither is subnormal (at
         # x = 1.0e-309 every JAX gradient of x tanh x + sin(x)**2 is 0: 49.5 bits)
-        tiny = np.finfo(np.float64).tiny
+        tiny = np.finfo(DTYPE).tiny
         normal = ((np.abs(pts) >= tiny) | (pts == 0)) & ((np.abs(truth) >= tiny) | (truth == 0))
         for (fw, label, g), secs, secs2 in zip(impl, times, usual):
             where = normal if fw == "JAX" else slice(None)
             with np.errstate(all="ignore"):
-                mx, mean = _bits(g(pts.copy())[where], truth[where])
+                got = np.asarray(g(pts.copy()))
+                mx, mean = _bits(got[where], truth[where])
+            if got.dtype != pts.dtype:  # computed in another type: said in the row
+                label = f"{label} (returns {got.dtype})"
             rows.append((name, fw, label, secs * 1e3, secs2 * 1e3, mx, mean))
             print(f"{name:24s} {fw:8s} {label:34s} {secs * 1e3:8.1f} ms {secs2 * 1e3:8.1f} ms "
                   f"bits max {mx:5.1f} mean {mean:6.2f}", flush=True)
@@ -216,7 +243,9 @@ def table(rows: list[tuple]) -> str:
     load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else "?"
     head = [f"{datetime.date.today()}, {platform.machine()}, Python {platform.python_version()}, "
             f"jax {jax.__version__}, torch {torch.__version__}, single thread, "
-            f"load average {' '.join(load)}; gradient of 10^6 float64 points (median CPU ms of "
+            f"load average {' '.join(load)}; "
+            f"{'gradient' if ORDER == 1 else f'derivative of order {ORDER}'} of 10^6 {DTYPE} "
+            "points (median CPU ms of "
             f"{ROUNDS} rounds, at least 3 within {BUDGET:.0f} s, that run the implementations "
             "in turn from a rotating start; "
             "over the domain: uniform over it; typical: normal(0, 3)), "
@@ -238,7 +267,13 @@ def table(rows: list[tuple]) -> str:
 if __name__ == "__main__":
     import sys
 
-    words = [w for w in sys.argv[1:] if w not in ("--torch", "--jax", "--compile")]
+    args = sys.argv[1:]
+    if "--order" in args:
+        i = args.index("--order")
+        ORDER = int(args[i + 1])
+        del args[i:i + 2]
+    words = [w for w in args if w not in ("--torch", "--jax", "--compile", "--float32")]
     COMPILE = "--compile" in sys.argv
+    DTYPE = "float32" if "--float32" in sys.argv else "float64"
     fws = tuple(fw for fw, flag in (("JAX", "--jax"), ("PyTorch", "--torch")) if flag in sys.argv)
     print(table(run(words, fws or ("JAX", "PyTorch"))))
