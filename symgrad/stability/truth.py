@@ -366,6 +366,10 @@ class Program:
         sym_pos = {s: j for j, s in enumerate(symbols)}
         self.steps: list[tuple] = []
         self.consts: dict[int, Basic] = {}
+        # (sin, cos or tan node, its argument's node, whether that argument is
+        # never exact): see GroundTruth._beyond_reach
+        self.periodic: list[tuple[int, int, bool]] = []
+        self._cones: list[frozenset] | None = None
         for i, node in enumerate(order):
             if node in sym_pos:
                 self.steps.append(("sym", sym_pos[node], ()))
@@ -406,7 +410,28 @@ class Program:
                         f"{', '.join(sorted(OPS))}; rewrite it with those"
                     )
                 self.steps.append(("op", fn, tuple(index[k] for k in kids[node]), name in _LAZY))
+                if name in ("sin", "cos", "tan"):
+                    arg = kids[node][0]
+                    # (an argument of the inputs by + - * and integer powers alone
+                    # is exact at some precision; one through exp, erfc, ... never)
+                    self.periodic.append((i, index[arg], not _algebraic(arg)))
         self._const_cache: dict[int, dict[int, tuple]] = {}
+
+    def periodic_below(self, k: int) -> frozenset:
+        """The sin, cos and tan nodes (positions) output ``k`` depends on."""
+        if self._cones is None:
+            mine = {i for i, _, _ in self.periodic}
+            cones = []
+            for out in self.outputs:
+                seen, todo = {out}, [out]
+                while todo:
+                    for c in self.steps[todo.pop()][2]:
+                        if c not in seen:
+                            seen.add(c)
+                            todo.append(c)
+                cones.append(frozenset(seen & mine))
+            self._cones = cones
+        return self._cones[k]
 
     def _consts(self, prec: int) -> dict[int, tuple]:
         c = self._const_cache.get(prec)
@@ -452,6 +477,14 @@ class Program:
             else:
                 append(step[1])
         return vals
+
+
+def _algebraic(e: Basic) -> bool:
+    """Whether ``e`` is built from symbols and numbers by sums, products
+    and integer powers alone (a walk over its DAG, each node once)."""
+    order, _ = postorder([e], lambda n: n.args)
+    return all(n.is_Symbol or n.is_Number or n.is_Add or n.is_Mul
+               or (n.is_Pow and n.exp.is_Integer) for n in order)
 
 
 def _fraction_interval(q: Fraction, prec: int) -> tuple:
@@ -680,11 +713,42 @@ class GroundTruth:
                                 todo.discard(k)
                                 lost = True
                         straddle[k] = (a, b)
+            if todo and prog.periodic and prec >= 2 * self.start_prec:
+                # the argument of a sin, cos or tan beyond what the top precision
+                # reduces (an interval past 2**(max_prec - p) wide is still wider
+                # than a float's unit there: cos(erfcx(x)*exp(x)) at x = -100,
+                # erfcx about exp(10**4)): unresolved now, not at every precision
+                # to the top (the erfc of each at 8,192 bits: minutes a formula)
+                far = self._beyond_reach(nodes, prec >= 16 * self.start_prec)
+                for k in [k for k in todo if prog.periodic_below(k) & far]:
+                    todo.discard(k)
             if not todo:
                 break
         if lost:
             self.sign_tries -= 1
         return out, status, nodes, prec
+
+    def _beyond_reach(self, nodes: list, algebraic: bool) -> set[int]:
+        """The sin, cos and tan nodes whose argument is an interval (not a
+        point) with an infinite end, or an end past ``2**(max_prec - p)``
+        (``p`` the type's precision): no precision up to the top narrows
+        them below a unit of the float type.  An argument of the inputs by
+        sums, products and integer powers alone only with ``algebraic``
+        (asked from 16x the start precision: such an argument is exact at
+        some precision, a product of 23 floats at 16x)."""
+        out = set()
+        for i, a, never_exact in self.program.periodic:
+            if not (never_exact or algebraic):
+                continue
+            v = nodes[a]
+            if type(v) is not tuple or type(v[0]) is not tuple or v[0] == v[1]:
+                continue
+            ends = (v[0], v[1])
+            if any(e in (finf, fninf) for e in ends) or max(
+                    (e[2] + e[3] for e in ends if e[1]), default=0) > \
+                    self.max_prec - self.fmt.prec:
+                out.add(i)
+        return out
 
     def _undecided(self, nodes: list, todo: set) -> bool:
         """Whether an output still to settle is not known real, or its
