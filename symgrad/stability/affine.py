@@ -59,26 +59,37 @@ def affine_slope(e: Expr, s: Symbol) -> Expr | None:
     return b
 
 
+_TINY = 2.2250738585072014e-308  # the smallest normal float64
+
+
 def centre(values: np.ndarray) -> Rational | None:
     """A number of :data:`CENTRE_BITS` significant bits nearest the median of
     ``values`` (the variable at the points where the best form loses), so
     that ``s - centre`` is exact within a factor 2 of it; None where the
-    median is 0 or not finite (about 0 the split is the formula itself).
+    median is 0, subnormal or not finite (about 0 the split is the formula
+    itself).
 
     >>> centre(np.array([0.49, 0.511, 0.52]))
     1/2
     >>> centre(np.array([-3.1, -2.9]))
     -3
+    >>> centre(np.array([1e-323, 1.5e-323])) is None  # subnormal: about 0
+    True
     """
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
     if not len(v):
         return None
     m = float(np.median(v))
-    if m == 0 or not math.isfinite(m):
+    if abs(m) < _TINY or not math.isfinite(m):
+        # (0, or a subnormal median, whose split is about 0 too: its centre's
+        # powers in the parts overflowed, 2.0**1080 and integers past floats,
+        # and stabilize raised OverflowError on FPBench's 9-variable
+        # matrixDeterminant once the search drew subnormal rows at the box's
+        # ends, d87cc20)
         return None
     e = math.frexp(abs(m))[1] - CENTRE_BITS  # |m| = f * 2**e', f in [0.5, 1)
-    r = Rational(round(abs(m) * 2.0**-e)) * Rational(2) ** e
+    r = Rational(round(math.ldexp(abs(m), -e))) * Rational(2) ** e
     return r if m > 0 else -r
 
 
