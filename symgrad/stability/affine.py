@@ -59,7 +59,7 @@ def affine_slope(e: Expr, s: Symbol) -> Expr | None:
     return b
 
 
-_TINY = 2.2250738585072014e-308  # the smallest normal float64
+_TINY = float(np.finfo(np.float64).tiny)  # the smallest normal float64
 
 
 def centre(values: np.ndarray) -> Rational | None:

@@ -369,7 +369,13 @@ class Program:
         # (sin, cos or tan node, its argument's node, whether that argument is
         # never exact): see GroundTruth._beyond_reach
         self.periodic: list[tuple[int, int, bool]] = []
-        self._cones: list[frozenset] | None = None
+        # each node: built from the inputs by sums, products and integer powers
+        # alone (exact at some precision), filled in this one pass, children first
+        algebraic: dict[Basic, bool] = {}
+        for node in order:
+            algebraic[node] = (node.is_Symbol or node.is_Number) if not kids[node] else (
+                (node.is_Add or node.is_Mul or (node.is_Pow and node.exp.is_Integer))
+                and all(algebraic[k] for k in kids[node]))
         for i, node in enumerate(order):
             if node in sym_pos:
                 self.steps.append(("sym", sym_pos[node], ()))
@@ -414,24 +420,16 @@ class Program:
                     arg = kids[node][0]
                     # (an argument of the inputs by + - * and integer powers alone
                     # is exact at some precision; one through exp, erfc, ... never)
-                    self.periodic.append((i, index[arg], not _algebraic(arg)))
+                    self.periodic.append((i, index[arg], not algebraic[arg]))
         self._const_cache: dict[int, dict[int, tuple]] = {}
 
-    def periodic_below(self, k: int) -> frozenset:
-        """The sin, cos and tan nodes (positions) output ``k`` depends on."""
-        if self._cones is None:
-            mine = {i for i, _, _ in self.periodic}
-            cones = []
-            for out in self.outputs:
-                seen, todo = {out}, [out]
-                while todo:
-                    for c in self.steps[todo.pop()][2]:
-                        if c not in seen:
-                            seen.add(c)
-                            todo.append(c)
-                cones.append(frozenset(seen & mine))
-            self._cones = cones
-        return self._cones[k]
+    def above(self, nodes: set[int]) -> list[bool]:
+        """Whether each step is one of ``nodes`` or computed from one (a pass
+        over the steps, children first)."""
+        out: list[bool] = []
+        for i, step in enumerate(self.steps):
+            out.append(i in nodes or any(out[c] for c in step[2]))
+        return out
 
     def _consts(self, prec: int) -> dict[int, tuple]:
         c = self._const_cache.get(prec)
@@ -477,14 +475,6 @@ class Program:
             else:
                 append(step[1])
         return vals
-
-
-def _algebraic(e: Basic) -> bool:
-    """Whether ``e`` is built from symbols and numbers by sums, products
-    and integer powers alone (a walk over its DAG, each node once)."""
-    order, _ = postorder([e], lambda n: n.args)
-    return all(n.is_Symbol or n.is_Number or n.is_Add or n.is_Mul
-               or (n.is_Pow and n.exp.is_Integer) for n in order)
 
 
 def _fraction_interval(q: Fraction, prec: int) -> tuple:
@@ -720,8 +710,10 @@ class GroundTruth:
                 # erfcx about exp(10**4)): unresolved now, not at every precision
                 # to the top (the erfc of each at 8,192 bits: minutes a formula)
                 far = self._beyond_reach(nodes, prec >= 16 * self.start_prec)
-                for k in [k for k in todo if prog.periodic_below(k) & far]:
-                    todo.discard(k)
+                if far:
+                    hit = prog.above(far)
+                    for k in [k for k in todo if hit[prog.outputs[k]]]:
+                        todo.discard(k)
             if not todo:
                 break
         if lost:
