@@ -19,7 +19,7 @@ none; both made false "false claims".)  A claim is false where the
 independent max exceeds the reported one by more than 1 bit.
 
     python -m benchmarks.bench_verdicts [--n 40] [--seed 0] [--dtype float64] [--budget 120]
-                                        [--vars 3] [--wide] [--family [a|b|...|j]] [--probe]
+                                        [--vars 3] [--wide] [--family [a|b|...|k]] [--probe]
 
 ``--family`` audits the held-out family of :mod:`benchmarks.heldout` (FPBench-
 style benchmarks of Herbie's own folder and ML functions nobody here had used,
@@ -46,7 +46,11 @@ of Bernoullis and Laplace laws, likelihood scores, textbook cancellations);
 ``--family j`` the tenth, :mod:`benchmarks.heldout_j` (session 18: normalizing
 flows' log-determinants, concrete relaxations, exponential families'
 log-partition derivatives, losses' second derivatives, variance updates,
-geodesy, special-function identities);
+geodesy, special-function identities); ``--family k`` the eleventh,
+:mod:`benchmarks.heldout_k` (session 20: optimization test functions near
+their minima, exponential integrators' phi functions, the Bernoulli function
+of device simulation, cumulative-logit likelihoods, distributions' densities,
+ML entropies and margins, radiative exchange, bond factors);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -395,7 +399,7 @@ def main() -> None:
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", nargs="?", const="a",
-                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"),
+                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
@@ -403,7 +407,7 @@ def main() -> None:
                          "(benchmarks/heldout_f.py, session 13) or g (benchmarks/heldout_g.py, "
                          "session 14) or h (benchmarks/heldout_h.py, session 15) or i "
                          "(benchmarks/heldout_i.py, session 17) or j (benchmarks/heldout_j.py, "
-                         "session 18); "
+                         "session 18) or k (benchmarks/heldout_k.py, session 20); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -425,10 +429,11 @@ def main() -> None:
         from .heldout_h import family_h
         from .heldout_i import family_i
         from .heldout_j import family_j
+        from .heldout_k import family_k
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
-                "j": family_j}[a.family]()[a.seed:a.seed + a.n]
+                "j": family_j, "k": family_k}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
