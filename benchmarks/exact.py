@@ -162,6 +162,16 @@ def _loggamma(b):
     raise Unresolved
 
 
+def _gamma(b):
+    """gamma(b): poles at 0 and the negative integers."""
+    if b <= 0 and b.is_exact() and b.unique_fmpz() is not None:
+        raise Undefined  # (a pole)
+    v = b.gamma()
+    if not v.is_finite():
+        raise Unresolved
+    return v
+
+
 def _polygamma(n, b):
     """polygamma(n, b): digamma for n = 0, (-1)**(n+1) n! zeta(n+1, b) above
     (Hurwitz); poles at 0 and the negative integers."""
@@ -227,7 +237,7 @@ UNARY = {
     "cos": lambda b: b.cos(), "tan": lambda b: b.tan(), "atan": lambda b: b.atan(),
     "sinh": lambda b: b.sinh(), "cosh": lambda b: b.cosh(), "Abs": lambda b: abs(b),
     "log1p": lambda b: _log(1 + b), "expm1": lambda b: b.expm1(), "sign": _sign,
-    "acos": _acos, "asin": _asin, "loggamma": _loggamma,
+    "acos": _acos, "asin": _asin, "loggamma": _loggamma, "gamma": _gamma,
     # (the reciprocal and inverse hyperbolic functions SymPy keeps as written;
     # the poles of cot and csc at k*pi other than 0 are never exact floats)
     "coth": _off_zero(lambda b: b.coth()), "csch": _off_zero(lambda b: b.csch()),
@@ -341,8 +351,10 @@ class Exact:
                 if lo == hi:
                     out[k] = lo
                     todo.discard(k)
-                else:
+                elif self._adjacent(lo, hi):
                     ends[k] = (lo, hi)
+                else:  # (a ball over more than two floats decides nothing)
+                    ends[k] = UNRESOLVED
             if not todo:
                 break
         ctx.prec = 53
@@ -350,6 +362,11 @@ class Exact:
             for k in todo:
                 out[k] = ends[k]
         return out
+
+    def _adjacent(self, lo: float, hi: float) -> bool:
+        """``hi`` is the float of the format next above ``lo``."""
+        dt = np.float32 if self.prec == 24 else np.float64
+        return bool(np.nextafter(dt(lo), dt(math.inf)) == dt(hi))
 
     def _round(self, v) -> float:
         """An exact ball end rounded to nearest, ties to even, in the format."""
