@@ -128,6 +128,7 @@ JOINT_CALLS = 48  # ... and vectorized float evaluations (no ground truth)
 JOINT_SCALED = 2  # joint cancellations with points at every scale beside them
 SHORT_BITS = 8  # a zero at a float of at most this many significant bits: a short dyadic ...
 SHORT_ZEROS = 2  # ... of which this many, at most, start the deepest zeros' lines
+SHORT_MET = 3  # short zeros a variable whose meetings with the others' are measured
 SUBNORMAL_EACH = 4  # points with one variable subnormal, per variable (several variables)
 EVERYDAY_STEPS = 16  # a wide range's everyday zeros: grid points per binade (sums only)
 PRESELECT = 2  # brackets bisected per kind, at most, per row the structure keeps
@@ -473,6 +474,8 @@ class PointSearch:
         everything = found
         zero = _label("zeros of subtractions")
         self._zeros = [(rs, j) for lab, rs, (j, _) in found if lab == zero]
+        other = _label("other zeros")
+        self._any_zeros = [(rs, j) for lab, rs, (j, _) in found if lab in (zero, other)]
         found = _cap(_distinct(found), cap, self.rng)
         rows = [r for _, rs, _ in found for r in rs]
         labs = [lab for lab, rs, _ in found for _ in rs]
@@ -480,6 +483,9 @@ class PointSearch:
         joint = self._joint(tracks, start)
         rows += list(joint)
         labs += [_label("joint cancellations")] * len(joint)
+        met = self._short_zeros_met()
+        rows += list(met)
+        labs += [_label("joint cancellations")] * len(met)
         meet = self._zeros_at_carries(tracks, everything, joint)
         rows += list(meet)
         labs += [_label("cancellations at carries")] * len(meet)
@@ -512,6 +518,48 @@ class PointSearch:
         return rows[first], labs[first]
 
 
+    def _short_dyadic(self, v: float, j: int) -> bool:
+        """``v`` has at most ``SHORT_BITS`` significant bits and is not 0 nor
+        an end of variable ``j``'s range (the faces' and the corners')."""
+        if v == 0 or not math.isfinite(v) or v in self.ranges[j]:
+            return False
+        n = int(math.frexp(abs(v))[0] * 2**53)
+        return 53 - ((n & -n).bit_length() - 1) <= SHORT_BITS
+
+    def _short_zeros_met(self) -> np.ndarray:
+        """Rows where zeros (of sums, or of other nodes: ``sin(pi*x)`` at
+        x = 1) found at short dyadics along different variables meet: each
+        such zero's row with every other variable at one of the short zeros
+        found along it (at most ``SHORT_MET`` values a variable).  A sum of
+        terms that each vanish at their own float (Levy's function,
+        ``sin(pi*w(x))**2 + ... + (y - 1)**2 * ...``, each term 0 at x = 1
+        or y = 1) is 0 where they all are, and there the code's rounding
+        residue (1.5e-32) is every bit of the result; found along one
+        variable, the others at random, the zero of each term leaves the
+        others' values (54.1 bits reported beside x = 1,
+        y = 1 - 2**-53; 61.8 at (1, 1))."""
+        k = len(self.symbols)
+        short: dict[int, list[float]] = {}
+        rows: list[tuple[np.ndarray, int]] = []
+        for rs, j in self._any_zeros:
+            for r in rs:
+                v = float(r[j])
+                if self._short_dyadic(v, j):
+                    vals = short.setdefault(j, [])
+                    if v not in vals and len(vals) < SHORT_MET:
+                        vals.append(v)
+                        rows.append((np.asarray(r, dtype=self.fmt.dtype), j))
+        if len(short) < 2:
+            return np.zeros((0, k), dtype=self.fmt.dtype)
+        out = []
+        for r, j in rows:
+            others = [m for m in sorted(short) if m != j]
+            for pick in itertools.product(*(short[m] for m in others)):
+                row = r.copy()
+                row[others] = pick
+                out.append(row)
+        return np.array(out, dtype=self.fmt.dtype).reshape(-1, k)
+
     def short_zeros(self) -> tuple[np.ndarray, np.ndarray]:
         """After :meth:`points` or :meth:`structure`: the zeros of sums found
         at a short dyadic (a float of at most ``SHORT_BITS`` significant
@@ -543,13 +591,7 @@ class PointSearch:
         js: list = []
         for rs, j in getattr(self, "_zeros", []):
             for r in rs:
-                v = float(r[j])
-                if v == 0 or not math.isfinite(v) or v in self.ranges[j]:
-                    continue  # (0 and the ends: the faces' and the corners')
-                m, _ = math.frexp(abs(v))
-                n = int(m * 2**53)
-                if 53 - ((n & -n).bit_length() - 1) <= SHORT_BITS and \
-                        not any((r == o).all() for o in out):
+                if self._short_dyadic(float(r[j]), j) and not any((r == o).all() for o in out):
                     out.append(r)
                     js.append(j)
                     break
