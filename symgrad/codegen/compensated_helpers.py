@@ -225,30 +225,45 @@ def _dd_mul(a, b, k=None):
 
 def _dd_prod_b(k, *factors):
     """The product of three or more factors (floats, pairs, one literal
-    first) as a pair, computed on their significands (frexp: in [1/2, 1), a
-    pair's low part scaled with its high part) and scaled back once by the
-    sum of their exponents (ldexp); ``k``: see :func:`_dd_ok` (the
-    significands' products are below 1 wherever the inputs are finite).
-    The same pair as the chain of :func:`_dd_mul` wherever no partial
-    product of the chain leaves the normal range; where one would (an
-    underflow to the subnormals then a factor of 10: a 3x3 determinant's
-    subnormal result 7.6 spacings off), the partial products keep their
-    error terms and only the result is rounded into the subnormals."""
-    acc, e = None, 0
+    first) as a pair, computed on their significands (frexp: in [1/2, 1))
+    and scaled back once by the sum of their exponents (ldexp); ``k``: see
+    :func:`_dd_ok` (the significands' products are below 1 wherever the
+    inputs are finite).  The same pair as the chain of :func:`_dd_mul`
+    wherever no partial product of the chain leaves the normal range; where
+    one would (an underflow to the subnormals then a factor of 10: a 3x3
+    determinant's subnormal result 7.6 spacings off), the partial products
+    keep their error terms and only the result is rounded into the
+    subnormals.  A pair's low part is not scaled with its high part (by its
+    high part's exponent it may fall deep into the subnormals and round: in
+    float32, ``2*(x - y)`` at x = -76.3, y = -3.67e-39, the pair (-76.3,
+    3.67e-39) scaled by 2**-7, 428 spacings off the exact 2|y| once the
+    ``2*(x - z)`` at z = 0 cancelled its high part): its first-order term
+    ``l_i * prod_{j != i} h_j`` is added to the result's low part, scaled
+    by the other factors' exponents first (within the result's range), then
+    by their significands."""
+    acc, e, sig, exps, lows = None, 0, [], [], []
     for f in factors:
         if type(f) in (int, float):  # a literal: its significand, a literal too
             m, ef = np.frexp(float(f))
             m, ef = float(m), int(ef)
-        elif isinstance(f, tuple):
-            m, ef = np.frexp(f[0])
-            m = (m, np.ldexp(f[1], -ef))
         else:
-            m, ef = np.frexp(f)
+            m, ef = np.frexp(f[0] if isinstance(f, tuple) else f)
+            if isinstance(f, tuple):
+                lows.append((len(sig), f[1]))
         acc = m if acc is None else _dd_mul(acc, m, k)
+        sig.append(m)
+        exps.append(ef)
         e = e + ef
     if not isinstance(acc, tuple):
         acc = (acc, acc * 0)
-    return np.ldexp(acc[0], e), np.ldexp(acc[1], e)
+    lo = np.ldexp(acc[1], e)
+    for i, low in lows:
+        c = np.ldexp(low, e - exps[i])
+        for j, m in enumerate(sig):
+            if j != i:
+                c = c * m
+        lo = lo + (c if k is not None and _dd_ok(k, c) else _dd_fin(c))
+    return np.ldexp(acc[0], e), lo
 
 
 def _dd_prod(*factors):

@@ -744,3 +744,23 @@ def test_exact_integer_products_stay_floats():
     with mpmath.workprec(300):
         want = [float(mpmath.mpf(float(a)) * mpmath.mpf(float(b)) - 1) for a, b in zip(v, e)]
     assert np.array_equal(f(v), want)
+
+
+@pytest.mark.parametrize("dtype, row, true", [
+    # heldout_e row 31 (the triplet loss's gradient) in float32: y subnormal, z = 0
+    (np.float32, (-76.32685852050781, -3.673719724191014e-39, 0.0), 2 * 3.673719724191014e-39),
+    (np.float64, (-76.3, -3.67e-310, 0.0), 2 * 3.67e-310),
+    (np.float32, (3e5, 2.5e-40, 0.0), -2 * float(np.float32(2.5e-40))),
+])
+def test_a_pairs_subnormal_low_part_survives_a_product(dtype, row, true):
+    # 2*(x - y)*H - 2*(x - z)*H in pairs is exactly 2*(z - y) where H = 1: the
+    # pair (x, -y) times 2 and H keeps its low part; scaled with its high
+    # part's exponent (by 2**-7 at x = -76.3) it fell deep into the
+    # subnormals and rounded (428 spacings off in float32; 0.0 at x = 3e5)
+    x, y, z = sp.symbols("x y z", real=True)
+    h = sp.Heaviside((x - y)**2 - (x - z)**2 + 1)
+    e = sp.Add(sp.Mul(2, x - y, h, evaluate=False), sp.Mul(-2, x - z, h, evaluate=False),
+               evaluate=False)
+    f = lambdify([x, y, z], compensated(e), dtype=dtype)
+    got = f(*[np.array([v], dtype=dtype) for v in row])[0]
+    assert got == dtype(true)
