@@ -82,6 +82,7 @@ from sympy.functions.elementary.miscellaneous import MinMaxBase
 from ..build import evaluated, lattice, mapped
 from ..graph import count_ops, postorder
 from .facts import Facts
+from .library import by_name
 from .rewrite import apply_rewrites
 
 __all__ = ["MAX_BRANCHES", "ExpSum", "exp_sums", "normalized", "normalized_safe",
@@ -685,5 +686,6 @@ def after(rewrites) -> tuple:
     derivative's ``1 - tanh(x + log1p(exp(-x)))**2`` rounded to 0 from
     x = 19, where its value, about ``8x·exp(-2x)``, is a normal float up to
     x = 354)."""
-    return tuple(rw for rw in rewrites if (rw.family != "sigmoid" or not rw.lhs.has(exp))
+    kept = tuple(rw for rw in rewrites if (rw.family != "sigmoid" or not rw.lhs.has(exp))
                  and rw.name not in ("softplus", "softplus-log1p", "logaddexp"))
+    return (*kept, by_name("exp-difference"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from sympy import (
     Abs,
     Integer,
+    Max,
     Min,
     Mul,
     Piecewise,
@@ -627,6 +628,18 @@ LIBRARY: tuple[Rewrite, ...] = (
         "exp(u) - exp(-u) cancels for small u",
         Example(exp(x) - exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),
         family="differences"),
+    # exp(a) - exp(b): the larger exponential times a difference of expm1s,
+    # one of them expm1(0) = 0, the other in (-1, 0] (no overflow but the
+    # result's own; no Piecewise: SymPy's folding of one nested in the
+    # branches of a normalized sum recursed without end).  Also applied to
+    # the branches of a sum of exponentials normalized by its largest exponent
+    # (expsums.after): the cumulative-logit likelihood's gradient, where
+    # exp(z - x) - exp(x - y) cancels at x = (y + z)/2 in the branch x > z
+    _rw("exp-difference",  exp(a) - exp(b),
+        exp(Max(a, b)) * (expm1(a - Max(a, b)) - expm1(b - Max(a, b))), "measured",
+        "exp(a) - exp(b) cancels where a ≈ b",
+        Example(exp(x) - exp(2 * x), {x: (1e-12, 1e-6)}, {x: (1, 300)}),
+        real(a, b), "a, b real", "differences"),
     _rw("exp-cosh-minus-two", exp(u) - 2 + exp(-u), 4 * sinh(u / 2)**2, "safe",
         "exp(u) - 2 + exp(-u) cancels for small u",
         Example(exp(x) - 2 + exp(-x), {x: (1e-9, 1e-3)}, {x: (0.5, 700)}, {x: EXP}),

@@ -354,3 +354,20 @@ def test_tanh_forms_apply_to_normalized_forms(e, at):
     assert 0 < abs(true) < 1e-200
     got = float(symgrad.lambdify([x], f)(at))
     assert abs(got - true) <= 1e-13 * abs(true), (f, got, true)
+
+
+def test_a_difference_of_exponentials_in_a_normalized_branch_is_an_expm1():
+    # the cumulative-logit (ordinal regression) likelihood's x-gradient,
+    # 1 - sigma(y - x) - sigma(z - x): normalized by its largest exponent its
+    # branch x > z holds exp(z - x) - exp(x - y), which cancels at
+    # x = (y + z)/2; at y = -z = 4.4e-104, x = -4.7e-126 every form chosen
+    # returned 0.0 (61.6 bits, reported as not fixed) for 2.35e-126
+    g = symgrad.grad(sp.log(1 / (1 + E(x - y)) - 1 / (1 + E(x - z))), x)
+    dom = {x: (-50.0, 50.0), y: (0.0, 5.0), z: (-5.0, 0.0)}
+    s = symgrad.stabilize(g, dom, seed=5, explain=True)
+    assert s.choices[0].after[0] <= 3.0
+    at = (-4.7015493037853e-126, 4.4049359449961744e-104, -4.4049359449961744e-104)
+    with mpmath.workprec(6000):
+        true = float(lambdify([x, y, z], g, "mpmath")(*(mpmath.mpf(v) for v in at)))
+    got = float(symgrad.lambdify([x, y, z], s.choices[0].chosen)(*at))
+    assert got == pytest.approx(true, rel=1e-15)
