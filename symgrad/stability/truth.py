@@ -517,6 +517,14 @@ def _exact_other(node: Basic, args: list[Fraction]) -> Fraction | None:
 _EXACT_PREC = 64
 
 
+def _signless(vals: Sequence) -> bool:
+    """Whether a value of ``vals`` is a :class:`.balls.SignlessZero`."""
+    for v in vals:  # (a loop, as _nan_input: asked two or three times a row)
+        if type(v) is SignlessZero:
+            return True
+    return False
+
+
 def _nan_input(xs: Sequence[float]) -> bool:
     for x in xs:  # (a loop: the generator's any() was a tenth of a ball row's overhead)
         if math.isnan(x):
@@ -818,6 +826,9 @@ class GroundTruth:
         # times, was a third of this loop's own cost)
         whole: list[int] = []
         whole_v: list[list[float]] = []
+        # each row's floats as Python floats, for the balls (the same values: a
+        # NumPy scalar's isnan and float() cost 5x a float's, per row and input)
+        plain = np.asarray(points).tolist()
         for i, row in enumerate(points):
             tick()
             if memo is not None:
@@ -835,8 +846,8 @@ class GroundTruth:
                     self.sign_tries -= lost
                     continue
                 tries = self.sign_tries
-            v = self.decided(row)
-            if v is not None and not any(type(a) is SignlessZero for a in v):
+            v = self.decided(plain[i])
+            if v is not None and not _signless(v):
                 # every output decided (decided() spends no try)
                 whole.append(i)
                 whole_v.append(v)
@@ -896,7 +907,7 @@ class GroundTruth:
         hopeful = self.sign_tries > 0
         out = self.balls.decide(xs, self.fmt, self.start_prec, self.max_prec,
                                 self.max_prec if hopeful else 4 * self.start_prec)
-        if out is not None and any(type(v) is SignlessZero for v in out):
+        if out is not None and _signless(out):
             # an exact 0 where every node below has an exact value (exp(x) - 1
             # at x = 0 when its ball is not the point), or cancels exactly
             # (sin(x) - sin(y) at x = y): decided
@@ -906,7 +917,7 @@ class GroundTruth:
                 q = fixed.get(self.program.outputs[k])
                 if type(v) is SignlessZero and q is not None:
                     out[k] = round_fraction(q, self.fmt)
-        if out is not None and hopeful and any(type(v) is SignlessZero for v in out):
+        if out is not None and hopeful and _signless(out):
             # the interval tier may know the sign: its interval of (1 - s)*s at
             # s = sigmoid(4e9) is [0, tiny], all of it rounding to +0
             return None
