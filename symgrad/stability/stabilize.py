@@ -308,8 +308,10 @@ def stabilize(
     parsed = parse_domain(dom, symbols, fmt)
     # the points the search of check_stability chooses (thresholds, zeros, edges of the
     # formula and of its accurate forms): a form that fails only there is not chosen unseen
+    # (not the rows with a subnormal beside a 0: they judge the choice, on fresh points;
+    # PointSearch._subnormal_beside_zero says why)
     found, labels = PointSearch([*forms, *evaluated_form(forms, True)], symbols, parsed, fmt,
-                                samples, seed).points()
+                                samples, seed, beside_zero=False).points()
     # (but the scales beside zeros: 28 points crowd each zero, and the regimes' sum of
     # errors weighed its neighbourhood so: a Taylor regime, exact there and 4.3 bits at
     # its edge, won over x**2/(x**2 + 1), 1.6 bits, for 1 - 1/(x**2 + 1); they judge the

@@ -537,12 +537,17 @@ def test_pairs_are_kept_where_both_forms_lose_every_bit_only_at_the_same_points(
     # in pairs both lose 64 bits where every form overflows next to the
     # largest float, so their maxima tie; the plain one loses 10.4 bits where
     # ad - bc cancels, the pairs 1.0 (fresh mean 0.19 against 0.02).  The
-    # points where both lose every bit are left out of the comparison
+    # points where both lose every bit are left out of the comparison.  (The pairs over
+    # scaled inputs, 2.8 bits reported, lose 3.46, Arb-checked, at a = -b = 1.576e308,
+    # c = -3.92e-308, d = -2.225e-308: a verification whose fresh points reach them, as
+    # one did with two rows a pair of a subnormal beside a 0, certifies the same
+    # conjugate instead, 1.0 bits; with four rows a pair they do not, as before)
     a, b, c, d = sp.symbols("a b c d", real=True)
     e = sp.sqrt((a + d) ** 2 + (b - c) ** 2) - sp.sqrt((a - d) ** 2 + (b + c) ** 2)
     r = stabilize(e, {v: (-sp.oo, sp.oo) for v in (a, b, c, d)}, explain=True)
-    assert "compensated" in r.how
-    assert r.choices[0].after[1] < 0.1
+    assert r.how.startswith("hypot-conjugate, ") and ("compensated" in r.how
+                                                      or "certified" in r.how), r.how
+    assert r.choices[0].after[0] <= 3.0 and r.choices[0].after[1] < 0.1
 
 
 def test_candidates_measured_in_one_program_get_each_its_own_bits():
@@ -595,9 +600,12 @@ def test_where_every_form_of_the_dtype_loses_on_fresh_points_a_ranked_form_is_wi
     a, b, c = sp.symbols("a b c", real=True)
     dom = {a: (-math.inf, math.inf), b: (-math.inf, math.inf), c: (-math.inf, math.inf)}
     s = stabilize((-b + sp.sqrt(b**2 - 4 * a * c)) / (2 * a), dom, samples=128, explain=True)
+    # (since the verification's rows of a subnormal beside a 0, where the scaled forms are
+    # NaN and the source inf (a = 5e-324, b = 0, c = -7e307), no ranked form of the dtype
+    # passes, and the source certified, a form of the dtype, is chosen before widening)
     ch = s.choices[0]
     assert ch.after[0] <= 3.0, (ch.how, ch.after)
-    assert "widened" in ch.how
+    assert "widened" in ch.how or "certified" in ch.how, ch.how
     # the figure is the fresh points': at one of those rows the Arb-free
     # oracle (mpmath) agrees with the chosen form to an ulp
     f = lambdify([a, b, c], ch.chosen)
