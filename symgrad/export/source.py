@@ -32,7 +32,12 @@ from ..errors import SymgradError
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
 from ..widen import widen
-from .branches import cancelled_into_branches, clamped_branches, shared_branches
+from .branches import (
+    cancelled_into_branches,
+    clamped_branches,
+    context_pruned,
+    shared_branches,
+)
 from .erf_shared import erfs_by_erfcx
 from .estrin import estrin_sums
 from .exp_tables import exps_by_table
@@ -593,7 +598,9 @@ def generate(
     roots = lower(exprs) if stabilize and dtype is not None else \
         safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
     roots = cancelled_into_branches(abs_folded(roots))  # exp(-A) * (exp(A) if c else v)
-    roots = shared_branches(roots, domain)  # traced code computes every branch: fewer, shared
+    # traced code computes every arm at every point: those no point of their context
+    # (the domain, an enclosing arm) selects dropped; mirror images shared
+    roots = shared_branches(context_pruned(roots, domain), domain)
     if backend == "torch":  # eager selects cost ~5 exps: a branch to a constant is a clamp
         roots = clamped_branches(roots)
     # scaled(u): u on its inputs scaled by a power of two per point (ldexp);

@@ -8,7 +8,12 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
 import symgrad
-from symgrad.export.branches import cancelled_into_branches, clamped_branches, shared_branches
+from symgrad.export.branches import (
+    cancelled_into_branches,
+    clamped_branches,
+    context_pruned,
+    shared_branches,
+)
 from symgrad.graph import postorder
 from symgrad.stability.bits import FORMATS, bits_error
 from symgrad.stability.sampling import sample
@@ -205,3 +210,46 @@ def test_exponentials_that_cancel_in_a_branch_are_moved_into_the_branches():
     want = np.where(pts > 1, -2 / np.sqrt(np.pi) / erfcx(pts), old)
     np.testing.assert_allclose(f(pts), want, rtol=4e-16)
     assert np.isnan(old[-2:]).all()  # exp(x**2) overflowed there: 0 * inf
+
+
+R2 = sp.sqrt(2)
+# stabilize's nesting (log Phi's second derivative): a regime inside a regime
+# whose condition rules out its other arm; a domain that rules out an arm; an
+# arm on the same boundary (x = -1 reaches it); conditions not on a multiple
+# of one symbol (kept)
+NESTED = [
+    (sp.Piecewise((sp.Piecewise((sp.exp(x), R2 * x < -1.6), (sp.log(-x), True)), R2 * x < -11.7),
+                  (sp.sin(x), True)), None, 1),
+    (sp.Piecewise((sp.exp(x), x < -40), (sp.sin(x), x < 0), (sp.cos(x), True)), (-30, 30), 1),
+    (sp.Piecewise((sp.Piecewise((sp.Piecewise((sp.exp(x), x > -3), (x, True)), x < 5),
+                                 (sp.log(x), True)), (x > 0) & (x < 2)), (sp.cos(x), True)),
+     None, 1),
+    (sp.Piecewise((sp.Piecewise((sp.exp(x), x < -1), (sp.log(x + 2), True)), x <= -1),
+                  (x, True)), None, 2),
+    (sp.Piecewise((sp.Piecewise((sp.exp(x), sp.Abs(x) < 1), (x, True)), x < 3),
+                  (x, True)), None, 2),
+]
+
+
+@pytest.mark.parametrize("form, dom, pieces", NESTED)
+def test_arms_no_point_of_their_context_reaches_are_dropped(form, dom, pieces):
+    (out,) = context_pruned([form], {x: dom} if dom else None)
+    assert _pieces(out) == pieces
+    # the same arm's formula at every point, boundaries, infinities and NaN too
+    edges = [b * (1 + d) for b in (-11.7 / 1.4142135623730951, -40, -30, -3, -1, 0, 2, 3, 5)
+             for d in (-1e-15, 0, 1e-15)]
+    pts = np.concatenate([np.linspace(-60, 60, 2001), edges, [np.inf, -np.inf, np.nan]])
+    if dom:
+        pts = np.concatenate([pts[(pts >= dom[0]) & (pts <= dom[1])], [np.nan]])
+    with np.errstate(all="ignore"):
+        a, b = (np.asarray(sp.lambdify([x], f, "numpy")(pts), float) * np.ones(len(pts))
+                for f in (form, out))
+    assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_exported_code_computes_no_arm_its_context_rules_out():
+    from symgrad.export.source import generate
+
+    form = NESTED[0][0]
+    src = generate("jax", [x], [form])
+    assert "jnp.log(" not in src and "jnp.exp(" in src
