@@ -26,13 +26,18 @@ from collections.abc import Iterable
 
 from sympy import (
     Abs,
+    And,
     Basic,
     Eq,
+    Float,
     GreaterThan,
+    Integer,
     LessThan,
     Mul,
     Piecewise,
+    Rational,
     S,
+    StrictGreaterThan,
     Symbol,
     cosh,
     exp,
@@ -261,8 +266,11 @@ def split_overflowing_products(exprs: Iterable[Basic], facts: Facts | None = Non
     float), times sinh's sign and ``(1 ∓ exp(-2|e|))/2``:
     ``f`` past the range is inf, and the product inf or NaN, where its value
     is a float (the complex sine's ``-sin(re)·sinh(im)`` at re = 4.3e-263,
-    im = 802.8: -inf, true -9.5e85; and 0·inf at re = 0).  Each branch equals
-    the product.  One bottom-up pass over the DAG; built unevaluated.
+    im = 802.8: -inf, true -9.5e85; and 0·inf at re = 0).  ``far`` is
+    computed ``2**-32`` times its value and scaled back, and where it is past
+    the largest float by less than its own rounding error it is that float
+    (:func:`_saturated`).  Each branch equals the product.  One bottom-up pass
+    over the DAG; built unevaluated.
 
     >>> from sympy import symbols, sin, sinh
     >>> from symgrad import lambdify
@@ -270,6 +278,8 @@ def split_overflowing_products(exprs: Iterable[Basic], facts: Facts | None = Non
     >>> f = split_overflowing_products([sin(x) * sinh(y)])[0]
     >>> [float(lambdify([x, y], f)(*p)) for p in ((4.3e-263, 802.8), (0.0, 1e308), (0.5, 2.0))]
     [9.639367362879346e+85, 0.0, 1.7388095044743164]
+    >>> float(lambdify([x, y], f)(-6.440501585491352e-250, -1284.2595268994262))  # the largest
+    1.7976931348623157e+308
     """
     exprs = list(exprs)
     facts = facts or Facts()
@@ -308,8 +318,10 @@ def _over(node: Mul, facts: Facts, hi: float) -> Basic:
         a = e if isinstance(f, exp) else Abs(e)
         half, quarter = exp(a / 2), exp(a / 4)  # (a/2, a/4 exact)
         # (sinh's and cosh's 1/2 in the last factor, exactly: the product
-        # before it is twice the value, past the range where the value is not)
-        last = (lambda v: v) if isinstance(f, exp) else (lambda v: unevaluated(_MUL, [v, S.Half]))
+        # before it is twice the value, past the range where the value is not;
+        # the value 2**-_K times itself, scaled back at the end: _saturated)
+        down = Rational(1, 2 ** _K) if isinstance(f, exp) else Rational(1, 2 ** (_K + 1))
+        last = lambda v, d=down: unevaluated(_MUL, [v, d])  # noqa: E731
         far = unevaluated(_MUL, [_product([c, half]), last(half)])
         fourth = _product([c, quarter])
         for i in range(3):
@@ -319,9 +331,36 @@ def _over(node: Mul, facts: Facts, hi: float) -> Basic:
             far = unevaluated(_MUL, [sign(e), far, -expm1(-2 * a)])
         elif isinstance(f, cosh):
             far = unevaluated(_MUL, [far, 1 + exp(-2 * a)])
-        return piecewise([(node, LessThan(a, hi)), (S.Zero, Eq(c, 0)), (far, True)],
-                         evaluate=False)
+        return piecewise([(node, LessThan(a, hi)), (S.Zero, Eq(c, 0)),
+                          (_saturated(far, hi), True)], evaluate=False)
     return node
+
+
+# the far branch is computed 2**-_K times its value (its exponentials are at
+# least exp(hi/2), 2**63 in float32: the scaling is exact, no factor underflows)
+_K = 32
+# the far branch's rounding error, relative, at most (two exponentials, up to
+# five products, expm1's factor): 8 ulps, where its value is within them of
+# the largest float it is that float (float64, float32 by their hi)
+_BAND = {_HI[False]: (1.7976931348623157e308, 2.0 ** -50),
+         _HI[True]: (3.4028234663852886e38, 2.0 ** -21)}
+
+
+def _saturated(v: Basic, hi: float) -> Basic:
+    """``v·2**_K`` from ``v``, the far branch's value scaled down: the
+    scaling back rounds only at the overflow threshold, and a value past it
+    by less than the branch's own rounding error (:data:`_BAND`) is the
+    largest float, not inf: the truth may be below the threshold (the
+    complex sine at re = 6.440501585491352e-250, im = -1284.2595268994262 is
+    1.7976931348623157362e308, the largest float, and the product of two
+    rounded exponentials was inf).  Where the value is far past it, inf."""
+    big, rel = _BAND.get(hi, _BAND[_HI[False]])
+    lo_t = big * 2.0 ** -_K  # exact: a power of two times a float
+    hi_t = lo_t * (1 + rel)
+    m = Abs(v)
+    band = And(StrictGreaterThan(m, Float(lo_t, 20)), LessThan(m, Float(hi_t, 20)))
+    return piecewise([(unevaluated(_MUL, [sign(v), Float(big, 20)]), band),
+                      (unevaluated(_MUL, [v, Integer(2 ** _K)]), True)], evaluate=False)
 
 
 def _over_before(n: Basic, hi: float) -> bool:
