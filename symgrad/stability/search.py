@@ -626,7 +626,7 @@ class PointSearch:
         >>> from .bits import FORMATS
         >>> x, y = symbols("x y")
         >>> s = PointSearch([exp(x) - y], [x, y], {x: (-20.0, 20.0), y: (0.0, 2.0)},
-        ...                 FORMATS["float64"], 16, 0)
+        ...                 FORMATS["float64"], 64, 0)
         >>> _ = s.points()
         >>> rows, js = s.short_zeros()  # exp(x) = y at x = 0, y = 1, found along y
         >>> [(float(r[j]), int(j)) for r, j in zip(rows, js)]
