@@ -257,6 +257,7 @@ class Exact:
         self.exprs, self.symbols = list(exprs), list(symbols)
         info = np.finfo(dtype)
         self.prec, self.emin, self.emax = info.nmant + 1, info.minexp, info.maxexp - 1
+        self.dtype = np.dtype(dtype).type
 
     def _run(self, xs) -> list:
         val: dict = {}
@@ -365,8 +366,8 @@ class Exact:
 
     def _adjacent(self, lo: float, hi: float) -> bool:
         """``hi`` is the float of the format next above ``lo``."""
-        dt = np.float32 if self.prec == 24 else np.float64
-        return bool(np.nextafter(dt(lo), dt(math.inf)) == dt(hi))
+        dt = self.dtype
+        return bool(np.nextafter(dt(lo), dt(np.inf)) == dt(hi))
 
     def _round(self, v) -> float:
         """An exact ball end rounded to nearest, ties to even, in the format."""

@@ -40,15 +40,11 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Rational, cos, erf, erfc, exp, gamma, log, pi, sin, sqrt
 
-from .heldout import Held, _g
+from .heldout import Held, _g, _sigmoid
 
 x, y, z = sp.symbols("x y z", real=True)
 HALF = Rational(1, 2)
 
-
-def _sigmoid(t):
-    """The logistic function as users type it."""
-    return 1 / (1 + exp(-t))
 
 
 def family_k() -> list[Held]:

@@ -262,7 +262,7 @@ def _dd_prod_b(k, *factors):
         for j, m in enumerate(sig):
             if j != i:
                 c = c * m
-        lo = lo + (c if k is not None and _dd_ok(k, c) else _dd_fin(c))
+        lo = lo + (c if _dd_ok(k, c) else _dd_fin(c))
     return np.ldexp(acc[0], e), lo
 
 

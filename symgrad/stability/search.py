@@ -521,7 +521,7 @@ class PointSearch:
         zero = _label("zeros of subtractions")
         self._zeros = [(rs, j) for lab, rs, (j, _) in found if lab == zero]
         other = _label("other zeros")
-        self._any_zeros = [(rs, j) for lab, rs, (j, _) in found if lab in (zero, other)]
+        any_zeros = [(rs, j) for lab, rs, (j, _) in found if lab in (zero, other)]
         found = _cap(_distinct(found), cap, self.rng)
         rows = [r for _, rs, _ in found for r in rs]
         labs = [lab for lab, rs, _ in found for _ in rs]
@@ -529,7 +529,7 @@ class PointSearch:
         joint = self._joint(tracks, start)
         rows += list(joint)
         labs += [_label("joint cancellations")] * len(joint)
-        met = self._short_zeros_met()
+        met = self._short_zeros_met(any_zeros)
         rows += list(met)
         labs += [_label("joint cancellations")] * len(met)
         meet = self._zeros_at_carries(tracks, everything, joint)
@@ -572,11 +572,12 @@ class PointSearch:
         n = int(math.frexp(abs(v))[0] * 2**53)
         return 53 - ((n & -n).bit_length() - 1) <= SHORT_BITS
 
-    def _short_zeros_met(self) -> np.ndarray:
+    def _short_zeros_met(self, zeros: list) -> np.ndarray:
         """Rows where zeros (of sums, or of other nodes: ``sin(pi*x)`` at
         x = 1) found at short dyadics along different variables meet: each
         such zero's row with every other variable at one of the short zeros
-        found along it (at most ``SHORT_MET`` values a variable).  A sum of
+        found along it (at most ``SHORT_MET`` values a variable); ``zeros``:
+        (rows, variable) of each zero found.  A sum of
         terms that each vanish at their own float (Levy's function,
         ``sin(pi*w(x))**2 + ... + (y - 1)**2 * ...``, each term 0 at x = 1
         or y = 1) is 0 where they all are, and there the code's rounding
@@ -587,7 +588,7 @@ class PointSearch:
         k = len(self.symbols)
         short: dict[int, list[float]] = {}
         rows: list[tuple[np.ndarray, int]] = []
-        for rs, j in self._any_zeros:
+        for rs, j in zeros:
             for r in rs:
                 v = float(r[j])
                 if self._short_dyadic(v, j):

@@ -818,16 +818,22 @@ class _Search:
                 + _certified_forms(e.args[0], source)
         else:
             return best
-        # each more exact than the one before: the next is tried while the best
-        # so far still loses more than UNFIXED_ABOVE bits (the plain form
-        # widened took log(y)/2 - x - 1/4 in float32 from 11.1 bits to 7.6; in
-        # float64 pairs, 0)
-        for f, label in forms:
-            if self._no_gain_at_worst(f, best, truth):
+        # each more exact than the one before (the plain form widened took
+        # log(y)/2 - x - 1/4 in float32 from 11.1 bits to 7.6; in float64 pairs, 0)
+        return self._first_gaining(
+            best, [Candidate(f, f"{how}, {label} (it lost bits on fresh points)")
+                   for f, label in forms], source, truth, fresh, choice, tried)
+
+    def _first_gaining(self, best: Choice, forms: Sequence[Candidate], source: Expr,
+                       truth: _TruthCache, fresh: tuple[int, int], choice: Choice,
+                       tried: list) -> Choice:
+        """``best``, or the forms in turn that pass and gain on it, while the
+        best so far loses more than ``UNFIXED_ABOVE`` bits: one is kept only
+        at most as lossy as ``best`` (below it by a bit, or tied where any
+        bit is kept; :meth:`_gains_where_any_bit_is_kept`)."""
+        for c in forms:
+            if self._no_gain_at_worst(c.expr, best, truth):
                 continue
-            c = Candidate(f, f"{how}, {label} (it lost bits on fresh points)")
-            # (kept only at most as lossy as best: below it by a bit, or tied where
-            # any bit is kept)
             got, _ = self._first_passing([c], source, truth, fresh, choice, tried,
                                          above=best.after[0])
             if got is not None and (got.after[0] < best.after[0] - 1 or
@@ -856,7 +862,7 @@ class _Search:
         keep them, 1.0.)"""
         if best.after[0] <= UNFIXED_ABOVE or not self.widen:
             return best
-        seen = {best.chosen}
+        forms: dict = {}  # (each form once, in the ranked order)
         for c, _ in choice.ranked[:_VERIFIED]:
             u = c.expr
             while isinstance(u, (scaled, compensated)):
@@ -866,20 +872,11 @@ class _Search:
             how = c.how.split(" (")[0].removesuffix(", scaled").removesuffix(", compensated")
             for f, label in ((widened(u), "widened"),
                              (widened(compensated(_unnested(u))), "compensated, widened")):
-                if f in seen or self._no_gain_at_worst(f, best, truth):
-                    continue
-                seen.add(f)
-                cand = Candidate(f, f"{how}, {label} (the forms of the dtype lost bits on "
-                                    "fresh points)")
-                got, _ = self._first_passing([cand], source, truth, fresh, choice, tried,
-                                             above=best.after[0])
-                if got is not None and (got.after[0] < best.after[0] - 1 or
-                                        self._gains_where_any_bit_is_kept(got, best, truth,
-                                                                          tried)):
-                    best = got
-                    if best.after[0] <= UNFIXED_ABOVE:
-                        return best
-        return best
+                if f != best.chosen:
+                    forms.setdefault(f, Candidate(f, f"{how}, {label} (the forms of the dtype "
+                                                     "lost bits on fresh points)"))
+        return self._first_gaining(best, list(forms.values()), source, truth, fresh, choice,
+                                   tried)
 
     def _no_gain_at_worst(self, form: Expr, best: Choice, truth: _TruthCache) -> bool:
         """Whether ``form`` loses at least ``best``'s max less a bit at
