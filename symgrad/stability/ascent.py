@@ -27,9 +27,17 @@ ZERO_STEPS = 5  # ... secant steps on the true value along each variable ...
 ZERO_ROUNDS = 2  # ... and rounds (the next from the point nearest a zero)
 SIDES = (-8, -4, -2, -1, 1, 2, 4, 8)  # floats measured beside the last secant step ...
 CLOSE = (-2, -1, 1, 2)  # ... and beside the side nearest the zero
+NEAR_ZERO = 4.0  # a line's end this many floats from its zero (by the secant) is beside it
+ACROSS = 32  # floats of each other variable beside a line's end nearest a zero
 SCATTER = 96  # random floats about the worst point measured ...
 SCATTER_EVERY = 4  # ... first two at every 4th scale of 2**s floats, then where still high
 SCATTER_NEAR = 2.0  # ... (bits below the worst: a scale still in its band)
+
+
+def _first_steps(fmt: Format) -> list[float]:
+    """The secant's first steps, relative to the abscissa: 2**-8, then
+    every 10 binades down while wider than 16 floats of ``fmt``."""
+    return [2.0**-e for e in range(8, fmt.prec - 4, 10)]
 
 
 def ascend(points: np.ndarray, bits: np.ndarray, measure: Callable[[np.ndarray], np.ndarray],
@@ -215,7 +223,11 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
     for i in (int(i) for i in np.argsort(-worst, kind="stable") if np.isfinite(worst[i])):
         if len(chosen) >= starts:
             break
-        if not any((points[i] == points[c]).all() for c in chosen):
+        # distinct points of distinct values: points apart only in a variable
+        # the value does not see (x subnormal or 0 in exp(-x*y)*cos(y*z))
+        # are one start's lines twice
+        if not any((points[i] == points[c]).all() or (v[:, i] == v[:, c]).all()
+                   for c in chosen):
             chosen.append(i)
     if not chosen or k == 0:
         return np.zeros((0, k), dtype=fmt.dtype)
@@ -231,31 +243,16 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
         got = got if got.ndim == 2 else got[None, :]
         return [float(got[o, m]) for m, o in enumerate(outs)]
 
-    # a start: (output, row, its true value, the variable it came along: -1 none)
-    todo = []
-    for i in chosen:
-        o = int(np.argmax(b[:, i]))
-        todo.append((o, points[i].copy(), float(v[o, i]), -1))
-    for _ in range(rounds):
-        # a line: [output, row, variable, x0, f0, x1, f1, start, first step, slow
-        # steps (2: a double zero, secant steps on sqrt|f|: on (x - y)**2 they
-        # converge slowly)]
-        lines = []
-        for s_i, (o, row, f0, came) in enumerate(todo):
-            if not np.isfinite(f0) or f0 == 0:
-                continue
-            for j in range(k):
-                if j == came:
-                    continue
-                x0 = float(row[j])
-                # a first step small enough for the first order (grown where
-                # the value does not change: from x = 1e-144 toward 1e-16;
-                # the width scaled first: hi - lo overflows over all floats)
-                h = abs(x0) * 2.0**-8 or (hi[j] * 2.0**-40 - lo[j] * 2.0**-40)
-                x1 = x0 + h if x0 + h <= hi[j] else x0 - h
-                lines.append([o, row, j, x0, f0, x1, math.nan, s_i, h, 0])
-        if not lines:
-            break
+    def line(o: int, row: np.ndarray, j: int, f0: float, start: int, r: float) -> list:
+        """A line along variable ``j`` from ``row`` (true value ``f0``), its
+        first step ``r`` of the abscissa (the width's 2**-40 at 0)."""
+        x0 = float(row[j])
+        h = abs(x0) * r or (hi[j] * 2.0**-40 - lo[j] * 2.0**-40)
+        x1 = x0 + h if x0 + h <= hi[j] else x0 - h
+        return [o, row, j, x0, f0, x1, math.nan, start, h, 0]
+
+    def secant(lines: list) -> None:
+        """The secant steps of ``lines``, in place."""
         live = lines
         for step in range(steps + 1):
             tick()  # a secant step: a step of the search
@@ -294,6 +291,40 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                 if np.isfinite(f) and f != 0:
                     nxt.append(it)
             live = nxt
+
+    # a start: (output, row, its true value, the variable it came along: -1
+    # none, the start it came from)
+    todo = []
+    for i in chosen:
+        o = int(np.argmax(b[:, i]))
+        todo.append((o, points[i].copy(), float(v[o, i]), -1, len(todo)))
+    every: list = []  # every line's end, for the steps across the zeros
+    for _ in range(rounds):
+        # a line: [output, row, variable, x0, f0, x1, f1, start, first step, slow
+        # steps (2: a double zero, secant steps on sqrt|f|: on (x - y)**2 they
+        # converge slowly)]; a first step small enough for the first order
+        # (grown where the value does not change: from x = 1e-144 toward
+        # 1e-16; the width scaled first: hi - lo overflows over all floats)
+        first = _first_steps(fmt)
+        lines = [line(o, row, j, f0, origin, first[0])
+                 for o, row, f0, came, origin in todo if np.isfinite(f0) and f0 != 0
+                 for j in range(k) if j != came]
+        if not lines:
+            break
+        secant(lines)
+        # then finer first steps where a line did not end beside a zero: where
+        # the value oscillates faster than the first step (cos(y*z) at
+        # y*z ~ 5e4 in float32: a period of 1e-4 of z, 2**-8 of z is 3,000
+        # periods) the secant jumps between periods and nears no zero
+        batch = lines
+        for r in first[1:]:
+            batch = [line(it[0], it[1], it[2], f0, it[7], r)
+                     for it, f0 in ((it, _start_value(it, todo)) for it in batch)
+                     if it[1][it[2]] != 0 and _floats_away(it, fmt) > NEAR_ZERO]
+            if not batch:
+                break
+            secant(batch)
+            lines += batch
         # the floats on both sides of each line's last abscissa, 1, 2, 4 and 8
         # floats away: the steps may stop a few floats from the zero (they run
         # out, or a double zero converges slowly), and the error peaks at the
@@ -331,6 +362,7 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                 bounds[jn, 0], bounds[jn, 1]), fmt)
             probe(again)
             out.append(again)
+        every += ends
         # the next round's starts: each start's line that ended nearest a zero
         best: dict[int, list] = {}
         for it in ends:
@@ -340,8 +372,101 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
         for it in best.values():
             row = it[1].copy()
             row[it[2]] = it[5]
-            todo.append((it[0], row, it[6], it[2]))
+            todo.append((it[0], row, it[6], it[2], it[7]))
+    # and across each start's zero, through the floats of the other variables
+    _across_zero(_nearest_in_floats(every, fmt), measure, bounds, fmt)
     return np.concatenate(out) if out else np.zeros((0, k), dtype=fmt.dtype)
+
+
+def _start_value(it: list, todo: list) -> float:
+    """The true value at the start of line ``it`` (its row, unmoved)."""
+    return next(t[2] for t in todo if t[4] == it[7])
+
+
+def _floats_away(it: list, fmt: Format) -> float:
+    """How many floats of its variable line ``it``'s last step is from the
+    zero its secant model puts next (inf where there is no model)."""
+    x0, f0, x1, f1 = it[3], it[4], it[5], it[6]
+    if f1 == 0:
+        return 0.0
+    if not (np.isfinite(f0) and np.isfinite(f1)) or x1 == x0 or f1 == f0:
+        return math.inf
+    with np.errstate(all="ignore"):
+        away = abs(f1 * (x1 - x0) / (f1 - f0)) / float(np.spacing(fmt.dtype.type(x1)))
+    return float(away) if np.isfinite(away) else math.inf
+
+
+def _nearest_in_floats(ends: list, fmt: Format) -> list:
+    """Each start's line whose last step is fewest floats of its variable
+    from the zero its secant model puts next (at most ``NEAR_ZERO``): a
+    value decaying toward 0 (exp(-x*y) along x) is small, but no zero is
+    near."""
+    best: dict[int, tuple[float, list]] = {}
+    for it in ends:
+        away = _floats_away(it, fmt)
+        if away <= NEAR_ZERO and (it[7] not in best or away < best[it[7]][0]):
+            best[it[7]] = (away, it)
+    return [it for _, it in best.values()]
+
+
+def _across_zero(ends: list, measure: Callable, bounds: np.ndarray, fmt: Format,
+                 reach: int = ACROSS) -> None:
+    """The output's zero beside each line's end, through the floats of the
+    other variables: where the zero is a surface in two or more variables,
+    the float nearest it along one line is at a random fraction of a float's
+    step from it, and how deep the loss goes there is luck (cos(y*z) at
+    y*z ~ 5e4 in float32: the computed y*z rounds across the zero only where
+    the exact product is within a quarter of its rounding step of it).  Each
+    other variable moved by 1 to ``reach`` floats each way, and the line's
+    own variable moved to the zero by the first-order model (its slope from
+    the line's last secant step, the other's from one measured step): the
+    floats on both sides of each of those zeros, 2 * ``reach`` fresh tries.
+    ``measure(rows, outputs)`` measures (and keeps) rows."""
+    k = bounds.shape[0]
+    # one measured step along each other variable: its slope
+    asks, tries = [], []
+    for it in ends:
+        j, x0, f0, x1, f1 = it[2], it[3], it[4], it[5], it[6]
+        if not (np.isfinite(f0) and np.isfinite(f1)) or x1 == x0 or f1 == f0:
+            continue
+        row = it[1].copy()
+        row[j] = x1
+        for q in range(k):
+            if q == j:
+                continue
+            oq = int(ordinal(np.array([row[q]], dtype=fmt.dtype), fmt)[0])
+            step = reach if oq + reach <= bounds[q, 1] else -reach
+            if not bounds[q, 0] <= oq + step <= bounds[q, 1]:
+                continue
+            moved = row.copy()
+            moved[q] = from_ordinal(np.array([oq + step], dtype=np.int64), fmt)[0]
+            asks.append(moved)
+            tries.append((it[0], row, j, (f1 - f0) / (x1 - x0), f1, q, oq, step))
+    if not asks:
+        return
+    got = measure(np.array(asks, dtype=fmt.dtype), [t[0] for t in tries])
+    rows, outs = [], []
+    offsets = np.array([m for m in range(-reach, reach + 1) if m], dtype=np.int64)
+    for (o, row, j, a, f, q, oq, step), g in zip(tries, got):
+        if not np.isfinite(g) or g == f:
+            continue
+        b = (g - f) / step  # per float of variable q
+        with np.errstate(all="ignore"):
+            xs = (row[j] - (f + b * offsets.astype(float)) / a).astype(fmt.dtype)
+        oq_m = np.clip(oq + offsets, bounds[q, 0], bounds[q, 1])
+        ok = np.isfinite(xs)
+        if not ok.any():
+            continue
+        oj = ordinal(xs[ok], fmt).astype(np.int64)
+        near = np.clip((oj[:, None] + np.array([-1, 0, 1], dtype=np.int64)).ravel(),
+                       bounds[j, 0], bounds[j, 1])
+        block = np.repeat(row[None, :], len(near), axis=0)
+        block[:, j] = from_ordinal(near, fmt)
+        block[:, q] = from_ordinal(np.repeat(oq_m[ok], 3), fmt)
+        rows.append(block)
+        outs += [o] * len(block)
+    if rows:
+        measure(np.concatenate(rows).astype(fmt.dtype), outs)
 
 
 def climb(points: np.ndarray, score: np.ndarray, objective: Callable[[np.ndarray], np.ndarray],

@@ -77,7 +77,9 @@ def test_a_float_next_to_a_pole_is_measured():
 
 def test_a_truth_beyond_the_largest_float_is_inf_and_inf_is_right():
     r = check_stability(exp(x), {x: (700, 800)}, samples=128)
-    assert r.ok and r.max_bits_error == 0 and not r.regions
+    # (NumPy's exp is faithfully rounded, not correctly: 1 bit at x =
+    # 702.51717297..., which the secant's finer first steps reach)
+    assert r.ok and r.max_bits_error <= 1 and not r.regions
     (h,) = r.harmless
     assert h.culprit == exp(x) and "correctly rounded" in h.why
 
