@@ -206,9 +206,15 @@ def _probe(dom: dict, syms: list, centres: list, seed: int, dtype) -> np.ndarray
 
 
 def _bits(c: np.ndarray, t: np.ndarray, dtype) -> np.ndarray:
+    """Bits of error on the float line, as symgrad.stability.bits defines
+    them (Herbie's measure): an infinite truth is the ordinal after the
+    largest float, so the largest float against a truth that rounds to inf
+    is 1 bit (exp(y)*sin(x) in float32 a few ulps past the threshold,
+    saturated: 32 bits here before 2026-11-29, 1 by the library's measure);
+    a NaN, or an infinity where the truth is finite, is the full width."""
     width = np.finfo(dtype).bits
     out = np.full(len(c), float(width))
-    both = np.isfinite(c) & np.isfinite(t)
+    both = np.isfinite(c) & ~np.isnan(t)
     oc, ot = _ordinal(c[both], dtype), _ordinal(t[both], dtype)
     same = np.sign(oc) == np.sign(ot)  # an int64 difference cannot overflow
     d = np.where(same, np.abs(np.where(same, oc - ot, 0)).astype(float),
