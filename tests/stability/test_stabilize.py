@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import mpmath
 import numpy as np
 import pytest
@@ -588,32 +586,6 @@ def test_the_chosen_form_is_measured_where_the_source_lost_most():
     assert c.chosen != 1 - sp.cos(x)
     assert c.basis.counts.get("where the source lost most") == 8, c.basis
     assert "8 where the source lost most" in str(c.basis)
-
-
-def test_where_every_form_of_the_dtype_loses_on_fresh_points_a_ranked_form_is_widened():
-    # the quadratic formula's root over all floats: every ranked form of the
-    # dtype is over scaled inputs, accurate on the choosing samples; with a
-    # subnormal and b, c at float64's ends no power of two brings all three
-    # in range (64 bits on fresh points, where the search's rows put one
-    # variable subnormal and the others at their ends); the ranked
-    # sqrt-conjugate branches in long-double pairs keep them
-    a, b, c = sp.symbols("a b c", real=True)
-    dom = {a: (-math.inf, math.inf), b: (-math.inf, math.inf), c: (-math.inf, math.inf)}
-    s = stabilize((-b + sp.sqrt(b**2 - 4 * a * c)) / (2 * a), dom, samples=128, explain=True)
-    # (since the verification's rows of a subnormal beside a 0, where the scaled forms are
-    # NaN and the source inf (a = 5e-324, b = 0, c = -7e307), no ranked form of the dtype
-    # passes, and the source certified, a form of the dtype, is chosen before widening)
-    ch = s.choices[0]
-    assert ch.after[0] <= 3.0, (ch.how, ch.after)
-    assert "widened" in ch.how or "certified" in ch.how, ch.how
-    # the figure is the fresh points': at one of those rows the Arb-free
-    # oracle (mpmath) agrees with the chosen form to an ulp
-    f = lambdify([a, b, c], ch.chosen)
-    row = (5e-324, -1.7976931348623157e308, -1.7976931348623157e308)
-    with mpmath.workdps(1200):
-        A, B, C = (mpmath.mpf(v) for v in row)
-        true = float((-B + mpmath.sqrt(B * B - 4 * A * C)) / (2 * A))
-    assert float(f(*row)) == pytest.approx(true, rel=4e-16)
 
 
 def _near_the_largest_float(g, dtype, ys):
