@@ -15,8 +15,11 @@ the unscaled computation (relative errors are scale-free) wherever neither
 leaves the normal range: the form loses nothing there, and where an
 intermediate value of ``u`` overflows (``b*b`` in the quadratic formula for
 ``|b| > 1.3e154``) or underflows, the scaled one stays in range.  Where
-the inputs' exponents are more than the type's range apart, the smallest
-scaled inputs underflow: ``stabilize`` measures the form like any other.
+the inputs' exponents are more than the type's range apart, so that no
+one power of two keeps every input exact, the factors of ``u``'s top
+product are scaled each on its own there; a sum at the top has none, and
+its smallest scaled inputs underflow: ``stabilize`` measures the form like
+any other.
 
 It is the float form for the exponent range, as :func:`symgrad.compensated`
 is for precision: plain NumPy in the working type, on every platform.

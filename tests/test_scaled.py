@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from sympy import Abs, Matrix, atan2, exp, log, sqrt, symbols
+from sympy import Abs, Matrix, Piecewise, atan2, exp, log, sqrt, symbols
 from sympy import lambdify as sympy_lambdify
 from sympy.codegen.cfunctions import hypot
 
@@ -200,3 +200,71 @@ def test_scaled_pairs_fix_overflow_and_cancellation_at_once():
     assert np.allclose(both, truth, rtol=4e-16, atol=0)
     only_scaled = lambdify([a, b, c], scaled(root))(*cols)
     assert not np.isclose(only_scaled[1], truth[1], rtol=1e-14, atol=0)  # 13 bits cancel
+
+
+_e, _q = symbols("e q", real=True)
+
+
+def _within_an_ulp(got, truth, dtype):
+    ulp = np.spacing(np.abs(np.asarray(truth, dtype)))
+    return abs(float(got) - float(truth)) <= float(ulp)
+
+
+@pytest.mark.parametrize(("form", "syms", "point", "dtype"), [
+    # heldout_b row 5, ENA Exercise 4b: (e + x)**5 - x**5 as stabilize writes it; x**4
+    # wants k >= 1 (float32), the subnormal e (51 quanta) wants k <= 0; k = 2 rounded
+    # e/4 to 13 quanta (17.7 bits, stabilize reported 1.0)
+    (_e*(_e**4 + 5*_e**3*x + 10*_e**2*x**2 + 10*_e*x**3 + 5*x**4), [_e, x],
+     (-7.146622168056567e-44, 959518144.0), "float32"),
+    # siblings not started from: n = 3 (float32), n = 2 (float64), a monomial, and
+    # the quadratic formula where a subnormal c meets a = 1.7e308, b = 0 (degree 0:
+    # 1/a needs k >= 8; verify20's 25.8 bits, 0 at c = -4.9e-322)
+    (_e*(_e**2 + 3*_e*x + 3*x**2), [_e, x], (3.363116314379561e-44, 1.7e19), "float32"),
+    (_e*(_e + 2*x), [_e, x], (1.3e-320, 1.5e308), "float64"),
+    (x**2*y, [x, y], (1e300, 3e-320), "float64"),
+    (Piecewise((-2*c / (b + sqrt(b**2 - 4*a*c)), b > 0),
+               ((-b + sqrt(b**2 - 4*a*c)) / (2*a), True)), [a, b, c],
+     (1.7e308, 0.0, -4.27e-321), "float64"),
+    (Piecewise((-2*c / (b + sqrt(b**2 - 4*a*c)), b > 0),
+               ((-b + sqrt(b**2 - 4*a*c)) / (2*a), True)), [a, b, c],
+     (1.7e308, 0.0, -4.9e-322), "float64"),
+], ids=["b5-float32", "n3-float32", "n2-float64", "x2y", "quadratic", "quadratic-4.9e-322"])
+def test_an_input_no_one_k_keeps_exact_is_kept_exact_by_its_factor(form, syms, point, dtype):
+    # where no one power of two keeps every input exact and no value overflowing,
+    # an input was rounded when scaled: there the factors of u, each scaled by its
+    # own k (a lone e exactly), are multiplied significand by significand
+    import mpmath
+
+    from symgrad import compensated
+
+    vals = [np.array([v], dtype) for v in point]
+    with mpmath.workprec(4000):
+        exact = sympy_lambdify(syms, form, "mpmath")
+        truth = float(exact(*[mpmath.mpf(float(v[0])) for v in vals]))
+    # (the quadratic as stabilize writes it, in pairs: plainly, -4*a*c overflows)
+    for f in ([compensated(form)] if isinstance(form, Piecewise) else [form, compensated(form)]):
+        got = lambdify(syms, scaled(f), dtype=dtype)(*vals)[0]
+        assert _within_an_ulp(got, truth, dtype), (f, got, truth)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_value_scaled_back_past_the_largest_float_by_its_rounding_is_the_largest(dtype):
+    # the harmonic mean 2xy/(x + y) at x = max - ulp, y = max is x (heldout_d row
+    # 53, float32: stabilize's scaled form reported 1.6 bits, inf there, 32); its
+    # scaled value rounded up one ulp and scaled back past the threshold
+    import mpmath
+
+    big = np.finfo(dtype).max
+    m1 = np.nextafter(big, 0, dtype=dtype)
+    pts = [(m1, big), (big, m1), (-m1, -big), (big, big)]
+    for form in (2*x*y/(x + y), sqrt(x*y)):
+        f = lambdify([x, y], scaled(form), dtype=dtype)
+        for p in pts:
+            with mpmath.workprec(300):
+                truth = sympy_lambdify([x, y], form, "mpmath")(*map(mpmath.mpf, map(float, p)))
+            got = f(*[np.array([v], dtype) for v in p])[0]
+            assert np.isfinite(got) and _within_an_ulp(got, truth, dtype), (form, p, got)
+    # far past it, still inf: x*y and 2x at the largest float
+    with np.errstate(over="ignore"):
+        assert np.isinf(lambdify([x, y], scaled(x*y), dtype=dtype)(big, big))
+        assert np.isinf(lambdify([x], scaled(2*x), dtype=dtype)(np.array([big], dtype))[0])

@@ -67,11 +67,47 @@ def _sc_k_in(q, n, normal, *args):
     return np.clip(k, -4096, 4096).astype(np.int32)[()]
 
 
-def _sc_pick(v, main, alt):
+def _sc_pick(v, main, alt, *xs):
     """scaled(u): ``main`` (the scaled value v scaled back), or ``alt`` (u's
-    factors scaled back each, then multiplied) where v is subnormal or 0 and
-    alt finite: there v was rounded to the scaled range's subnormals and
-    rounded again when scaled back."""
+    factors scaled back each, then multiplied: :func:`_sc_mul`) where alt is
+    finite (or main NaN) and either v is subnormal or 0 (v was rounded to the scaled
+    range's subnormals and rounded again when scaled back) or an input was
+    rounded when scaled (xs: each input, its scaled value and the exponent
+    it was divided by 2**K by, in threes): no one k kept every input exact
+    and no value overflowing (a subnormal e beside x = 9.6e8 in float32's
+    e*(e**4 + ... + 5*x**4): x**4 wants k >= 1, and e/4 lost 2 of 6 bits)."""
     v = np.asarray(v)
     tiny = np.finfo(v.dtype if v.dtype.kind == "f" else np.float64).tiny
-    return np.where((np.abs(v) < tiny) & np.isfinite(alt), alt, main)[()]
+    use = np.abs(v) < tiny
+    for i in range(0, len(xs), 3):
+        x, s, k = xs[i], xs[i + 1], xs[i + 2]
+        use = use | ((np.ldexp(s, k) != x) & np.isfinite(x))
+    return np.where(use & (np.isfinite(alt) | np.isnan(main)), alt, main)[()]
+
+
+def _sc_up(v, k):
+    """scaled(u): ``v*2**k``, where that is past the largest float by less
+    than 8 of its ulps (the scaled value's own rounding error, as
+    :func:`symgrad.rewrites.exact_exponents._saturated`) the largest float
+    (signed), not inf: the truth may be below the threshold (the harmonic
+    mean 2xy/(x + y) in float32 at x = max - ulp, y = max is x, and its
+    scaled value rounded one ulp up); far past it, inf."""
+    r = np.asarray(np.ldexp(v, k))
+    fi = np.finfo(r.dtype if r.dtype.kind == "f" else np.float64)
+    half = np.abs(np.ldexp(v, k - 1))  # exact near the threshold
+    band = np.isinf(r) & (half <= fi.max / 2 * (1 + 4 * fi.eps))
+    return np.where(band, np.copysign(fi.max, v), r)[()]
+
+
+def _sc_mul(c, *fs):
+    """scaled(u): the constant c times the product of factors each scaled
+    back, in fours (a factor's scaled value m, its exponent k, its degree
+    p/r: m*2**(k//r*p)): their significands multiplied (c with them, a
+    number keeping the factors' type) and their exponents summed, scaled
+    back once (:func:`_sc_up`): no factor scaled back on its own overflows
+    or rounds into the subnormals (x**2*y at x = 1e300, y = 3e-320)."""
+    m, t = c, 0
+    for i in range(0, len(fs), 4):
+        mi, ei = np.frexp(fs[i])
+        m, t = m * mi, t + ei + fs[i + 1] // fs[i + 3] * fs[i + 2]
+    return _sc_up(m, t)

@@ -4,7 +4,7 @@ of two, and scaled back.
 Before emission each ``scaled(u)`` (``u`` homogeneous of degree ``d`` in
 its symbols, :func:`symgrad.scaled.homogeneity`) becomes code-only nodes:
 an exponent ``k`` per point, a copy of ``u`` over ``np.ldexp(v, -k)`` in
-place of each of its symbols ``v``, and ``np.ldexp(copy, d*k)`` (the copy
+place of each of its symbols ``v``, and ``copy*2**(d*k)`` (the copy
 itself where ``d = 0``).
 
 ``k`` is chosen from estimates of the binary exponent ``E`` of every
@@ -18,15 +18,27 @@ the interval those constraints leave (to its low end, where overflow is
 avoided, when they leave none), and rounded to a multiple of ``q`` (even,
 and a multiple of ``d``'s denominator: ``d*k`` is an integer and a square
 root of a scaled value is scaled by a power of two).  The generated
-module defines the helpers (:data:`SCALE_HELPERS`).  A ``scaled`` inside
-a scaled subtree is dropped; a ``compensated`` one is computed in pairs
-over the scaled inputs (this pass runs first: to the compensating pass a
-scaled input is an input).
+module defines the helpers (:data:`SCALE_HELPERS`).
+
+Where no one ``k`` keeps every input exact and no value overflowing (a
+subnormal ``e`` beside ``x = 9.6e8`` in float32's ``e*(e**4 + ... +
+5*x**4)``: ``x**4`` wants ``k >= 1``, and ``e/4`` is rounded), or where
+the scaled value is subnormal, the point takes ``u``'s top product
+factor by factor instead (``_sc_pick``): each factor scaled by its own
+``k`` (its inputs only kept normal) where it lacks an input or is in
+pairs, their significands multiplied and their exponents summed, scaled
+back once (``_sc_mul``).  The scaling back (``_sc_up``) gives the largest
+float, not inf, where the value is past it by less than 8 of its ulps
+(the scaled value's own rounding: the harmonic mean at x = max - ulp,
+y = max is x).  A ``scaled`` inside a scaled subtree is dropped; a
+``compensated`` one is computed in pairs over the scaled inputs (this
+pass runs first: to the compensating pass a scaled input is an input).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from sympy import (
     Abs,
@@ -86,9 +98,18 @@ class _Largest(_Call):
 
 class _Pick(_Call):
     """The scaled value scaled back (main), or its factors scaled back each
-    (alt) where the scaled value is subnormal and alt finite."""
+    (alt) where the scaled value is subnormal or an input was rounded when
+    scaled, and alt finite."""
 
     _helper = "_sc_pick"
+
+
+class _Product(_Call):
+    """A constant times factors each scaled back (in fours: a scaled value,
+    its exponent k, its degree p/r), their significands multiplied and
+    their exponents summed, scaled back once."""
+
+    _helper = "_sc_mul"
 
 
 class _Down(Function):
@@ -104,14 +125,29 @@ class _Down(Function):
     _symgrad_numpycode = _numpycode
 
 
-class _Back(Function):
-    """A scaled value multiplied back by 2**(p*k/r) (codegen only)."""
+class _Back(_Call):
+    """A scaled value multiplied back by 2**(p*k/r) (codegen only): the
+    largest float, not inf, where that rounds past it by less than the
+    value's own rounding error."""
 
-    nargs = 4
+    nargs = 2
+    _helper = "_sc_up"
+
+
+def _back(v: Basic, k: Basic, e: Fraction) -> Basic:
+    return _Back(v, k if e == 1 else Mul(Integer(e.numerator), k) if e.denominator == 1
+                 else _Div(k, Integer(e.denominator), Integer(e.numerator)))
+
+
+class _Div(Function):
+    """``k // r * p`` (codegen only): an exponent times a degree p/r, k a
+    multiple of r."""
+
+    nargs = 3
 
     def _numpycode(self, printer) -> str:
-        v, k, p, r = (printer._print(a) for a in self.args)
-        return f"np.ldexp({v}, {k} // {r} * {p})"
+        k, r, p = (printer._print(a) for a in self.args)
+        return f"({k} // {r} * {p})"
 
     _symgrad_numpycode = _numpycode
 
@@ -128,14 +164,31 @@ def scaling(roots: list[Basic]) -> list[Basic]:
 
 
 def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
+    got = _scaled_parts(u, normal_inputs)
+    if got is None:
+        return u
+    top, k, d, deg, copy, downs = got
+    main = top if d == 0 else _back(top, k, d)
+    alt = _factors_back(u, deg, k, copy, {s for s, _ in downs})
+    if alt is None:
+        return main
+    # the inputs' scaled values: where one was rounded (no k kept every input
+    # exact and no value overflowing), the factors, each scaled on its own
+    return _Pick(top, main, alt, *(a for s, down in downs for a in (s, down, down.args[1])))
+
+
+def _scaled_parts(u: Basic, normal_inputs: bool) -> tuple | None:
+    """``u`` over its inputs scaled by 2**-k (``u``'s weights): (the scaled
+    value, k, u's degree, the degrees of u's nodes, the copying function,
+    (each input, its scaled value)); None where there is nothing to scale."""
     sub, sub_kids = postorder([u], lambda n: n.args)
     got = weighted_homogeneity(u)
     if got is None or any(isinstance(n, widen) for n in sub):
-        return u  # nothing to scale (scaled() refuses the rest when built)
+        return None  # nothing to scale (scaled() refuses the rest when built)
     w, d = got
     leaves = sorted((s for s in sub if isinstance(s, Symbol) and w.get(s)), key=str)
     if not leaves:
-        return u
+        return None
     deg = degrees(u, w)
     est = _estimates(sub, sub_kids)
     bounds, den = [], d.denominator
@@ -151,11 +204,12 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
         Integer(2 * den), Integer(len(leaves)),
         *(est[s] if w[s] == 1 else Mul(Rational(1, w[s]), est[s]) for s in leaves),
         *bounds)
+    downs = [(s, _Down(s, k if w[s] == 1 else Mul(Integer(w[s]), k))) for s in leaves]
+    down_of = dict(downs)
 
     def down(n: Basic, args: tuple) -> Basic | None:  # the copy over scaled inputs
         if isinstance(n, Symbol):
-            return _Down(n, k if w.get(n) == 1 else Mul(Integer(w.get(n, 0)), k)) \
-                if w.get(n) else n
+            return down_of.get(n, n)
         return args[0] if isinstance(n, scaled) else None  # (a nested scaled: already)
 
     memo: dict = {}
@@ -163,36 +217,46 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
     def copy(n: Basic) -> Basic:
         return mapped([n], cancelling, hook=down, memo=memo)[0]
 
-    top = copy(u)
-    if d == 0:
-        return top
-    main = _Back(top, k, Integer(d.numerator), Integer(d.denominator))
-    alt = _factors_back(u, deg, k, copy)
-    return main if alt is None else _Pick(top, main, alt)
+    return copy(u), k, d, deg, copy, downs
 
 
-def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
+def _factors_back(u: Basic, deg: dict, k: Basic, copy, leaves: set) -> Basic | None:
     """``u`` with the scaling undone factor by factor (each non-constant
-    factor of its top product times 2**(its degree times k), through a
-    Piecewise's branches and a constant factor), so that the product's last
-    rounding is in the range of the result: where the scaled value is
-    subnormal, scaling it back rounded it twice (the complex square root's
-    |im|·sqrt(1/(hypot - re)) at re = -1.8e308, im = 3.4e-154: its value
-    1.28e-308 computed 4 binades into the subnormals of the scaled range,
-    3.8 bits).  None where the top is no product of two factors or more."""
+    factor of its top product, through a Piecewise's branches and a
+    constant factor, as a scaled value and its exponent, multiplied by
+    :func:`~symgrad.codegen.scale_helpers._sc_mul`: significands times
+    significands, exponents summed, one rounding at the end in the result's
+    range): where the scaled value is subnormal, scaling it back rounded it
+    twice (the complex square root's |im|·sqrt(1/(hypot - re)) at
+    re = -1.8e308, im = 3.4e-154: its value 1.28e-308 computed 4 binades
+    into the subnormals of the scaled range, 3.8 bits).  A factor without
+    every input, and every factor of a compensated top, is scaled on its
+    own (its k from its own inputs: where no one k kept every input of
+    ``u`` exact and no value overflowing, a subnormal e beside a large x in
+    e*(e**4 + ... + 5*x**4), each factor's does).  None where the top is no
+    product of two factors or more."""
 
-    def back(n: Basic, pairs: bool) -> Basic:
+    def back(n: Basic, pairs: bool) -> tuple:
         e = deg[n]
-        if pairs and e != 0 and not isinstance(e, str) and all(
-                w == 1 for w in (weighted_homogeneity(n) or ({}, 0))[0].values()):
-            # a factor of a compensated top: scaled on its own, its inputs only
-            # kept normal (TNG's eigenvalue at b = -6.7e-308, c = -1.7e308: no one
-            # k held the denominator 3.4e308 in range and b out of the subnormals,
-            # and 4ad - 4bc, which needs no scaling, cancels 41 bits)
-            return _scaled_code(compensated(n), True)
+        if e != 0 and not isinstance(e, str) and (pairs or n.free_symbols & leaves != leaves):
+            got = weighted_homogeneity(n)
+            if got is not None and all(w == 1 for w in got[0].values()):
+                # scaled on its own, its inputs only kept normal (TNG's eigenvalue at
+                # b = -6.7e-308, c = -1.7e308, a factor of a compensated top: no one
+                # k held the denominator 3.4e308 in range and b out of the
+                # subnormals, and 4ad - 4bc, which needs no scaling, cancels 41 bits)
+                own = _scaled_parts(compensated(n) if pairs else n, True)
+                if own is not None:
+                    return own[0], own[1], own[2]
         v = copy(compensated(n) if pairs else n)
-        return v if e == 0 or isinstance(e, str) else \
-            _Back(v, k, Integer(e.numerator), Integer(e.denominator))
+        return (v, Integer(0), Fraction(0)) if e == 0 or isinstance(e, str) else (v, k, e)
+
+    def product(consts: tuple, fs: list, pairs: bool) -> Basic:
+        quads = []
+        for f in fs:
+            v, kf, e = back(f, pairs)
+            quads += [v, kf, Integer(e.numerator), Integer(e.denominator)]
+        return _Product(Mul(*consts), *quads)
 
     def pushed(n: Basic, consts: tuple, pairs: bool = False) -> Basic | None:
         if isinstance(n, compensated):
@@ -205,7 +269,7 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
             got = [pushed(e, consts, pairs) for e, _ in n.args]
             if all(g is None for g in got):
                 return None
-            return Piecewise(*[(g if g is not None else Mul(*consts, back(e, pairs)), copy(c))
+            return Piecewise(*[(g if g is not None else product(consts, [e], pairs), copy(c))
                                for g, (e, c) in zip(got, n.args)])
         if not isinstance(n, Mul):
             return None
@@ -213,7 +277,7 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
         fs = [f for f in n.args if f.free_symbols]
         if len(fs) == 1:
             return pushed(fs[0], cs, pairs)
-        return Mul(*cs, *[back(f, pairs) for f in fs], evaluate=False)
+        return product(cs, fs, pairs)
 
     return pushed(u, ())
 
@@ -247,7 +311,8 @@ def _estimates(sub: list, kids: dict) -> dict:
     return est
 
 
-SCALE_NAMES = frozenset({"_sc_k", "_sc_kn", "_sc_k_in", "_sc_e", "_sc_max", "_sc_pick"})
+SCALE_NAMES = frozenset({"_sc_k", "_sc_kn", "_sc_k_in", "_sc_e", "_sc_max", "_sc_pick",
+                         "_sc_up", "_sc_mul"})
 
 
 def uses_scaling(code: str) -> bool:

@@ -161,12 +161,39 @@ def _sc_k_in(q, n, normal, *args):
     return torch.clamp(k, -4096, 4096).to(torch.int32)
 
 
-def _sc_pick(v, main, alt):
-    """``main``, or ``alt`` where the scaled value v is subnormal or 0 and
-    alt finite (see SCALE_HELPERS)."""
+def _sc_pick(v, main, alt, *xs):
+    """``main``, or ``alt`` where alt is finite (or main NaN) and the scaled value v is
+    subnormal or 0 or an input was rounded when scaled (xs: each input, its
+    scaled value, its exponent; see SCALE_HELPERS)."""
     v = torch.as_tensor(v)
     tiny = torch.finfo(v.dtype).tiny
-    return torch.where((v.abs() < tiny) & torch.isfinite(alt), alt, main)
+    use = v.abs() < tiny
+    for i in range(0, len(xs), 3):
+        x, s, k = torch.as_tensor(xs[i]), xs[i + 1], xs[i + 2]
+        use = use | ((ldexp(s, k) != x) & torch.isfinite(x))
+    return torch.where(use & (torch.isfinite(alt) | torch.isnan(main)), alt, main)
+
+
+def _sc_up(v, k):
+    """``v*2**k``; the largest float (signed) where that is past it by less
+    than 8 of its ulps (see SCALE_HELPERS)."""
+    v = torch.as_tensor(v)
+    r = ldexp(v, k)
+    fi = torch.finfo(r.dtype)
+    half = ldexp(v, torch.as_tensor(k) - 1).abs()
+    band = torch.isinf(r) & (half <= fi.max / 2 * (1 + 4 * fi.eps))
+    return torch.where(band, torch.copysign(torch.full_like(r, fi.max), v), r)
+
+
+def _sc_mul(c, *fs):
+    """The constant c times factors each scaled back (in fours: scaled value,
+    exponent k, degree p/r): significands multiplied, exponents summed,
+    scaled back once (see SCALE_HELPERS)."""
+    m, t = c, 0
+    for i in range(0, len(fs), 4):
+        mi, ei = torch.frexp(torch.as_tensor(fs[i]))
+        m, t = m * mi, t + ei.to(torch.int64) + torch.as_tensor(fs[i + 1]) // fs[i + 3] * fs[i + 2]
+    return _sc_up(m, t)
 
 
 # masked(): a region's nodes computed at the points where its condition holds
