@@ -50,7 +50,7 @@ from .bits import Format, ordinal
 from .floats import NodeEvaluator
 from .sampling import from_ordinal
 
-__all__ = ["range_bands"]
+__all__ = ["range_bands", "output_ceiling"]
 
 NODES = 2  # nodes climbed toward their overflow at most (UNDER toward underflow) ...
 UNDER = 1
@@ -201,6 +201,73 @@ def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.nda
             if row.tobytes() not in seen:
                 seen.add(row.tobytes())
                 keep.append(row)
+                got += 1
+    return np.array(keep, dtype=fmt.dtype).reshape(-1, k)
+
+
+def output_ceiling(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.ndarray,
+                   ranges: Sequence[tuple[float, float]], fmt: Format) -> np.ndarray:
+    """Rows (in ``fmt``) where an output's value is within a few floats of
+    the largest float, climbed from the rows of ``start`` toward it (in a
+    wider type, the relative distance): at most ``KEEP`` per output.  A form
+    whose last rounding or scaling back lands one float past the threshold
+    gives inf for a finite value there, and nowhere else: the harmonic mean
+    ``2*x*y/(x + y)`` over (1, 1e100)**2 in float32, computed scaled, was inf
+    at x = max - ulp, y = max (its value there rounds to x), where no other
+    row reaches (stabilize's figure 1.6 bits, the truth 32).  Only outputs
+    whose wide value comes within an eighth of the exponent range of the
+    threshold at a starting row.
+
+    >>> from sympy import symbols
+    >>> from .bits import FORMATS
+    >>> from .sampling import float_range
+    >>> x, y = symbols("x y")
+    >>> fmt = FORMATS["float32"]
+    >>> start = np.array([[1e38, 3e37], [1e30, 2e38]], dtype=np.float32)
+    >>> ranges = [float_range(1.0, 1e100, fmt)] * 2
+    >>> rows = output_ceiling([2*x*y/(x + y)], [x, y], start, ranges, fmt)
+    >>> v = 2 * rows[:, 0].astype(float) * rows[:, 1] / (rows[:, 0].astype(float) + rows[:, 1])
+    >>> bool(len(rows) and (np.abs(v / float(np.finfo(np.float32).max) - 1) < 2.0**-20).all())
+    True
+    """
+    wide = _wide(fmt)
+    k = len(symbols)
+    plain = list(dict.fromkeys(unwiden(forms)))
+    if wide is None or not plain or not len(start) or k == 0:
+        return start[:0]
+    ev = NodeEvaluator(plain, symbols, wide)
+    big = np.asarray(np.finfo(fmt.dtype).max, dtype=wide)
+
+    def ratios(rows: np.ndarray) -> list:
+        """Per output, |value|/max - 1 (wide, then float64: the distance kept)."""
+        n = len(rows)
+        with np.errstate(all="ignore"):
+            vals = ev.values([rows[:, j].astype(wide) for j in range(k)])
+            return [(np.abs(np.broadcast_to(np.asarray(vals[u], dtype=wide), (n,))) / big - 1)
+                    .astype(float) for u in plain]
+
+    try:
+        r0 = ratios(start)
+    except TypeError:  # a function with no kernel in the wide type
+        return start[:0]
+    near = 2.0 ** (-(fmt.emax - fmt.emin) / 8)  # within an eighth of the range (log2)
+    keep, seen = [], {r.tobytes() for r in start}
+    for i, r in enumerate(r0):
+        with np.errstate(invalid="ignore"):
+            if not ((r > near - 1) & np.isfinite(r)).any():
+                continue
+
+        def score(rows: np.ndarray, i=i) -> np.ndarray:
+            return -np.abs(ratios(rows)[i])
+
+        rows, sc = climb(start, score(start), score, ranges, fmt, STARTS, CALLS)
+        got = 0
+        for j in np.argsort(-np.where(np.isnan(sc), -np.inf, sc), kind="stable"):
+            if got >= KEEP or not np.isfinite(sc[j]):
+                break
+            if rows[j].tobytes() not in seen:
+                seen.add(rows[j].tobytes())
+                keep.append(rows[j])
                 got += 1
     return np.array(keep, dtype=fmt.dtype).reshape(-1, k)
 

@@ -44,7 +44,10 @@ by where it came from:
 * where an intermediate product or quotient overflows while the output
   is finite and normal (:func:`.bands.range_bands`: ``x*(1 - x)/v`` in the
   renormalized beta parameter, over a wedge of subnormal v), climbed over
-  all variables at once with the values computed in a wider type;
+  all variables at once with the values computed in a wider type; and
+  where an output itself is within floats of the largest float
+  (:func:`.bands.output_ceiling`: a last rounding past it is inf for a
+  finite value);
 * where a function's argument only touches the edge of its domain (acos
   at 1: ``asin(sin(x)*cos(y) + cos(x)*sin(y))`` on x + y = pi/2), the
   points where its rounding reaches or crosses it, the float argument
@@ -77,7 +80,7 @@ from ..graph import postorder
 from ..progress import tick
 from .amplification import NO_ROWS, amplification, rows_of_values
 from .ascent import climb, rise
-from .bands import range_bands
+from .bands import output_ceiling, range_bands
 from .bits import Format, ordinal
 from .edges import domain_edges, edges
 from .floats import NodeEvaluator
@@ -539,6 +542,8 @@ class PointSearch:
         rows += list(crossed)
         labs += [_label("overflow, underflow and domain edges")] * len(crossed)
         bands = range_bands(self.forms, self.symbols, start, self.ranges, fmt)
+        bands = np.concatenate([bands, output_ceiling(self.forms, self.symbols, start,
+                                                      self.ranges, fmt)])
         rows += list(bands)
         labs += [_label("overflow, underflow and domain edges")] * len(bands)
         scales = self._scales_beside_zeros(tracks, everything, joint)
