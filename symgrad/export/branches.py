@@ -36,7 +36,8 @@ from sympy import Abs, Basic, Interval, Mul, S, Symbol, oo
 from ..build import mapped, piecewise, replaced
 from ..graph import postorder
 
-__all__ = ["shared_branches", "clamped_branches", "cancelled_into_branches", "context_pruned"]
+__all__ = ["shared_branches", "clamped_branches", "cancelled_into_branches", "context_pruned",
+           "exps_by_magnitude"]
 
 _NEGATIVE = Interval(-oo, 0)
 _POSITIVE = Interval(0, oo)
@@ -493,6 +494,112 @@ def _pruned_piece(p: Basic, ctx: tuple, holds: set, memo: dict) -> Basic | None:
     if not nan or kept[-1][1] is S.true:  # the last arm kept takes every point left
         kept[-1] = (kept[-1][0], True)
     return piecewise(kept, evaluate=False)
+
+
+def exps_by_magnitude(forms: list, domain: Mapping | None = None) -> list:
+    """``forms`` with the exponentials of ``c*s`` that arms on either side of
+    0 compute for the same ``|c*s|`` written as one: in a context (the
+    domain, an enclosing Piecewise arm on ``s``: as :func:`context_pruned`)
+    where ``s`` has one sign, ``exp(c*s)`` is ``exp(-|c|*|s|)`` where
+    ``c*s <= 0`` there and ``exp(|c|*|s|)`` where it is ``>= 0``.  Traced
+    code computes every arm at every point: stabilize's regimes per sign of
+    ``s`` (SiLU's gradient: ``exp(x)``, ``exp(2*x)`` for ``x <= 0``,
+    ``exp(-x)``, ``exp(-2*x)`` for ``x > 0``) computed each exponential
+    twice.  An exponential is so written unless it is read in a context
+    without one sign too, or would be written two ways (then it stays: no
+    more exponentials than before).  The values are the same floats:
+    ``-|c|*|s|`` is ``c*s`` rounded where ``c*s <= 0`` (rounding is
+    symmetric), and NaN where ``s`` is.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x", real=True)
+    >>> p = sp.Piecewise((x * sp.exp(x) + sp.exp(2 * x), x <= 0),
+    ...                  (sp.exp(-x) + sp.exp(-2 * x), True))
+    >>> exps_by_magnitude([p])
+    [Piecewise((x*exp(-Abs(x)) + exp(-2*Abs(x)), x <= 0), (exp(-Abs(x)) + exp(-2*Abs(x)), True))]
+    >>> e = sp.exp(x) + sp.Piecewise((sp.exp(x), x <= 0), (x, True))  # exp(x) read without a sign
+    >>> exps_by_magnitude([e])[0] is e
+    True
+    """
+    order, _ = postorder(forms, lambda n: n.args)
+    if not any(isinstance(n, sympy.Piecewise) for n in order):
+        return list(forms)
+    holds = set()  # the nodes with a Piecewise or an exp inside (or one themselves)
+    for n in order:
+        if isinstance(n, (sympy.Piecewise, sympy.exp)) or any(a in holds for a in n.args):
+            holds.add(n)
+    ctx = {}
+    for s, (lo, hi) in (domain or {}).items():
+        try:
+            ctx[s] = Interval(sympy.sympify(lo), sympy.sympify(hi))
+        except (TypeError, ValueError, sympy.SympifyError):
+            continue
+    top = tuple(sorted(ctx.items(), key=lambda kv: kv[0].name))
+    found: dict = {}  # each exponential -> the forms it would be written as (None: as it is)
+    _by_sign(forms, top, holds, found, None)
+    keep = {old for old, news in found.items() if len(news) == 1 and None not in news}
+    if not keep:
+        return list(forms)
+    return _by_sign(forms, top, holds, {}, keep)
+
+
+def _by_sign(forms: list, top: tuple, holds: set, found: dict, keep: set | None) -> list:
+    """``forms`` read where ``top`` holds, each ``exp(c*s)`` in ``keep``
+    (every one: None) written by magnitude where ``s`` has one sign, what
+    each exponential reached would be written as recorded in ``found``
+    (exp -> the set of its forms, None where as it is)."""
+    memo: dict = {}
+
+    def visit(e: Basic, ctx: tuple) -> Basic:
+        key = (e, ctx)
+        if key not in memo:
+            memo[key] = replaced(e, lambda n: swap(n, ctx))
+        return memo[key]
+
+    def swap(n: Basic, ctx: tuple) -> Basic | None:
+        if n not in holds:
+            return n
+        if isinstance(n, sympy.exp):
+            new = _magnitude_exp(n, dict(ctx))
+            found.setdefault(n, set()).add(new)
+            return new if new is not None and (keep is None or n in keep) else None
+        if not isinstance(n, sympy.Piecewise):
+            return None
+        sets = _arm_sets(n)
+        if sets is None:
+            return None
+        sym, arm_sets = sets
+        bounds = dict(ctx)
+        here = bounds.get(sym, S.Reals)
+        covered, pairs = S.EmptySet, []
+        for pair, st in zip(n.args, arm_sets):
+            inner = dict(bounds)
+            inner[sym] = (st - covered).intersect(here)
+            covered = covered | st
+            sub = tuple(sorted(inner.items(), key=lambda kv: kv[0].name))
+            pairs.append((visit(pair.expr, sub), pair.cond))
+        if all(a is pair.expr for (a, _), pair in zip(pairs, n.args)):
+            return n
+        return piecewise(pairs, evaluate=False)
+
+    return [visit(f, top) for f in forms]
+
+
+def _magnitude_exp(n: Basic, bounds: dict) -> Basic | None:
+    """``exp(c*s)`` as ``exp(-|c|*|s|)`` or ``exp(|c|*|s|)`` if ``s`` has
+    one sign in ``bounds`` (symbol -> set); else None."""
+    c, s = n.args[0].as_coeff_Mul()
+    if not (isinstance(s, Symbol) and s in bounds and c.is_number and c.is_real) or c == 0:
+        return None
+    st = bounds[s]
+    if st.is_subset(_NEGATIVE):
+        negative = c > 0
+    elif st.is_subset(_POSITIVE):
+        negative = c < 0
+    else:
+        return None
+    k = abs(c)
+    return sympy.exp(Mul(-k if negative else k, Abs(s)))
 
 
 def _arm_sets(p: Basic) -> tuple | None:

@@ -36,6 +36,7 @@ from .branches import (
     cancelled_into_branches,
     clamped_branches,
     context_pruned,
+    exps_by_magnitude,
     shared_branches,
 )
 from .erf_shared import erfs_by_erfcx
@@ -609,6 +610,7 @@ def generate(
     # traced code computes every arm at every point: those no point of their context
     # (the domain, an enclosing arm) selects dropped; mirror images shared
     roots = shared_branches(context_pruned(roots, domain), domain)
+    roots = exps_by_magnitude(roots, domain)  # arms per sign of s: one exp of -|c s|
     if backend == "torch":  # eager selects cost ~5 exps: a branch to a constant is a clamp
         roots = clamped_branches(roots)
     # scaled(u): u on its inputs scaled by a power of two per point (ldexp);

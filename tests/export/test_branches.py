@@ -12,6 +12,7 @@ from symgrad.export.branches import (
     cancelled_into_branches,
     clamped_branches,
     context_pruned,
+    exps_by_magnitude,
     shared_branches,
 )
 from symgrad.graph import postorder
@@ -253,3 +254,44 @@ def test_exported_code_computes_no_arm_its_context_rules_out():
     form = NESTED[0][0]
     src = generate("jax", [x], [form])
     assert "jnp.log(" not in src and "jnp.exp(" in src
+
+
+def _exps(forms):
+    return {n for n in postorder(forms, lambda n: n.args)[0] if isinstance(n, sp.exp)}
+
+
+# arms per sign of x, as stabilize writes SiLU's gradient (its series about the
+# zero first, an underflow split inside), an odd ratio (no mirror fold) and
+# sigmoid's where the domain holds no mirror image (no fold)
+SIGNED = [
+    (sp.Piecewise((x**2, (x >= -1.75) & (x <= -0.25)),
+                  (sp.Piecewise(((sp.Piecewise((x * E, x >= -708.4), (sp.Mul(
+                      x * sp.exp(x / 2), sp.exp(x / 2), evaluate=False), True))
+                                  + E + sp.exp(2 * x)) / (1 + 2 * E + sp.exp(2 * x)), x <= 0),
+                                ((1 + x * F + F) / (1 + 2 * F + sp.exp(-2 * x)), True)), True)),
+     None, 3),
+    (sp.Piecewise((3 * E / (1 + E), x < 0), (x - F / (1 + F), True)), None, 1),
+    (sp.Piecewise((E / (1 + E) ** 2, x <= 0), (F / (1 + F) ** 2, True)), (-1, 745), 1),
+]
+
+
+@pytest.mark.parametrize("form, dom, exps", SIGNED)
+def test_exponentials_of_one_magnitude_on_either_side_of_zero_are_computed_once(form, dom, exps):
+    (out,) = exps_by_magnitude([form], {x: dom} if dom else None)
+    assert len(_exps([out])) == exps < len(_exps([form]))
+    # the same floats at every point (symgrad's code: sums as written): both sides,
+    # 0, -0, underflow, infinities, NaN
+    pts = np.concatenate([np.linspace(-800, 800, 4001), [0.0, -0.0, 5e-324, -5e-324, -708.4],
+                          [np.inf, -np.inf, np.nan], -np.geomspace(1e-300, 1e3, 300)])
+    if dom:
+        pts = np.concatenate([pts[(pts >= dom[0]) & (pts <= dom[1])], [np.nan]])
+    with np.errstate(all="ignore"):
+        a, b = (np.asarray(symgrad.lambdify([x], [f])(pts)[0], float) * np.ones(len(pts))
+                for f in (form, out))
+    assert np.array_equal(a, b, equal_nan=True)
+
+
+def test_an_exponential_also_read_without_a_sign_is_left_as_it_is():
+    form = E * x + sp.Piecewise((E + sp.exp(2 * x), x <= 0), (F + sp.exp(-2 * x), True))
+    (out,) = exps_by_magnitude([form])
+    assert sp.exp(x) in _exps([out]) and len(_exps([out])) == 3  # exp(2x) and exp(-2x): one
