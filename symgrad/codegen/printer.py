@@ -31,7 +31,7 @@ from ..build import factors, unevaluated
 from ..errors import SymgradError
 
 __all__ = ["NoNumpyFormError", "KernelPrinter", "RuntimePrinter", "PointPrinter", "as_calls",
-           "CALL_NAMES"]
+           "folded_constant", "CALL_NAMES"]
 
 # Reciprocal and inverse-reciprocal functions: f(x) -> template over NumPy.
 # Every template is parenthesized as a whole, and ``1/{}`` gets an atomic
@@ -95,6 +95,33 @@ def _negated(term: Expr) -> Expr | None:
     return None
 
 
+def folded_constant(expr: Basic) -> str | None:
+    """A real constant computed from numbers by functions or powers
+    (``sqrt(2)``, ``exp(-1/2)``, ``log(2)/3``) as the Python float nearest
+    its value, or None for anything else.  Printed as written it is a
+    NumPy call on numbers, ``np.sqrt(2)``: a float64 scalar, NumPy's
+    strong type, which made the operations of a float32 kernel after it
+    float64 (``sqrt(2)*x*y/hypot(x, y)`` overflowed only at the final
+    cast); a Python float is NumPy's weak scalar (float32 stays float32),
+    and the value is rounded once, from 30 digits."""
+    if not isinstance(expr, Expr) or expr.is_Atom or not expr.is_number \
+            or not (expr.is_Pow or expr.is_Function or expr.is_Mul or expr.is_Add):
+        return None
+    if not any(a.is_Pow or a.is_Function for a in expr.atoms(Expr) | {expr}
+               if not a.is_Atom):
+        return None  # numbers and number symbols alone: printed as Python numbers already
+    try:
+        v = expr.evalf(30)
+    except (TypeError, ValueError, ArithmeticError):
+        return None
+    if not v.is_Float:  # complex, infinite or not a number: as written
+        return None
+    f = float(v)
+    if not math.isfinite(f) or (f == 0 and v != 0):
+        return None  # beyond a float: the call's own overflow or underflow, as written
+    return repr(f) if f >= 0 else f"({f!r})"
+
+
 class KernelPrinter(SciPyPrinter):
     """``SciPyPrinter`` emitting ``np.``- and ``scipy.special.``-qualified code."""
 
@@ -106,6 +133,10 @@ class KernelPrinter(SciPyPrinter):
             {"fully_qualified_modules": True, "allow_unknown_functions": False, "order": "none"}
         )
         self.complex = complex_  # False: real code, where I (a value not real) is NaN
+
+    def _print(self, expr: Basic, **kwargs) -> str:
+        folded = folded_constant(expr)
+        return folded if folded is not None else super()._print(expr, **kwargs)
 
     def _print_Mul(self, expr: Expr) -> str:
         # a product with a negative number first is its positive product

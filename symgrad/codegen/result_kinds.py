@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from sympy import Basic, Max, Min, Piecewise, im, re
 
+from .printer import folded_constant
+
 __all__ = ["depending", "fresh", "keeps_type"]
 
 
@@ -59,11 +61,13 @@ _SAME_TYPE_FUNCTIONS = frozenset({
 def keeps_type(node: Basic, depends: set) -> bool:
     """Whether ``node``'s code keeps the arguments' float type, so that a
     constant beside it can be an array of that type (printer.as_calls); an
-    operation on numbers only may be a float64 NumPy scalar (np.sqrt(2))."""
+    operation on numbers only is a Python float where the printer folds
+    it (``sqrt(2)``: printer.folded_constant), else it may be a float64
+    NumPy scalar (``exp(1000)``'s ``np.exp(1000)``)."""
     if not node.args:
         return True
     if node not in depends:
-        return False
+        return folded_constant(node) is not None
     if node.is_Add or node.is_Mul:
         return True
     if node.is_Pow:

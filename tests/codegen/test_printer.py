@@ -69,3 +69,28 @@ def test_a_sum_starting_with_several_negative_terms_has_no_negation():
     # all terms negative: written as it is
     assert "= -x*y - np.exp(x)" in numpy_code([x, y], sp.Add(sp.Mul(-1, x, y), -sp.exp(x),
                                                               evaluate=False))
+
+
+_X, _Y, _Z = sp.symbols("x y z", real=True)
+
+
+@pytest.mark.parametrize("c", [sp.sqrt(2), sp.exp(-sp.Rational(1, 2)), sp.log(3),
+                               sp.gamma(sp.Rational(1, 3)), sp.atan(2)])
+def test_a_constant_of_functions_of_numbers_keeps_a_float32_kernel_float32(c):
+    # printed as NumPy calls (np.sqrt(2)), such a constant was a float64
+    # NumPy scalar, NumPy's strong type: the operations after it ran in
+    # float64 on the constant's 53 bits and were cast at the end (c*x*y/z
+    # at x = y = 2e19, z = 1e10 was finite where float32 overflows); now
+    # the constant is rounded once to float32 and every operation is float32
+    x = np.random.default_rng(0).uniform(-3, 3, 1000).astype(np.float32)
+    k = np.float32(float(c.evalf(30)))
+    got = lambdify([_X], c * _X, dtype="float32")(x)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, k * x)
+
+
+def test_a_constant_beyond_a_float_is_left_as_written():
+    # exp(1000) is no float: its NumPy call's own overflow, as before
+    with np.errstate(all="ignore"):
+        got = lambdify([_X], sp.exp(1000) * _X)(np.array([0.0, 1.0]))
+    assert np.isnan(got[0]) and np.isinf(got[1])
