@@ -176,8 +176,11 @@ def flushed_terms_scaled(roots: list[Basic], domain: Mapping | None, dtype: str)
     subnormal; each value above one is computed again times 2**64 with no
     subnormal in it: ``exp(u)`` as :func:`~symgrad.export.jax_ops.exp_up`
     (from ``exp(u/2)``); a sum as its terms so made; a product as its
-    factors that may be subnormal so made (with 2**-64 for each after the
-    first); ``f(v)`` for an f with f(v) ≈ v at 0 (tanh, log1p, sin, ...) as
+    factors that may be subnormal so made, in the product's own order (with
+    2**-64 for each after the first: where no term is subnormal the copy is
+    the value times 2**64 bit for bit; under jax.jit mish's gradient took
+    half the time it took with the scaled factors first);
+    ``f(v)`` for an f with f(v) ≈ v at 0 (tanh, log1p, sin, ...) as
     ``v`` so made where f(v) rounds to v; ``|v|`` as ``|v|`` so made; a
     Piecewise branch by branch (a branch bounded away from 0 under its
     condition, and anything else, times 2**64 as it is; stabilize's
@@ -289,11 +292,12 @@ def flushed_terms_scaled(roots: list[Basic], domain: Mapping | None, dtype: str)
                 taken[n] = args
             elif isinstance(n, Mul):
                 fs = list(dict.fromkeys(a for a in args if a in up))
-                rest = [a for a in args if a not in up]
-                first = Mul(*[up[f] for f in fs], evaluate=False)
+                # (the factors in the value's order, each scaled one in its place:
+                # where no term is subnormal, the value times 2**64 bit for bit)
+                first = Mul(*[up[a] if a in up else a for a in args], evaluate=False)
                 for _ in fs[1:]:  # (each further factor's 2**64 taken off after the product)
                     first = times(first, half_two)
-                up[n] = Mul(first, *rest, evaluate=False) if rest else first
+                up[n] = first
                 summed.update([n] if any(f in summed for f in fs) else [])
                 taken[n] = tuple(fs)
             elif len(args) == 1 and (isinstance(n, Abs) or (

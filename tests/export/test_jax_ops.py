@@ -308,6 +308,29 @@ def test_a_sums_subnormal_terms_are_kept_where_the_sum_is_normal():
         assert normal.sum() >= 10 and np.max(bits) <= 2, (k, bits)
 
 
+def test_the_copy_times_2_64_is_the_value_bit_for_bit_where_no_term_is_subnormal(monkeypatch):
+    # the 2**64 copy computes a product's factors in the value's own order (the
+    # scaled ones in their places): where no term is subnormal it is the value
+    # times 2**64 exactly (its products in another order were 2**64 times a
+    # value rounded otherwise, mish's gradient at 15% of normal(0, 3) points)
+    from symgrad.export import jax_ops
+    from symgrad.export.source import compile_source, generate
+
+    x = sp.Symbol("x", real=True)
+    e, h = sp.exp(x), sp.exp(x / 2)
+    form = (sp.Mul(sp.Float(0.3), x, sp.tanh(x), e, 1 / (1 + e) ** 2, evaluate=False)
+            + sp.Mul(x**3, sp.sin(x), sp.exp(2 * x), sp.Float(1.7), evaluate=False)
+            + sp.Mul(sp.cos(x) * h, x / (1 + x**2), h, evaluate=False))
+    src = generate("jax", [x], [form], domain={x: (-1000.0, 10.0)}, dtype="float64")
+    assert "_jg.unflushed(" in src
+    xs = np.concatenate([np.linspace(-700.0, 10.0, 2001), -np.geomspace(1e-3, 700.0, 500)])
+    # (the value and its copy side by side, from one compiled program)
+    monkeypatch.setattr(jax_ops, "unflushed", lambda v, sv: jnp.stack([v, jax_ops.down(sv)]))
+    with jax.enable_x64():
+        value, copy = np.asarray(jax.jit(compile_source(src))(xs)[0])
+    assert np.array_equal(copy, value) and np.all(np.abs(value[xs > -600]) > 2.0**-900)
+
+
 def test_a_long_pair_chain_read_twice_is_computed_once_in_jax_code():
     # XLA copies a chain of cheap operations into each fused loop reading it,
     # and pairs read twice compound the copies (GELU-tanh's second derivative:
