@@ -9,7 +9,7 @@ from sympy import Abs, Matrix, Piecewise, atan2, exp, log, sqrt, symbols
 from sympy import lambdify as sympy_lambdify
 from sympy.codegen.cfunctions import hypot
 
-from symgrad import SymgradError, lambdify, scaled, stabilize
+from symgrad import SymgradError, compensated, lambdify, scaled, stabilize
 
 a, b, c, d, x, y = symbols("a b c d x y")
 
@@ -245,6 +245,28 @@ def test_an_input_no_one_k_keeps_exact_is_kept_exact_by_its_factor(form, syms, p
     for f in ([compensated(form)] if isinstance(form, Piecewise) else [form, compensated(form)]):
         got = lambdify(syms, scaled(f), dtype=dtype)(*vals)[0]
         assert _within_an_ulp(got, truth, dtype), (f, got, truth)
+
+
+@pytest.mark.parametrize("pairs", [False, True])
+def test_the_fallback_computed_at_its_rows_only_gives_each_row_its_own_floats(pairs):
+    # alt (u's factors scaled back each) is computed at the rows that may take it
+    # only (scaling.compacting): in a batch mixing those rows (a subnormal beside
+    # a huge input, NaN, inf, 0) with plain ones, each row gets the floats it
+    # gets alone, and an input given as one number broadcasts
+    form = compensated(x**2*y) if pairs else x**2*y
+    f = lambdify([x, y], scaled(form))
+    pool = [1e300, 3e-320, 5e-324, 3.0, -2.5, 0.0, 1e-300, 1.7e308, np.inf, np.nan]
+    rng = np.random.default_rng(0)
+    xs, ys = rng.choice(pool, 64), rng.choice(pool, 64)
+    with np.errstate(all="ignore"):
+        batch = f(xs, ys)
+        alone = np.array([f(u, v) for u, v in zip(xs, ys)])
+        one_y = f(xs, ys[0])
+        one_y_alone = np.array([f(u, ys[0]) for u in xs])
+    assert batch.tobytes() == alone.tobytes()
+    assert one_y.tobytes() == one_y_alone.tobytes()
+    exact = float(Fraction(1e300)**2 * Fraction(3e-320))  # (a row taking alt)
+    assert abs(f(1e300, 3e-320) - exact) <= np.spacing(exact)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

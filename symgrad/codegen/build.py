@@ -39,7 +39,7 @@ from .names import Namer
 from .printer import CALL_NAMES
 from .regions import MAX_REGIONS, REGION_NAMES, split
 from .rows import rows_bound, rows_plan, rows_source
-from .scaling import SCALE_HELPERS, SCALE_NAMES, scaling, uses_scaling
+from .scaling import SCALE_HELPERS, SCALE_NAMES, compacting, scaling, uses_scaling
 from .source import (
     ENTRY_NAMES,
     RUNTIME_IMPORT,
@@ -121,6 +121,7 @@ def _compile(
     roots = expanding(roots)  # exact(p): the polynomial p as an expansion, rounded once
     roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
     roots = compensating(roots, domain if stabilize else None)  # compensated(u): u in pairs
+    roots = compacting(roots)  # scaled(u)'s fallback at the rows taking it only
     roots = widened(roots)  # widen(u): u computed in the next wider type
     # a Piecewise whose branches need heavy work: each branch at its rows only
     swap, regions = split(roots) if runtime and not complex_ else ({}, [])

@@ -67,22 +67,66 @@ def _sc_k_in(q, n, normal, *args):
     return np.clip(k, -4096, 4096).astype(np.int32)[()]
 
 
-def _sc_pick(v, main, alt, *xs):
-    """scaled(u): ``main`` (the scaled value v scaled back), or ``alt`` (u's
-    factors scaled back each, then multiplied: :func:`_sc_mul`) where alt is
-    finite (or main NaN) and either v is subnormal or 0 (v was rounded to the scaled
-    range's subnormals and rounded again when scaled back) or an input was
-    rounded when scaled (xs: each input, its scaled value and the exponent
-    it was divided by 2**K by, in threes): no one k kept every input exact
-    and no value overflowing (a subnormal e beside x = 9.6e8 in float32's
-    e*(e**4 + ... + 5*x**4): x**4 wants k >= 1, and e/4 lost 2 of 6 bits)."""
+def _sc_use(v, main, *xs):
+    """scaled(u): where the value takes u's factors scaled back each (alt,
+    :func:`_sc_pick`): the scaled value v is subnormal or 0 (it was rounded
+    to the scaled range's subnormals and rounded again when scaled back) or
+    an input was rounded when scaled (xs: each input, its scaled value and
+    the exponent it was divided by 2**K by, in threes): no one k kept every
+    input exact and no value overflowing (a subnormal e beside x = 9.6e8 in
+    float32's e*(e**4 + ... + 5*x**4): x**4 wants k >= 1, and e/4 lost 2 of
+    6 bits).  In the shape of ``main`` (the value scaled back) and the inputs."""
     v = np.asarray(v)
     tiny = np.finfo(v.dtype if v.dtype.kind == "f" else np.float64).tiny
     use = np.abs(v) < tiny
     for i in range(0, len(xs), 3):
         x, s, k = xs[i], xs[i + 1], xs[i + 2]
         use = use | ((np.ldexp(s, k) != x) & np.isfinite(x))
-    return np.where(use & (np.isfinite(alt) | np.isnan(main)), alt, main)[()]
+    return np.broadcast_to(use, np.broadcast_shapes(np.shape(use), np.shape(main)))
+
+
+def _sc_rows(use):
+    """scaled(u): the rows alt is computed at (:func:`_sc_at`): the flat
+    indices where ``use`` holds, and its shape (NumPy only: the exporters'
+    code computes alt at every row)."""
+    return np.flatnonzero(use), np.shape(use)
+
+
+def _sc_at(x, rows):
+    """scaled(u): an input at the rows alt is computed at (``x`` itself where
+    rows is None or x a single value: it broadcasts, in its own type).
+    Every operation is elementwise: alt at these rows is alt's floats at
+    them computed over every row."""
+    if rows is None or np.ndim(x) == 0:
+        return x
+    idx, shape = rows
+    return np.broadcast_to(x, shape).reshape(-1)[idx]
+
+
+def _sc_pick(main, alt, use, rows=None):
+    """scaled(u): ``main`` (the scaled value scaled back), or ``alt`` (u's
+    factors scaled back each, then multiplied: :func:`_sc_mul`; computed at
+    ``rows`` only, :func:`_sc_rows`; None: every row) where ``use`` holds (:func:`_sc_use`)
+    and alt is finite (or main NaN): ``np.where`` over every row's floats,
+    in its type.
+
+    >>> x = np.array([1.0, 2.0, 3.0])
+    >>> use = np.array([False, True, False])
+    >>> rows = _sc_rows(use)
+    >>> _sc_pick(x, -_sc_at(x, rows), use, rows)
+    array([ 1., -2.,  3.])
+    """
+    if rows is None:
+        return np.where(use & (np.isfinite(alt) | np.isnan(main)), alt, main)[()]
+    idx, shape = rows
+    main = np.asarray(main)
+    t = np.result_type(main, alt)
+    out = main.astype(t) if main.shape == shape else np.array(np.broadcast_to(main, shape), t)
+    if len(idx):
+        flat = out.reshape(-1)
+        m = flat[idx]
+        flat[idx] = np.where(np.isfinite(alt) | np.isnan(m), alt, m)
+    return out[()]
 
 
 def _sc_up(v, k):
@@ -93,9 +137,12 @@ def _sc_up(v, k):
     mean 2xy/(x + y) in float32 at x = max - ulp, y = max is x, and its
     scaled value rounded one ulp up); far past it, inf."""
     r = np.asarray(np.ldexp(v, k))
+    inf = np.isinf(r)
+    if type(inf) is np.ndarray and not inf.any():  # (no inf: r; JAX's text never, traced)
+        return r[()]
     fi = np.finfo(r.dtype if r.dtype.kind == "f" else np.float64)
     half = np.abs(np.ldexp(v, k - 1))  # exact near the threshold
-    band = np.isinf(r) & (half <= fi.max / 2 * (1 + 4 * fi.eps))
+    band = inf & (half <= fi.max / 2 * (1 + 4 * fi.eps))
     return np.where(band, np.copysign(fi.max, v), r)[()]
 
 

@@ -27,7 +27,8 @@ the scaled value is subnormal, the point takes ``u``'s top product
 factor by factor instead (``_sc_pick``): each factor scaled by its own
 ``k`` (its inputs only kept normal) where it lacks an input or is in
 pairs, their significands multiplied and their exponents summed, scaled
-back once (``_sc_mul``).  The scaling back (``_sc_up``) gives the largest
+back once (``_sc_mul``), computed at the rows that may take it only
+(:func:`compacting`, NumPy).  The scaling back (``_sc_up``) gives the largest
 float, not inf, where the value is past it by less than 8 of its ulps
 (the scaled value's own rounding: the harmonic mean at x = max - ulp,
 y = max is x).  A ``scaled`` inside a scaled subtree is dropped; a
@@ -64,7 +65,7 @@ from ..widen import widen
 from . import scale_helpers
 from .texts import HelperCall, module_text
 
-__all__ = ["scaling", "SCALE_HELPERS", "SCALE_NAMES", "uses_scaling"]
+__all__ = ["scaling", "compacting", "SCALE_HELPERS", "SCALE_NAMES", "uses_scaling"]
 
 
 class _Call(HelperCall):
@@ -98,10 +99,30 @@ class _Largest(_Call):
 
 class _Pick(_Call):
     """The scaled value scaled back (main), or its factors scaled back each
-    (alt) where the scaled value is subnormal or an input was rounded when
-    scaled, and alt finite."""
+    (alt, computed at the rows that may take it) where the scaled value is
+    subnormal or an input was rounded when scaled, and alt finite."""
 
     _helper = "_sc_pick"
+
+
+class _Use(_Call):
+    """Where the scaled value is subnormal or an input was rounded when
+    scaled: the rows that take alt (where it is finite)."""
+
+    _helper = "_sc_use"
+
+
+class _Rows(_Call):
+    """The rows alt is computed at (where :class:`_Use` holds)."""
+
+    _helper = "_sc_rows"
+
+
+class _At(_Call):
+    """An input at the rows alt is computed at (:func:`compacting`)."""
+
+    nargs = 2
+    _helper = "_sc_at"
 
 
 class _Product(_Call):
@@ -173,8 +194,41 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
     if alt is None:
         return main
     # the inputs' scaled values: where one was rounded (no k kept every input
-    # exact and no value overflowing), the factors, each scaled on its own
-    return _Pick(top, main, alt, *(a for s, down in downs for a in (s, down, down.args[1])))
+    # exact and no value overflowing), the factors, each scaled on its own;
+    # alt computed at those rows only (over the inputs there: every operation
+    # is elementwise, so its floats are those it has over every row)
+    return _Pick(main, alt, _Use(top, main, *(a for s, down in downs
+                                             for a in (s, down, down.args[1]))))
+
+
+def compacting(roots: list[Basic]) -> list[Basic]:
+    """``roots`` with the fallback of each ``scaled(u)`` (``_sc_pick``'s alt)
+    computed at the rows that may take it only: alt over its inputs at those
+    rows (``_sc_at``).  Every operation is elementwise, so its floats there
+    are those it has over every row.  After the compensating pass (alt's
+    pairs are then code, not a ``compensated`` node inside an input's
+    rows); NumPy only (the exporters compute alt at every row).
+
+    >>> from sympy import symbols
+    >>> x, y = symbols("x y", real=True)
+    >>> pick = compacting(scaling([scaled(x**2*y)]))[0]
+    >>> rows = pick.args[3]
+    >>> type(rows).__name__, pick.args[1].has(_At(x, rows), _At(y, rows))
+    ('_Rows', True)
+    """
+    order, _ = postorder(roots, lambda n: n.args)
+    if not any(isinstance(n, _Pick) for n in order):
+        return roots
+
+    def swap(n: Basic) -> Basic | None:
+        if not isinstance(n, _Pick) or len(n.args) != 3:
+            return None
+        main, alt, use = n.args
+        rows = _Rows(use)
+        at = {s: _At(s, rows) for s in alt.free_symbols}
+        return _Pick(main, mapped([alt], cancelling, swap=at.get)[0], use, rows)
+
+    return mapped(roots, cancelling, swap=swap)
 
 
 def _scaled_parts(u: Basic, normal_inputs: bool) -> tuple | None:
@@ -312,7 +366,7 @@ def _estimates(sub: list, kids: dict) -> dict:
 
 
 SCALE_NAMES = frozenset({"_sc_k", "_sc_kn", "_sc_k_in", "_sc_e", "_sc_max", "_sc_pick",
-                         "_sc_up", "_sc_mul"})
+                         "_sc_up", "_sc_mul", "_sc_use", "_sc_rows", "_sc_at"})
 
 
 def uses_scaling(code: str) -> bool:

@@ -169,7 +169,7 @@ def _scale_helpers(backend: str) -> str:
     if backend == "jax":  # NumPy's code, traceable as jax.numpy
         return "\n\n" + _NP.sub("jnp.", SCALE_HELPERS)
     return ("from symgrad.export.torch_ops import _sc_e, _sc_k, _sc_kn, _sc_max, _sc_mul, "
-            "_sc_pick, _sc_up\n")
+            "_sc_pick, _sc_up, _sc_use\n")
 
 
 # Defined after NumPy's helpers, so they replace them: Dekker's split with the

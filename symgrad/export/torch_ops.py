@@ -161,16 +161,22 @@ def _sc_k_in(q, n, normal, *args):
     return torch.clamp(k, -4096, 4096).to(torch.int32)
 
 
-def _sc_pick(v, main, alt, *xs):
-    """``main``, or ``alt`` where alt is finite (or main NaN) and the scaled value v is
-    subnormal or 0 or an input was rounded when scaled (xs: each input, its
-    scaled value, its exponent; see SCALE_HELPERS)."""
+def _sc_use(v, main, *xs):
+    """Where the scaled value v is subnormal or 0 or an input was rounded
+    when scaled (xs: each input, its scaled value, its exponent; see
+    SCALE_HELPERS)."""
     v = torch.as_tensor(v)
     tiny = torch.finfo(v.dtype).tiny
     use = v.abs() < tiny
     for i in range(0, len(xs), 3):
         x, s, k = torch.as_tensor(xs[i]), xs[i + 1], xs[i + 2]
         use = use | ((ldexp(s, k) != x) & torch.isfinite(x))
+    return use
+
+
+def _sc_pick(main, alt, use, rows=None):
+    """``main``, or ``alt`` where ``use`` holds and alt is finite (or main
+    NaN); alt computed at every row (rows None: see SCALE_HELPERS)."""
     return torch.where(use & (torch.isfinite(alt) | torch.isnan(main)), alt, main)
 
 
