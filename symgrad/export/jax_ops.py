@@ -416,6 +416,76 @@ def materialized(v):
     return v / jnp.where(z == z, z + 1, 1.0)
 
 
+def _significand(x):
+    """``(m, e)`` with ``x = m * 2**e`` exactly and ``m`` normal: a subnormal
+    ``x`` as its significand's bits read as an integer (exact: under 2**52,
+    2**23 in float32) times 2**-1074 (-149); any other ``x`` as ``(x, 0)``.
+    XLA on the CPU flushes a subnormal operand to zero, and its ``frexp``
+    and ``ldexp`` of one are wrong: ``frexp(3e-320)`` is (0.5, -1074),
+    ``ldexp(3e-320, 1000)`` is 3e-320."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.asarray(x)
+    if x.dtype == jnp.float64:
+        it, mant, low = jnp.int64, 52, -1074
+    elif x.dtype == jnp.float32:
+        it, mant, low = jnp.int32, 23, -149
+    else:
+        return x, jnp.zeros(x.shape, jnp.int32)
+    bits = lax.bitcast_convert_type(x, it)
+    frac = bits & ((1 << mant) - 1)
+    sub = ((bits >> mant) & ((1 << (x.dtype.itemsize * 8 - 1 - mant)) - 1) == 0) & (frac != 0)
+    m = jnp.where(bits < 0, -frac, frac).astype(x.dtype)
+    return jnp.where(sub, m, x), jnp.where(sub, low, 0).astype(jnp.int32)
+
+
+def subnormal(x):
+    """Where ``x`` is subnormal, read from its bits (XLA compares a flushed
+    subnormal equal to 0).
+
+    >>> import jax, jax.numpy as jnp, numpy as np
+    >>> with jax.enable_x64():
+    ...     np.asarray(subnormal(jnp.array([3e-320, 0.0, 1e-300, -5e-324]))).tolist()
+    [True, False, False, True]
+    """
+    import jax.numpy as jnp
+
+    return _significand(x)[1] != 0 if jnp.asarray(x).dtype in (jnp.float64, jnp.float32) \
+        else jnp.zeros(jnp.shape(x), bool)
+
+
+def frexp(x):
+    """``numpy.frexp`` of a JAX array, subnormals included (:func:`_significand`).
+
+    >>> import jax, jax.numpy as jnp, numpy as np
+    >>> with jax.enable_x64():
+    ...     m, e = frexp(jnp.array([3e-320, 1.5, 0.0]))
+    >>> np.asarray(m).tolist(), np.asarray(e).tolist()
+    ([0.7412109375, 0.75, 0.0], [-1061, 1, 0])
+    """
+    import jax.numpy as jnp
+
+    m, e = _significand(x)
+    f, g = jnp.frexp(m)
+    return f, g + e
+
+
+def ldexp(x, k):
+    """``numpy.ldexp`` of a JAX array, a subnormal ``x`` included (a subnormal
+    result is flushed, as XLA flushes every subnormal).
+
+    >>> import jax, jax.numpy as jnp, numpy as np
+    >>> with jax.enable_x64():
+    ...     np.asarray(ldexp(jnp.array([3e-320, 1.5]), jnp.array([1000, 2]))).tolist()
+    [3.21449003483007e-19, 6.0]
+    """
+    import jax.numpy as jnp
+
+    m, e = _significand(x)
+    return jnp.ldexp(m, jnp.asarray(k).astype(jnp.int32) + e)
+
+
 def pow2(k):
     """2**k for integral floats ``k`` of a JAX array, float32 or float64,
     made from its exponent bits: exact, as ``numpy.ldexp(1, k)``, for k in

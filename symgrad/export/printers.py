@@ -67,7 +67,7 @@ i0 i1 ndtr ndtri log_ndtr beta betaln gammainc gammaincc expn expi spence loggam
 _JAX_OPS = frozenset({"erf", "erfcx"})
 # and XLA's tanh is 6.5 ulps off in float64 (3.8 in float32) near +-1; its log1p
 # is up to 128 ulps off in float64 and cost mish's fused gradient kernel 12.6 ms of 28.4
-_JAX_NP_OPS = frozenset({"tanh", "log1p"})
+_JAX_NP_OPS = frozenset({"tanh", "log1p", "frexp", "ldexp"})  # (and a subnormal's frexp/ldexp)
 
 HEADERS = {
     "jax": "import jax.numpy as jnp\nimport jax.scipy.special as jsp\n"

@@ -167,7 +167,20 @@ def _abs_inside(u: Basic) -> bool:
 def _scale_helpers(backend: str) -> str:
     """The scaling helpers (``scaled(u)``'s exponent per point) in ``backend``."""
     if backend == "jax":  # NumPy's code, traceable as jax.numpy
-        return "\n\n" + _NP.sub("jnp.", SCALE_HELPERS)
+        # (XLA's frexp and ldexp of a subnormal input are wrong: jax_ops' exact ones)
+        # (XLA's frexp and ldexp of a subnormal input are wrong: jax_ops' exact
+        # ones; and a scaled input XLA flushes takes the factors' path, whose
+        # inputs are scaled into the normal range)
+        text = _NP.sub("jnp.", SCALE_HELPERS).replace(
+            "jnp.frexp(", "_jg.frexp(").replace("jnp.ldexp(", "_jg.ldexp(")
+        flushed = "((_jg.ldexp(s, k) != x) & jnp.isfinite(x))"
+        assert flushed in text, "scale_helpers._sc_use changed: update the JAX text"
+        nonzero = "jnp.isfinite(x) & (x != 0)"  # (_sc_e: XLA compares a subnormal equal to 0)
+        assert nonzero in text, "scale_helpers._sc_e changed: update the JAX text"
+        text = text.replace(nonzero, "jnp.isfinite(x) & ((x != 0) | _jg.subnormal(x))")
+        return "\n\n" + text.replace(
+            flushed, "(((_jg.ldexp(s, k) != x) | _jg.subnormal(s) | ((s == 0) & "
+                     "((x != 0) | _jg.subnormal(x)))) & jnp.isfinite(x))")
     return ("from symgrad.export.torch_ops import _sc_e, _sc_k, _sc_kn, _sc_max, _sc_mul, "
             "_sc_pick, _sc_up, _sc_use\n")
 

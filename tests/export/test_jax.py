@@ -191,3 +191,23 @@ def test_symbols_named_like_the_generated_function():
     assert float(h(2.0, 3.0)) == 6.0
     assert float(jax.grad(h)(2.0, 3.0)) == 3.0
     assert float(symgrad.lambdify([f], 2 * f, backend="jax")(4.0)) == 8.0
+
+
+@pytest.mark.parametrize("form", ["x**2*y", "y/hypot"])
+def test_a_scaled_form_reads_a_subnormal_input_exactly(form):
+    # XLA on the CPU flushes a subnormal operand, and its frexp (3e-320:
+    # (0.5, -1074)) and ldexp (3e-320 by 2**1000: 3e-320) of one are wrong:
+    # scaled(x**2*y) at (1e300, 3e-320) was 2.47e276 under JAX, scaled(y/hypot)
+    # at (3e-320, 1e300) 2.85e-306; where the value is normal, NumPy's now
+    e = {"x**2*y": x**2 * y, "y/hypot": y / sp.sqrt(x**2 + y**2)}[form]
+    f = symgrad.lambdify([x, y], symgrad.scaled(e))
+    fj = symgrad.lambdify([x, y], symgrad.scaled(e), backend="jax")
+    xs = np.array([1e300, 1.5, 1e-300, 3e-320, 1e10, 5e-324, 7e-310])
+    ys = np.array([3e-320, 2.0, 1e300, 1e300, -2.4e-309, 1.0, 1e305])
+    with np.errstate(all="ignore"):
+        want = f(xs, ys)
+    got = np.asarray(jax.jit(fj)(jnp.array(xs), jnp.array(ys)))
+    normal = np.abs(want) >= np.finfo(np.float64).tiny
+    assert normal.sum() >= 4
+    np.testing.assert_array_equal(got[normal], want[normal])
+    assert (got[~normal] == 0).all()  # (a subnormal result: flushed, as XLA does)
