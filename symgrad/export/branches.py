@@ -408,6 +408,28 @@ def _cancelling(n: Basic) -> Basic | None:
 _MARGIN = 2.0**-30
 
 
+def _holding(order: list, kinds: tuple) -> set:
+    """The nodes of ``order`` (children first) with a node of ``kinds``
+    inside, or one themselves."""
+    holds: set = set()
+    for n in order:
+        if isinstance(n, kinds) or any(a in holds for a in n.args):
+            holds.add(n)
+    return holds
+
+
+def _domain_context(domain: Mapping | None) -> tuple:
+    """The domain as sorted ``(symbol, Interval)`` pairs (bounds SymPy
+    cannot read are left out: no context from them)."""
+    ctx = {}
+    for s, (lo, hi) in (domain or {}).items():
+        try:
+            ctx[s] = Interval(sympy.sympify(lo), sympy.sympify(hi))
+        except (TypeError, ValueError, sympy.SympifyError):
+            continue
+    return tuple(sorted(ctx.items(), key=lambda kv: kv[0].name))
+
+
 def context_pruned(forms: list, domain: Mapping | None = None) -> list:
     """``forms`` with each Piecewise's arms that no point of its *context*
     reaches dropped: the context of a node is where it is read, the domain
@@ -441,18 +463,9 @@ def context_pruned(forms: list, domain: Mapping | None = None) -> list:
     order, _ = postorder(forms, lambda n: n.args)
     if not any(isinstance(n, sympy.Piecewise) for n in order):
         return list(forms)
-    holds = set()  # the nodes with a Piecewise inside (or one themselves)
-    for n in order:
-        if isinstance(n, sympy.Piecewise) or any(a in holds for a in n.args):
-            holds.add(n)
-    ctx = {}
-    for s, (lo, hi) in (domain or {}).items():
-        try:
-            ctx[s] = Interval(sympy.sympify(lo), sympy.sympify(hi))
-        except (TypeError, ValueError, sympy.SympifyError):
-            continue
+    holds = _holding(order, (sympy.Piecewise,))
     memo: dict = {}
-    top = (tuple(sorted(ctx.items(), key=lambda kv: kv[0].name)), True)
+    top = (_domain_context(domain), True)
     return [_restricted(f, top, holds, memo) for f in forms]
 
 
@@ -524,17 +537,8 @@ def exps_by_magnitude(forms: list, domain: Mapping | None = None) -> list:
     order, _ = postorder(forms, lambda n: n.args)
     if not any(isinstance(n, sympy.Piecewise) for n in order):
         return list(forms)
-    holds = set()  # the nodes with a Piecewise or an exp inside (or one themselves)
-    for n in order:
-        if isinstance(n, (sympy.Piecewise, sympy.exp)) or any(a in holds for a in n.args):
-            holds.add(n)
-    ctx = {}
-    for s, (lo, hi) in (domain or {}).items():
-        try:
-            ctx[s] = Interval(sympy.sympify(lo), sympy.sympify(hi))
-        except (TypeError, ValueError, sympy.SympifyError):
-            continue
-    top = tuple(sorted(ctx.items(), key=lambda kv: kv[0].name))
+    holds = _holding(order, (sympy.Piecewise, sympy.exp))
+    top = _domain_context(domain)
     found: dict = {}  # each exponential -> the forms it would be written as (None: as it is)
     _by_sign(forms, top, holds, found, None)
     keep = {old for old, news in found.items() if len(news) == 1 and None not in news}

@@ -990,11 +990,9 @@ def _cos_yz_probe(fmt):
     return value, probe
 
 
-def test_a_line_whose_value_oscillates_faster_than_its_first_step_reaches_a_zero():
-    # cos(y*z) at y ~ 500, z ~ 100 in float32: a period of 0.0126 of z, and
-    # the secant's first step, 2**-8 of z, is 31 periods: its steps jumped
-    # between periods and ended 0.0012 from a zero (a third of a float of
-    # y*z); a finer first step ends on the zero's nearest floats
+def _cos_yz_steps(starts, bits):
+    """The rows toward_zeros measures from ``starts`` on float32 cos(y*z)
+    over y in (0, 1000), z in (0, 100); and the probe's two functions."""
     from symgrad.stability.ascent import toward_zeros
 
     fmt = FORMATS["float32"]
@@ -1005,10 +1003,18 @@ def test_a_line_whose_value_oscillates_faster_than_its_first_step_reaches_a_zero
         measured.append(rows)
         return probe(rows)
 
-    points = np.array([[499.99783, 99.717484]], dtype=np.float32)
-    toward_zeros(points, np.array([[17.7]]), value(points), kept,
+    points = np.array(starts, dtype=np.float32)
+    toward_zeros(points, np.array([bits]), value(points), kept,
                  [(0.0, 1000.0), (0.0, 100.0)], fmt)
-    rows = np.concatenate(measured)
+    return value, probe, np.concatenate(measured)
+
+
+def test_a_line_whose_value_oscillates_faster_than_its_first_step_reaches_a_zero():
+    # cos(y*z) at y ~ 500, z ~ 100 in float32: a period of 0.0126 of z, and
+    # the secant's first step, 2**-8 of z, is 31 periods: its steps jumped
+    # between periods and ended 0.0012 from a zero (a third of a float of
+    # y*z); a finer first step ends on the zero's nearest floats
+    value, _, rows = _cos_yz_steps([[499.99783, 99.717484]], [17.7])
     # within a float's step of y*z (2**-8 at 5e4) of a zero: |cos| < 0.004
     assert np.abs(value(rows)).min() < 2.0**-8
 
@@ -1020,20 +1026,8 @@ def test_the_steps_cross_a_zero_surface_through_the_other_variables_floats():
     # the zero was short of it (24.4 bits at most); along the surface,
     # y moved by a few floats and z to the zero, the rounding crosses it
     # (the computed cos has the wrong sign: 30 bits and more)
-    from symgrad.stability.ascent import toward_zeros
-
-    fmt = FORMATS["float32"]
-    value, probe = _cos_yz_probe(fmt)
-    measured = []
-
-    def kept(rows):
-        measured.append(rows)
-        return probe(rows)
-
-    points = np.array([[499.99783, 99.717484], [500.0002, 99.99962]], dtype=np.float32)
-    toward_zeros(points, np.array([[17.7, 17.0]]), value(points), kept,
-                 [(0.0, 1000.0), (0.0, 100.0)], fmt)
-    rows = np.concatenate(measured)
+    _, probe, rows = _cos_yz_steps([[499.99783, 99.717484], [500.0002, 99.99962]],
+                                   [17.7, 17.0])
     assert probe(rows)[0].max() >= 30
 
 
