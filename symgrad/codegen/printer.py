@@ -103,7 +103,14 @@ def folded_constant(expr: Basic) -> str | None:
     strong type, which made the operations of a float32 kernel after it
     float64 (``sqrt(2)*x*y/hypot(x, y)`` overflowed only at the final
     cast); a Python float is NumPy's weak scalar (float32 stays float32),
-    and the value is rounded once, from 30 digits."""
+    and the value is rounded once, from 30 digits.
+
+    >>> from sympy import exp, pi, sqrt, Symbol
+    >>> folded_constant(sqrt(2)), folded_constant(-exp(-S.Half))
+    ('1.4142135623730951', '(-0.6065306597126334)')
+    >>> folded_constant(pi), folded_constant(exp(1000)), folded_constant(sqrt(Symbol("x")))
+    (None, None, None)
+    """
     if not isinstance(expr, Expr) or expr.is_Atom or not expr.is_number \
             or not (expr.is_Pow or expr.is_Function or expr.is_Mul or expr.is_Add):
         return None
