@@ -50,7 +50,11 @@ geodesy, special-function identities); ``--family k`` the eleventh,
 :mod:`benchmarks.heldout_k` (session 20: optimization test functions near
 their minima, exponential integrators' phi functions, the Bernoulli function
 of device simulation, cumulative-logit likelihoods, distributions' densities,
-ML entropies and margins, radiative exchange, bond factors);
+ML entropies and margins, radiative exchange, bond factors); ``--family l``
+the twelfth, :mod:`benchmarks.heldout_l` (session 22: fixation probabilities,
+rendering's microfacet terms, filters and windows, two-level systems, the
+truncated normal's tails, log-gamma differences, powm1 and roots, the
+Richards curve, CosFace, heteroscedastic likelihoods);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -420,7 +424,7 @@ def main() -> None:
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", nargs="?", const="a",
-                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"),
+                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
@@ -428,7 +432,8 @@ def main() -> None:
                          "(benchmarks/heldout_f.py, session 13) or g (benchmarks/heldout_g.py, "
                          "session 14) or h (benchmarks/heldout_h.py, session 15) or i "
                          "(benchmarks/heldout_i.py, session 17) or j (benchmarks/heldout_j.py, "
-                         "session 18) or k (benchmarks/heldout_k.py, session 20); "
+                         "session 18) or k (benchmarks/heldout_k.py, session 20) or l "
+                         "(benchmarks/heldout_l.py, session 22); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -451,10 +456,11 @@ def main() -> None:
         from .heldout_i import family_i
         from .heldout_j import family_j
         from .heldout_k import family_k
+        from .heldout_l import family_l
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
-                "j": family_j, "k": family_k}[a.family]()[a.seed:a.seed + a.n]
+                "j": family_j, "k": family_k, "l": family_l}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
