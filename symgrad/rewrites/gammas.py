@@ -6,11 +6,17 @@ library (:mod:`.library`).
   ``log Γ(x + 1) = log Γ(x) + log x``): ``digamma(x + 1) - digamma(x)`` is
   ``1/x``, where the difference rounds to 0 from x = 1e16;
 * ``loggamma(a) + loggamma(b) - loggamma(a + b)`` is ``log B(a, b)``:
-  scipy's ``betaln`` (accurate where one argument is a million times the
-  other, the three log-gammas otherwise), and for a, b ≥ 10 Stirling's
-  form, whose large parts are differenced exactly through ``log1p`` and
-  whose remainders (:class:`~.forms.lgamma_remainder`, about ``1/(12x)``)
-  are small;
+  for a, b ≥ 10 Stirling's form, whose large parts are differenced
+  exactly through ``log1p`` and whose remainders
+  (:class:`~.forms.lgamma_remainder`, about ``1/(12x)``) are small; where
+  one of them is ≥ 10, the other's log-gamma less the Stirling difference
+  ``log Γ(a + b) - log Γ(b)``; scipy's ``betaln`` where both are below 10
+  (scipy's own is accurate only where one argument is a million times the
+  other: 20 bits lost at a = 3.4, b = 2.8e6);
+* the same with ``loggamma(a + b + n)`` for an integer ``n``, ``1 ≤ |n| ≤
+  16`` (the log of a binomial coefficient, ``loggamma(n + 1) -
+  loggamma(k + 1) - loggamma(n - k + 1)``, is ``-log B(k + 1, n - k + 1) -
+  log(n + 1)``), and the negations of both;
 * ``loggamma(a) - loggamma(b)`` and ``digamma(a) - digamma(b)`` with
   ``a - b`` a number: Stirling's forms likewise for a, b ≥ 10 (the
   digamma's remainder :class:`~.forms.digamma_remainder` ≈ ``-1/(12x²)``).
@@ -81,6 +87,17 @@ def _beta_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.positive(m[b]) and expand(m[c] - m[a] - m[b]) == 0
 
 
+def _beta_offset(m: Match) -> int | None:
+    d = expand(m[c] - m[a] - m[b])
+    return int(d) if d.is_Integer and 1 <= abs(d) <= SHIFTS else None
+
+
+def _beta_shift_valid(m: Match, f: Facts) -> bool:
+    # (c > 0 too: the log-gammas' sum of logs is over c and a + b)
+    return f.positive(m[a]) and f.positive(m[b]) and f.positive(m[c]) \
+        and _beta_offset(m) is not None
+
+
 def _polygamma_sum(n, lo, order):
     return Sum((-1) ** order * factorial(order) / (lo + k) ** (order + 1), (k, 0, n - 1))
 
@@ -118,6 +135,36 @@ def _stirling_difference(a, b):
     return (b - HALF) * log1p(d / b) + d * log(a) - d + lgamma_remainder(a) - lgamma_remainder(b)
 
 
+def _log_beta(a, b):
+    # both large: Stirling's form; one large (b): log Γ(a) - (log Γ(a + b) - log Γ(b)),
+    # the difference by Stirling (its terms (b - ½)·log1p(a/b) ≈ a and -a cancel to
+    # O(a²/b), small beside a·log(a + b), which has the value's sign); scipy's
+    # betaln where both are small (no large log-gamma to cancel)
+    return Piecewise((_stirling_beta(a, b), (a >= BIG) & (b >= BIG)),
+                     (loggamma(a) - _stirling_difference(a + b, b), b >= BIG),
+                     (loggamma(b) - _stirling_difference(a + b, a), a >= BIG),
+                     (betaln(a, b), True))
+
+
+def _signed_shift(hi, lo):
+    # log Γ(hi) - log Γ(lo), hi - lo an integer: the sum of logs from the smaller
+    return sign(hi - lo) * _loggamma_sum(Abs(hi - lo), Min(hi, lo))
+
+
+def _build_beta_shift(m: Match, sign=1):
+    # log Γ(a) + log Γ(b) - log Γ(a + b + n) = log B(a, b) - (log Γ(a + b + n) - log Γ(a + b))
+    n = _beta_offset(m)
+    s = m[a] + m[b]
+    pw = _loggamma_sum(abs(n), Min(m[c], s))
+    pw = Piecewise(*[(e.doit(), cond) for e, cond in pw.args]) if isinstance(pw, Piecewise) \
+        else pw.doit()  # (one shift: SymPy folds both branches to one log)
+    return sign * (_log_beta(m[a], m[b]) - (pw if n > 0 else -pw))
+
+
+def _build_beta_shift_negated(m: Match):
+    return _build_beta_shift(m, -1)
+
+
 def _digamma_difference(a, b):
     # ψ(a) - ψ(b) = log(a/b) - (a - b)/(2ab) + Rψ(a) - Rψ(b), Rψ ≈ -1/(12x²)
     d = a - b
@@ -148,13 +195,38 @@ GAMMAS: tuple[Rewrite, ...] = (
                 {x: (TINY, MAX)}),
         _loggamma_shift_valid, "a, b ≥ 0, a - b an integer, 1 ≤ |a - b| ≤ 16",
         build=_build_loggamma, bind=[{a: b + 1}, {a: b + 3}, {b: a + 2}]),
-    _rw("betaln",          loggamma(a) + loggamma(b) - loggamma(c),
-        Piecewise((_stirling_beta(a, b), (a >= BIG) & (b >= BIG)), (betaln(a, b), True)),
+    _rw("betaln",          loggamma(a) + loggamma(b) - loggamma(c), _log_beta(a, b),
         "measured",
         "the three log-gammas cancel where a, b are large: 14 bits at a = 1e7, b = 1e3",
         Example(loggamma(x) + loggamma(y) - loggamma(x + y), {x: (1e7, 1e12), y: (10, 1e3)},
                 {x: (0.5, 5), y: (0.5, 5)}),
         _beta_valid, "a, b > 0, c = a + b", bind={c: a + b}, loses=8),
+    _rw("betaln-negated",  loggamma(c) - loggamma(a) - loggamma(b), -_log_beta(a, b),
+        "measured",
+        "the three log-gammas cancel where a, b are large (log 1/B(a, b), as a "
+        "binomial coefficient's log is written)",
+        Example(loggamma(x + y) - loggamma(x) - loggamma(y), {x: (1e7, 1e12), y: (10, 1e3)},
+                {x: (0.5, 5), y: (0.5, 5)}),
+        _beta_valid, "a, b > 0, c = a + b", bind={c: a + b}, loses=8),
+    # (the shifts' templates have log B as the node betaln, whose accurate forms
+    # are betaln's above and proved there; their build writes those forms)
+    _rw("betaln-shift",    loggamma(a) + loggamma(b) - loggamma(c),
+        betaln(a, b) - _signed_shift(c, a + b), "measured",
+        "log B(a, b) with a + b shifted by an integer n: the three log-gammas cancel "
+        "where a, b are large",
+        Example(loggamma(x + 1) + loggamma(y + 1) - loggamma(x + y + 1),
+                {x: (1e7, 1e12), y: (10, 1e3)}, {x: (0.5, 5), y: (0.5, 5)}),
+        _beta_shift_valid, "a, b, c > 0, c - a - b an integer, 1 ≤ |c - a - b| ≤ 16",
+        build=_build_beta_shift, bind=[{c: a + b - 1}, {c: a + b + 2}], loses=8),
+    _rw("betaln-shift-negated", loggamma(c) - loggamma(a) - loggamma(b),
+        _signed_shift(c, a + b) - betaln(a, b), "measured",
+        "the log of a binomial coefficient, loggamma(n + 1) - loggamma(k + 1) - "
+        "loggamma(n - k + 1): the three log-gammas cancel where n is large (62 bits at "
+        "n = 1e12, k = 3)",
+        Example(loggamma(x + y + 1) - loggamma(x + 1) - loggamma(y + 1),
+                {x: (1e7, 1e12), y: (1, 20)}, {x: (0.5, 5), y: (0.5, 5)}),
+        _beta_shift_valid, "a, b, c > 0, c - a - b an integer, 1 ≤ |c - a - b| ≤ 16",
+        build=_build_beta_shift_negated, bind=[{c: a + b - 1}, {c: a + b + 2}], loses=8),
     _rw("digamma-difference", polygamma(c, a) - polygamma(c, b),
         Piecewise((_digamma_difference(a, b), (a >= BIG) & (b >= BIG)),
                   (polygamma(c, a) - polygamma(c, b), True)), "measured",
