@@ -107,8 +107,13 @@ def _sc_pick(main, alt, use, rows=None):
     """scaled(u): ``main`` (the scaled value scaled back), or ``alt`` (u's
     factors scaled back each, then multiplied: :func:`_sc_mul`; computed at
     ``rows`` only, :func:`_sc_rows`; None: every row) where ``use`` holds (:func:`_sc_use`)
-    and alt is finite (or main NaN): ``np.where`` over every row's floats,
-    in its type.
+    and alt is not NaN (or main is): ``np.where`` over every row's floats,
+    in its type.  An infinite alt is its finite factors' product past the
+    largest float (:func:`_sc_mul` gives NaN where a factor is not finite),
+    the value's own overflow: main, of inputs rounded when scaled, can be
+    finite there (the quadratic's root at a = 7.25e-310, b = -3.95e-310,
+    c = -2.34e307, 554 ulps past the largest float: main was 274 ulps below
+    it, 8.1 bits).
 
     >>> x = np.array([1.0, 2.0, 3.0])
     >>> use = np.array([False, True, False])
@@ -117,7 +122,7 @@ def _sc_pick(main, alt, use, rows=None):
     array([ 1., -2.,  3.])
     """
     if rows is None:
-        return np.where(use & (np.isfinite(alt) | np.isnan(main)), alt, main)[()]
+        return np.where(use & (~np.isnan(alt) | np.isnan(main)), alt, main)[()]
     idx, shape = rows
     main = np.asarray(main)
     t = np.result_type(main, alt)
@@ -125,7 +130,7 @@ def _sc_pick(main, alt, use, rows=None):
     if len(idx):
         flat = out.reshape(-1)
         m = flat[idx]
-        flat[idx] = np.where(np.isfinite(alt) | np.isnan(m), alt, m)
+        flat[idx] = np.where(~np.isnan(alt) | np.isnan(m), alt, m)
     return out[()]
 
 
@@ -152,9 +157,12 @@ def _sc_mul(c, *fs):
     p/r: m*2**(k//r*p)): their significands multiplied (c with them, a
     number keeping the factors' type) and their exponents summed, scaled
     back once (:func:`_sc_up`): no factor scaled back on its own overflows
-    or rounds into the subnormals (x**2*y at x = 1e300, y = 3e-320)."""
-    m, t = c, 0
+    or rounds into the subnormals (x**2*y at x = 1e300, y = 3e-320).  NaN
+    where a factor is not finite (its scaled value overflowed: the product
+    would not be the value's own; :func:`_sc_pick` takes main there)."""
+    m, t, ok = c, 0, True
     for i in range(0, len(fs), 4):
         mi, ei = np.frexp(fs[i])
         m, t = m * mi, t + ei + fs[i + 1] // fs[i + 3] * fs[i + 2]
-    return _sc_up(m, t)
+        ok = ok & np.isfinite(fs[i])
+    return np.where(ok, _sc_up(m, t), np.nan)[()]

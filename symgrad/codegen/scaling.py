@@ -25,13 +25,14 @@ subnormal ``e`` beside ``x = 9.6e8`` in float32's ``e*(e**4 + ... +
 5*x**4)``: ``x**4`` wants ``k >= 1``, and ``e/4`` is rounded), or where
 the scaled value is subnormal, the point takes ``u``'s top product
 factor by factor instead (``_sc_pick``): each factor scaled by its own
-``k`` (its inputs only kept normal) where it lacks an input or is in
-pairs, their significands multiplied and their exponents summed, scaled
-back once (``_sc_mul``), computed at the rows that may take it only
-(:func:`compacting`, NumPy).  The scaling back (``_sc_up``) gives the largest
-float, not inf, where the value is past it by less than 8 of its ulps
-(the scaled value's own rounding: the harmonic mean at x = max - ulp,
-y = max is x).  A ``scaled`` inside a scaled subtree is dropped; a
+``k`` (its inputs only kept normal, so exact), their significands
+multiplied and their exponents summed, scaled back once (``_sc_mul``),
+computed at the rows that may take it only (:func:`compacting`, NumPy);
+inf too where that product is past the largest float (the value's own
+overflow: main, of a rounded input, may be finite there).  The scaling
+back (``_sc_up``) gives the largest float, not inf, where the value is
+past it by less than 8 of its ulps (the scaled value's own rounding: the
+harmonic mean at x = max - ulp, y = max is x).  A ``scaled`` inside a scaled subtree is dropped; a
 ``compensated`` one is computed in pairs over the scaled inputs (this
 pass runs first: to the compensating pass a scaled input is an input).
 """
@@ -56,6 +57,7 @@ from sympy import (
     Rational,
     Symbol,
 )
+from sympy.codegen.cfunctions import hypot
 
 from ..build import cancelling, mapped
 from ..compensated import compensated
@@ -100,7 +102,8 @@ class _Largest(_Call):
 class _Pick(_Call):
     """The scaled value scaled back (main), or its factors scaled back each
     (alt, computed at the rows that may take it) where the scaled value is
-    subnormal or an input was rounded when scaled, and alt finite."""
+    subnormal or an input was rounded when scaled, and alt not NaN
+    (its inf: the factors' product past the largest float)."""
 
     _helper = "_sc_pick"
 
@@ -190,7 +193,7 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
         return u
     top, k, d, deg, copy, downs = got
     main = top if d == 0 else _back(top, k, d)
-    alt = _factors_back(u, deg, k, copy, {s for s, _ in downs})
+    alt = _factors_back(u, deg, k, copy)
     if alt is None:
         return main
     # the inputs' scaled values: where one was rounded (no k kept every input
@@ -274,7 +277,7 @@ def _scaled_parts(u: Basic, normal_inputs: bool) -> tuple | None:
     return copy(u), k, d, deg, copy, downs
 
 
-def _factors_back(u: Basic, deg: dict, k: Basic, copy, leaves: set) -> Basic | None:
+def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
     """``u`` with the scaling undone factor by factor (each non-constant
     factor of its top product, through a Piecewise's branches and a
     constant factor, as a scaled value and its exponent, multiplied by
@@ -283,16 +286,18 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy, leaves: set) -> Basic | N
     range): where the scaled value is subnormal, scaling it back rounded it
     twice (the complex square root's |im|·sqrt(1/(hypot - re)) at
     re = -1.8e308, im = 3.4e-154: its value 1.28e-308 computed 4 binades
-    into the subnormals of the scaled range, 3.8 bits).  A factor without
-    every input, and every factor of a compensated top, is scaled on its
-    own (its k from its own inputs: where no one k kept every input of
-    ``u`` exact and no value overflowing, a subnormal e beside a large x in
-    e*(e**4 + ... + 5*x**4), each factor's does).  None where the top is no
-    product of two factors or more."""
+    into the subnormals of the scaled range, 3.8 bits).  Every factor of
+    nonzero degree is scaled on its own (its k from its own inputs, kept
+    normal: where no one k kept every input of ``u`` exact and no value
+    overflowing, a subnormal e beside a large x in e*(e**4 + ... + 5*x**4),
+    each factor's does; a factor with every input too: the quadratic's
+    -b + sqrt(b*b - 4*a*c) at a = 7.25e-310, c = -2.3e307 rounded a with
+    u's k, 9.7 bits).  None where the top is no product of two factors or
+    more."""
 
     def back(n: Basic, pairs: bool) -> tuple:
         e = deg[n]
-        if e != 0 and not isinstance(e, str) and (pairs or n.free_symbols & leaves != leaves):
+        if e != 0 and not isinstance(e, str):
             got = weighted_homogeneity(n)
             if got is not None and all(w == 1 for w in got[0].values()):
                 # scaled on its own, its inputs only kept normal (TNG's eigenvalue at
@@ -338,7 +343,9 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy, leaves: set) -> Basic | N
 
 def _estimates(sub: list, kids: dict) -> dict:
     """Per node, code estimating its binary exponent, or None (a function's
-    value, a comparison: no estimate)."""
+    value, a comparison: no estimate; but hypot's, its largest argument's:
+    a factor 1/hypot(x, y) scaled on its own is kept out of the
+    subnormals, which XLA flushes)."""
     est: dict = {}
     for n in sub:
         ks = [est.get(c) for c in kids[n]]
@@ -347,7 +354,7 @@ def _estimates(sub: list, kids: dict) -> dict:
         elif n.is_Number or (not n.args and n.is_number):
             v = abs(float(n)) if n.is_finite else 0.0
             est[n] = Float(math.log2(v)) if v and math.isfinite(v) else None
-        elif isinstance(n, (Add, Max, Min)):
+        elif isinstance(n, (Add, Max, Min, hypot)):
             got = [k for k in ks if k is not None]
             est[n] = (got[0] if len(got) == 1 else _Largest(*got)) if got else None
         elif isinstance(n, Piecewise):

@@ -175,9 +175,9 @@ def _sc_use(v, main, *xs):
 
 
 def _sc_pick(main, alt, use, rows=None):
-    """``main``, or ``alt`` where ``use`` holds and alt is finite (or main
-    NaN); alt computed at every row (rows None: see SCALE_HELPERS)."""
-    return torch.where(use & (torch.isfinite(alt) | torch.isnan(main)), alt, main)
+    """``main``, or ``alt`` where ``use`` holds and alt is not NaN (or main
+    is); alt computed at every row (rows None: see SCALE_HELPERS)."""
+    return torch.where(use & (~torch.isnan(alt) | torch.isnan(main)), alt, main)
 
 
 def _sc_up(v, k):
@@ -194,12 +194,15 @@ def _sc_up(v, k):
 def _sc_mul(c, *fs):
     """The constant c times factors each scaled back (in fours: scaled value,
     exponent k, degree p/r): significands multiplied, exponents summed,
-    scaled back once (see SCALE_HELPERS)."""
-    m, t = c, 0
+    scaled back once; NaN where a factor is not finite (see SCALE_HELPERS)."""
+    m, t, ok = c, 0, True
     for i in range(0, len(fs), 4):
-        mi, ei = torch.frexp(torch.as_tensor(fs[i]))
+        f = torch.as_tensor(fs[i])
+        mi, ei = torch.frexp(f)
         m, t = m * mi, t + ei.to(torch.int64) + torch.as_tensor(fs[i + 1]) // fs[i + 3] * fs[i + 2]
-    return _sc_up(m, t)
+        ok = ok & torch.isfinite(f)
+    r = _sc_up(m, t)
+    return torch.where(ok, r, torch.full_like(r, float("nan")))
 
 
 # masked(): a region's nodes computed at the points where its condition holds
