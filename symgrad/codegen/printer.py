@@ -20,6 +20,7 @@ so it never recurses deeply however deep the formula is.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 
 import numpy as np
@@ -71,6 +72,34 @@ def _nan_unless(cond: str, value: str, arg: str) -> str:
 
 
 _TINY64 = 2.2250738585072014e-308  # the smallest normal float64
+LGAMMA2_TERMS = 30  # of log Γ(2 + t)'s series: (|t|/2)**30/30 < 2**-60 for |t| <= 1/2
+
+
+@functools.cache
+def lgamma2_coefficients() -> tuple[float, ...]:
+    """``c`` with ``log Γ(2 + t) = t·(c[0] + c[1]·t + c[2]·t² + ...)``:
+    ``1 - γ``, then ``(-1)^k (ζ(k) - 1)/k`` for k = 2 to :data:`LGAMMA2_TERMS`
+    (Abramowitz and Stegun 6.1.33, from ``log Γ(1 + t)``'s series less
+    ``log1p(t)``'s), to double precision.
+
+    >>> c = lgamma2_coefficients()
+    >>> len(c), round(c[0], 12), round(c[1], 12)
+    (30, 0.422784335098, 0.322467033424)
+    """
+    import mpmath
+
+    with mpmath.workdps(40):
+        return (float(1 - mpmath.euler),) + tuple(
+            float((-1) ** k * (mpmath.zeta(k) - 1) / k) for k in range(2, LGAMMA2_TERMS + 1))
+
+
+def _lgamma2_series(t: str) -> str:
+    """The text of ``log Γ(2 + t)/t`` in Horner's form, ``t`` a name."""
+    c = lgamma2_coefficients()
+    out = repr(c[-1])
+    for ck in reversed(c[:-1]):
+        out = f"({ck!r} + {t}*{out})"
+    return out
 
 # A Piecewise of more branches is a flat np.select, not a np.where chain.
 MAX_NESTED_WHERE = 32
@@ -254,9 +283,18 @@ class KernelPrinter(SciPyPrinter):
         # scipy's loggamma gives NaN there.  Both overflow below the smallest
         # normal float64 (inf at 2.5e-309, where log Γ is 710.6): there
         # log Γ(x) = -log(x) - γx + O(x²) is -log(x) to the last bit
-        # (float32 takes scipy's float64 path, exact at its subnormals)
-        return (f"(lambda _g: np.where((_g > 0) & (_g < {_TINY64!r}), "
-                f"-np.log(np.where(_g > 0, _g, 1)), scipy.special.loggamma(_g)))"
+        # (float32 takes scipy's float64 path, exact at its subnormals).
+        # About its zeros 1 and 2 scipy's loses the value's bits (2.5 times
+        # the value at 1 - 2**-53, the wrong sign at 2 - 2**-52, 29 bits lost
+        # within 1e-6 of either): on [1/2, 5/2) the series of log Γ(2 + t)
+        # at t = x - 2, less log1p(t) at t = x - 1 below 3/2 (t exact there)
+        # (the series of the rows outside at 2, t = 0: no overflow, no warning)
+        series = (f"(lambda _w: (lambda _h: (lambda _t: _t*{_lgamma2_series('_t')} - "
+                  f"np.where(_h, np.log1p(_t), 0))(np.where(_h, _w - 1, _w - 2)))(_w < 1.5))"
+                  f"(np.where(_m, _g, 2.0))")
+        return (f"(lambda _g: (lambda _m: np.where((_g > 0) & (_g < {_TINY64!r}), "
+                f"-np.log(np.where(_g > 0, _g, 1)), np.where(_m, {series}, "
+                f"scipy.special.loggamma(_g))))((_g >= 0.5) & (_g < 2.5)))"
                 f"({self._print(expr.args[0])})")
 
     def _print_factorial(self, expr: Expr) -> str:
