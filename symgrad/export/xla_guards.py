@@ -325,12 +325,27 @@ def flushed_terms_scaled(roots: list[Basic], domain: Mapping | None, dtype: str)
             return None
         return _Unflushed(n, up[n]) if n in read else n
 
+    made: dict = {}  # a read node's scaled copy, its own read nodes read through unflushed
+    building: list = [None]  # the node whose copy is being mapped
+
     def hook(n: Basic, new_args: tuple) -> Basic | None:
         if n not in read:
             return None
         plain = unevaluated(n, new_args) if new_args != n.args else n
-        return _Unflushed(plain, mapped([up[n]], swap=opaque, hook=hook, memo=memo)[0])
+        # (a copy may hold its node's own value, f(v) in small_up: that as it is)
+        return plain if n == building[0] else _Unflushed(plain, made[n])
 
+    # each copy mapped before the copies that hold it (a copy holds its node's
+    # descendants, and the node itself in small_up; order is children first):
+    # one pass per copy, none nested (a nested pass per node mapped small_up's
+    # own node again, without end: the float64 mish second derivative's
+    # tanh(...)**2, RecursionError, 2026-11-29)
+    for n in order:
+        if n in read:
+            building[0] = n
+            made[n] = mapped([up[n]], swap=opaque, hook=hook, memo=memo)[0]
+            memo.pop(n, None)  # (its form as it is, recorded in the copy: not its own)
+    building[0] = None
     return mapped(roots, swap=opaque, hook=hook, memo=memo)
 
 

@@ -308,6 +308,27 @@ def test_a_sums_subnormal_terms_are_kept_where_the_sum_is_normal():
         assert normal.sum() >= 10 and np.max(bits) <= 2, (k, bits)
 
 
+def test_a_near_identity_function_of_a_guarded_sum_read_as_it_is():
+    # tanh(u) of a sum u with a subnormal term, read by a power: its copy times
+    # 2**64 (small_up) holds tanh(u) itself, which the guard mapped again
+    # without end (RecursionError: the float64 mish second derivative,
+    # stabilize's tanh(...)**2, 2026-11-29); 1/tanh(u) ~ 1/u at x = -712
+    import mpmath
+    import sympy as sp
+
+    from symgrad.export.source import compile_source, generate
+
+    x = sp.Symbol("x", real=True)
+    src = generate("jax", [x], [1 / sp.tanh(x * sp.exp(x) + sp.exp(x))],
+                   domain={x: (-745.0, -1.0)}, dtype="float64")
+    assert "_jg.small_up(" in src and "_jg.unflushed(" in src
+    xs = np.array([-712.0, -709.5, -3.0])
+    with jax.enable_x64():
+        got = np.asarray(jax.jit(compile_source(src))(xs)[0])
+    want = [float(1 / mpmath.tanh((mpmath.mpf(v) + 1) * mpmath.exp(v))) for v in xs]
+    np.testing.assert_allclose(got, want, rtol=4e-16)  # (flushed e^x: -inf at -712)
+
+
 def test_the_copy_times_2_64_is_the_value_bit_for_bit_where_no_term_is_subnormal(monkeypatch):
     # the 2**64 copy computes a product's factors in the value's own order (the
     # scaled ones in their places): where no term is subnormal it is the value
