@@ -263,12 +263,12 @@ def _dd_prod(*factors):
 _DIV = """
 
 def _dd_two_sum(a, b, ok=False):
-    s = a + b
     if type(a) in (int, float) and type(b) in (int, float):
         big, small = (a, b) if abs(a) >= abs(b) else (b, a)
     else:
         first = _dd_mag(a) >= _dd_mag(b)
         big, small = NP.where(first, a, b), NP.where(first, b, a)
+    s = big + small  # (a + b: the same float; XLA cannot fold it as x + c into a next sum)
     e = small - (s - big)
     return s, e if ok else _dd_fin(e)
 

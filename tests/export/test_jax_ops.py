@@ -102,8 +102,11 @@ def test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags():
     exec("import numpy as np\n" + COMPENSATED_HELPERS, npy)  # noqa: S102
 
     def pairs(h, x, y):
+        # ((x + 1) - 1 in pairs: two TwoSums, whose (x + 1) + -1 XLA folded into x,
+        # the pair log1p's u - 1: log1p(x)/x at 1e-20 was 0)
         return (h["_dd_add"](h["_dd_mul"](x, x), h["_dd_neg"](h["_dd_mul"](y, y))),
-                h["_dd_add"](x, 1.0), h["_dd_div"](h["_dd_add"](x, 3.0), y))
+                h["_dd_add"](x, 1.0), h["_dd_div"](h["_dd_add"](x, 3.0), y),
+                h["_dd_add"](h["_dd_add"](x, 1.0), -1.0))
 
     rng = np.random.default_rng(1)
     x = rng.uniform(-10, 10, 400) * 2.0 ** rng.integers(-20, 20, 400)
