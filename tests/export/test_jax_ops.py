@@ -147,6 +147,28 @@ def test_pair_arithmetic_keeps_its_error_terms_under_xlas_default_flags():
     # (by _dd_horner it returned -0.0249 at t = 100.6 where the value is 0.2734)
 
 
+def test_a_pair_product_of_a_tiny_and_a_large_factor_keeps_its_error_term():
+    # below 2**-969 a factor's Dekker split has a subnormal low part, which XLA
+    # flushes: JAX's TwoProduct dropped its error term there, where p was normal
+    # (x*y - 1 in pairs at x = 1e292...1e307, y ~ 1/x: 47.4 bits lost, NumPy's
+    # and PyTorch's pairs 0); now the factors are scaled by 2**512 and 2**-512
+    from fractions import Fraction
+
+    import sympy as sp
+
+    import symgrad
+
+    x, y = sp.symbols("x y", real=True)
+    f = symgrad.lambdify([x, y], symgrad.compensated(x * y - 1), backend="jax")
+    rng = np.random.default_rng(3)
+    xs = 10.0 ** rng.uniform(292, 307, 40)
+    ys = (1 + rng.uniform(-1e-12, 1e-12, 40)) / xs
+    with jax.enable_x64():  # (the tiny factor second and first)
+        got = np.asarray(jax.jit(f)(np.r_[xs, ys], np.r_[ys, xs]))
+    want = [float(Fraction(a) * Fraction(b) - 1) for a, b in zip(xs, ys)] * 2
+    np.testing.assert_array_equal(got, want)  # (correctly rounded: the pair is exact)
+
+
 def test_pow2_is_ldexp_over_every_exponent_of_both_types():
     # pairs' exp and log scale by pow2 (exponent bits) where jnp.ldexp is a frexp
     # and a float pow: the same powers of two, inf past the largest and 0 below the
