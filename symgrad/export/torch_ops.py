@@ -99,6 +99,9 @@ def ldexp(x, k):
     k = 1023 (a subnormal input is scaled by 2**1074)."""
     x, k = _pair(x, k)
     k = k.to(torch.int64)
+    if x.dtype != torch.float64:  # (float32: exact, as numpy.ldexp, measured; its steps
+        # of 2**1000 were inf: scaled(x*y) at (1.5, 1e38) read the largest float)
+        return torch.ldexp(x, torch.clamp(k, -1000, 1000))
     for _ in range(5):
         step = torch.clamp(k, -1000, 1000)
         x = x * torch.pow(2.0, step.to(x.dtype))
@@ -108,17 +111,21 @@ def ldexp(x, k):
 
 # scaled(u)'s helpers (symgrad.codegen.scaling's SCALE_HELPERS, for tensors)
 def _sc_e(x):
-    """An input's binary exponent, NaN where it is 0 or not finite."""
+    """An input's binary exponent, NaN where it is 0 or not finite; in the
+    input's float type, whose range sets how far _sc_k lets values go (as
+    NumPy's: in float64 every float32 input was let go to float64's range,
+    scaled(x*y) at (1.5, 1e38) read the largest float, at (1e38, 3e-44) inf)."""
     x = torch.as_tensor(x)
-    e = torch.frexp(x)[1].to(torch.float64)
+    t = x.dtype if x.dtype.is_floating_point else torch.float64
+    e = torch.frexp(x.to(t))[1].to(t)
     return torch.where(torch.isfinite(x) & (x != 0), e, torch.nan)
 
 
 def _sc_max(*es):
     """The largest of exponent estimates, NaN ignored."""
-    out = torch.as_tensor(es[0], dtype=torch.float64)
+    out = torch.as_tensor(es[0])
     for e in es[1:]:
-        out = torch.fmax(out, torch.as_tensor(e, dtype=torch.float64))
+        out = torch.fmax(out, torch.as_tensor(e))
     return out
 
 
@@ -135,21 +142,28 @@ def _sc_kn(q, n, *args):
 
 
 def _sc_k_in(q, n, normal, *args):
-    es = [torch.as_tensor(e, dtype=torch.float64) for e in args[:n]]
-    big = 1016.0  # as NumPy's: the exponents are float64, so float64's maxexp - 8
-    nan = torch.tensor(float("nan"), dtype=torch.float64)
+    es = [torch.as_tensor(e) for e in args[:n]]
+    t = es[0].dtype
+    for e in es[1:]:
+        t = torch.promote_types(t, e.dtype)
+    t = t if t.is_floating_point else torch.float64
+    es = [e.to(t) for e in es]
+    fi = torch.finfo(t)  # (as NumPy's finfo: maxexp, minexp)
+    maxexp, minexp = round(math.log2(fi.max)), round(math.log2(fi.tiny))
+    big = float(maxexp - 8)
+    nan = torch.tensor(float("nan"), dtype=t)
     hi = lo = nan
     for e in es:
         hi, lo = torch.fmax(hi, e), torch.fmin(lo, e)
     k = torch.floor((hi + lo) / 2)
-    top = torch.tensor(float("inf"), dtype=torch.float64)
+    top = torch.tensor(float("inf"), dtype=t)
     bottom = -top
     if normal:
         for e in es:
-            bottom = torch.fmax(bottom, e - 1024.0)
-            top = torch.fmin(top, e + 1021.0)
+            bottom = torch.fmax(bottom, e - float(maxexp))
+            top = torch.fmin(top, e - float(minexp + 1))
     for i in range(n, len(args), 3):
-        e = torch.as_tensor(args[i], dtype=torch.float64)
+        e = torch.as_tensor(args[i]).to(t)
         d = float(args[i + 1]) / float(args[i + 2])
         a, b = (e - big) / d, (e + big) / d
         bottom = torch.fmax(bottom, torch.minimum(a, b))

@@ -395,3 +395,27 @@ def test_the_forms_stabilize_chose_are_emitted_as_chosen():
     want = np.array([float(mpmath.mpf(float(v)) / (1 + mpmath.exp(-float(v)))) for v in xs])
     ulps = np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))
     assert ulps.max() <= 2, ulps
+
+
+@pytest.mark.parametrize("form", ["x*y", "x/y"])
+def test_a_float32_scaled_form_keeps_float32s_range(form):
+    # torch's scale helpers took every input's exponent in float64, whose range
+    # let scaled values past float32's, and scaled back by steps of 2**1000
+    # (inf in float32): scaled(x*y) at (1.5, 1e38) read the largest float, at
+    # (1e38, 3e-44) inf, at (1.5, 1.1e-38) 0. NumPy's float32 code gives the
+    # correctly rounded values
+    e = {"x*y": x * y, "x/y": x / y}[form]
+    f = symgrad.lambdify([x, y], symgrad.scaled(e))
+    ft = symgrad.lambdify([x, y], symgrad.scaled(e), backend="torch")
+    xs = np.array([1.5, 1e38, 1.5, 3e-44, 1e19, -7.0, 1e-20], np.float32)
+    ys = np.array([1e38, 3e-44, 1.1e-38, 1e38, 1e-37, 1e-39, 3e38], np.float32)
+    with np.errstate(all="ignore"):
+        want = f(xs, ys)
+    got = ft(torch.tensor(xs), torch.tensor(ys)).numpy()
+    assert want.dtype == got.dtype == np.float32
+    q = Fraction.__mul__ if form == "x*y" else Fraction.__truediv__
+    exact = np.float32([float(q(Fraction(float(a)), Fraction(float(b)))) for a, b in zip(xs, ys)])
+    normal = np.abs(want) >= np.finfo(np.float32).tiny  # (the oracle: NumPy's exact there)
+    assert normal.sum() >= 4
+    np.testing.assert_array_equal(want[normal], exact[normal])
+    np.testing.assert_array_equal(got, want)
