@@ -220,7 +220,7 @@ def check_stability(
             return climbed[-1][3], mids[-1]
 
         absorb(toward_zeros(points, bits, np.concatenate(mids, axis=1), probe, search.ranges,
-                            fmt))
+                            fmt, spread=labels == SOURCES.index("uniform in value")))
         # and where two variables tie exactly (x = -y in x**4 - y**4)
         tied = ties(points, worst_bits(bits), compute, search.ranges, fmt, seed)
         if len(tied):

@@ -1163,7 +1163,8 @@ class _Search:
                       ps.budget["ascent"]))
         # and toward the true output's own zero beside the worst points
         absorb(toward_zeros(points, new, value(points),
-                            lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt))
+                            lambda rows: (bits_of(form, rows), value(rows)), ranges, self.fmt,
+                            spread=labels == SOURCES.index("uniform in value")))
 
         def floats(rows: np.ndarray, of: Expr = form) -> np.ndarray:
             cols = [rows[:, j] for j in range(len(self.symbols))]
