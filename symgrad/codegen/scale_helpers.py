@@ -75,10 +75,15 @@ def _sc_use(v, main, *xs):
     the exponent it was divided by 2**K by, in threes): no one k kept every
     input exact and no value overflowing (a subnormal e beside x = 9.6e8 in
     float32's e*(e**4 + ... + 5*x**4): x**4 wants k >= 1, and e/4 lost 2 of
-    6 bits).  In the shape of ``main`` (the value scaled back) and the inputs."""
+    6 bits), or v is inf or NaN: an overflow of v's last rounding where the
+    value rounds to the largest float (the quadratic's root in pairs at
+    a = -5e-324, b = 0, c = 1.6e293: -inf, the truth -1.7976931348623157e308;
+    the factors' product passes the threshold in :func:`_sc_up`'s band) or
+    of an intermediate.  In the shape of ``main`` (the value scaled back)
+    and the inputs."""
     v = np.asarray(v)
     tiny = np.finfo(v.dtype if v.dtype.kind == "f" else np.float64).tiny
-    use = np.abs(v) < tiny
+    use = ~(np.abs(v) >= tiny) | np.isinf(v)
     for i in range(0, len(xs), 3):
         x, s, k = xs[i], xs[i + 1], xs[i + 2]
         use = use | ((np.ldexp(s, k) != x) & np.isfinite(x))

@@ -176,12 +176,12 @@ def _sc_k_in(q, n, normal, *args):
 
 
 def _sc_use(v, main, *xs):
-    """Where the scaled value v is subnormal or 0 or an input was rounded
-    when scaled (xs: each input, its scaled value, its exponent; see
-    SCALE_HELPERS)."""
+    """Where the scaled value v is subnormal or 0, inf or NaN, or an input
+    was rounded when scaled (xs: each input, its scaled value, its exponent;
+    see SCALE_HELPERS)."""
     v = torch.as_tensor(v)
     tiny = torch.finfo(v.dtype).tiny
-    use = v.abs() < tiny
+    use = ~(v.abs() >= tiny) | torch.isinf(v)
     for i in range(0, len(xs), 3):
         x, s, k = torch.as_tensor(xs[i]), xs[i + 1], xs[i + 2]
         use = use | ((ldexp(s, k) != x) & torch.isfinite(x))

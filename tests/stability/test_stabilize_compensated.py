@@ -155,7 +155,10 @@ def test_the_quadratic_formula_over_all_floats_is_accurate_where_a_subnormal_mee
                   {s: (-big, big) for s in (a, b, c)}, samples=256, explain=True)
     ch = r.choices[0]
     assert ch.after[0] <= 1.0, r.how  # (its fresh points' max)
-    assert "widened" in ch.how or "certified" in ch.how, ch.how
+    # (the source certified until nmse22; since, the scaled pairs themselves pass:
+    # their fallback's inf past the largest float, and alt where the value's last
+    # rounding passes it; the rows below and the after-report hold them to it)
+    assert r.after.max_bits_error <= 1.0, (ch.how, r.after.max_bits_error)
     # at one of bc1c106's rows the Arb-free oracle (mpmath) agrees with the chosen
     # form to an ulp
     row = (5e-324, -big, -big)
