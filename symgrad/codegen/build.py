@@ -18,10 +18,16 @@ from collections.abc import Callable, Mapping
 import numpy as np
 from sympy import Basic, Expr, MatrixBase, NDimArray, Symbol
 
+from ..certified import certified
+from ..compensated import compensated
 from ..errors import SymgradError
+from ..exact import exact
+from ..graph import postorder
 from ..lowering import lower
 from ..rewrites import accurate_forms, safe_forms
+from ..scaled import scaled
 from ..shapes import flatten_exprs
+from ..widen import widen
 from .certifying import CERTIFY_HELPERS, CERTIFY_NAMES, certifying, uses_certify
 from .compensating import (
     COMPENSATED_HELPERS,
@@ -39,7 +45,7 @@ from .names import Namer
 from .printer import CALL_NAMES
 from .regions import MAX_REGIONS, REGION_NAMES, split
 from .rows import rows_bound, rows_plan, rows_source
-from .scaling import SCALE_HELPERS, SCALE_NAMES, compacting, scaling, uses_scaling
+from .scaling import SCALE_HELPERS, SCALE_NAMES, _Pick, compacting, scaling, uses_scaling
 from .source import (
     ENTRY_NAMES,
     RUNTIME_IMPORT,
@@ -106,6 +112,17 @@ def _layout(exprs: object) -> tuple[list[Expr], Layout]:
     return flat, Layout("matrix", struct.shape)
 
 
+_MARKERS = (certified, exact, scaled, compensated, widen, _Pick)
+
+
+def _holds_markers(roots: list[Basic]) -> bool:
+    """Whether a node of ``roots``' DAG is a marker a code-generation pass
+    rewrites (certified, exact, scaled, compensated, widen): one walk, where
+    each of the six passes would walk the DAG to find none."""
+    order, _ = postorder(roots, lambda n: n.args)
+    return any(isinstance(n, _MARKERS) for n in order)
+
+
 def _compile(
     args: object, exprs: object, reserved: frozenset[str] = frozenset(),
     stabilize: bool = False, domain: Mapping | None = None, complex_: bool = False,
@@ -117,12 +134,13 @@ def _compile(
     params, leaf = _params(args, namer)
     flat, layout = _layout(exprs)
     roots = safe_forms(lower(flat), domain) if stabilize else accurate_forms(lower(flat))
-    roots = certifying(roots)  # certified(u): u in pairs, recomputed where not certified
-    roots = expanding(roots)  # exact(p): the polynomial p as an expansion, rounded once
-    roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
-    roots = compensating(roots, domain if stabilize else None)  # compensated(u): u in pairs
-    roots = compacting(roots)  # scaled(u)'s fallback at the rows taking it only
-    roots = widened(roots)  # widen(u): u computed in the next wider type
+    if _holds_markers(roots):  # (each pass returns roots as they are without its marker)
+        roots = certifying(roots)  # certified(u): u in pairs, recomputed where not certified
+        roots = expanding(roots)  # exact(p): the polynomial p as an expansion, rounded once
+        roots = scaling(roots)  # scaled(u): u on inputs scaled by a power of two
+        roots = compensating(roots, domain if stabilize else None)  # compensated(u): in pairs
+        roots = compacting(roots)  # scaled(u)'s fallback at the rows taking it only
+        roots = widened(roots)  # widen(u): u computed in the next wider type
     # a Piecewise whose branches need heavy work: each branch at its rows only
     swap, regions = split(roots) if runtime and not complex_ else ({}, [])
     # (its parts decide as the whole formula's code does: read_dag's whole)
