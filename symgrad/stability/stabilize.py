@@ -551,7 +551,6 @@ class _Search:
         if best is not None:
             best = self._zero_series(best, source, truth, fresh, choice, tried)
             best = self._more_exact(best, source, truth, fresh, choice, tried)
-            best = self._ranked_widened(best, source, truth, fresh, choice, tried)
             return self._pinned(best, source, truth, fresh, choice, tried)
         if not tried:  # nothing ranked: the source, on fresh points
             points, labels, old, _ = self._fresh(source, source, truth, fresh)
@@ -842,41 +841,6 @@ class _Search:
                 if best.after[0] <= UNFIXED_ABOVE:
                     break
         return best
-
-    def _ranked_widened(self, best: Choice, source: Expr, truth: _TruthCache,
-                        fresh: tuple[int, int], choice: Choice, tried: list) -> Choice:
-        """``best``, or one of the ranked forms computed in the wider type
-        (plain, then in its pairs), where ``best``, verified and made more
-        exact, still loses more than ``UNFIXED_ABOVE`` bits on fresh points
-        and a wider type is allowed: no form of the dtype reached the
-        tolerance there, so the choosing samples' verdict that one had is
-        overturned, and widening is what is left.  Each kept as in
-        :meth:`_more_exact` (a bit below the best, or tied where any bit is
-        kept).  The ranked forms are taken out of their scaled and pairs
-        wrappers: the wider type's exponent range and pairs do both their
-        jobs.  (The quadratic formula's smaller root over all floats: every
-        ranked form of the dtype was over scaled inputs, accurate on the
-        choosing samples; with one input subnormal and the others at
-        float64's ends no power of two brings all three in range, 64 bits
-        on fresh points; its sqrt-conjugate branches in long-double pairs
-        keep them, 1.0.)"""
-        if best.after[0] <= UNFIXED_ABOVE or not self.widen:
-            return best
-        forms: dict = {}  # (each form once, in the ranked order)
-        for c, _ in choice.ranked[:_VERIFIED]:
-            u = c.expr
-            while isinstance(u, (scaled, compensated)):
-                u = u.args[0]
-            if isinstance(u, FloatMarker):
-                continue
-            how = c.how.split(" (")[0].removesuffix(", scaled").removesuffix(", compensated")
-            for f, label in ((widened(u), "widened"),
-                             (widened(compensated(_unnested(u))), "compensated, widened")):
-                if f != best.chosen:
-                    forms.setdefault(f, Candidate(f, f"{how}, {label} (the forms of the dtype "
-                                                     "lost bits on fresh points)"))
-        return self._first_gaining(best, list(forms.values()), source, truth, fresh, choice,
-                                   tried)
 
     def _no_gain_at_worst(self, form: Expr, best: Choice, truth: _TruthCache) -> bool:
         """Whether ``form`` loses at least ``best``'s max less a bit at
