@@ -419,3 +419,19 @@ def test_a_float32_scaled_form_keeps_float32s_range(form):
     assert normal.sum() >= 4
     np.testing.assert_array_equal(want[normal], exact[normal])
     np.testing.assert_array_equal(got, want)
+
+
+
+def test_a_pair_quotient_of_a_constant_numerator_where_a_quotient_overflows():
+    # the selected pair quotient (taken where some a0/b0 overflows) read the
+    # constant numerator's magnitude through torch.abs: TypeError (the
+    # quadratic's root -2c/(b + sqrt(b**2 - 4ac)) in pairs, scaled, at (1e-300,
+    # 1e300, 1e300), in some of Python's hash orders)
+    from symgrad.export.printers import HEADERS
+    from symgrad.export.source import _pair_helpers
+
+    h: dict = {}
+    exec(HEADERS["torch"] + _pair_helpers("torch"), h)  # noqa: S102 (symgrad's own text)
+    b = torch.tensor([1e-310, 4.0, 3.0], dtype=torch.float64)
+    hi, lo = h["_dd_div"](-2, (b, torch.zeros_like(b)))
+    assert hi.tolist() == [-np.inf, -0.5, -2 / 3] and lo[1:].abs().max() <= 2**-53
