@@ -27,7 +27,8 @@ the scaled value is subnormal, the point takes ``u``'s top product
 factor by factor instead (``_sc_pick``): each factor scaled by its own
 ``k`` (its inputs only kept normal, so exact), their significands
 multiplied and their exponents summed, scaled back once (``_sc_mul``),
-computed at the rows that may take it only (:func:`compacting`, NumPy);
+computed at the rows that may take it only (:func:`compacting`, NumPy;
+eager PyTorch: a masked region, :mod:`symgrad.export.subsets`);
 inf too where that product is past the largest float (the value's own
 overflow: main, of a rounded input, may be finite there).  The scaling
 back (``_sc_up``) gives the largest float, not inf, where the value is
@@ -210,7 +211,8 @@ def compacting(roots: list[Basic]) -> list[Basic]:
     rows (``_sc_at``).  Every operation is elementwise, so its floats there
     are those it has over every row.  After the compensating pass (alt's
     pairs are then code, not a ``compensated`` node inside an input's
-    rows); NumPy only (the exporters compute alt at every row).
+    rows); NumPy only (eager PyTorch computes alt in a masked region under
+    ``_sc_use``, export.subsets; JAX at every row).
 
     >>> from sympy import symbols
     >>> x, y = symbols("x y", real=True)

@@ -11,7 +11,8 @@ eager code computed each in full.
 conditions (literals: a condition node, held or not) that hold at every
 point where its value can reach an output.  A root is needed everywhere; a
 Piecewise's arm ``k`` is needed where its parent is and its condition holds
-and the earlier ones do not (an arm's conditions likewise); a node is
+and the earlier ones do not (an arm's conditions likewise; a ``scaled(u)``'s
+fallback, ``_sc_pick``'s alt, where its ``_sc_use`` holds); a node is
 needed where any of its users needs it (the literals common to all its
 uses).  The nodes that need a literal form a *region* (each node in one:
 the literal a user's region has if it can, else the first); a region whose
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 from sympy import Basic, Dummy, Function, Integer, Mul, Piecewise, Pow, S
 
 from ..build import mapped, replaced
+from ..codegen.scaling import _Pick
 from ..codegen.texts import HelperCall
 from ..graph import postorder
 
@@ -127,7 +129,12 @@ def _needs(order: list, kids: dict, roots: list) -> dict:
     need: dict = {r: frozenset() for r in roots}
     for n in reversed(order):  # each node after all its users
         here = need[n]
-        if isinstance(n, Piecewise):
+        if isinstance(n, _Pick) and len(n.args) == 3:  # scaled(u)'s fallback: where use holds
+            main, alt, use = n.args
+            _meet(need, main, here)
+            _meet(need, use, here)
+            _meet(need, alt, here | {(use, True)})
+        elif isinstance(n, Piecewise):
             before: frozenset = frozenset()
             for pair in n.args:
                 e, c = pair.args
@@ -163,7 +170,7 @@ def masked_regions(roots: list[Basic], numbers: Iterator[int]) -> tuple[list[Bas
     []
     """
     order, kids = postorder(roots, _kids)
-    if not any(isinstance(n, Piecewise) for n in order):
+    if not any(isinstance(n, (Piecewise, _Pick)) for n in order):
         return list(roots), []
     explicit = _explicit_quotients(roots)
     if explicit is not None:  # every shared quotient a node: none is left to check
