@@ -39,6 +39,10 @@ _DD_TINY = _DDConsts(lambda t: np.finfo(t).tiny * 4)
 _DD_BIG = _DDConsts(lambda t: np.finfo(t).max / _DD_SPLIT[t])
 _DD_DOWN = _DDConsts(lambda t: t.type(2.0 ** -(np.finfo(t).nmant // 2 + 2)))
 _DD_UP = _DDConsts(lambda t: t.type(2.0 ** (np.finfo(t).nmant // 2 + 2)))
+# the largest high half of a split (a float of p bits: its top p - s), scaled
+# down by _DD_DOWN: 2**E - 2**(E - p + s), E = maxexp - the scaling's exponent
+_DD_TOP = _DDConsts(lambda t: t.type(2 - 2.0 ** ((np.finfo(t).nmant + 2) // 2 - np.finfo(t).nmant))
+                    * t.type(2) ** (np.finfo(t).maxexp - np.finfo(t).nmant // 2 - 3))
 # the largest k such that magnitudes below 2**k cannot make a guard below fire
 # in the type (no product of two overflows, no split is of a big number)
 _DD_BOUNDED = _DDConsts(lambda t: (np.finfo(t).maxexp - 1) // 2 - 2)
@@ -98,6 +102,11 @@ def _dd_split(a, ok=False):
         s = np.where(big, a * _DD_DOWN[t], a)
         c = _dd_rounded(s * _DD_SPLIT[t])
         h = c - (c - s)
+        # a high half rounded up past the largest float scaled down (|a| in the
+        # top 2**-(p - s) of the range) is the largest high half, truncated: the
+        # split stays exact (a - h below 2**s) where h * 2**k was inf, and
+        # TwoProduct's error term NaN, dropped (exp(a*x) - 1 at a*x = 709.78)
+        h = np.where(h > _DD_TOP[t], _DD_TOP[t], np.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
         h = np.where(big, h * _DD_UP[t], h)
         return h, a - h
     c = _dd_rounded(a * _DD_SPLIT[t])

@@ -746,7 +746,7 @@ COMPENSATED_NAMES = frozenset({
     "_dd_hi", "_dd_out",
     "_dd_fun", "_ddc", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
     "_dd_rounded",
-    "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DDConsts",
+    "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DD_TOP", "_DDConsts",
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",
     "_dd_inv_factorial", "_dd_pow2", "_dd_reduced", "_dd_scaled", "_DD_SQUARINGS", "_DD_LN2",
     "_dd_exp_table", "_DD_EXP_TABLE",

@@ -7,6 +7,9 @@ roots), each with siblings, and at the extremes of the float range."""
 
 from __future__ import annotations
 
+from fractions import Fraction as F
+
+import mpmath
 import numpy as np
 import pytest
 import sympy as sp
@@ -764,3 +767,42 @@ def test_a_pairs_subnormal_low_part_survives_a_product(dtype, row, true):
     f = lambdify([x, y, z], compensated(e), dtype=dtype)
     got = f(*[np.array([v], dtype=dtype) for v in row])[0]
     assert got == dtype(true)
+
+
+@pytest.mark.parametrize("t", [np.float64, np.float32, np.longdouble])
+def test_twoproduct_of_a_factor_next_to_the_largest_float_keeps_its_error_term(t):
+    # Dekker's split of a factor in the top 2^-(p - s) of the range (scaled
+    # down, split, scaled back) rounded its high half up past the largest
+    # float: inf, the error term NaN, dropped as 0 (in 19 of these 400
+    # products in float64, 400 in float32: float32's high half has 12 bits);
+    # exp(a*x) - 1 at a*x = 709.78 (FPBench's NMSE section 3.5) kept 44 of 53
+    # bits.  The high half is truncated there instead: the exact error term
+    from symgrad.codegen.compensated_helpers import _dd_two_prod
+
+    rng = np.random.default_rng(3)
+    mx = np.finfo(t).max
+    a = (mx * (1 - rng.uniform(0, 2.0**-20, 400).astype(t)))
+    a = a * np.where(np.arange(400) % 2, t(1), t(-1))
+    a[:2] = mx, -mx
+    b = rng.uniform(0.01, 0.99, 400).astype(t)
+    with np.errstate(over="raise", invalid="raise"):
+        p, e = _dd_two_prod(a, b)
+    exact = [F(*u.as_integer_ratio()) * F(*v.as_integer_ratio()) - F(*w.as_integer_ratio())
+             for u, v, w in zip(a, b, p)]
+    assert [F(*v.as_integer_ratio()) for v in e] == exact
+
+
+def test_expm1_of_a_product_next_to_the_overflow_threshold_keeps_its_bits():
+    # FPBench's NMSE section 3.5 point, and siblings (other factors whose
+    # product is near log(max), one in the top 2^-26 of the range): 8.6-9.4
+    # bits lost with the error term dropped; expm1 at the root is f(hi) +
+    # f'(hi) lo, within an ulp
+    from sympy.codegen.cfunctions import expm1
+
+    f = lambdify([a, x], compensated(expm1(a * x)))
+    v = np.array([1.7976931348623071e308, 1.797693134862315e308, 1.7976931348623157e308,
+                  -1.7976931348623157e308])
+    u = np.array([3.948297399198478e-306, 3.9482973991984e-306, 3.8e-306, -3.7e-306])
+    with mpmath.workprec(300):
+        want = np.array([float(mpmath.expm1(mpmath.mpf(p) * mpmath.mpf(q))) for p, q in zip(u, v)])
+    assert np.all(np.abs(f(u, v) - want) <= np.spacing(want))
