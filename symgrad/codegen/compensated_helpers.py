@@ -155,6 +155,14 @@ def _ddc(h, lo, like):
     return hi, np.asarray((h - float(hi)) + lo, t)[()]
 
 
+def _dd_mod(a, m):
+    """A float or pair ``a`` modulo ``m`` (a float), exactly: the IEEE
+    remainder (fmod) of each float is exact, and their pair sum too."""
+    if not isinstance(a, tuple):
+        return np.fmod(a, m)
+    return _dd_two_sum(np.fmod(a[0], m), np.fmod(a[1], m))
+
+
 def _dd_neg(a):
     return (-a[0], -a[1]) if isinstance(a, tuple) else -a
 

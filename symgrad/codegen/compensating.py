@@ -27,6 +27,10 @@ defines the helpers (:data:`COMPENSATED_HELPERS`):
   subtree's root (``exp(x) - y`` along ``x = log(y)``);
 * ``_ddc(hi, lo, like)``: a constant that no float holds (``pi/180``,
   ``1/10``) as a pair of the type of ``like``;
+* ``_dd_mod(u, m)``: a float or pair modulo a period ``m``, exactly (the
+  argument ``r π u`` of ``sin``, ``cos`` and ``tan``, ``r`` rational, is
+  reduced in ``u``'s own units before its product by the pair of ``r π``,
+  which holds π only to twice the type's precision);
 * ``_dd_out``: the pair rounded to one float.
 
 Error terms that are not finite (an overflow in a sum, a split of a
@@ -65,6 +69,7 @@ from sympy import (
     exp,
     floor,
     log,
+    pi,
     sin,
     tan,
 )
@@ -75,6 +80,7 @@ from ..build import cancelling, mapped
 from ..compensated import compensated
 from ..graph import postorder
 from ..rewrites.facts import Facts
+from ..rewrites.pi_nodes import reducible
 from . import compensated_helpers
 from .texts import HelperCall, module_text
 
@@ -158,6 +164,12 @@ class _FunBounded(_Fun):
     derivative and each argument over the domain (see ``_dd_fun_b``)."""
 
     _helper = "_dd_fun_b"
+
+
+class _Mod(_DD):
+    """A float or pair modulo a period (a float of few bits), exactly."""
+
+    _helper = "_dd_mod"
 
 
 class _Const(_DD):
@@ -553,6 +565,8 @@ class _Copy:
             for a in args[1:]:
                 acc = (_Max if isinstance(n, Max) else _Min)(acc, a)
             return acc
+        if n.func in (sin, cos, tan) and len(args) == 1:
+            args = [self._pi_reduced(n.args[0], like) or args[0]]
         pair_call = getattr(n, "pair_call", None)
         if pair_call is not None and n is not self.top \
                 and (len(args) == 1 or getattr(n, "pair_args", False)):
@@ -594,6 +608,30 @@ class _Copy:
                 return _FunBounded(*k, fv, *terms) if k else _Fun(fv, *terms)
         # no arithmetic of pairs: the node of the rounded values
         return cancelling(n, [self.out(a) for a in args])
+
+    def _pi_reduced(self, u: Basic, like: Symbol | None) -> Basic | None:
+        """The argument ``r π v`` (``r`` rational, ``v`` one factor) of a
+        sine, cosine or tangent as the pair ``r π (v mod 2/r)``: ``v``
+        reduced exactly in its own units where ``2/r`` is a float of few
+        bits (:func:`~symgrad.rewrites.pi_nodes.reducible`: degrees' 360, 2
+        for ``π v``; else its multiple 2q, r = p/q: 4 for ``3π v/2``), then
+        times the pair of ``r π``.  As ``r π v`` in pairs,
+        the product's error (2**-2p of it) was the angle's beyond about
+        2**p radians: cos(π x/180) at float32's x = 3.4e38 was off by 1e22
+        radians, however exactly the pair was reduced.  None where ``u``
+        is not of that form."""
+        if not u.is_Mul:
+            return None
+        rest = [f for f in u.args if not f.is_number]
+        c = Mul(*[f for f in u.args if f.is_number])
+        r = c / pi
+        if len(rest) != 1 or not r.is_Rational or r == 0:
+            return None
+        # the period 2/r, or a multiple: 2q (r = p/q: 2 pi p)
+        period = next((m for m in (abs(2 / r), 2 * Integer(r.q)) if reducible(m)), None)
+        if period is None:
+            return None
+        return _Mul(self.const(c, like), _Mod(self.dd[rest[0]], Float(float(period), 53)))
 
     def _exact_product(self, n: Basic, args: list) -> bool:
         """Whether the product or power ``n`` of floats (no pair among
@@ -744,7 +782,7 @@ COMPENSATED_NAMES = frozenset({
     "_dd_add", "_dd_mul", "_dd_prod", "_dd_prod_b", "_dd_div", "_dd_sqrt", "_dd_neg", "_dd_abs",
     "_dd_max", "_dd_min", "_dd_pick",
     "_dd_hi", "_dd_out",
-    "_dd_fun", "_ddc", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
+    "_dd_fun", "_ddc", "_dd_mod", "_dd_fin", "_dd_two_sum", "_dd_fast", "_dd_two_prod", "_dd_split",
     "_dd_rounded",
     "_DD_SPLIT", "_DD_TINY", "_DD_BIG", "_DD_DOWN", "_DD_UP", "_DD_TOP", "_DDConsts",
     "_dd_exp", "_dd_expm1", "_dd_log", "_dd_log1p", "_dd_const", "_dd_series_terms",

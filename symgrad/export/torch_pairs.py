@@ -15,7 +15,7 @@ import torch
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
            "exp2", "exp", "log", "zeros_like", "log1p", "floor", "sin", "cos", "arctan", "sqrt",
            "const_pair", "fused", "product_error", "finite", "exp_table", "index", "take",
-           "isinf", "eager", "all_finite"]
+           "isinf", "eager", "all_finite", "fmod"]
 
 
 class _Type:
@@ -59,6 +59,10 @@ def result_type(*values) -> torch.dtype:
 
 def where(cond, a, b):
     return torch.where(cond, a, b)
+
+
+def fmod(a, m):
+    return torch.fmod(a, m)
 
 
 def finite(e):

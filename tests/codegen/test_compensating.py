@@ -806,3 +806,47 @@ def test_expm1_of_a_product_next_to_the_overflow_threshold_keeps_its_bits():
     with mpmath.workprec(300):
         want = np.array([float(mpmath.expm1(mpmath.mpf(p) * mpmath.mpf(q))) for p, q in zip(u, v)])
     assert np.all(np.abs(f(u, v) - want) <= np.spacing(want))
+
+
+_PI_TRIG = [(sp.sin, sp.Rational(1, 180), True), (sp.cos, sp.Integer(1), True),
+            (sp.tan, sp.Rational(-1, 4), True), (sp.sin, sp.Rational(3, 2), False),
+            (sp.cos, sp.Rational(1, 3), False), (sp.tan, sp.Integer(2), False)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_trig_of_a_rational_multiple_of_pi_is_reduced_in_its_own_units(dtype):
+    # sin, cos, tan of r*pi*x (r rational): the pair of r*pi holds pi to 2p
+    # bits, so r*pi*x in pairs was off by ~2**-2p of itself, whole radians
+    # past ~2**p (cos(pi*x/180) at float32's x = 3.4e38: 1e22 radians, 22-24
+    # bits lost, as the plain code); x is reduced modulo 2/r (or 2q, r = p/q)
+    # first, exactly (fmod).  Siblings: three functions, six scalings, at the
+    # root (first order) and inside a product, x over every binade and the
+    # top of the range.  Exact oracle: t = r*x mod 2 in rationals, sin(pi t)
+    # and cos(pi t) by mpmath.  (Left out: t an odd multiple of 1/2, zeros
+    # and poles the pairs' pi misses by ~2**-2p, as at small x: sinpi's)
+    from fractions import Fraction
+
+    from symgrad.stability.bits import FORMATS
+
+    rng = np.random.default_rng(7)
+    mx = float(np.finfo(dtype).max)
+    xs = np.concatenate([10 ** rng.uniform(0, np.log10(mx), 120),
+                         mx * (1 - rng.uniform(0, 1e-3, 8)), rng.uniform(-720, 720, 8)])
+    xs = xs * np.where(rng.uniform(size=136) < 0.5, 1, -1)
+    xs = xs.astype(dtype)
+    exprs = [f(r * sp.pi * x) * (1 if root else y) for f, r, root in _PI_TRIG]
+    plain = lambdify([x, y], exprs, dtype=dtype)(xs, np.ones_like(xs))
+    got = lambdify([x, y], [compensated(e) for e in exprs], dtype=dtype)(xs, np.ones_like(xs))
+    fmt = FORMATS[np.dtype(dtype).name]
+    lost = []
+    for (f, r, _), p, g in zip(_PI_TRIG, plain, got):
+        ts = [Fraction(float(v)) * Fraction(int(r.p), int(r.q)) % 2 for v in xs]
+        keep = np.array([t == 0 or (2 * t).denominator != 1 for t in ts])
+        with mpmath.workprec(80):
+            s = [mpmath.sinpi(mpmath.mpf(t.numerator) / t.denominator) for t in ts]
+            c = [mpmath.cospi(mpmath.mpf(t.numerator) / t.denominator) for t in ts]
+            true = np.array([float({sp.sin: u, sp.cos: v}.get(f, u / v if v else 0))
+                             for u, v in zip(s, c)])
+        assert bits_error(g, true, fmt)[keep].max() <= 1.0, f
+        lost.append(bits_error(p, true, fmt)[keep].max())
+    assert min(lost) > 20  # (the plain code's)

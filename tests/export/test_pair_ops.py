@@ -157,3 +157,27 @@ def test_the_exported_twoproduct_next_to_the_largest_float_keeps_its_error_term(
                 monkeypatch.setitem(torch_pairs._FUSED, (args[0].device, args[0].dtype), False)
             got = symgrad.to_torch(e, [x, y, z])(*args).numpy()
         assert got.dtype == t and [F(float(v)) for v in got] == want
+
+
+def test_the_exports_reduce_a_rational_multiple_of_pi_in_its_own_units():
+    # compensated sin/cos/tan of r*pi*x reduce x modulo 2/r first (fmod, exact):
+    # PyTorch's code gives NumPy's floats at every binade (x up to the top of the
+    # range, where r*pi*x in pairs was off by whole radians); JAX's helper under
+    # jax.jit too (XLA's fmod exact), on its own (a compiled sincos costs ~1.5 s)
+    from symgrad.codegen.compensated_helpers import _dd_mod
+    from symgrad.export.source import compile_source, generate
+
+    u = symgrad.compensated(sp.cos(x * sp.pi / 180) * y)
+    g = compile_source(generate("jax", [x, y], [u])).__globals__
+    rng = np.random.default_rng(4)
+    for t in (np.float64, np.float32):
+        xs = (10 ** rng.uniform(0, np.log10(float(np.finfo(t).max)), 200)).astype(t)
+        xs = xs * np.where(rng.uniform(size=200) < 0.5, t(1), t(-1))
+        want = symgrad.lambdify([x, y], u, dtype=t)(xs, np.ones_like(xs))
+        got = symgrad.to_torch(u, [x, y])(torch.from_numpy(xs), torch.from_numpy(np.ones_like(xs)))
+        np.testing.assert_array_equal(got.numpy(), want, strict=True)
+        lo = (xs * rng.uniform(-2.0**-30, 2.0**-30, 200)).astype(t)
+        with jax.enable_x64():
+            red = jax.jit(lambda h, lo_: g["_dd_mod"]((h, lo_), 360.0))(xs, lo)
+        for a, b in zip(red, _dd_mod((xs, lo), 360.0)):
+            np.testing.assert_array_equal(np.asarray(a), b, strict=True)
