@@ -106,8 +106,8 @@ def _dd_split(a, ok=False):
         # top 2**-(p - s) of the range) is the largest high half, truncated: the
         # split stays exact (a - h below 2**s) where h * 2**k was inf, and
         # TwoProduct's error term NaN, dropped (exp(a*x) - 1 at a*x = 709.78)
-        h = np.where(h > _DD_TOP[t], _DD_TOP[t], np.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
-        h = np.where(big, h * _DD_UP[t], h)
+        top = np.where(h > _DD_TOP[t], _DD_TOP[t], np.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
+        h = np.where(big, top * _DD_UP[t], h)
         return h, a - h
     c = _dd_rounded(a * _DD_SPLIT[t])
     h = c - (c - a)

@@ -204,8 +204,8 @@ def _dd_split(a, ok=False):
     s = NP.where(big, a * _DD_DOWN[t], a)
     c = _dd_rounded(s * _DD_SPLIT[t])
     h = c - (c - s)
-    h = NP.where(h > _DD_TOP[t], _DD_TOP[t], NP.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
-    h = NP.where(big, h * _DD_UP[t], h)
+    top = NP.where(h > _DD_TOP[t], _DD_TOP[t], NP.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
+    h = NP.where(big, top * _DD_UP[t], h)
     return h, a - h
 """
 # The pair exp's reduction by a table of 2**(j/256) - 1 in pairs, in both

@@ -773,17 +773,20 @@ def test_a_pairs_subnormal_low_part_survives_a_product(dtype, row, true):
 def test_twoproduct_of_a_factor_next_to_the_largest_float_keeps_its_error_term(t):
     # Dekker's split of a factor in the top 2^-(p - s) of the range (scaled
     # down, split, scaled back) rounded its high half up past the largest
-    # float: inf, the error term NaN, dropped as 0 (in 19 of these 400
-    # products in float64, 400 in float32: float32's high half has 12 bits);
-    # exp(a*x) - 1 at a*x = 709.78 (FPBench's NMSE section 3.5) kept 44 of 53
-    # bits.  The high half is truncated there instead: the exact error term
+    # float: inf, the error term NaN, dropped as 0 (in 4, 200 and 2 of these
+    # 200 products in float64, float32 and the long double); exp(a*x) - 1 at
+    # a*x = 709.78 (FPBench's NMSE section 3.5) kept 44 of 53 bits.  The high
+    # half is truncated there instead: the exact error term.  Siblings: the
+    # top 12 binades, below and above the scaled split's bound (max/(2^s + 1))
     from symgrad.codegen.compensated_helpers import _dd_two_prod
 
     rng = np.random.default_rng(3)
-    mx = np.finfo(t).max
-    a = (mx * (1 - rng.uniform(0, 2.0**-20, 400).astype(t)))
-    a = a * np.where(np.arange(400) % 2, t(1), t(-1))
-    a[:2] = mx, -mx
+    fi = np.finfo(t)
+    top = fi.max * (1 - rng.uniform(0, 2.0**-20, 200).astype(t))
+    binades = np.ldexp(rng.uniform(0.5, 1, 200).astype(t),
+                       rng.integers(fi.maxexp - 12, fi.maxexp, 200))
+    a = np.concatenate([top, binades]) * np.where(np.arange(400) % 2, t(1), t(-1))
+    a[:2] = fi.max, -fi.max
     b = rng.uniform(0.01, 0.99, 400).astype(t)
     with np.errstate(over="raise", invalid="raise"):
         p, e = _dd_two_prod(a, b)

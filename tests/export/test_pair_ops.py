@@ -120,14 +120,17 @@ def test_the_pairs_rare_cases_in_every_backend(backend):
 
 
 def _products_next_to_the_largest_float(t):
-    # a within 2^-20 of the largest float (either sign), b in (0.01, 0.99), and
-    # p = a*b rounded: compensated(x*y - z) at z = p is TwoProduct's error term
+    # a within 2^-20 of the largest float, or in the top 12 binades (either
+    # sign), b in (0.01, 0.99), and p = a*b rounded: compensated(x*y - z) at
+    # z = p is TwoProduct's error term
     rng = np.random.default_rng(3)
-    mx = np.finfo(t).max
-    a = (mx * (1 - rng.uniform(0, 2.0**-20, 100))).astype(t)
-    a = a * np.where(np.arange(100) % 2, t(1), t(-1))
-    a[:2] = mx, -mx
-    b = rng.uniform(0.01, 0.99, 100).astype(t)
+    fi = np.finfo(t)
+    a = np.concatenate([fi.max * (1 - rng.uniform(0, 2.0**-20, 60)).astype(t),
+                        np.ldexp(rng.uniform(0.5, 1, 60).astype(t),
+                                 rng.integers(fi.maxexp - 12, fi.maxexp, 60))])
+    a = a * np.where(np.arange(120) % 2, t(1), t(-1))
+    a[:2] = fi.max, -fi.max
+    b = rng.uniform(0.01, 0.99, 120).astype(t)
     p = a * b
     want = [F(float(u)) * F(float(v)) - F(float(w)) for u, v, w in zip(a, b, p)]
     return a, b, p, want
@@ -138,8 +141,8 @@ def test_the_exported_twoproduct_next_to_the_largest_float_keeps_its_error_term(
                                                                                  monkeypatch):
     # Dekker's split of a factor in the top 2^-26 (float32: 2^-12) of the range,
     # scaled down, split and scaled back, rounded its high half past the largest
-    # float: inf, the error term NaN, dropped (4 of these 100 products in
-    # float64, 99 in float32; the exports' split is their own text, by
+    # float: inf, the error term NaN, dropped (3 of these 120 products in
+    # float64, 60 in float32; the exports' split is their own text, by
     # selections under jax.jit).  PyTorch's eager fused error was exact; its
     # Dekker products (torch.compile, or a device whose addcmul rounds twice)
     # were not
