@@ -106,7 +106,7 @@ def _dd_split(a, ok=False):
         # top 2**-(p - s) of the range) is the largest high half, truncated: the
         # split stays exact (a - h below 2**s) where h * 2**k was inf, and
         # TwoProduct's error term NaN, dropped (exp(a*x) - 1 at a*x = 709.78)
-        top = np.where(h > _DD_TOP[t], _DD_TOP[t], np.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
+        top = np.minimum(np.maximum(h, -_DD_TOP[t]), _DD_TOP[t])  # (NaN stays NaN)
         h = np.where(big, top * _DD_UP[t], h)
         return h, a - h
     c = _dd_rounded(a * _DD_SPLIT[t])

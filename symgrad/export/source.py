@@ -204,7 +204,7 @@ def _dd_split(a, ok=False):
     s = NP.where(big, a * _DD_DOWN[t], a)
     c = _dd_rounded(s * _DD_SPLIT[t])
     h = c - (c - s)
-    top = NP.where(h > _DD_TOP[t], _DD_TOP[t], NP.where(h < -_DD_TOP[t], -_DD_TOP[t], h))
+    top = NP.minimum(NP.maximum(h, -_DD_TOP[t]), _DD_TOP[t])  # (NaN stays NaN)
     h = NP.where(big, top * _DD_UP[t], h)
     return h, a - h
 """

@@ -15,7 +15,7 @@ import torch
 __all__ = ["dtype", "finfo", "result_type", "where", "isfinite", "abs", "float_pair", "rint",
            "exp2", "exp", "log", "zeros_like", "log1p", "floor", "sin", "cos", "arctan", "sqrt",
            "const_pair", "fused", "product_error", "finite", "exp_table", "index", "take",
-           "isinf", "eager", "all_finite", "fmod"]
+           "isinf", "eager", "all_finite", "fmod", "minimum", "maximum"]
 
 
 class _Type:
@@ -63,6 +63,14 @@ def where(cond, a, b):
 
 def fmod(a, m):
     return torch.fmod(a, m)
+
+
+def minimum(a, b):
+    return torch.clamp(a, max=b)  # (b a float: the split's bound; NaN stays NaN)
+
+
+def maximum(a, b):
+    return torch.clamp(a, min=b)
 
 
 def finite(e):
