@@ -425,8 +425,8 @@ def test_a_float32_scaled_form_keeps_float32s_range(form):
 def test_a_pair_quotient_of_a_constant_numerator_where_a_quotient_overflows():
     # the selected pair quotient (taken where some a0/b0 overflows) read the
     # constant numerator's magnitude through torch.abs: TypeError (the
-    # quadratic's root -2c/(b + sqrt(b**2 - 4ac)) in pairs, scaled, at (1e-300,
-    # 1e300, 1e300), in some of Python's hash orders)
+    # quadratic's root in pairs, scaled, at (a, b, c) = (1e-300, -1, 1e300),
+    # float64, every hash seed)
     from symgrad.export.printers import HEADERS
     from symgrad.export.source import _pair_helpers
 
