@@ -166,8 +166,7 @@ def test_the_quadratic_formula_over_all_floats_is_accurate_where_a_subnormal_mee
     assert "compensated" in ch.how and not ("widened" in ch.how or "certified" in ch.how), ch.how
     # bc1c106's class against the Arb-free oracle (mpmath): 80 rows of one input
     # subnormal and the others at float64's ends, the chosen form within an ulp
-    # wherever the formula is defined (Dekker's split next to the largest float
-    # dropped its error term at some until session 22)
+    # wherever the formula is defined
     rows = list(itertools.product([5e-324, -5e-324, 2.2e-310, -1e-320],
                                   [big, -big, 0.0, 1e-320, -3e-315], [big, -big, 1e300, -7e307]))
     with np.errstate(all="ignore"):
