@@ -151,14 +151,14 @@ def _signed_shift(hi, lo):
     return sign(hi - lo) * _loggamma_sum(Abs(hi - lo), Min(hi, lo))
 
 
-def _build_beta_shift(m: Match, sign=1):
+def _build_beta_shift(m: Match, by: int = 1):
     # log Γ(a) + log Γ(b) - log Γ(a + b + n) = log B(a, b) - (log Γ(a + b + n) - log Γ(a + b))
     n = _beta_offset(m)
     s = m[a] + m[b]
     pw = _loggamma_sum(abs(n), Min(m[c], s))
     pw = Piecewise(*[(e.doit(), cond) for e, cond in pw.args]) if isinstance(pw, Piecewise) \
         else pw.doit()  # (one shift: SymPy folds both branches to one log)
-    return sign * (_log_beta(m[a], m[b]) - (pw if n > 0 else -pw))
+    return by * (_log_beta(m[a], m[b]) - (pw if n > 0 else -pw))
 
 
 def _build_beta_shift_negated(m: Match):

@@ -69,6 +69,19 @@ def _wide(fmt: Format) -> np.dtype | None:
     return None
 
 
+def _plain_evaluator(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.ndarray,
+                     fmt: Format) -> tuple | None:
+    """The evaluator of ``forms``' nodes in the type wider than ``fmt``
+    (a form in pairs or wider: its operations' magnitudes are the plain
+    form's), the plain forms and that type; None where there is no wider
+    type, no form, no start row or no variable."""
+    wide = _wide(fmt)
+    plain = list(dict.fromkeys(unwiden(forms)))
+    if wide is None or not plain or not len(start) or not len(symbols):
+        return None
+    return NodeEvaluator(plain, symbols, wide), plain, wide
+
+
 def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.ndarray,
                 ranges: Sequence[tuple[float, float]], fmt: Format) -> np.ndarray:
     """Rows (in ``fmt``) where a product, quotient or power inside ``forms``
@@ -89,13 +102,11 @@ def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.nda
     >>> bool(np.isinf(q).all() and (f < 3e38).all())  # ... and the value is finite
     True
     """
-    wide = _wide(fmt)
-    k = len(symbols)
-    # (a form in pairs or wider: its operations' magnitudes are the plain form's)
-    plain = list(dict.fromkeys(unwiden(forms)))
-    if wide is None or not plain or not len(start) or k == 0:
+    got = _plain_evaluator(forms, symbols, start, fmt)
+    if got is None:
         return start[:0]
-    ev = NodeEvaluator(plain, symbols, wide)
+    ev, plain, wide = got
+    k = len(symbols)
     outputs = set(plain)
     inner = [n for n in ev.order if (n.is_Mul or n.is_Pow) and not n.is_number
              and n not in outputs]
@@ -230,12 +241,11 @@ def output_ceiling(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.
     >>> bool(len(rows) and (np.abs(v / float(np.finfo(np.float32).max) - 1) < 2.0**-20).all())
     True
     """
-    wide = _wide(fmt)
-    k = len(symbols)
-    plain = list(dict.fromkeys(unwiden(forms)))
-    if wide is None or not plain or not len(start) or k == 0:
+    got = _plain_evaluator(forms, symbols, start, fmt)
+    if got is None:
         return start[:0]
-    ev = NodeEvaluator(plain, symbols, wide)
+    ev, plain, wide = got
+    k = len(symbols)
     big = np.asarray(np.finfo(fmt.dtype).max, dtype=wide)
 
     def ratios(rows: np.ndarray) -> list:
