@@ -54,7 +54,11 @@ ML entropies and margins, radiative exchange, bond factors); ``--family l``
 the twelfth, :mod:`benchmarks.heldout_l` (session 22: fixation probabilities,
 rendering's microfacet terms, filters and windows, two-level systems, the
 truncated normal's tails, log-gamma differences, powm1 and roots, the
-Richards curve, CosFace, heteroscedastic likelihoods);
+Richards curve, CosFace, heteroscedastic likelihoods); ``--family m`` the
+thirteenth, :mod:`benchmarks.heldout_m` (session 23: squashed policies' and
+flows' log-determinants, preference losses, mixtures, the Student-t's degrees
+of freedom, Gamma ratios, entropies near order 1, the CES limit, windows and
+step responses, Butler-Volmer, remainders, the Beckmann distribution);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -424,7 +428,7 @@ def main() -> None:
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", nargs="?", const="a",
-                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"),
+                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
@@ -433,7 +437,8 @@ def main() -> None:
                          "session 14) or h (benchmarks/heldout_h.py, session 15) or i "
                          "(benchmarks/heldout_i.py, session 17) or j (benchmarks/heldout_j.py, "
                          "session 18) or k (benchmarks/heldout_k.py, session 20) or l "
-                         "(benchmarks/heldout_l.py, session 22); "
+                         "(benchmarks/heldout_l.py, session 22) or m "
+                         "(benchmarks/heldout_m.py, session 23); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -457,10 +462,12 @@ def main() -> None:
         from .heldout_j import family_j
         from .heldout_k import family_k
         from .heldout_l import family_l
+        from .heldout_m import family_m
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
-                "j": family_j, "k": family_k, "l": family_l}[a.family]()[a.seed:a.seed + a.n]
+                "j": family_j, "k": family_k, "l": family_l,
+                "m": family_m}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
