@@ -8,7 +8,8 @@ for measurement to say.  Three sources:
   ones;
 * sums of exponentials normalized by their largest exponent
   (:mod:`.expsums`), hyperbolic functions written with ``exp`` first or
-  not;
+  not; sums of powers of one symbolic exponent written about an integer
+  exponent where they are a number (:mod:`.power_sums`);
 * algebra that exposes a cancellation to a rewrite or removes it: SymPy's
   ``together`` then ``factor`` (``1/(x+1) - 2/x + 1/(x-1)`` is
   ``2/(x(x-1)(x+1))``), ``cancel`` (``(e^{2x}-1)/(e^x-1)`` is ``e^x + 1``),
@@ -69,6 +70,7 @@ from .expsums import (
 )
 from .facts import Facts
 from .library import in_scope
+from .power_sums import about_integer_exponents
 from .quotients import divide_in_turn
 from .regimes import into_branches
 from .rewrite import apply_rewrites, fires_on
@@ -188,6 +190,12 @@ def candidates(expr: Expr, domain: Mapping | None = None,
         # hypot(x, 1) - x that hypot-conjugate takes)
         e = apply_rewrites([base], [*_SAFE, *measured], facts)[0]
         add(e, "+".join(r.name for r in applied) + ("" if len(applied) > 1 else ", then rewrites"))
+    # sums of powers of one symbolic exponent about an integer exponent where
+    # they are a number (Tsallis' entropy near order 1, a CES mean near 0)
+    for c, (e,) in about_integer_exponents([base], domain):
+        add(apply_rewrites([e], _SAFE, facts)[0], f"powers about exponent {c}")
+        add(apply_rewrites([e], [*_SAFE, *measured], facts)[0],
+            f"powers about exponent {c}, then rewrites")
     # sums of exponentials normalized by their largest exponent everywhere
     # (the safe forms keep the source where a difference of exponents rounds)
     # (where the safe forms left none to normalize, or normalized them all

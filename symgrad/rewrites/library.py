@@ -138,6 +138,12 @@ def _pow_one_valid(m: Match, f: Facts) -> bool:
     return f.positive(m[a]) and f.real(m[p])
 
 
+def _one_plus_valid(m: Match, f: Facts) -> bool:
+    # (1 + u)^p = exp(p·log1p(u)) for 1 + u > 0; p symbolic (a number's power,
+    # a square or a root, amplifies no rounding of 1 + u)
+    return not m[p].is_number and f.positive(1 + m[u]) and f.real(m[p])
+
+
 def _pow_quotient_valid(m: Match, f: Facts) -> bool:
     # (a^p - 1)·v with v = w/p: p·v = w is smaller than v (p cancels), w ≠ 0
     w = m[p] * m[v]
@@ -386,6 +392,14 @@ LIBRARY: tuple[Rewrite, ...] = (
         "1 - a^p cancels where a^p is near 1 (a near 1 or p near 0)",
         Example(1 - 2**x, {x: (-1e-9, 1e-9)}, {x: (1, 100)}),
         _pow_one_valid, "a > 0, p real", "exp-log", build=_pow_build),
+    # (1 + u)^p with a symbolic p: the rounding of 1 + u, relative 2^-53, is
+    # raised to the power p, |p|·2^-53 of the value (the compounding limit
+    # (1 + x/n)^n lost 20 bits at n = 1e6; the CES aggregator's
+    # (1 + u)^(1/p) near p = 0 likewise)
+    _rw("power-of-one-plus", (1 + u)**p, exp(p * log1p(u)), "measured",
+        "(1 + u)^p rounds 1 + u, and a large exponent amplifies that rounding",
+        Example((1 + x / y)**y, {x: (-1, 1), y: (1e6, 1e12)}, {x: (-1, 1), y: (2, 8)}),
+        _one_plus_valid, "1 + u > 0, p real and not a number", "exp-log"),
     # (a^p - 1)/p, the Box-Cox family: expm1(p·log a)/p keeps every bit but
     # where p is SUBNORMAL (or p·log a is): the product rounds on the
     # subnormal grid (62 bits at y = 1e-320): log a + (expm1(t) - t)/p (above).

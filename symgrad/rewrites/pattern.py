@@ -169,7 +169,9 @@ def _match_commutative(
         rest = tuple(n for i, n in enumerate(ns) if i not in used)
         if free:
             if rest:
-                for m3 in _match(free[0], op(*rest), m2):
+                # (one leftover is bound as it is: op(x) is x, but through
+                # SymPy's cache, whose look-up compares an equal copy deeply)
+                for m3 in _match(free[0], rest[0] if len(rest) == 1 else op(*rest), m2):
                     yield m3, ()
         elif not rest or partial:
             yield m2, rest
