@@ -2,9 +2,11 @@
 
 The pipeline: lower the markers (:func:`symgrad.lowering.lower`), rewrite to
 accurate NumPy forms, emit straight-line code from the DAG, and (for
-``lambdify``) compile it with a blocked entry point.  The source is kept on
-the function and registered with :mod:`linecache`, so ``inspect.getsource``
-and tracebacks show it.
+``lambdify``) compile it with a blocked entry point, the entry point's
+other kernels written and compiled when first needed
+(:mod:`symgrad.codegen.compiled`).  The source is kept on the function and
+registered with :mod:`linecache`, so ``inspect.getsource`` and tracebacks
+show it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from .emit import Program, build_program
 from .expanding import EXPANSION_HELPERS, EXPANSION_NAMES, expanding, uses_expansions
 from .matrix import is_matrix_program, matrix_code, matrix_lambdify
 from .names import Namer
+from .print_pass import inplace_program, scalar_program
 from .printer import CALL_NAMES
 from .regions import MAX_REGIONS, REGION_NAMES, split
 from .rows import rows_bound, rows_plan, rows_source
@@ -52,6 +55,7 @@ from .source import (
     Layout,
     Param,
     entry_source,
+    into_source,
     kernel_source,
     scalar_listed,
 )
@@ -220,7 +224,7 @@ def _imports(prog: Program, runtime: bool = False) -> str:
         + ("from symgrad.codegen.runtime import _masked\n" if prog.regions else "") \
         + "".join(f"_np_{u} = np.{u}\n" for u in sorted(ufuncs)) \
         + (f"_KV = ({', '.join(prog.constants)},)  # the kernel's constants\n_K = {{}}\n"
-           + ("_KS = {}\n" if prog.scalar_results is not None else "")
+           + ("_KS = {}\n" if prog.operators is not None else "")
            if prog.constants else "")
     wide = any(uses_widen(c) for c in code)
     pairs = any(uses_compensated(c) for c in code)
@@ -304,7 +308,10 @@ def lambdify(
     Markers are lowered first and ``Piecewise`` selects without letting an
     untaken branch's NaN or inf into the result.
 
-    The source is ``fn.source`` (and ``inspect.getsource(fn)``); the
+    The source is ``fn.source``: the whole module (its kernels for one
+    point, NumPy scalars, short batches and in place are written when a
+    call first needs them, and ``source`` writes those not written yet);
+    ``inspect.getsource(fn)`` is its entry point.  The
     function pickles (as its source, compiled again on loading), so it runs
     under ``multiprocessing``, ``concurrent.futures`` and dask.  Arguments
     are numbers or arrays of numbers (a SymPy number, ``Fraction`` or
@@ -396,33 +403,38 @@ def _numpy_function(args: object, exprs: object, dt: np.dtype | None, block: int
     n_out = len(prog.results)
     point_prog = prog.point_program() if dt is None else None
     point = namer.name("f_point") if point_prog is not None else None
-    scalar_prog = prog.scalar_program()
-    scalar = namer.name("f_scalar") if scalar_prog is not None else None
-    ip_prog = prog.inplace_program() if dt is None or np.dtype(dt).kind == "f" else None
-    inplace = namer.name("f_inplace") if ip_prog is not None else None
+    scalar = namer.name("f_scalar") if prog.operators is not None else None
+    has_ip = prog.inplace_from is not None and (dt is None or np.dtype(dt).kind == "f")
+    inplace = namer.name("f_inplace") if has_ip else None
     names = [p.name for p in params]
     plan = rows_plan(prog, names) if point and not any(p.vector for p in params) else None
     most = rows_bound(prog, names, plan) if plan else 0
     rows = namer.name("f_rows") if most else None
-    parts = [
-        _imports(prog, runtime=True),
-        kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)),
-        *([kernel_source(scalar, params, leaf, scalar_prog, None,
-                         _doc(prog, n_out)[:-1] + ", on NumPy scalars.",
-                         listed=scalar_listed(layout))]
-          if scalar else []),
-        *([kernel_source(point, params, leaf, point_prog, None,
-                         _doc(prog, n_out)[:-1] + ", on one point of Python floats.")]
-          if point else []),
-        *([rows_source(rows, names, prog, n_out, plan)] if rows else []),
-        *([kernel_source(inplace, params, leaf, ip_prog, None,
-                         _doc(prog, n_out)[:-1] + ", in place.", outs=n_out,
-                         scratch=prog.inplace_scratch)]
-          if inplace else []),
-        entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
-                     prog.max_live, prog.fresh, point, scalar, inplace,
-                     prog.inplace_direct, prog.typed and scalar is not None,
-                     prog.inplace_scratch, (rows, most) if rows else None),
-    ]
-    source = "\n\n".join(parts)
-    return load(source, name, threads, prog.n_ops, entry=len(source) - len(parts[-1]))
+    into = namer.name("f_into") if inplace else None
+    doc = _doc(prog, n_out)[:-1]
+    # The kernels besides the array kernel, written when first called
+    # (compiled._Later; in this order where ``source`` writes them all)
+    later: dict[tuple[str, ...], Callable[[], str]] = {}
+    if scalar:
+        later[(scalar,)] = lambda: kernel_source(
+            scalar, params, leaf, scalar_program(prog), None, doc + ", on NumPy scalars.",
+            listed=scalar_listed(layout))
+    if point:
+        later[(point,)] = lambda: kernel_source(
+            point, params, leaf, point_prog, None, doc + ", on one point of Python floats.")
+    if rows:
+        later[(rows,)] = lambda: rows_source(rows, names, prog, n_out, plan)
+
+    def in_place() -> str:
+        ip_prog, direct, scratch = inplace_program(prog)
+        return kernel_source(inplace, params, leaf, ip_prog, None, doc + ", in place.",
+                             outs=n_out, scratch=scratch) \
+            + "\n\n" + into_source(into, inplace, params, n_out, direct, scratch)
+    if inplace:
+        later[(inplace, into)] = in_place
+    head = _imports(prog, runtime=True) + "\n\n" \
+        + kernel_source(kernel, params, leaf, prog, None, _doc(prog, n_out)) + "\n\n"
+    entry = entry_source(name, kernel, params, layout, n_out, dt, block, prog.complex,
+                         prog.max_live, prog.fresh, point, scalar, inplace, into,
+                         prog.typed and scalar is not None, (rows, most) if rows else None)
+    return load(head + entry, name, threads, prog.n_ops, entry=len(head), later=later)

@@ -32,7 +32,7 @@ from .checks import check_nodes, describe
 from .dag import Dag, read_dag
 from .naming import reuse_names
 from .plan import plan
-from .print_pass import print_calls, print_in_place, print_kernel, print_point, renamed_trees
+from .print_pass import print_calls, print_kernel, print_point, renamed_trees
 from .printer import KernelPrinter, PointPrinter, RuntimePrinter
 from .program import Program, Statement
 from .result_kinds import depending, fresh, keeps_type
@@ -65,7 +65,9 @@ def build_program(
     the program is real and has no quiet lines.  With ``scalars`` false (code
     run only on arrays of one float type), the ``runtime`` program has no
     kernel for NumPy scalars and none written in place: only the array
-    kernel, which gives the same floats (a third less printing).
+    kernel, which gives the same floats (a third less printing).  The
+    kernels for NumPy scalars and written in place are printed when first
+    needed (:func:`.print_pass.scalar_program`, :func:`.print_pass.inplace_program`).
     ``swap``, ``stop`` and ``whole``: see :func:`.dag.read_dag` (a masked
     ``Piecewise``, a region's inputs: :mod:`.regions`); without
     ``constants`` the runtime code writes its constants as numbers, not as
@@ -92,8 +94,8 @@ def build_program(
     short = len(prog.statements) <= POINT_STATEMENTS
     if type(printer) is RuntimePrinter and short:
         print_calls(prog, keeps, scalars)
-        if scalars and not prog.complex:
-            print_in_place(prog, set(leaf_names.values()), temps)
+        if scalars and not prog.complex:  # (written when first needed: print_pass)
+            prog.inplace_from = (set(leaf_names.values()), temps)
     if point and short and not prog.complex and not any(st.quiet for st in prog.statements):
         print_point(prog, PointPrinter(complex_=False), results)
     for st in prog.statements:

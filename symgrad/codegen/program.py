@@ -1,10 +1,13 @@
 """What emission makes: a program of statements (one assignment each) and
 the codes of its results, with the facts about it the entry point reads
-(``max_live``, ``fresh``, ``typed``) and the kernels printed beside the
-array kernel (one point, NumPy scalars, written in place)."""
+(``max_live``, ``fresh``, ``typed``), the one-point kernel printed beside
+the array kernel, and what the kernels for NumPy scalars and written in
+place are printed from when first needed (``print_pass.scalar_program``,
+``print_pass.inplace_program``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sympy import Basic
@@ -23,9 +26,6 @@ class Statement:
     tree: Basic | None = None  # what it computes, over the names of temporaries
     # and arguments (until printed)
     node: Basic | None = None  # the DAG node it computes (for error messages)
-    # the code in operators, where ``code`` calls the ufuncs (printer.as_calls):
-    # NumPy scalars' operators cost a fifth of a ufunc call on a scalar
-    scalar_code: str | None = None
 
 
 @dataclass
@@ -43,7 +43,10 @@ class Program:
     point_results: list[str] | None = None
     # the NumPy ufuncs the code calls by module-level names (printer.as_calls)
     ufuncs: set[str] = field(default_factory=set)
-    scalar_results: list[str] | None = None  # the results in operators (as_calls)
+    # the kernel for NumPy scalars, printed when first needed
+    # (print_pass.scalar_program): the lines' and results' code in operators,
+    # before ``as_calls``, and the constants' indices (None: there is none)
+    operators: tuple[list[str], list[str], dict | None] | None = None
     # the texts of the real constants the code's ufunc calls take as _k[i]
     # (0-d arrays of the arguments' type, made once per type: as_calls)
     constants: list[str] = field(default_factory=list)
@@ -52,18 +55,14 @@ class Program:
     # array (no argument, constant, view or helper's value): the entry point
     # may return them as they are (see _fresh)
     fresh: bool = False
-    # the array kernel written in place (inplace.in_place), for arguments of
-    # one shape and float type: each statement's code, the results', and
-    # whether each result is written into the caller's output row _o[k]
-    # (None: there is none)
     # every node keeps the arguments' type and every result depends on an
     # argument: on NumPy scalars of one type, the results are scalars of it
     typed: bool = False
-    inplace: list[str] | None = None
-    inplace_results: list[str] | None = None
-    inplace_direct: list[bool] | None = None
-    # the scratch arrays it writes what it would allocate into (_b[j])
-    inplace_scratch: int = 0
+    # the array kernel written in place (inplace.in_place), for arguments of
+    # one shape and float type, written when first needed
+    # (print_pass.inplace_program) from the arguments' names and the supply
+    # of fresh names (None: there is none)
+    inplace_from: tuple[set[str], Iterator[str]] | None = None
     # the functions of the masked Piecewise's regions (regions.py): (name, the
     # names of its inputs, its program), written before the kernels
     regions: list = field(default_factory=list)
@@ -78,24 +77,6 @@ class Program:
             pad = indent * 2 if quiet else indent
             lines.append(f"{pad}{st.name} = {st.code}")
         return lines
-
-    def scalar_program(self) -> Program | None:
-        """The program in operators, for NumPy scalars (where the statements
-        call the ufuncs: ``printer.as_calls``), or None."""
-        if self.scalar_results is None:
-            return None
-        sts = [Statement(st.name, st.scalar_code, st.quiet) for st in self.statements]
-        return Program(sts, list(self.scalar_results), self.n_ops, constants=self.constants,
-                       scalars=True)
-
-    def inplace_program(self) -> Program | None:
-        """The in-place kernel's program (``inplace.in_place``), or None."""
-        if self.inplace is None:
-            return None
-        sts = [Statement(st.name, code, st.quiet) for st, code in zip(self.statements,
-                                                                      self.inplace)]
-        return Program(sts, list(self.inplace_results), self.n_ops,
-                       constants=self.constants)
 
     def point_program(self) -> Program | None:
         """The one-point kernel's program (the same statements, printed by

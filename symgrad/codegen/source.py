@@ -17,7 +17,8 @@ from sympy import Basic, Symbol
 from .emit import Program
 
 __all__ = [
-    "Param", "Layout", "kernel_source", "entry_source", "block_step", "block_len", "short_path",
+    "Param", "Layout", "kernel_source", "entry_source", "into_source", "block_step", "block_len",
+    "short_path",
     "RUNTIME_IMPORT",
     "ENTRY_NAMES",
 ]
@@ -242,9 +243,8 @@ def entry_source(
     point: str | None = None,
     scalar: str | None = None,
     inplace: str | None = None,
-    direct: list[bool] | None = None,
+    into: str | None = None,
     typed: bool = False,
-    scratch: int = 0,
     rows: tuple[str, int] | None = None,
 ) -> str:
     """The function ``lambdify`` returns: converts and broadcasts the
@@ -260,11 +260,10 @@ def entry_source(
     of Python floats or float64 scalars runs first; ``scalar`` the kernel
     for NumPy scalars (``kernel`` itself by default); ``inplace`` the kernel
     written in place (:mod:`symgrad.codegen.inplace`), which arrays of one
-    float type and shape run, writing the results ``direct`` marks straight
-    into the outputs' rows; ``typed``: every result of the kernel on NumPy
-    scalars is a scalar of their type (``Program.typed``); ``scratch``: the
-    in-place kernel's scratch arrays (``Program.inplace_scratch``), which
-    blocks of a long call take and give back (``runtime._take``); ``rows``:
+    float type and shape run, and ``into`` the function running it on a
+    block of the whole arrays into the outputs' rows (:func:`into_source`);
+    ``typed``: every result of the kernel on NumPy scalars is a scalar of
+    their type (``Program.typed``); ``rows``:
     the kernel for a short batch of float64 points (:mod:`.rows`) and the
     most points it runs (on the shortest path and on one block of any
     shape: flat arrays of the batch's points, after broadcasting)."""
@@ -387,21 +386,7 @@ def entry_source(
         views = ", ".join(f"{p.name}[:, _s:_e]" if p.vector else f"{p.name}[_s:_e]"
                           for p in params)
         lines.append("        if _ip:  # (views of whole arrays; results into the outputs)")
-        if scratch:  # (arrays kept from block to block and call to call)
-            lines.append("            _o = _out[:, _s:_e]")
-            lines.append(f"            _b = _take(_o, {scratch})")
-            call = f"{inplace}({views}, _o, _b)"
-        else:
-            call = f"{inplace}({views}, _out[:, _s:_e])"
-        if all(direct):
-            lines.append(f"            {call}")
-        else:
-            lines.append(f"            _r = {call}")
-        if scratch:
-            lines.append("            _give(_b)")
-        for k in range(n_out):
-            if not direct[k]:
-                lines.append(f"            _out[{k}, _s:_e] = _r[{k}]")
+        lines.append(f"            {into}({views}, _out[:, _s:_e])")
         lines.append("            return")
     lines.append(f"{pad}_r = {kernel}({cuts})")
     for k in range(n_out):
@@ -415,6 +400,43 @@ def entry_source(
     lines.append("        for _ in _pool.map(_run, _starts):")
     lines.append("            pass")
     lines += _array_return(layout, n_out)
+    return "\n".join(lines) + "\n"
+
+
+def into_source(name: str, inplace: str, params: list[Param], n_out: int,
+                direct: list[bool], scratch: int) -> str:
+    """The function the entry point runs the kernel written in place
+    ``inplace`` through, on one block of the whole arrays (views): into the
+    outputs' rows ``_o`` (the results ``direct`` marks straight from the
+    kernel's ufunc calls, the others copied), with ``scratch`` scratch
+    arrays taken for the block and given back (``runtime._take``: kept from
+    block to block and call to call).  It is written with the kernel, when
+    first needed, so the entry point's text does not depend on them.
+
+    >>> from sympy import symbols
+    >>> x, y = symbols("x y")
+    >>> ps = [Param("x", (x,), False), Param("y", (y,), False)]
+    >>> print(into_source("f_into", "f_inplace", ps, 2, [True, False], 1))
+    def f_into(x, y, _o):
+        \"\"\"f_inplace on a block, into the outputs' rows _o.\"\"\"
+        _b = _take(_o, 1)
+        _r = f_inplace(x, y, _o, _b)
+        _give(_b)
+        _o[1] = _r[1]
+    <BLANKLINE>
+    """
+    args = ", ".join(p.name for p in params)
+    lines = [f"def {name}({args}, _o):",
+             f'    """{inplace} on a block, into the outputs\' rows _o."""']
+    if scratch:  # (arrays kept from block to block and call to call)
+        lines.append(f"    _b = _take(_o, {scratch})")
+        call = f"{inplace}({args}, _o, _b)"
+    else:
+        call = f"{inplace}({args}, _o)"
+    lines.append(f"    {call}" if all(direct) else f"    _r = {call}")
+    if scratch:
+        lines.append("    _give(_b)")
+    lines += [f"    _o[{k}] = _r[{k}]" for k in range(n_out) if not direct[k]]
     return "\n".join(lines) + "\n"
 
 

@@ -1,12 +1,16 @@
 """Generated functions pickle (as their source, compiled again on loading),
-so they run under multiprocessing, concurrent.futures and dask."""
+so they run under multiprocessing, concurrent.futures and dask; the
+kernels besides the array kernel are written when first called."""
 
 from __future__ import annotations
 
 import inspect
+import linecache
 import multiprocessing as mp
 import pickle
-from concurrent.futures import ProcessPoolExecutor
+import threading
+import warnings
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import sympy as sp
@@ -16,6 +20,70 @@ from symgrad import lambdify
 
 x, y = sp.symbols("x y", real=True)
 F = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.erf(x)
+# (every kernel: one point, NumPy scalars, short batches, in place)
+G = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
+LATER = ("f_scalar", "f_point", "f_rows", "f_inplace", "f_into")
+
+
+def _text(fn):
+    """The module's text so far (what tracebacks and ``inspect`` read)."""
+    return "".join(linecache.getlines(fn.__wrapped__.__code__.co_filename))
+
+
+def _inputs():
+    rng = np.random.default_rng(7)
+    return [(0.5, 2.0), (800.0, 2.0), (np.float64(0.5), np.float64(-2.0)),
+            (np.float32(0.5), np.float32(2.0)), (rng.standard_normal(5), 2.0),
+            *((rng.standard_normal(n).astype(t), rng.standard_normal(n).astype(t))
+              for n in (5, 300, 3000, 5000) for t in (np.float64, np.float32))]
+
+
+def _same(got, want):
+    for a, b in zip(got, want):
+        assert type(a) is type(b) and np.asarray(a).dtype == np.asarray(b).dtype
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def test_kernels_are_written_when_first_needed_with_the_same_floats():
+    # lambdify writes the array kernel and the entry point; the kernels for
+    # one point, NumPy scalars, short batches and in place on their first
+    # call (compiled._Later); ``source`` writes those not written yet: a
+    # function written whole first gives the same bytes on every input
+    e = symgrad.grad(G, [x, y])
+    lazy, whole = lambdify([x, y], e, block=1000), lambdify([x, y], e, block=1000)
+    assert "def f_block(" in _text(lazy) and not any(f"def {n}(" in _text(lazy) for n in LATER)
+    assert all(f"def {n}(" in whole.source for n in LATER)
+    lazy(np.linspace(-1, 1, 7), 2.0)  # (float64 arrays of 7: f_rows only)
+    assert "def f_rows(" in _text(lazy) and "def f_point(" not in _text(lazy)
+    with warnings.catch_warnings():  # (NumPy's error state as it is: f_point runs)
+        warnings.simplefilter("ignore")
+        for args in _inputs():
+            _same(lazy(*args), whole(*args))
+    text = _text(lazy)
+    assert all(text.count(f"def {n}(") == 1 for n in LATER)
+    assert lazy.source == text and text.index("def f(") < text.index("def f_point(")
+    names = lazy.__wrapped__.__globals__
+    assert inspect.getsource(names["f_into"]).startswith("def f_into(x, y, _o):")
+
+
+def test_kernels_first_needed_on_many_threads_are_written_once():
+    e = symgrad.grad(G, [x, y])
+    fn, whole = lambdify([x, y], e, threads=2, block=1000), lambdify([x, y], e)
+    whole.source  # noqa: B018
+    calls = _inputs() * 3
+    start = threading.Barrier(6, timeout=60)  # (the first six calls at once)
+
+    def call(i):
+        if i < 6:
+            start.wait()
+        return fn(*calls[i])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with ThreadPoolExecutor(6) as pool:
+            outs = list(pool.map(call, range(len(calls))))
+        for args, got in zip(calls, outs):
+            _same(got, whole(*args))
+    assert all(fn.source.count(f"def {n}(") == 1 for n in LATER)
 
 
 def _evaluate(fn, *args):  # runs in the worker process
@@ -66,9 +134,11 @@ def test_functions_sharing_an_entry_point_keep_their_kernels_lines_and_traceback
 
     f = lambdify([x, y], [sp.sin(x) * y, x / y])
     g = lambdify([x, y], [sp.cos(x) * y, x * y])
-    head = f.source.index("\n_ARGS = ")
-    assert f.source[head:] == g.source[g.source.index("\n_ARGS = "):]
-    assert f.source[head + 1:] in compiled._ENTRY_CODE
+
+    def entry(fn):  # (the kernels written when first needed come after it)
+        text = fn.source[fn.source.index("\n_ARGS = ") + 1:]
+        return text[:text.find("\n\n\ndef ", text.index("def f(")) + 1 or None]
+    assert entry(f) == entry(g) and entry(f) in compiled._ENTRY_CODE
     np.testing.assert_array_equal(g(np.arange(3.0), 2.0)[0], np.cos(np.arange(3.0)) * 2.0)
     for fn in (f, g):
         lines = fn.source.splitlines()

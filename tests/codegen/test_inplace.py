@@ -25,6 +25,7 @@ x, y = sp.symbols("x y", real=True)
 
 
 def _kernels(fn):
+    fn.source  # noqa: B018  (writes the kernels written when first needed: compiled._Later)
     names = fn.__wrapped__.__globals__
     return names.get("f_inplace"), names["f_block"]
 
