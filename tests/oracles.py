@@ -212,3 +212,62 @@ def dag_values(exprs: Sequence[Basic], point: Mapping, dps: int = DPS) -> list:
             else:
                 raise TypeError(f"dag_values cannot evaluate {type(node).__name__}: {node}")
         return [val[e] for e in exprs]
+
+
+def scaled_range_cases(dtype: str, n: int = 1500, seed: int = 0):
+    """Homogeneous forms whose intermediates leave the range where their
+    inputs and value do not (powers, products of three factors, a quotient
+    with a constant, a power of a product, hypot, a sum of products, the
+    quadratic formula), with n rows per input of random exponents over the
+    whole normal range of ``dtype``, and each form's exact value (long double,
+    64 bits, a range past every intermediate's; mpmath at 200 bits per row
+    where long double is no wider than float64).  Returns (symbols, forms,
+    columns, truths)."""
+    import numpy as np
+    import sympy as sp
+    from sympy.codegen.cfunctions import hypot
+
+    x, y, z = sp.symbols("x y z", real=True)
+    disc = sp.sqrt(y**2 - 4*x*z)
+    forms = [x**2*y, x**5*y, x*y*z, x*y/(3*z), sp.sqrt(x**3*y), x**2*y/hypot(y, z),
+             x**2*sp.Abs(y) + sp.Abs(z)**3,
+             sp.Piecewise((-2*z/(y + disc), y > 0), ((-y + disc)/(2*x), True))]
+    fi = np.finfo(dtype)
+    rng = np.random.default_rng(seed)
+    lo, hi = int(np.log2(fi.tiny)), int(np.log2(fi.max))
+    cols = [(rng.uniform(1, 2, n) * np.exp2(rng.integers(lo, hi, n).astype(float))
+             * rng.choice([-1, 1], n)).astype(dtype) for _ in range(3)]
+    wide = np.finfo(np.longdouble).nmant >= 63
+    truths = []
+    for e in forms:
+        if wide:
+            f = sp.lambdify([x, y, z], e, [{"hypot": lambda a, b: np.sqrt(a*a + b*b)}, "numpy"])
+            with np.errstate(all="ignore"):
+                truths.append(np.asarray(f(*[c.astype(np.longdouble) for c in cols])))
+        else:
+            f = sp.lambdify([x, y, z], e, "mpmath")
+            with mpmath.workprec(200):
+                t = []
+                for row in zip(*cols):
+                    try:
+                        v = f(*[mpmath.mpf(float(c)) for c in row])
+                        t.append(float(v) if mpmath.im(v) == 0 else np.nan)
+                    except (ValueError, ZeroDivisionError):
+                        t.append(np.nan)
+                truths.append(np.array(t))
+    return [x, y, z], forms, cols, truths
+
+
+def ulps_where_normal(got, truth, dtype: str):
+    """|got - truth| in ulps of the truth rounded to ``dtype``, where the
+    truth is a normal float of it (elsewhere NaN)."""
+    import numpy as np
+
+    fi = np.finfo(dtype)
+    truth = np.asarray(truth)
+    with np.errstate(all="ignore"):
+        normal = np.isfinite(truth) & (np.abs(truth) >= fi.tiny) & (np.abs(truth) <= fi.max)
+        t = np.where(normal, truth, 1).astype(dtype)
+        ulp = np.spacing(np.abs(t)).astype(truth.dtype)
+        err = np.abs(np.asarray(got).astype(truth.dtype) - truth) / ulp
+    return np.where(normal, err, np.nan)

@@ -30,18 +30,32 @@ def _sc_k(q, n, *args):
     moved into the interval where every value (exponent estimate E, degree
     p/r: scaled to E - p*k/r) stays within L of 0; 0 where no input is
     finite and nonzero."""
-    return _sc_k_in(q, n, False, *args)
+    return _sc_k_in(q, n, False, 0, *args)[0]
 
 
-def _sc_kn(q, n, *args):
+def _sc_kg(q, n, *args):
+    """:func:`_sc_k`, and where it leaves the interval (the gap: that
+    interval is empty, or narrower than q): some value is scaled past L, an
+    intermediate of u out of the normal range while its inputs and its value
+    may be in it (float32's x**2*y at (1e-20, 3e38): x**2 wants k <= -6, y
+    k >= 8; at k = 8 the scaled x**2 was subnormal, 0.02755 for 0.03).
+    The rows that take u's factors each scaled on its own (:func:`_sc_use`)."""
+    return _sc_k_in(q, n, False, 0, *args)
+
+
+def _sc_kn(q, n, s, *args):
     """:func:`_sc_k` where the inputs themselves need only stay normal (their
     scaled values exact), not within L of 0: a factor of a compensated
     form scaled on its own (an input of 2**-1020 beside one of 2**1024,
-    where L leaves no k and the small one was rounded into the subnormals)."""
-    return _sc_k_in(q, n, True, *args)
+    where L leaves no k and the small one was rounded into the subnormals).
+    The last s bounds are soft: k is moved toward their interval as far as
+    the inputs stay normal (partial products: 4*a in the quadratic's
+    4*a*c at (1.5e34, 1.3e-36, -1.2e-31) in float32 was inf, and the
+    factor's reciprocal 0, where b*b, which underflows harmlessly, set k)."""
+    return _sc_k_in(q, n, True, s, *args)[0]
 
 
-def _sc_k_in(q, n, normal, *args):
+def _sc_k_in(q, n, normal, soft, *args):
     es = args[:n]
     t = np.result_type(*[np.asarray(a) for a in es], 1.0)
     big = float(np.finfo(t).maxexp - 8)
@@ -55,21 +69,46 @@ def _sc_k_in(q, n, normal, *args):
         for e in es:
             bottom = np.fmax(bottom, e - float(fi.maxexp))
             top = np.fmin(top, e - float(fi.minexp + 1))
-    for i in range(n, len(args), 3):
-        e, d = args[i], args[i + 1] / args[i + 2]
-        a, b = (e - big) / d, (e + big) / d
-        bottom = np.fmax(bottom, np.minimum(a, b))
-        top = np.fmin(top, np.maximum(a, b))
+    nb, nt = bottom, top
+    bottom, top, out = _sc_span(big, bottom, top, args[n:len(args) - 3 * soft])
     k = np.maximum(np.minimum(k, top), bottom)
+    if soft:  # k moved toward them as far as the inputs stay normal, and
+        # down no further than the others' bottom (up last: overflows first)
+        sb, st, _ = _sc_span(big, -np.inf, np.inf, args[len(args) - 3 * soft:])
+        k = np.minimum(k, np.fmax(np.maximum(st, nb), bottom))
+        k = np.maximum(k, np.minimum(sb, nt))
     k = np.where(np.isfinite(k), np.ceil(k / q) * q, 0.0)
-    if normal:  # the multiple of q below, where the one above leaves the interval
-        k = np.where((k > top) & (k - q >= bottom), k - q, k)
-    return np.clip(k, -4096, 4096).astype(np.int32)[()]
+    # the multiple of q below, where the one above leaves the interval
+    k = np.where((k > top) & (k - q >= bottom), k - q, k)
+    return np.clip(k, -4096, 4096).astype(np.int32)[()], ((k > top) | (k < bottom) | out)[()]
 
 
-def _sc_use(v, main, *xs):
+def _sc_span(big, bottom, top, bounds):
+    """The interval of k where every value of ``bounds`` (exponent estimate
+    E, degree p/r, in threes: scaled to E - p*k/r) stays within big of 0,
+    met with [bottom, top]; and where a value of degree 0 (no k moves it)
+    is past big.  Per degree, the largest and smallest estimates (NaN
+    ignored) set its bounds: two operations a value."""
+    by = {}
+    for i in range(0, len(bounds), 3):
+        e, d = bounds[i], bounds[i + 1] / bounds[i + 2]
+        got = by.get(d)
+        by[d] = (e, e) if got is None else (np.fmax(got[0], e), np.fmin(got[1], e))
+    out = False
+    for d, (hi, lo) in by.items():
+        if d == 0:
+            out = out | (hi > big) | (lo < -big)
+            continue
+        a, b = ((hi - big) / d, (lo + big) / d) if d > 0 else ((lo + big) / d, (hi - big) / d)
+        bottom, top = np.fmax(bottom, a), np.fmin(top, b)
+    return bottom, top, out
+
+
+def _sc_use(v, main, gap, *xs):
     """scaled(u): where the value takes u's factors scaled back each (alt,
-    :func:`_sc_pick`): the scaled value v is subnormal or 0 (it was rounded
+    :func:`_sc_pick`): k left its interval (``gap``, :func:`_sc_kg`: an
+    intermediate may be out of the normal range), the scaled value v is
+    subnormal or 0 (it was rounded
     to the scaled range's subnormals and rounded again when scaled back) or
     an input was rounded when scaled (xs: each input, its scaled value and
     the exponent it was divided by 2**K by, in threes): no one k kept every
@@ -83,7 +122,7 @@ def _sc_use(v, main, *xs):
     and the inputs."""
     v = np.asarray(v)
     tiny = np.finfo(v.dtype if v.dtype.kind == "f" else np.float64).tiny
-    use = ~(np.abs(v) >= tiny) | np.isinf(v)
+    use = ~(np.abs(v) >= tiny) | np.isinf(v) | gap
     for i in range(0, len(xs), 3):
         x, s, k = xs[i], xs[i + 1], xs[i + 2]
         use = use | ((np.ldexp(s, k) != x) & np.isfinite(x))
@@ -171,3 +210,53 @@ def _sc_mul(c, *fs):
         m, t = m * mi, t + ei + fs[i + 1] // fs[i + 3] * fs[i + 2]
         ok = ok & np.isfinite(fs[i])
     return np.where(ok, _sc_up(m, t), np.nan)[()]
+
+
+def _sc_mt(c, *fs):
+    """:func:`_sc_mul`'s product not scaled back: (significand, exponent),
+    the significand NaN where a factor is not finite, the exponent of a
+    zero product far below every other (:func:`_sc_mts`).
+
+    >>> m, t = _sc_mt(3, np.ldexp(0.75, 1), 600, 1, 1, 2.0, 0, 1, 1)
+    >>> float(m), int(t), float(np.ldexp(m, t)) == 3 * 1.5 * 2.0**601
+    (1.125, 603, True)
+    """
+    m, t, ok = c, 0, True
+    for i in range(0, len(fs), 4):
+        mi, ei = np.frexp(fs[i])
+        m, t = m * mi, t + ei + fs[i + 1] // fs[i + 3] * fs[i + 2]
+        ok = ok & np.isfinite(fs[i])
+    return np.where(ok, m, np.nan)[()], np.where(m == 0, -(2**30), t)[()]
+
+
+def _sc_mtp(p, r, mt):
+    """(significand, exponent) of a product to the power p/r (r > 0): the
+    exponent made a multiple of r first, so that the power of two's is
+    exact; the significand's power (a square root, or np.power: NaN below 0
+    where r > 1, as the code of the power itself)."""
+    m, t = mt
+    s = t % r
+    m = np.ldexp(m, s)
+    m = np.sqrt(m) if (p, r) == (1, 2) else 1 / np.sqrt(m) if (p, r) == (-1, 2) \
+        else m**p if r == 1 else np.power(m, p / r)
+    return m, np.where(m == 0, -(2**30), (t - s) // r * p)[()]
+
+
+def _sc_mts(*mts):
+    """(significand, exponent) of the sum of terms each (significand,
+    exponent): the significands scaled to the largest exponent and added
+    (a term below the largest by more than the type's range is lost there:
+    far below its rounding error unless the larger terms cancel)."""
+    top = mts[0][1]
+    for _, t in mts[1:]:
+        top = np.maximum(top, t)
+    s = 0
+    for m, t in mts:
+        s = s + np.ldexp(m, t - top)
+    return s, top
+
+
+def _sc_upt(c, mt):
+    """c times (significand, exponent) scaled back once (:func:`_sc_up`);
+    NaN where the significand is."""
+    return _sc_up(c * mt[0], mt[1])

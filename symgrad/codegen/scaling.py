@@ -20,10 +20,20 @@ and a multiple of ``d``'s denominator: ``d*k`` is an integer and a square
 root of a scaled value is scaled by a power of two).  The generated
 module defines the helpers (:data:`SCALE_HELPERS`).
 
+The values the code computes that are no node of ``u`` are bounded too:
+the partial products of a product of 3 or 4 factors (every sub-product:
+the emitted order is the printer's), ``b**n`` of ``1/b**n``, and a value
+of degree 0 (no ``k`` moves it) has to be within ``L`` of 0 itself.
+
 Where no one ``k`` keeps every input exact and no value overflowing (a
 subnormal ``e`` beside ``x = 9.6e8`` in float32's ``e*(e**4 + ... +
-5*x**4)``: ``x**4`` wants ``k >= 1``, and ``e/4`` is rounded), or where
+5*x**4)``: ``x**4`` wants ``k >= 1``, and ``e/4`` is rounded), where
+``k`` left its interval (``_sc_kg``'s gap: an intermediate may be out of
+the normal range, float32's ``x**2*y`` at (1e-20, 3e38) had ``x**2``
+subnormal), or where
 the scaled value is subnormal, the point takes ``u``'s top product
+(a power of a product, a sum of products: their significands and
+exponents, ``_sc_mt``, ``_sc_mtp``, ``_sc_mts``)
 factor by factor instead (``_sc_pick``): each factor scaled by its own
 ``k`` (its inputs only kept normal, so exact), their significands
 multiplied and their exponents summed, scaled back once (``_sc_mul``),
@@ -40,6 +50,7 @@ pass runs first: to the compensating pass a scaled input is an input).
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -79,6 +90,23 @@ class _ScaleExp(_Call):
     """The exponent k the inputs are divided by 2**k by."""
 
     _helper = "_sc_k"
+
+
+class _ScaleExpGap(_Call):
+    """:class:`_ScaleExp` and where it leaves its interval (a pair: ``_Item``)."""
+
+    _helper = "_sc_kg"
+
+
+class _Item(Function):
+    """An entry of a helper's pair (codegen only)."""
+
+    nargs = 2
+
+    def _numpycode(self, printer) -> str:
+        return f"{printer._print(self.args[0])}[{int(self.args[1])}]"
+
+    _symgrad_numpycode = _numpycode
 
 
 class _ScaleExpNormal(_ScaleExp):
@@ -137,6 +165,33 @@ class _Product(_Call):
     _helper = "_sc_mul"
 
 
+class _Pair(_Call):
+    """A constant times factors each scaled back (in fours, as
+    :class:`_Product`), not scaled back: (significand, exponent)."""
+
+    _helper = "_sc_mt"
+
+
+class _PairPow(_Call):
+    """(significand, exponent) of a pair's value to a power p/r."""
+
+    nargs = 3
+    _helper = "_sc_mtp"
+
+
+class _PairSum(_Call):
+    """(significand, exponent) of the sum of pairs' values."""
+
+    _helper = "_sc_mts"
+
+
+class _PairBack(_Call):
+    """A constant times a pair's value, scaled back once."""
+
+    nargs = 2
+    _helper = "_sc_upt"
+
+
 class _Down(Function):
     """An input divided by 2**k (codegen only; to compensating, an input)."""
 
@@ -192,17 +247,18 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
     got = _scaled_parts(u, normal_inputs)
     if got is None:
         return u
-    top, k, d, deg, copy, downs = got
+    top, k, d, deg, copy, downs, gap = got
     main = top if d == 0 else _back(top, k, d)
     alt = _factors_back(u, deg, k, copy)
     if alt is None:
         return main
     # the inputs' scaled values: where one was rounded (no k kept every input
-    # exact and no value overflowing), the factors, each scaled on its own;
+    # exact and no value overflowing), or k left its interval (an intermediate
+    # may be out of range: gap), the factors, each scaled on its own;
     # alt computed at those rows only (over the inputs there: every operation
     # is elementwise, so its floats are those it has over every row)
-    return _Pick(main, alt, _Use(top, main, *(a for s, down in downs
-                                             for a in (s, down, down.args[1]))))
+    return _Pick(main, alt, _Use(top, main, gap, *(a for s, down in downs
+                                                  for a in (s, down, down.args[1]))))
 
 
 def compacting(roots: list[Basic]) -> list[Basic]:
@@ -250,19 +306,34 @@ def _scaled_parts(u: Basic, normal_inputs: bool) -> tuple | None:
         return None
     deg = degrees(u, w)
     est = _estimates(sub, sub_kids)
-    bounds, den = [], d.denominator
+    bounds, den, seen = [], d.denominator, set()
     for n in sub:
         e = deg[n]
         if not isinstance(e, str):
             den = math.lcm(den, e.denominator)  # (every value scaled by a power of two)
-        if est.get(n) is not None and e != 0 and not isinstance(e, str) \
+        if est.get(n) is not None and not isinstance(e, str) and not n.is_number \
+                and (e != 0 or not (normal_inputs or n is u)) \
                 and not (normal_inputs and isinstance(n, Symbol)):
-            bounds += [est[n], Integer(e.numerator), Integer(e.denominator)]
+            # (degree 0: no k moves it; out of range, k's gap, where u's factors
+            # are taken each scaled on its own: (-b + sqrt(...))/a before its 1/2;
+            # not u itself, whose value _sc_use reads: x/y in float32 at
+            # (1.5, 1.1e-38) is one rounding, 1/y then x times it two)
+            if (est[n], e) not in seen:  # (one bound per estimate and degree)
+                seen.add((est[n], e))
+                bounds += [est[n], Integer(e.numerator), Integer(e.denominator)]
+    # (a factor scaled on its own keeps its inputs exact first: its partial
+    # products' bounds soft)
+    partial = _partial_bounds(sub, deg, est, seen, normal_inputs)
+    bounds += partial
     # an input of weight w is scaled to its exponent E - w*k: the midrange of E/w
-    k = (_ScaleExpNormal if normal_inputs else _ScaleExp)(
+    k = (_ScaleExpNormal if normal_inputs else _ScaleExpGap)(
         Integer(2 * den), Integer(len(leaves)),
+        *([Integer(len(partial) // 3)] if normal_inputs else []),
         *(est[s] if w[s] == 1 else Mul(Rational(1, w[s]), est[s]) for s in leaves),
         *bounds)
+    gap = None
+    if not normal_inputs:  # (k, and where it left its interval)
+        k, gap = _Item(k, Integer(0)), _Item(k, Integer(1))
     downs = [(s, _Down(s, k if w[s] == 1 else Mul(Integer(w[s]), k))) for s in leaves]
     down_of = dict(downs)
 
@@ -276,7 +347,39 @@ def _scaled_parts(u: Basic, normal_inputs: bool) -> tuple | None:
     def copy(n: Basic) -> Basic:
         return mapped([n], cancelling, hook=down, memo=memo)[0]
 
-    return copy(u), k, d, deg, copy, downs
+    return copy(u), k, d, deg, copy, downs, gap
+
+
+def _partial_bounds(sub: list, deg: dict, est: dict, seen: set, normal_inputs: bool) -> list:
+    """Bounds (estimate, p, r in threes) of the values the code computes that
+    are no node of ``u``: the partial products of a product of 3 factors
+    or more, a constant among them (its sub-products of 2 to all but one of
+    them, up to 4 factors; else those of 2 and all but one: the emitted
+    order is the printer's), and the power ``b**n`` of ``b**-n`` (printed
+    ``1/b**n``).  Without them k kept the product and each factor in range
+    but not x*y in x*y*z (float32 at (2.4e-12, 1.3e-11, 4.2e32): x*y
+    subnormal in the scaled range, 1.38e10 for 1.34e10), nor (-b + sqrt(...))/a
+    before its 1/2 (degree 0: no k moves it; its gap takes the factors)."""
+    out = []
+
+    def add(e: Basic, p: Fraction) -> None:
+        if (e, p) not in seen and (p != 0 or not normal_inputs):
+            seen.add((e, p))
+            out.extend([e, Integer(p.numerator), Integer(p.denominator)])
+
+    for n in sub:
+        if isinstance(n, Pow) and n.exp.is_Integer and n.exp < -1 \
+                and est.get(n) is not None and not isinstance(deg[n], str):
+            add(Mul(Integer(-1), est[n]), -deg[n])
+        if not isinstance(n, Mul):
+            continue
+        fs = [f for f in n.args if est.get(f) is not None and not isinstance(deg[f], str)
+              and not (f.is_number and abs(float(f)) == 1)]
+        m = len(fs)
+        for size in range(2, m) if m <= 4 else (2, m - 1):
+            for part in itertools.combinations(fs, size):
+                add(Add(*(est[f] for f in part)), sum((deg[f] for f in part), Fraction(0)))
+    return out
 
 
 def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
@@ -319,6 +422,29 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
             quads += [v, kf, Integer(e.numerator), Integer(e.denominator)]
         return _Product(Mul(*consts), *quads)
 
+    def quads(fs: list, pairs: bool) -> list:
+        out = []
+        for f in fs:
+            v, kf, e = back(f, pairs)
+            out += [v, kf, Integer(e.numerator), Integer(e.denominator)]
+        return out
+
+    def pair(n: Basic, pairs: bool, term: bool = False) -> Basic | None:
+        # (significand, exponent) of n: a product, a power of one (sqrt(x**3*y):
+        # x**3 wants k >= 55, y k <= 41 in float32 at (3.6e28, 1.6e-24)), or a
+        # sum of them (x**2*y + z**3), the sum plainly (in pairs its terms'
+        # roundings would cancel: no fallback); a term of a sum, a factor
+        if isinstance(n, Mul):
+            cs = [f for f in n.args if not f.free_symbols]
+            return _Pair(Mul(*cs), *quads([f for f in n.args if f.free_symbols], pairs))
+        if isinstance(n, Pow) and n.exp.is_Rational and isinstance(n.base, (Mul, Add)):
+            got = pair(n.base, pairs)
+            if got is not None:
+                return _PairPow(Integer(n.exp.p), Integer(n.exp.q), got)
+        if isinstance(n, Add) and not pairs:
+            return _PairSum(*(pair(t, pairs, True) for t in n.args))
+        return _Pair(Integer(1), *quads([n], pairs)) if term else None
+
     def pushed(n: Basic, consts: tuple, pairs: bool = False) -> Basic | None:
         if isinstance(n, compensated):
             # into a compensated top: each factor in pairs over the scaled inputs,
@@ -332,6 +458,9 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
                 return None
             return Piecewise(*[(g if g is not None else product(consts, [e], pairs), copy(c))
                                for g, (e, c) in zip(got, n.args)])
+        if isinstance(n, (Pow, Add)):
+            got = pair(n, pairs)
+            return None if got is None else _PairBack(Mul(*consts), got)
         if not isinstance(n, Mul):
             return None
         cs = consts + tuple(f for f in n.args if not f.free_symbols)
@@ -375,12 +504,13 @@ def _estimates(sub: list, kids: dict) -> dict:
 
 
 SCALE_NAMES = frozenset({"_sc_k", "_sc_kn", "_sc_k_in", "_sc_e", "_sc_max", "_sc_pick",
-                         "_sc_up", "_sc_mul", "_sc_use", "_sc_rows", "_sc_at"})
+                         "_sc_up", "_sc_mul", "_sc_use", "_sc_rows", "_sc_at",
+                         "_sc_kg", "_sc_span", "_sc_mt", "_sc_mtp", "_sc_mts", "_sc_upt"})
 
 
 def uses_scaling(code: str) -> bool:
     """Whether generated code calls the scaling helper."""
-    return "_sc_k(" in code
+    return "_sc_kg(" in code or "_sc_k(" in code
 
 
 SCALE_HELPERS = module_text(scale_helpers)

@@ -181,8 +181,8 @@ def _scale_helpers(backend: str) -> str:
         return "\n\n" + text.replace(
             flushed, "(((_jg.ldexp(s, k) != x) | _jg.subnormal(s) | ((s == 0) & "
                      "((x != 0) | _jg.subnormal(x)))) & jnp.isfinite(x))")
-    return ("from symgrad.export.torch_ops import _sc_e, _sc_k, _sc_kn, _sc_max, _sc_mul, "
-            "_sc_pick, _sc_up, _sc_use\n")
+    return ("from symgrad.export.torch_ops import _sc_e, _sc_k, _sc_kg, _sc_kn, _sc_max, _sc_mul, "
+            "_sc_mt, _sc_mtp, _sc_mts, _sc_pick, _sc_up, _sc_upt, _sc_use\n")
 
 
 # Defined after NumPy's helpers, so they replace them: Dekker's split with the

@@ -132,16 +132,21 @@ def _sc_max(*es):
 def _sc_k(q, n, *args):
     """The exponent k (a multiple of q) the n inputs (their exponents first)
     are divided by 2**k by, per point (see SCALE_HELPERS)."""
-    return _sc_k_in(q, n, False, *args)
+    return _sc_k_in(q, n, False, 0, *args)[0]
 
 
-def _sc_kn(q, n, *args):
+def _sc_kg(q, n, *args):
+    """:func:`_sc_k`, and where it left its interval (see SCALE_HELPERS)."""
+    return _sc_k_in(q, n, False, 0, *args)
+
+
+def _sc_kn(q, n, s, *args):
     """:func:`_sc_k` with the inputs only kept normal (see SCALE_HELPERS'
     ``_sc_kn``: float64's exponent range, as ``big`` below)."""
-    return _sc_k_in(q, n, True, *args)
+    return _sc_k_in(q, n, True, s, *args)[0]
 
 
-def _sc_k_in(q, n, normal, *args):
+def _sc_k_in(q, n, normal, soft, *args):
     es = [torch.as_tensor(e) for e in args[:n]]
     t = es[0].dtype
     for e in es[1:]:
@@ -162,26 +167,46 @@ def _sc_k_in(q, n, normal, *args):
         for e in es:
             bottom = torch.fmax(bottom, e - float(maxexp))
             top = torch.fmin(top, e - float(minexp + 1))
-    for i in range(n, len(args), 3):
-        e = torch.as_tensor(args[i]).to(t)
-        d = float(args[i + 1]) / float(args[i + 2])
-        a, b = (e - big) / d, (e + big) / d
-        bottom = torch.fmax(bottom, torch.minimum(a, b))
-        top = torch.fmin(top, torch.maximum(a, b))
+    nb, nt = bottom, top
+    bottom, top, out = _sc_span(t, big, bottom, top, args[n:len(args) - 3 * soft])
     k = torch.maximum(torch.minimum(k, top), bottom)
+    if soft:  # k moved toward them as far as the inputs stay normal, and
+        # down no further than the others' bottom (up last: overflows first)
+        inf = torch.tensor(math.inf, dtype=t)
+        sb, st, _ = _sc_span(t, big, -inf, inf, args[len(args) - 3 * soft:])
+        k = torch.minimum(k, torch.fmax(torch.maximum(st, nb), bottom))
+        k = torch.maximum(k, torch.minimum(sb, nt))
     k = torch.where(torch.isfinite(k), torch.ceil(k / q) * q, torch.zeros_like(k))
-    if normal:
-        k = torch.where((k > top) & (k - q >= bottom), k - q, k)
-    return torch.clamp(k, -4096, 4096).to(torch.int32)
+    k = torch.where((k > top) & (k - q >= bottom), k - q, k)
+    return torch.clamp(k, -4096, 4096).to(torch.int32), (k > top) | (k < bottom) | out
 
 
-def _sc_use(v, main, *xs):
-    """Where the scaled value v is subnormal or 0, inf or NaN, or an input
-    was rounded when scaled (xs: each input, its scaled value, its exponent;
-    see SCALE_HELPERS)."""
+def _sc_span(t, big, bottom, top, bounds):
+    """k's interval from ``bounds``, met with [bottom, top], and where a
+    value of degree 0 is past big (see SCALE_HELPERS' ``_sc_span``)."""
+    by = {}
+    for i in range(0, len(bounds), 3):
+        e = torch.as_tensor(bounds[i]).to(t)
+        d = float(bounds[i + 1]) / float(bounds[i + 2])
+        got = by.get(d)
+        by[d] = (e, e) if got is None else (torch.fmax(got[0], e), torch.fmin(got[1], e))
+    out = torch.zeros((), dtype=torch.bool)
+    for d, (hi, lo) in by.items():
+        if d == 0:
+            out = out | (hi > big) | (lo < -big)
+            continue
+        a, b = ((hi - big) / d, (lo + big) / d) if d > 0 else ((lo + big) / d, (hi - big) / d)
+        bottom, top = torch.fmax(bottom, a), torch.fmin(top, b)
+    return bottom, top, out
+
+
+def _sc_use(v, main, gap, *xs):
+    """Where k left its interval (gap), the scaled value v is subnormal or 0,
+    inf or NaN, or an input was rounded when scaled (xs: each input, its
+    scaled value, its exponent; see SCALE_HELPERS)."""
     v = torch.as_tensor(v)
     tiny = torch.finfo(v.dtype).tiny
-    use = ~(v.abs() >= tiny) | torch.isinf(v)
+    use = ~(v.abs() >= tiny) | torch.isinf(v) | torch.as_tensor(gap)
     for i in range(0, len(xs), 3):
         x, s, k = torch.as_tensor(xs[i]), xs[i + 1], xs[i + 2]
         use = use | ((ldexp(s, k) != x) & torch.isfinite(x))
@@ -217,6 +242,45 @@ def _sc_mul(c, *fs):
         ok = ok & torch.isfinite(f)
     r = _sc_up(m, t)
     return torch.where(ok, r, torch.full_like(r, float("nan")))
+
+
+def _sc_mt(c, *fs):
+    """:func:`_sc_mul`'s product not scaled back: (significand, exponent);
+    see SCALE_HELPERS."""
+    m, t, ok = c, 0, True
+    for i in range(0, len(fs), 4):
+        f = torch.as_tensor(fs[i])
+        mi, ei = torch.frexp(f)
+        m, t = m * mi, t + ei.to(torch.int64) + torch.as_tensor(fs[i + 1]) // fs[i + 3] * fs[i + 2]
+        ok = ok & torch.isfinite(f)
+    m = torch.where(ok, m, torch.full_like(m, float("nan")))
+    return m, torch.where(m == 0, -(2**30), torch.as_tensor(t))
+
+
+def _sc_mtp(p, r, mt):
+    """(significand, exponent) of a product to the power p/r (see SCALE_HELPERS)."""
+    m, t = mt
+    s = t % r
+    m = ldexp(m, s)
+    m = torch.sqrt(m) if (p, r) == (1, 2) else 1 / torch.sqrt(m) if (p, r) == (-1, 2) \
+        else m**p if r == 1 else torch.pow(m, p / r)
+    return m, torch.where(m == 0, -(2**30), (t - s) // r * p)
+
+
+def _sc_mts(*mts):
+    """(significand, exponent) of a sum of pairs' values (see SCALE_HELPERS)."""
+    top = mts[0][1]
+    for _, t in mts[1:]:
+        top = torch.maximum(top, t)
+    s = 0
+    for m, t in mts:
+        s = s + ldexp(m, t - top)
+    return s, top
+
+
+def _sc_upt(c, mt):
+    """c times a pair's value, scaled back once (see SCALE_HELPERS)."""
+    return _sc_up(c * mt[0], mt[1])
 
 
 # masked(): a region's nodes computed at the points where its condition holds

@@ -450,3 +450,20 @@ def test_loggamma_about_its_zeros_keeps_the_values_bits():
     f = symgrad.lambdify([x], sp.loggamma(x), backend="torch")
     got = f(torch.tensor(pts, dtype=torch.float64)).numpy()
     assert (np.abs(got - want) <= 4 * np.spacing(np.abs(want))).all(), got - want
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_no_scaled_intermediate_leaves_the_range_where_the_inputs_and_value_are_normal(dtype):
+    # NumPy's test_scaled sibling (x**2*y at (1e-20, 3e38) in float32: x**2
+    # subnormal in the scaled range, 0.02755 for 0.03): torch's _sc_kg, _sc_use
+    # and the products' (significand, exponent) helpers. Before: 5-57 rows
+    # of 300-1000 per form off by up to every bit, in both types
+    from tests.oracles import scaled_range_cases, ulps_where_normal
+
+    syms, forms, cols, truths = scaled_range_cases(dtype)
+    f = symgrad.lambdify(syms, [symgrad.scaled(e) for e in forms], backend="torch")
+    got = f(*[torch.tensor(c) for c in cols])
+    for e, g, t in zip(forms, got, truths):
+        err = ulps_where_normal(g.numpy(), t, dtype)
+        assert np.isfinite(err).sum() >= 300, e
+        assert np.nanmax(err) <= 2.5, (e, np.nanmax(err), np.nanargmax(err))
