@@ -70,6 +70,7 @@ from .expsums import (
 )
 from .facts import Facts
 from .library import in_scope
+from .logdomain import grouped_exponents, has_symbolic_power, log_domain
 from .power_sums import about_integer_exponents
 from .quotients import divide_in_turn
 from .regimes import into_branches
@@ -213,6 +214,17 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     for how, e in tries:
         if e is not None:
             add(apply_rewrites([e], after(_SAFE), facts)[0], how)
+    # powers with symbolic exponents in the log domain (exp(p·log B), the logs
+    # of sums as softplus, logaddexp or normalized): the Richards curve, a
+    # sigmoid to a power, the Hill equation
+    if has_symbolic_power([expr]):
+        ld = log_domain([expr], facts)[0]
+        if ld != expr:
+            add(apply_rewrites(grouped_exponents([ld]), _SAFE, facts)[0], "log domain")
+            n = normalized(ld, facts, together=True)
+            if n is not None:
+                add(apply_rewrites(grouped_exponents([n]), after(_SAFE), facts)[0],
+                    "log domain, exp-normalized")
     merged = merge_exponentials([base])[0]
     if merged != base:
         add(settle(apply_rewrites([merged], _SAFE, facts)[0]), "exponents merged")

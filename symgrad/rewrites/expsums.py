@@ -85,8 +85,9 @@ from .facts import Facts
 from .library import by_name
 from .rewrite import apply_rewrites
 
-__all__ = ["MAX_BRANCHES", "ExpSum", "exp_sums", "normalized", "normalized_safe",
-           "normalized_beyond", "hyperbolic_as_exp", "with_normalized_sums", "after"]
+__all__ = ["MAX_BRANCHES", "ExpSum", "as_exp_sum", "exp_sums", "log_branches", "normalized",
+           "normalized_safe", "normalized_beyond", "hyperbolic_as_exp", "with_normalized_sums",
+           "after"]
 
 MAX_BRANCHES = 8  # choices of the largest exponent, over all sums, written as branches
 MAX_TERMS = 12  # terms of one sum
@@ -139,7 +140,7 @@ def _holds_exp(e: Basic) -> bool:
     return any(isinstance(n, exp) for n in order)
 
 
-def _as_sum(node: Basic) -> ExpSum | None:
+def as_exp_sum(node: Basic) -> ExpSum | None:
     """``node`` as an :class:`ExpSum` where it is a sum of two or more
     terms ``c·exp(a)``, at least one ``a`` not 0, or sinh or cosh."""
     if isinstance(node, (sinh, cosh)):
@@ -198,7 +199,7 @@ def _plan(exprs: Iterable[Basic], facts: Facts | None) -> tuple[list[ExpSum], di
     not 709.78)."""
     facts = Facts() if facts is None else facts
     order, _ = postorder(list(exprs), lambda n: () if isinstance(n, exp) else n.args)
-    sums = [s for s in map(_as_sum, order) if s is not None and not _normal_already(s, facts)]
+    sums = [s for s in map(as_exp_sum, order) if s is not None and not _normal_already(s, facts)]
     logged = {n.args[0] for n in order if isinstance(n, log)}
     divided = {n.base for n in order if n.is_Pow and n.exp.is_negative}
     count: dict[frozenset, int] = {}
@@ -308,7 +309,15 @@ def _log_of(s: ExpSum, j: int) -> Basic:
     return aj + log(_scaled_sum(s, aj))
 
 
-def _log_branches(s: ExpSum) -> Basic:
+def log_branches(s: ExpSum) -> Basic:
+    """``log(S)`` normalized by its largest exponent, one branch per choice
+    of it (a Piecewise; one term's form where there is one choice).
+
+    >>> from sympy import symbols, exp
+    >>> t, q = symbols("t q", real=True)
+    >>> log_branches(as_exp_sum(1 + q * exp(-t)))
+    Piecewise((log(q*exp(-t) + 1), t >= 0), (-t + log(q + exp(t)), True))
+    """
     return _piecewise([(_log_of(s, j), _dominates(s, j)) for j in range(len(s.terms))])
 
 
@@ -418,7 +427,7 @@ def normalized(expr: Basic, facts: Facts | None = None, together: bool = False) 
     keys = list(groups)
     count = math.prod(len(groups[k][0].terms) for k in keys)
     if count > MAX_BRANCHES:
-        log_form = {s: _log_branches(s) for s in sums}
+        log_form = {s: log_branches(s) for s in sums}
         scale = {}
         for k in keys:
             m = _max_of(tuple(groups[k][0].exponents))
