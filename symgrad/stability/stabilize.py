@@ -532,9 +532,21 @@ class _Search:
         tried: list = []
         best, kept = self._first_passing([c for c, _ in choice.ranked[:_VERIFIED]], source,
                                          truth, fresh, choice, tried)
-        if best is None and not kept and tried and _source_max(tried[-1]) > TOLERANCE:
-            best, _ = self._first_passing(self._fallbacks(choice), source, truth, fresh, choice,
-                                          tried)
+        if best is None and tried and _source_max(tried[-1]) > TOLERANCE:
+            # (where the source came first too: a ranked form lost bits, the source
+            # itself more than the tolerance; the p-norm of exponentials,
+            # (exp(a*p) + exp(b*p))**(1/p), kept as written (64 bits past exp's
+            # overflow) once its log-domain form, accurate on the choosing samples
+            # and |L|*eps off on fresh ones, ranked first and no wider form was made)
+            # where the source came first, one that gains a bit over it (max or
+            # mean) or is finite where it is not: gamma(x) - y, whose pairs lose
+            # as much at its zero curve, stays as written
+            got, _ = self._first_passing(self._fallbacks(choice), source, truth, fresh, choice,
+                                         tried)
+            if got is not None and (not kept or got.after[0] <= got.before[0] - 1
+                                    or got.after[1] <= got.before[1] - 1
+                                    or got.nonfinite[1] < got.nonfinite[0]):
+                best, kept = got, False
         if best is None and not kept:
             # none passes, and the source is NaN or inf where a ranked form is
             # finite: that form only where the source is not finite, the source
