@@ -831,9 +831,26 @@ class _Search:
             return best
         # each more exact than the one before (the plain form widened took
         # log(y)/2 - x - 1/4 in float32 from 11.1 bits to 7.6; in float64 pairs, 0)
-        return self._first_gaining(
+        got = self._first_gaining(
             best, [Candidate(f, f"{how}, {label} (it lost bits on fresh points)")
                    for f, label in forms], source, truth, fresh, choice, tried)
+        if got.after[0] > UNFIXED_ABOVE and isinstance(e, widened):
+            # none of its own: the other ranked plain forms beside their error
+            # bound (certified), whose pairs may hold where this one's do not
+            # (FPBench's clustering benchmark in float64: its log-domain form
+            # widened, 38.9 bits where the exponent's products cancel, and
+            # certified its bound, of plain magnitudes, underflows with exp;
+            # the together+factor form certified, 0.0)
+            # (the first _FALLBACKS of the ranking that certify: a form whose
+            # functions pairs round to one float is not offered)
+            inner = _unnested(e.args[0])
+            others = [(c.expr, c.how) for c, _ in choice.ranked
+                      if not isinstance(c.expr, FloatMarker) and c.expr != inner]
+            more = [Candidate(f, f"{h}, {label} (the form chosen lost bits on fresh points)")
+                    for g, h in others for f, label in _certified_forms(g, source)[:1]
+                    if label == "certified"][:_FALLBACKS]
+            got = self._first_gaining(got, more, source, truth, fresh, choice, tried)
+        return got
 
     def _first_gaining(self, best: Choice, forms: Sequence[Candidate], source: Expr,
                        truth: _TruthCache, fresh: tuple[int, int], choice: Choice,
