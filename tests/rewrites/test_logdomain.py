@@ -121,14 +121,15 @@ def test_a_difference_of_softplus_values_does_not_cancel():
     assert got.max() <= 2.0, got.max()
 
 
-def test_stabilize_fixes_the_richards_curve_in_float32_without_widening():
-    # held-out l's row: 27.4 bits where x < -709.8 and y > 7.6, the form chosen
-    # then was the power widened to float64, where exp(-x) overflows too
-    src = (1 + sp.exp(-x)) ** (-1 / y)
-    r = stabilize(src, {x: (-800.0, 800.0), y: (0.1, 10.0)}, dtype="float32", samples=64)
+def test_stabilize_fixes_the_generalized_logistic_in_float32_without_widening():
+    # a sibling of held-out l's Richards curve: 27.4 bits where q*exp(-t)
+    # overflows float64 (t < -709.8 + log q), the power widened before (and at
+    # 7f9a763, whose (1 + u)**p rewrite keeps log1p(q*exp(-t)), inf there)
+    src = (1 + q * sp.exp(-t)) ** (-1 / v)
+    r = stabilize(src, CASES[1][1], dtype="float32", samples=64)
     assert not r.has(widen) and r.has(compensated)
-    pts = np.array([[-711.085, 9.99996], [-799.0, 9.0], [-100.0, 0.5], [3.0, 0.1]])
-    assert bits(src, r, [x, y], pts, "float32").max() <= 2.0
+    pts = np.array([[50.0, -714.0, 9.8], [0.02, -790.0, 9.0], [3.0, -60.0, 0.5], [1.0, 2.0, 0.1]])
+    assert bits(src, r, [q, t, v], pts, "float32").max() <= 2.0
 
 
 def test_power_of_a_sum_with_a_negative_term_goes_over_a_common_denominator():
