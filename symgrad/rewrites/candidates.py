@@ -191,9 +191,12 @@ def candidates(expr: Expr, domain: Mapping | None = None,
         # hypot(x, 1) - x that hypot-conjugate takes)
         e = apply_rewrites([base], [*_SAFE, *measured], facts)[0]
         add(e, "+".join(r.name for r in applied) + ("" if len(applied) > 1 else ", then rewrites"))
+    # (one walk: both forms below are of powers with a symbolic exponent, which
+    # the safe forms neither make nor remove; most formulas have none)
+    symbolic = has_symbolic_power([expr])
     # sums of powers of one symbolic exponent about an integer exponent where
     # they are a number (Tsallis' entropy near order 1, a CES mean near 0)
-    for c, (e,) in about_integer_exponents([base], domain):
+    for c, (e,) in about_integer_exponents([base], domain) if symbolic else ():
         add(apply_rewrites([e], _SAFE, facts)[0], f"powers about exponent {c}")
         add(apply_rewrites([e], [*_SAFE, *measured], facts)[0],
             f"powers about exponent {c}, then rewrites")
@@ -217,7 +220,7 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     # powers with symbolic exponents in the log domain (exp(p·log B), the logs
     # of sums as softplus, logaddexp or normalized): the Richards curve, a
     # sigmoid to a power, the Hill equation
-    if has_symbolic_power([expr]):
+    if symbolic:
         ld = log_domain([expr], facts)[0]
         if ld != expr:
             add(apply_rewrites(grouped_exponents([ld]), _SAFE, facts)[0], "log domain")

@@ -254,7 +254,13 @@ def grouped_exponents(exprs: Iterable[Basic]) -> list[Basic]:
 
 def has_symbolic_power(exprs: Iterable[Basic]) -> bool:
     """Whether a power with an exponent that is not a number is among
-    ``exprs``' nodes (one walk of the DAG)."""
+    ``exprs``' nodes (one walk of the DAG).
+
+    >>> from sympy import symbols, exp
+    >>> x, y = symbols("x y")
+    >>> has_symbolic_power([(1 + exp(-x)) ** (-1 / y)]), has_symbolic_power([x**2 + exp(y)])
+    (True, False)
+    """
     from ..graph import postorder
 
     order, _ = postorder([e for e in exprs if isinstance(e, Basic)], lambda n: n.args)

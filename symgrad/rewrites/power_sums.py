@@ -104,7 +104,15 @@ def about_integer_exponents(exprs: Sequence[Basic],
     """For each integer ``c`` of :data:`EXPONENTS`, ``exprs`` with every
     sum of powers of one symbolic exponent that is a number at ``c``
     written about ``c`` (one bottom-up pass over the DAG per ``c``); the
-    ``c`` at which no sum changed are left out."""
+    ``c`` at which no sum changed are left out.
+
+    >>> from sympy import symbols
+    >>> a, p = symbols("a p", positive=True)
+    >>> about_integer_exponents([a**p - 1], {a: (0.5, 2), p: (-1, 1)})
+    [(0, [expm1(p*log(a))])]
+    >>> about_integer_exponents([a**2 - 1], {a: (0.5, 2)})  # no symbolic exponent
+    []
+    """
     if count_ops(list(exprs)) > MAX_OPS:
         return []
     facts = Facts(domain, interior=True)
