@@ -533,14 +533,14 @@ class _Search:
         best, kept = self._first_passing([c for c, _ in choice.ranked[:_VERIFIED]], source,
                                          truth, fresh, choice, tried)
         if best is None and tried and _source_max(tried[-1]) > TOLERANCE:
-            # (where the source came first too: a ranked form lost bits, the source
-            # itself more than the tolerance; the p-norm of exponentials,
-            # (exp(a*p) + exp(b*p))**(1/p), kept as written (64 bits past exp's
-            # overflow) once its log-domain form, accurate on the choosing samples
-            # and |L|*eps off on fresh ones, ranked first and no wider form was made)
-            # where the source came first, one that gains a bit over it (max or
-            # mean) or is finite where it is not: gamma(x) - y, whose pairs lose
-            # as much at its zero curve, stays as written
+            # the fallbacks (pairs, widened) also where the source came first: a
+            # ranked form lost bits and the source loses more than the tolerance
+            # (the p-norm of exponentials, (exp(a*p) + exp(b*p))**(1/p), was kept
+            # as written, 64 bits past exp's overflow, once its log-domain form,
+            # accurate on the choosing samples and |L|*eps off on fresh ones,
+            # ranked first).  There a fallback replaces the source only where it
+            # gains a bit on it (max or mean) or is finite where it is not:
+            # gamma(x) - y, whose pairs lose as much at its zero curve, stays
             got, _ = self._first_passing(self._fallbacks(choice), source, truth, fresh, choice,
                                          tried)
             if got is not None and (not kept or got.after[0] <= got.before[0] - 1
