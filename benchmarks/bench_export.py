@@ -265,15 +265,22 @@ def table(rows: list[tuple]) -> str:
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    args = sys.argv[1:]
-    if "--order" in args:
-        i = args.index("--order")
-        ORDER = int(args[i + 1])
-        del args[i:i + 2]
-    words = [w for w in args if w not in ("--torch", "--jax", "--compile", "--float32")]
-    COMPILE = "--compile" in sys.argv
-    DTYPE = "float32" if "--float32" in sys.argv else "float64"
-    fws = tuple(fw for fw, flag in (("JAX", "--jax"), ("PyTorch", "--torch")) if flag in sys.argv)
-    print(table(run(words, fws or ("JAX", "PyTorch"))))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("words", nargs="*",
+                    help="only the formulas whose name holds one of these (all if none)")
+    ap.add_argument("--jax", action="store_true", help="JAX's implementations only")
+    ap.add_argument("--torch", action="store_true", help="PyTorch's implementations only")
+    ap.add_argument("--order", type=int, default=1,
+                    help="the derivative's order (2: each implementation differentiated twice)")
+    ap.add_argument("--float32", action="store_true",
+                    help="float32 points (stabilize's float32 forms, bits in float32)")
+    ap.add_argument("--compile", action="store_true",
+                    help="two more PyTorch rows: to_torch(compile=True) and autograd of "
+                         "torch.compile of the formula (each compiled before the rounds)")
+    a = ap.parse_args()
+    ORDER, COMPILE = a.order, a.compile
+    DTYPE = "float32" if a.float32 else "float64"
+    fws = tuple(fw for fw, on in (("JAX", a.jax), ("PyTorch", a.torch)) if on)
+    print(table(run(a.words, fws or ("JAX", "PyTorch"))))
