@@ -90,18 +90,23 @@ def definition(e: Basic) -> Basic:
     return e
 
 
-# the cheap steps, in order: (name, the transformation that must give 0)
-_CHEAP = (
-    ("equal once written out", lambda d: d),
-    ("expand", expand),
-    ("cancel", cancel),
-    ("expand after rewriting as exponentials", lambda d: expand(d.rewrite(exp))),
-    ("cancel after rewriting as exponentials", lambda d: cancel(expand(d.rewrite(exp)))),
-    ("cancel after rewriting as exponentials and merging them",
-     lambda d: cancel(powsimp(expand(d.rewrite(exp)), combine="exp"))),
-    ("cancel after expand_func (the recurrences of log-gamma and polygamma)",
-     lambda d: cancel(expand(expand_func(d))) if d.has(loggamma, polygamma) else d),
-)
+def _cheap_steps(d: Basic):
+    """The cheap steps, in order, each computed when the one before it did
+    not give 0: (name, the transformation of ``d`` that must give 0).  The
+    three that start from the difference rewritten as exponentials share
+    its expansion (the same expression, computed once)."""
+    yield "equal once written out", d
+    yield "expand", expand(d)
+    yield "cancel", cancel(d)
+    e = expand(d.rewrite(exp))
+    yield "expand after rewriting as exponentials", e
+    yield "cancel after rewriting as exponentials", cancel(e)
+    yield "cancel after rewriting as exponentials and merging them", \
+        cancel(powsimp(e, combine="exp"))
+    yield ("cancel after expand_func (the recurrences of log-gamma and polygamma)",
+           cancel(expand(expand_func(d))) if d.has(loggamma, polygamma) else d)
+
+
 # where a difference is evaluated before ``simplify`` (each symbol its own
 # values, so that no two coincide): real symbols take both signs
 _REAL_AT = (Rational(-7, 3), Rational(2, 5), Rational(13, 4), Rational(-3, 11))
@@ -128,7 +133,7 @@ def _clearly_not_zero(d: Basic, syms: list[Symbol]) -> bool:
 
 
 def _cheap_zero(d: Basic) -> bool:
-    return any(step(d) == 0 for _, step in _CHEAP)
+    return any(v == 0 for _, v in _cheap_steps(d))
 
 
 def _constant(d: Basic, syms: list[Symbol], zero) -> bool:
@@ -143,10 +148,18 @@ _CONSTANT = "vanishing partial derivatives and value at one point"
 
 
 def _vanishes(d: Basic, syms: list[Symbol], connected: bool) -> str | None:
-    for how, step in _CHEAP:
-        if step(d) == 0:
+    for how, v in _cheap_steps(d):
+        if v == 0:
             return how
-    if connected and _constant(d, syms, _cheap_zero):
+    # (each partial derivative's cheap steps once: the last step below asks them again)
+    cheap: dict = {}
+
+    def cheap_zero(e: Basic) -> bool:
+        if e not in cheap:
+            cheap[e] = _cheap_zero(e)
+        return cheap[e]
+
+    if connected and _constant(d, syms, cheap_zero):
         return _CONSTANT
     # simplify shows d = 0 wherever the symbols' assumptions hold: not if d
     # is clearly not 0 at a point where they do
@@ -162,7 +175,7 @@ def _vanishes(d: Basic, syms: list[Symbol], connected: bool) -> str | None:
     # constant on a connected domain where both sides are smooth: the
     # positive orthant (over all reals, log and roots have cuts); this
     # holds about the point below, not everywhere: it is not ruled out above
-    if connected and _constant(d, syms, lambda e: _cheap_zero(e) or simplify(e) == 0):
+    if connected and _constant(d, syms, lambda e: cheap_zero(e) or simplify(e) == 0):
         return _CONSTANT
     return None
 
@@ -246,7 +259,7 @@ def prove_equal(source: Basic, form: Basic) -> str:
         # exp(d) = 1 makes d a multiple of 2πi: 0 where both sides are real
         # (cheap steps on d, then on exp(d) - 1, before simplify on either)
         logs = d.has(log)
-        got = next((how for how, step in _CHEAP if step(d) == 0), None)
+        got = next((how for how, v in _cheap_steps(d) if v == 0), None)
         if got is None and logs and _cheap_zero(exp(d) - 1):
             got = "the exponential of the difference is 1 by cheap steps (both sides real)"
         if got is None:
