@@ -1291,6 +1291,7 @@ def _cap(found: list, cap: int, rng: np.random.Generator) -> list:
 
 
 _STEPS = np.arange(1, SPLIT, dtype=np.int64)
+_STEPS_U = _STEPS.view(np.uint64)
 
 
 def _splits(a: int, b: int) -> np.ndarray:
@@ -1318,18 +1319,32 @@ def _grid(olo: int, ohi: int) -> np.ndarray:
 def _all_splits(a: list[int], b: list[int]) -> np.ndarray:
     """:func:`_splits` of each bracket ``a[i] < b[i]``, one row each, a
     shorter row padded with its last ordinal (a repeated candidate changes
-    nothing: the first candidate of another class is the same)."""
-    out = np.empty((len(a), SPLIT - 1), dtype=np.int64)
+    nothing: the first candidate of another class is the same).
+
+    >>> _all_splits([0, -(2**62), 5], [2, 2**62, 40]).tolist()[0][:3]
+    [0, 1, 1]
+    >>> _all_splits([-(2**62)], [2**62])[0].tolist() == _splits(-(2**62), 2**62).tolist()
+    True
+    """
+    # (all rows at once, as NumPy's: w = b - a, below 2**64, is w = q*SPLIT + r,
+    # so w*i // SPLIT = q*i + (r*i) // SPLIT exactly; a + that, computed modulo
+    # 2**64, is the ordinal itself, which lies between a and b)
     aa = np.array(a, dtype=np.int64)  # (ordinals: int64; a width past 2**63 wraps negative)
     with np.errstate(over="ignore"):
-        ww = np.array(b, dtype=np.int64) - aa
-    plain = (ww >= SPLIT) & (ww < 1 << 58)
-    if plain.any():
-        out[plain] = aa[plain][:, None] + (ww[plain][:, None] * _STEPS[None, :]) // SPLIT
-    for r in np.flatnonzero(~plain):
-        c = _splits(a[r], b[r])
-        out[r, :len(c)] = c
-        out[r, len(c):] = c[-1]
+        ww = (np.array(b, dtype=np.int64) - aa).view(np.uint64)
+        q, r = ww // np.uint64(SPLIT), ww % np.uint64(SPLIT)
+        out = (aa.view(np.uint64)[:, None] + q[:, None] * _STEPS_U[None, :]
+               + (r[:, None] * _STEPS_U[None, :]) // np.uint64(SPLIT)).view(np.int64)
+    few = ww < np.uint64(SPLIT)  # (repeated candidates: the distinct ones, then the last)
+    if few.any():
+        v = out[few]  # (each row ascending)
+        new = np.ones(v.shape, dtype=bool)
+        new[:, 1:] = v[:, 1:] != v[:, :-1]
+        last = np.broadcast_to(v[:, -1:], v.shape)
+        v = np.take_along_axis(v, np.argsort(~new, axis=1, kind="stable"), axis=1)
+        pad = _STEPS[None, :] > new.sum(axis=1)[:, None]
+        v[pad] = last[pad]
+        out[few] = v
     return out
 
 
