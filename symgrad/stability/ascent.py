@@ -33,6 +33,8 @@ ACROSS = 32  # floats of each other variable beside a line's end nearest a zero
 JOINT_STEPS = 8  # conjugate-gradient steps on the square of the true value ...
 JOINT_MAX_VARIABLES = 6  # ... of formulas of so many variables at most (2k + 2 rows a step)
 JOINT_SPREAD = 3  # ... from so many draws spread over the box, of least value
+SLIDE = 16  # values of a tie along the zero set beside a joint landing
+_GOLDEN = 0.6180339887498949  # (spread by the golden ratio's fractions)
 SCATTER = 96  # random floats about the worst point measured ...
 SCATTER_EVERY = 4  # ... first two at every 4th scale of 2**s floats, then where still high
 SCATTER_NEAR = 2.0  # ... (bits below the worst: a scale still in its band)
@@ -498,6 +500,99 @@ def _joint_zero(starts: list, measure: Callable, lo: np.ndarray, hi: np.ndarray,
     rows[np.arange(len(rows)), js] = from_ordinal(np.clip(moved, bounds[js, 0], bounds[js, 1]),
                                                   fmt)
     measure(rows, [o for o, _ in ends for _ in range(k * len(SIDES))])
+    # and onto the zero set exactly where floats can hold it, then deeper
+    snapped = [(o, r) for o, x in ends for r in _onto_exact_zeros(x, lo, hi, fmt)]
+    if snapped:
+        measure(np.array([r for _, r in snapped], dtype=fmt.dtype), [o for o, _ in snapped])
+
+
+def _onto_exact_zeros(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, fmt: Format) -> list:
+    """Rows on the zero set beside a joint landing ``x``, exactly, where
+    floats hold it: variables within half the format's digits of each other
+    (or of each other's negative) made equal, each choice of the two values
+    (a tie, ``y = z``, or ``y = -z``); the variables under half the digits
+    of the largest (those the set has at 0) taken down together by
+    ``2**-(prec/2)`` a step to 0, at each tie; and each tie slid along the
+    set: its value moved to ``SLIDE`` others spread over the box, the
+    vanishing variables at their landing, their deepest nonzero step and 0.
+
+    The conjugate-gradient landing stops within a quarter float of the
+    largest variable, where the true value is still about that quarter
+    float: a form in pairs of floats (``compensated``) is exact to twice the
+    digits there and loses nothing.  It loses where the true value is below
+    its own rounding: on the set's float points and far down the vanishing
+    variables, and there as a noise along the set (the pairs' rounding of
+    two products the set makes equal, 0 at some of its points and not at
+    others).  The compensated Vincenty angle lost 61 bits at x below 1e-32,
+    y = z (computed 1.2e-32 where the truth is x cos y), found by one
+    seed of eight (1.0 reported at the others); its landings were within
+    1e-17 of the set, at values of y where the rounding happened to cancel.
+    """
+    k = len(x)
+    big = float(np.abs(x).max())
+    if not (np.isfinite(x).all() and big > 0):
+        return []
+    near = 2.0**-(fmt.prec // 2)
+    base = np.clip(x, lo, hi).astype(fmt.dtype).astype(float)
+    ties = []  # (i, j, sign, snapped row)
+    for i in range(k):
+        for j in range(i + 1, k):
+            for sign in (1.0, -1.0):
+                a, b = float(base[i]), float(sign * base[j])
+                if abs(a / 2 - b / 2) <= near * max(abs(a), abs(b)) / 2 and (a != 0 or sign > 0):
+                    for v in ((a, b) if a != b else (a,)):
+                        r = base.copy()
+                        r[i], r[j] = v, sign * v
+                        ties.append((i, j, sign, r))
+    small = np.abs(base) <= near * big
+    rows = [r for *_, r in ties]
+    depths = []  # each step down of the vanishing variables, to 0
+    if small.any():
+        s = base[small]
+        while s.any():
+            s = s * near
+            s = np.where(np.abs(s) < float(np.finfo(fmt.dtype).smallest_subnormal), 0.0, s)
+            depths.append(s)
+        for r in list(rows) or [base]:  # (at the ties where there are: the set)
+            for d in depths:
+                q = r.copy()
+                q[small] = d
+                rows.append(q)
+    # along each tie: the same tie at other values, spread in value and in
+    # binade, the vanishing variables at their landing, their deepest step
+    # before 0, and 0; and one float off the tie at their landing
+    kept = [base[small]] + depths[-2:] if depths else [None]
+    for i, j, sign, r in {(i, j, sign): (i, j, sign, r) for i, j, sign, r in ties}.values():
+        for v in _along(lo[i], hi[i], *sorted((sign * lo[j], sign * hi[j])), r[i], fmt):
+            for d in kept + ["off"]:
+                q = r.copy()
+                q[i], q[j] = v, sign * v
+                if isinstance(d, str):
+                    q[j] = np.nextafter(fmt.dtype.type(q[j]), fmt.dtype.type(np.inf))
+                elif d is not None:
+                    q[small] = d
+                rows.append(q)
+    inside = [r for r in rows if ((r >= lo) & (r <= hi)).all()]
+    return [np.asarray(r, dtype=float) for r in inside]
+
+
+def _along(lo_i: float, hi_i: float, lo_j: float, hi_j: float, at: float,
+           fmt: Format) -> list[float]:
+    """``SLIDE`` values in both ranges, spread from ``at`` by the golden
+    ratio's fractions: half uniform in value, half uniform in binade (down
+    to the smallest normal float), each sign the range allows."""
+    a, b = float(max(lo_i, lo_j)), float(min(hi_i, hi_j))
+    if not a < b:
+        return []
+    top = max(abs(a), abs(b))
+    e_lo, e_hi = math.log2(float(np.finfo(fmt.dtype).tiny)), math.log2(top)
+    out = []
+    for m in range(1, SLIDE // 2 + 1):  # (in halves: b - a overflows over the whole range)
+        u = (m * _GOLDEN + (float(at) / 2 - a / 2) / (b / 2 - a / 2)) % 1.0
+        out.append(a * (1 - u) + b * u)
+        mag = 2.0**(e_lo + (e_hi - e_lo) * u)
+        out.append(min(max(mag if m % 2 or a >= 0 else -mag, a), b))
+    return [float(fmt.dtype.type(v)) for v in out]
 
 
 def _joint_steps(starts: list, measure: Callable, lo: np.ndarray, hi: np.ndarray, fmt: Format,
