@@ -596,6 +596,24 @@ LIBRARY: tuple[Rewrite, ...] = (
         "as a different angle",
         Example(cos(x + y), {x: (1e3, 1e4), y: (1e-10, 1e-9)}, {x: (0.1, 0.5), y: (0.1, 0.5)}),
         family="angle sums"),
+    # the reverse: a difference of products that is the sine of a difference,
+    # but for a factor u near 1 on one product (the cross term of a spherical
+    # angle, sin(y)cos(z) - cos(y)sin(z)cos(x): Vincenty's central angle lost
+    # every bit at x ~ 0, y ~ z); u's share, 1 - u, is left to the library
+    # (1 - cos(x), one-minus-cos)
+    _rw("sin-of-a-difference", sin(a) * cos(b) - cos(a) * sin(b), sin(a - b), "measured",
+        "sin(a)cos(b) - cos(a)sin(b) cancels where a ≈ b; a - b is exact there (Sterbenz)",
+        Example(sin(x + y) * cos(x) - cos(x + y) * sin(x), {x: (0.1, 1.4), y: (1e-12, 1e-6)},
+                {x: (0.1, 0.2), y: (1.0, 1.4)}),
+        real(a, b), "a, b real", "angle sums"),
+    _rw("sin-of-a-difference-times", sin(a) * cos(b) - cos(a) * sin(b) * u,
+        sin(a - b) + cos(a) * sin(b) * (1 - u), "measured",
+        "sin(a)cos(b) - cos(a)sin(b)u cancels where a ≈ b and u ≈ 1; a - b is exact there "
+        "(Sterbenz) and 1 - u is u's own difference",
+        Example(sin(x + y) * cos(x) - cos(x + y) * sin(x) * cos(y), {x: (0.1, 1.4),
+                                                                       y: (1e-12, 1e-6)},
+                {x: (0.1, 0.2), y: (1.0, 1.4)}),
+        real(a, b), "a, b real", "angle sums", needs=("one-minus-cos",)),
     _rw("atan-difference", atan(a) - atan(b),   atan((a - b) / (1 + a * b)), "measured",
         "atan(a) - atan(b) cancels where a ≈ b, and both round to π/2 for large a, b",
         Example(atan(x + 1) - atan(x), {x: (1e3, 1e100)}, {x: (-1, 1)}),
