@@ -258,6 +258,57 @@ def scaled_range_cases(dtype: str, n: int = 1500, seed: int = 0):
     return [x, y, z], forms, cols, truths
 
 
+def scaled_more_cases(dtype: str, n: int = 1000, seed: int = 0):
+    """As :func:`scaled_range_cases`, for the forms whose fallback or whose
+    check of the chosen k that function's forms did not reach: sums in pairs
+    (two and three terms, a quotient of such sums, one under a square root),
+    a product of five factors, and a factor under cancellation ((x - y)**2*z,
+    y within an ulp to a factor 2 of x).  Returns (symbols, [(form, columns,
+    truth)]): long double truth (no wider than float64: mpmath at 200
+    bits), NaN at the rows where a sum cancels more than 2**8 (long double's
+    11 more bits would not hold its value)."""
+    import numpy as np
+    import sympy as sp
+
+    from symgrad import compensated
+
+    x, y, z, w, v = syms = sp.symbols("x y z w v", real=True)
+    sums = [[(x**2*y, z**3)], [(x*y*z, -w**3, v**2*x)], [(x**2*y, z**3), (w*v, x**2)],
+            [(x**4*y**2, z**2*w**4)], [], []]
+    forms = [compensated(sp.Add(*sums[0][0])), compensated(sp.Add(*sums[1][0])),
+             compensated(sp.Add(*sums[2][0]) / sp.Add(*sums[2][1])),
+             compensated(sp.sqrt(sp.Add(*sums[3][0]))), x*y*z*w*v, (x - y)**2*z]
+    fi = np.finfo(dtype)
+    rng = np.random.default_rng(seed)
+    lo, hi = int(np.log2(fi.tiny)), int(np.log2(fi.max))
+    cols = [(rng.uniform(1, 2, n) * np.exp2(rng.integers(lo, hi, n).astype(float))
+             * rng.choice([-1, 1], n)).astype(dtype) for _ in range(5)]
+    near = list(cols)
+    near[1] = (cols[0] * (1 + rng.uniform(-1, 1, n)
+                          * np.exp2(-rng.integers(1, fi.nmant + 1, n).astype(float)))).astype(dtype)
+    wide = np.finfo(np.longdouble).nmant >= 63
+    out = []
+    for e, terms_of, c in zip(forms, sums, [cols] * 5 + [near]):
+        plain = e.replace(lambda n: isinstance(n, compensated), lambda n: n.args[0])
+        if wide:
+            at = [a.astype(np.longdouble) for a in c]
+            with np.errstate(all="ignore"):
+                t = np.asarray(sp.lambdify(syms, plain, "numpy")(*at))
+                for terms in terms_of:
+                    g = [sp.lambdify(syms, a, "numpy")(*at) for a in terms]
+                    t = np.where(sum(np.abs(a) for a in g) <= 2**8 * np.abs(sum(g)), t, np.nan)
+        else:
+            f = sp.lambdify(syms, plain, "mpmath")
+            t = []
+            with mpmath.workprec(200):
+                for row in zip(*c):
+                    r = f(*[mpmath.mpf(float(a)) for a in row])
+                    t.append(float(r) if mpmath.im(r) == 0 else np.nan)
+            t = np.array(t)
+        out.append((e, c, t))
+    return list(syms), out
+
+
 def ulps_where_normal(got, truth, dtype: str):
     """|got - truth| in ulps of the truth rounded to ``dtype``, where the
     truth is a normal float of it (elsewhere NaN)."""

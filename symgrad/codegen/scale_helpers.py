@@ -260,3 +260,96 @@ def _sc_upt(c, mt):
     """c times (significand, exponent) scaled back once (:func:`_sc_up`);
     NaN where the significand is."""
     return _sc_up(c * mt[0], mt[1])
+
+
+def _sc_ex(x):
+    """scaled(u)'s fallback: a value's binary exponent as an integer (frexp's);
+    0 where it is not finite, and -2**24 where it is 0: far below every
+    float's (and its sum with a few hundred others no overflow), so that a
+    zero term or factor never sets the largest exponent a sum aligns its
+    terms to (x - y = 0 in (x - y)**2*z + w**3 lost w**3 below it)."""
+    x = np.asarray(x)
+    nz = np.isfinite(x) & (x != 0)  # (JAX's text: a subnormal is not 0 here)
+    return np.where(nz, np.frexp(x)[1], np.where(np.isfinite(x), -(2**24), 0))[()]
+
+
+def _sc_p2(like, d):
+    """2**d in the float type of ``like`` (d an integer per point; 0 below
+    the subnormals: a term that far below the largest is lost)."""
+    like = np.asarray(like)
+    return np.ldexp(np.ones((), like.dtype if like.dtype.kind == "f" else np.float64), d)
+
+
+def _sc_xmax(*ts):
+    """The largest of integer exponents."""
+    out = ts[0]
+    for t in ts[1:]:
+        out = np.maximum(out, t)
+    return out
+
+
+def _sc_xmod(t, r):
+    """``t mod r``, in [0, r)."""
+    return t % r
+
+
+def _sc_xroot(t, r, p):
+    """The exponent of (m*2**t)**(p/r): t made a multiple of r (the rest,
+    :func:`_sc_xmod`, multiplied into m), divided by r, times p."""
+    return (t - t % r) // r * p
+
+
+def _sc_xsel(*args):
+    """The exponent of a Piecewise's branch: (condition, exponent) pairs,
+    then the default exponent."""
+    return np.select(list(args[:-1:2]), list(args[1:-1:2]), args[-1])
+
+
+def _sc_xb(m, t, *xs):
+    """scaled(u)'s fallback scaled back once (:func:`_sc_up`): m*2**t; NaN
+    where an input (xs) is not finite (:func:`_sc_pick` takes main there)."""
+    ok = True
+    for x in xs:
+        ok = ok & np.isfinite(x)
+    return np.where(ok, _sc_up(m, t), np.nan)[()]
+
+
+def _sc_pp(*nv):
+    """scaled(u): where a product's partial products, in any order, may leave
+    the normal range, from its factors' scaled values (in pairs: a power n,
+    an integer, and a value v, the factor v**n): v of frexp exponent a is in
+    [2**(a-1), 2**a), so every partial product is in [2**lo, 2**hi), lo the
+    sum of the factors' min(0, n*(a - 1)), hi that of their max(0, n*a) (n
+    < 0: the power computed before its reciprocal in range too).
+    Out where hi reaches the largest exponent or lo passes the smallest
+    normal one (a factor 0 counts as 2**-1; one not finite makes the
+    product's value inf or NaN, which :func:`_sc_use` reads)."""
+    t = np.result_type(*nv[1::2], 1.0)  # (a Python constant sets no type)
+    fi = np.finfo(t)
+    hi = lo = 0
+    for i in range(0, len(nv), 2):
+        n, a = nv[i], np.frexp(nv[i + 1])[1]
+        if n > 0:
+            hi, lo = hi + n * np.maximum(a, 0), lo + n * np.minimum(a, 1) - n
+        else:  # (1/v**-n: v**-n and its reciprocal both within 2**(-n*c) of 1)
+            c = np.maximum(a, 1 - a)
+            hi, lo = hi - n * c, lo + n * c
+    return ((hi >= fi.maxexp) | (lo < fi.minexp))[()]
+
+
+def _sc_any(*masks):
+    """The union of row masks."""
+    out = masks[0]
+    for m in masks[1:]:
+        out = out | m
+    return out
+
+
+def _sc_exz(x):
+    """0, or -2**24 where x is 0 (:func:`_sc_ex`'s exponent of 0)."""
+    return np.where(np.asarray(x) == 0, -(2**24), 0)[()]
+
+
+def _sc_nm(m, e):
+    """m divided by 2**e, e its exponent (:func:`_sc_ex`): in [0.5, 1)."""
+    return np.ldexp(m, -np.maximum(e, -(2**12)))

@@ -23,7 +23,11 @@ module defines the helpers (:data:`SCALE_HELPERS`).
 The values the code computes that are no node of ``u`` are bounded too:
 the partial products of a product of 3 or 4 factors (every sub-product:
 the emitted order is the printer's), ``b**n`` of ``1/b**n``, and a value
-of degree 0 (no ``k`` moves it) has to be within ``L`` of 0 itself.
+of degree 0 (no ``k`` moves it) has to be within ``L`` of 0 itself.  What
+the estimates cannot bound is checked on the scaled values once ``k`` is
+chosen (:func:`_unseen`): the partial products of 5 factors or more, and
+products and powers of a sum (its estimate, its largest term's, is only
+an upper bound: ``(x - y)**2*z`` with ``x ~ y``).
 
 Where no one ``k`` keeps every input exact and no value overflowing (a
 subnormal ``e`` beside ``x = 9.6e8`` in float32's ``e*(e**4 + ... +
@@ -31,10 +35,14 @@ subnormal ``e`` beside ``x = 9.6e8`` in float32's ``e*(e**4 + ... +
 ``k`` left its interval (``_sc_kg``'s gap: an intermediate may be out of
 the normal range, float32's ``x**2*y`` at (1e-20, 3e38) had ``x**2``
 subnormal), or where
-the scaled value is subnormal, the point takes ``u``'s top product
+the scaled value is subnormal, the point takes ``u`` in floats with an
+exponent of their own instead (``_sc_pick``; :func:`_extended`: the
+formula's own roundings with no range to leave, in pairs inside a
+``compensated``, so that a sum in pairs keeps its cancellation); where
+``u`` holds a function's value, ``u``'s top product
 (a power of a product, a sum of products: their significands and
 exponents, ``_sc_mt``, ``_sc_mtp``, ``_sc_mts``)
-factor by factor instead (``_sc_pick``): each factor scaled by its own
+factor by factor (:func:`_factors_back`): each factor scaled by its own
 ``k`` (its inputs only kept normal, so exact), their significands
 multiplied and their exponents summed, scaled back once (``_sc_mul``),
 computed at the rows that may take it only (:func:`compacting`, NumPy;
@@ -58,6 +66,7 @@ from sympy import (
     Abs,
     Add,
     Basic,
+    Expr,
     Float,
     Function,
     Integer,
@@ -67,6 +76,7 @@ from sympy import (
     Piecewise,
     Pow,
     Rational,
+    S,
     Symbol,
 )
 from sympy.codegen.cfunctions import hypot
@@ -192,6 +202,82 @@ class _PairBack(_Call):
     _helper = "_sc_upt"
 
 
+class _Ex(_Call):
+    """A value's binary exponent as an integer (0 where it is 0 or not
+    finite): the fallback's exponents (:func:`_extended`)."""
+
+    _helper = "_sc_ex"
+
+
+class _P2(_Call):
+    """2**d in the type of ``like`` (codegen only; to compensating, an input:
+    a pair times it is exact)."""
+
+    nargs = 2
+    _helper = "_sc_p2"
+    _symgrad_input = True
+
+
+class _ExZero(_Call):
+    """0, or -2**24 where a value is 0 (far below every float's exponent)."""
+
+    _helper = "_sc_exz"
+
+
+class _Normal(_Call):
+    """A value divided by 2**e, e its exponent (:class:`_Ex`): normalized."""
+
+    nargs = 2
+    _helper = "_sc_nm"
+
+
+class _ExMax(_Call):
+    """The largest of integer exponents."""
+
+    _helper = "_sc_xmax"
+
+
+class _ExMod(_Call):
+    """``t mod r`` (r > 0)."""
+
+    nargs = 2
+    _helper = "_sc_xmod"
+
+
+class _ExRoot(_Call):
+    """``(t - t mod r) // r * p``: the exponent of a power p/r."""
+
+    nargs = 3
+    _helper = "_sc_xroot"
+
+
+class _ExSel(_Call):
+    """The exponent of a Piecewise's branch: conditions and exponents in
+    pairs, the last exponent the default."""
+
+    _helper = "_sc_xsel"
+
+
+class _ExBack(_Call):
+    """The fallback's value m*2**t scaled back once (:func:`_sc_up`), NaN
+    where an input (the rest) is not finite."""
+
+    _helper = "_sc_xb"
+
+
+class _Partials(_Call):
+    """Where a product's partial products (any order) may leave the normal
+    range, read from its factors' values (multiplicity, value in pairs)."""
+
+    _helper = "_sc_pp"
+
+
+class _AnyOf(_Call):
+    """The union of row masks."""
+
+    _helper = "_sc_any"
+
+
 class _Down(Function):
     """An input divided by 2**k (codegen only; to compensating, an input)."""
 
@@ -248,8 +334,13 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
     if got is None:
         return u
     top, k, d, deg, copy, downs, gap = got
+    checks = _unseen(u, copy)
+    if checks:
+        gap = _AnyOf(gap, *checks)
     main = top if d == 0 else _back(top, k, d)
-    alt = _factors_back(u, deg, k, copy)
+    alt = _extended(u, copy)
+    if alt is None:
+        alt = _factors_back(u, deg, k, copy)
     if alt is None:
         return main
     # the inputs' scaled values: where one was rounded (no k kept every input
@@ -472,6 +563,135 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
     return pushed(u, ())
 
 
+def _unseen(u: Basic, copy) -> list:
+    """Checks of the products the estimates do not bound (:class:`_Partials`
+    over the scaled values, after k is chosen): a product of 5 factors or
+    more (its partial products in the printer's order: only pairs and all
+    but one are bounded; float32's x*y*z*w*v 1,470 ulps off), and a product
+    or an integer power with a factor whose estimate is only an upper bound
+    (a sum, which may cancel: (x - y)**2*z with x ~ y, (x - y)**2 scaled
+    into the subnormals, every bit; Max, Min, a Piecewise's branch)."""
+    sub, kids = postorder([u], lambda n: n.args)
+    loose: set = set()
+    out = []
+    seen: set = set()  # (powers checked as a product's factors)
+    for n in sub:
+        if isinstance(n, (Add, Max, Min, Piecewise)) or isinstance(
+                n, (Mul, Pow, Abs, compensated, scaled)) and any(c in loose for c in kids[n]):
+            loose.add(n)
+    for n in reversed(sub):  # (parents first: a power's product before it)
+        if isinstance(n, Mul):
+            fs = [f for f in n.args if not (f.is_number and abs(float(f)) == 1)]
+            if len(fs) >= 5 or any(f in loose for f in fs):
+                # (an integer power of a sum read from its base: its own
+                # partial powers bounded with it)
+                out.append(_Partials(*(a for f in fs for a in (
+                    (f.exp, copy(f.base)) if _power_of_loose(f, loose)
+                    else (Integer(1), copy(f))))))
+                seen.update(f for f in fs if _power_of_loose(f, loose))
+        elif _power_of_loose(n, loose) and abs(n.exp) >= 2 and n not in seen:
+            out.append(_Partials(n.exp, copy(n.base)))
+    return out
+
+
+def _power_of_loose(n: Basic, loose: set) -> bool:
+    return isinstance(n, Pow) and n.exp.is_Integer and n.base in loose
+
+
+def _extended(u: Basic, copy) -> Basic | None:
+    """``u`` in floats with an exponent of their own (the fallback where no
+    one k keeps every value in range): each value m*2**t, t an integer per
+    point; an input its significand (``x`` divided by 2**t, t its frexp
+    exponent: exact), a product the product of the significands and the
+    sum of the exponents, a power p/r of m*2**t (t made a multiple of r)
+    the power of the significand, a sum (hypot, Max, Min) its terms'
+    significands scaled to the largest exponent and added (a sum inside
+    ``u`` normalized: its significand divided by its own exponent's power of
+    two, so that powers and products of cancelled sums stay in range).
+    These are the formula's own floats with no range to leave (a scaling by a
+    power of two commutes with every rounding in the normal range); a
+    ``compensated`` subtree is computed in pairs over the significands
+    (a pair times a power of two is exact): a sum in pairs keeps its
+    cancellation.  None where ``u`` holds a node that has no such form (a
+    function's value)."""
+    sub, kids = postorder([u], lambda n: n.args)
+    leaves = sorted((n for n in sub if isinstance(n, Symbol)), key=str)
+    if not leaves:
+        return None
+    like = leaves[0]
+    zero = Integer(0)
+    root = u
+    while isinstance(root, (compensated, scaled)):
+        root = root.args[0]
+
+    def p2(d: Basic) -> Basic:
+        return Integer(1) if d == 0 else _P2(like, d)
+
+    def aligned(parts: list) -> tuple:
+        ts = list(dict.fromkeys(t for _, t in parts))
+        top = ts[0] if len(ts) == 1 else _ExMax(*ts)
+        return [m * p2(t - top) for m, t in parts], top
+
+    paired: set = set()  # (the nodes of compensated subtrees)
+    for n in reversed(sub):
+        if isinstance(n, compensated) or n in paired:
+            paired.update(kids[n])
+    got: dict = {}
+    for n in sub:
+        ks = [got.get(c) for c in kids[n]]
+        if isinstance(n, Symbol):
+            e = _Ex(n)
+            got[n] = (_Down(n, e), e)
+        elif n.is_number and isinstance(n, Expr):
+            got[n] = (n, zero)
+        elif isinstance(n, (compensated, scaled)) and ks[0] is not None:
+            m, t = ks[0]
+            got[n] = (compensated(m) if isinstance(n, compensated) else m, t)
+        elif isinstance(n, Piecewise):
+            bs = [got.get(e) for e, _ in n.args]
+            if any(b is None for b in bs):
+                got[n] = None
+                continue
+            conds = [copy(c) for _, c in n.args]
+            sel = [a for (_, t), c in zip(bs, conds) if c is not S.true for a in (c, t)]
+            last = bs[-1][1] if conds[-1] is S.true else zero
+            got[n] = (Piecewise(*[(m, c) for (m, _), c in zip(bs, conds)]),
+                      _ExSel(*sel, last) if sel else last)
+        elif any(k is None for k in ks):
+            got[n] = None
+        elif isinstance(n, Mul):
+            got[n] = (Mul(*(m for m, _ in ks)), Add(*(t for _, t in ks)))
+        elif isinstance(n, Pow) and n.exp.is_Rational and not n.exp.free_symbols:
+            (m, t), q = ks[0], n.exp
+            if q.is_Integer:
+                got[n] = (m**q, q * t)
+            else:
+                got[n] = ((m * p2(_ExMod(t, Integer(q.q))))**q,
+                          _ExRoot(t, Integer(q.q), Integer(q.p)))
+        elif isinstance(n, Abs):
+            got[n] = (Abs(ks[0][0]), ks[0][1])
+        elif isinstance(n, (Add, hypot, Max, Min)):
+            ms, top = aligned(ks)
+            m = n.func(*ms)
+            if n is not root and isinstance(n, Add):
+                # a sum inside u: its significand normalized (a cancelled sum's
+                # powers and products kept in range); in pairs its exponent
+                # only where it is 0 (far below: a zero term sets no sum's
+                # largest exponent, as w**3 in (x - y)**2*z + w**3 at x = y)
+                if n in paired:
+                    top = top + _ExZero(m)
+                else:
+                    e = _Ex(m)
+                    m, top = _Normal(m, e), top + e
+            got[n] = (m, top)
+        else:
+            got[n] = None
+    if got.get(u) is None:
+        return None
+    m, t = got[u]
+    return _ExBack(m, t, *leaves)
+
+
 def _estimates(sub: list, kids: dict) -> dict:
     """Per node, code estimating its binary exponent, or None (a function's
     value, a comparison: no estimate; but hypot's, its largest argument's:
@@ -505,7 +725,9 @@ def _estimates(sub: list, kids: dict) -> dict:
 
 SCALE_NAMES = frozenset({"_sc_k", "_sc_kn", "_sc_k_in", "_sc_e", "_sc_max", "_sc_pick",
                          "_sc_up", "_sc_mul", "_sc_use", "_sc_rows", "_sc_at",
-                         "_sc_kg", "_sc_span", "_sc_mt", "_sc_mtp", "_sc_mts", "_sc_upt"})
+                         "_sc_kg", "_sc_span", "_sc_mt", "_sc_mtp", "_sc_mts", "_sc_upt",
+                         "_sc_ex", "_sc_p2", "_sc_xmax", "_sc_xmod", "_sc_xroot", "_sc_xsel",
+                         "_sc_xb", "_sc_pp", "_sc_any", "_sc_exz", "_sc_nm"})
 
 
 def uses_scaling(code: str) -> bool:

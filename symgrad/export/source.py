@@ -182,7 +182,8 @@ def _scale_helpers(backend: str) -> str:
             flushed, "(((_jg.ldexp(s, k) != x) | _jg.subnormal(s) | ((s == 0) & "
                      "((x != 0) | _jg.subnormal(x)))) & jnp.isfinite(x))")
     return ("from symgrad.export.torch_ops import _sc_e, _sc_k, _sc_kg, _sc_kn, _sc_max, _sc_mul, "
-            "_sc_mt, _sc_mtp, _sc_mts, _sc_pick, _sc_up, _sc_upt, _sc_use\n")
+            "_sc_mt, _sc_mtp, _sc_mts, _sc_pick, _sc_up, _sc_upt, _sc_use, _sc_ex, _sc_exz, "
+            "_sc_nm, _sc_p2, _sc_xmax, _sc_xmod, _sc_xroot, _sc_xsel, _sc_xb, _sc_pp, _sc_any\n")
 
 
 # Defined after NumPy's helpers, so they replace them: Dekker's split with the

@@ -283,6 +283,99 @@ def _sc_upt(c, mt):
     return _sc_up(c * mt[0], mt[1])
 
 
+def _sc_ex(x):
+    """A value's binary exponent as an integer; 0 where it is not finite,
+    -2**24 where it is 0 (see SCALE_HELPERS)."""
+    x = torch.as_tensor(x)
+    e = torch.where(torch.isfinite(x) & (x != 0), torch.frexp(x)[1].to(torch.int64), 0)
+    return torch.where(x == 0, -(2**24), e)
+
+
+def _sc_exz(x):
+    """0, or -2**24 where x is 0."""
+    return torch.where(torch.as_tensor(x) == 0, -(2**24), 0)
+
+
+def _sc_nm(m, e):
+    """m divided by 2**e, e its exponent: in [0.5, 1)."""
+    return ldexp(m, -torch.clamp(torch.as_tensor(e), min=-(2**12)))
+
+
+def _sc_p2(like, d):
+    """2**d in the float type of ``like``."""
+    like = torch.as_tensor(like)
+    t = like.dtype if like.dtype.is_floating_point else torch.float64
+    d = torch.as_tensor(d, device=like.device)
+    return ldexp(torch.ones_like(d, dtype=t), d)
+
+
+def _sc_xmax(*ts):
+    """The largest of integer exponents."""
+    out = torch.as_tensor(ts[0])
+    for t in ts[1:]:
+        out = torch.maximum(out, torch.as_tensor(t))
+    return out
+
+
+def _sc_xmod(t, r):
+    """``t mod r``, in [0, r)."""
+    return torch.as_tensor(t) % r
+
+
+def _sc_xroot(t, r, p):
+    """The exponent of (m*2**t)**(p/r) (see SCALE_HELPERS)."""
+    t = torch.as_tensor(t)
+    return torch.div(t - t % r, r, rounding_mode="floor") * p
+
+
+def _sc_xsel(*args):
+    """The exponent of a Piecewise's branch: (condition, exponent) pairs, then
+    the default."""
+    out = torch.as_tensor(args[-1])
+    for i in range(len(args) - 3, -1, -2):
+        out = torch.where(torch.as_tensor(args[i]), torch.as_tensor(args[i + 1]), out)
+    return out
+
+
+def _sc_xb(m, t, *xs):
+    """The fallback m*2**t scaled back once; NaN where an input is not finite."""
+    r = _sc_up(m, t)
+    ok = True
+    for x in xs:
+        ok = ok & torch.isfinite(torch.as_tensor(x))
+    return torch.where(ok, r, torch.full_like(r, float("nan")))
+
+
+def _sc_pp(*nv):
+    """Where a product's partial products may leave the normal range, from
+    its factors' scaled values (a power n, a value v; see SCALE_HELPERS)."""
+    hi = lo = 0
+    t = None
+    for i in range(0, len(nv), 2):
+        n, v = nv[i], nv[i + 1]
+        if isinstance(v, torch.Tensor) and v.dtype.is_floating_point:
+            t = v.dtype if t is None else torch.promote_types(t, v.dtype)
+        else:  # (a constant: sets no type)
+            v = torch.as_tensor(v, dtype=torch.float64)
+        a = torch.frexp(v)[1].to(torch.int64)
+        if n > 0:
+            hi, lo = hi + n * torch.clamp(a, min=0), lo + n * torch.clamp(a, max=1) - n
+        else:
+            c = torch.maximum(a, 1 - a)
+            hi, lo = hi - n * c, lo + n * c
+    fi = torch.finfo(t if t is not None else torch.float64)
+    maxexp, minexp = round(math.log2(fi.max)), round(math.log2(fi.tiny))
+    return (hi >= maxexp) | (lo < minexp)
+
+
+def _sc_any(*masks):
+    """The union of row masks."""
+    out = torch.as_tensor(masks[0])
+    for m in masks[1:]:
+        out = out | torch.as_tensor(m)
+    return out
+
+
 # masked(): a region's nodes computed at the points where its condition holds
 # (symbol.export.subsets).  In units of one eager kernel over the tensor
 # (~1.3 ms per 10^6 float64), measured 11:00-11:40 UTC at load 6-9: finding
