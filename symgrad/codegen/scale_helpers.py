@@ -203,13 +203,10 @@ def _sc_mul(c, *fs):
     back once (:func:`_sc_up`): no factor scaled back on its own overflows
     or rounds into the subnormals (x**2*y at x = 1e300, y = 3e-320).  NaN
     where a factor is not finite (its scaled value overflowed: the product
-    would not be the value's own; :func:`_sc_pick` takes main there)."""
-    m, t, ok = c, 0, True
-    for i in range(0, len(fs), 4):
-        mi, ei = np.frexp(fs[i])
-        m, t = m * mi, t + ei + fs[i + 1] // fs[i + 3] * fs[i + 2]
-        ok = ok & np.isfinite(fs[i])
-    return np.where(ok, _sc_up(m, t), np.nan)[()]
+    would not be the value's own; :func:`_sc_pick` takes main there):
+    :func:`_sc_mt`'s pair scaled back (its NaN significand stays NaN, a
+    zero's exponent -2**30 scales ±0 to ±0)."""
+    return _sc_up(*_sc_mt(c, *fs))
 
 
 def _sc_mt(c, *fs):

@@ -233,15 +233,10 @@ def _sc_up(v, k):
 def _sc_mul(c, *fs):
     """The constant c times factors each scaled back (in fours: scaled value,
     exponent k, degree p/r): significands multiplied, exponents summed,
-    scaled back once; NaN where a factor is not finite (see SCALE_HELPERS)."""
-    m, t, ok = c, 0, True
-    for i in range(0, len(fs), 4):
-        f = torch.as_tensor(fs[i])
-        mi, ei = torch.frexp(f)
-        m, t = m * mi, t + ei.to(torch.int64) + torch.as_tensor(fs[i + 1]) // fs[i + 3] * fs[i + 2]
-        ok = ok & torch.isfinite(f)
-    r = _sc_up(m, t)
-    return torch.where(ok, r, torch.full_like(r, float("nan")))
+    scaled back once; NaN where a factor is not finite (see SCALE_HELPERS):
+    :func:`_sc_mt`'s pair scaled back (the same floats: its NaN significand
+    stays NaN, a zero's exponent -2**30 scales ±0 to ±0)."""
+    return _sc_up(*_sc_mt(c, *fs))
 
 
 def _sc_mt(c, *fs):
