@@ -311,25 +311,26 @@ def _sc_xb(m, t, *xs):
     return np.where(ok, _sc_up(m, t), np.nan)[()]
 
 
-def _sc_pp(*nv):
+def _sc_pp(like, m, *nv):
     """scaled(u): where a product's partial products, in any order, may leave
-    the normal range, from its factors' scaled values (in pairs: a power n,
-    an integer, and a value v, the factor v**n): v of frexp exponent a is in
+    the normal range, from its factors (in pairs: a power n, an integer, and
+    the factor's scaled value v, the first m; then an input's scaled
+    exponent, E - k, NaN where it is 0): v of frexp exponent a is in
     [2**(a-1), 2**a), so every partial product is in [2**lo, 2**hi), lo the
     sum of the factors' min(0, n*(a - 1)), hi that of their max(0, n*a) (n
-    < 0: the power computed before its reciprocal in range too).
-    Out where hi reaches the largest exponent or lo passes the smallest
-    normal one (a factor 0 counts as 2**-1; one not finite makes the
-    product's value inf or NaN, which :func:`_sc_use` reads)."""
-    t = np.result_type(*nv[1::2], 1.0)  # (a Python constant sets no type)
-    fi = np.finfo(t)
+    < 0: the power computed before its reciprocal in range too).  Out where
+    hi reaches the largest exponent or lo passes the smallest normal one (a
+    factor 0 counts as 2**-1; one not finite makes the product's value inf
+    or NaN, which :func:`_sc_use` reads); ``like`` a scaled input (the
+    type, whose range this is)."""
+    fi = np.finfo(np.result_type(like, 1.0))
     hi = lo = 0
     for i in range(0, len(nv), 2):
-        n, a = nv[i], np.frexp(nv[i + 1])[1]
+        n, a = nv[i], (np.frexp(nv[i + 1])[1] if i < 2 * m else nv[i + 1])
         if n > 0:
-            hi, lo = hi + n * np.maximum(a, 0), lo + n * np.minimum(a, 1) - n
+            hi, lo = hi + n * np.fmax(a, 0), lo + n * np.fmin(a, 1) - n
         else:  # (1/v**-n: v**-n and its reciprocal both within 2**(-n*c) of 1)
-            c = np.maximum(a, 1 - a)
+            c = np.fmax(a, 1 - a)
             hi, lo = hi - n * c, lo + n * c
     return ((hi >= fi.maxexp) | (lo < fi.minexp))[()]
 

@@ -334,7 +334,7 @@ def _scaled_code(u: Basic, normal_inputs: bool = False) -> Basic:
     if got is None:
         return u
     top, k, d, deg, copy, downs, gap = got
-    checks = _unseen(u, copy)
+    checks = _unseen(u, copy, dict(downs))
     if checks:
         gap = _AnyOf(gap, *checks)
     main = top if d == 0 else _back(top, k, d)
@@ -563,7 +563,7 @@ def _factors_back(u: Basic, deg: dict, k: Basic, copy) -> Basic | None:
     return pushed(u, ())
 
 
-def _unseen(u: Basic, copy) -> list:
+def _unseen(u: Basic, copy, downs: dict) -> list:
     """Checks of the products the estimates do not bound (:class:`_Partials`
     over the scaled values, after k is chosen): a product of 5 factors or
     more (its partial products in the printer's order: only pairs and all
@@ -575,6 +575,7 @@ def _unseen(u: Basic, copy) -> list:
     loose: set = set()
     out = []
     seen: set = set()  # (powers checked as a product's factors)
+    like = next(iter(downs.values()))  # (a scaled input: the type's range)
     for n in sub:
         if isinstance(n, (Add, Max, Min, Piecewise)) or isinstance(
                 n, (Mul, Pow, Abs, compensated, scaled)) and any(c in loose for c in kids[n]):
@@ -585,12 +586,15 @@ def _unseen(u: Basic, copy) -> list:
             if len(fs) >= 5 or any(f in loose for f in fs):
                 # (an integer power of a sum read from its base: its own
                 # partial powers bounded with it)
-                out.append(_Partials(*(a for f in fs for a in (
+                # (an input's scaled exponent known: E - k, no frexp)
+                known = [f for f in fs if f in downs]
+                out.append(_Partials(like, Integer(len(fs) - len(known)), *(a for f in fs for a in (
                     (f.exp, copy(f.base)) if _power_of_loose(f, loose)
-                    else (Integer(1), copy(f))))))
+                    else (Integer(1), copy(f))) if f not in downs),
+                    *(a for f in known for a in (Integer(1), _Exponent(f) - downs[f].args[1]))))
                 seen.update(f for f in fs if _power_of_loose(f, loose))
         elif _power_of_loose(n, loose) and abs(n.exp) >= 2 and n not in seen:
-            out.append(_Partials(n.exp, copy(n.base)))
+            out.append(_Partials(like, Integer(1), n.exp, copy(n.base)))
     return out
 
 

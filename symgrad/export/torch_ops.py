@@ -341,24 +341,23 @@ def _sc_xb(m, t, *xs):
     return torch.where(ok, r, torch.full_like(r, float("nan")))
 
 
-def _sc_pp(*nv):
+def _sc_pp(like, m, *nv):
     """Where a product's partial products may leave the normal range, from
-    its factors' scaled values (a power n, a value v; see SCALE_HELPERS)."""
+    its factors (a power n and a scaled value, the first m; then an input's
+    scaled exponent; ``like`` a scaled input: the type; see SCALE_HELPERS)."""
     hi = lo = 0
-    t = None
+    t = torch.as_tensor(like).dtype
     for i in range(0, len(nv), 2):
-        n, v = nv[i], nv[i + 1]
-        if isinstance(v, torch.Tensor) and v.dtype.is_floating_point:
-            t = v.dtype if t is None else torch.promote_types(t, v.dtype)
-        else:  # (a constant: sets no type)
-            v = torch.as_tensor(v, dtype=torch.float64)
-        a = torch.frexp(v)[1].to(torch.int64)
-        if n > 0:
-            hi, lo = hi + n * torch.clamp(a, min=0), lo + n * torch.clamp(a, max=1) - n
+        n, v = nv[i], torch.as_tensor(nv[i + 1])
+        v = v if v.dtype.is_floating_point else v.to(torch.float64)  # (a constant)
+        a = torch.frexp(v)[1].to(v.dtype) if i < 2 * m else v
+        if n > 0:  # (fmax, fmin: an input 0's NaN exponent counts as 0)
+            zero = torch.zeros_like(a)
+            hi, lo = hi + n * torch.fmax(a, zero), lo + n * torch.fmin(a, zero + 1) - n
         else:
-            c = torch.maximum(a, 1 - a)
+            c = torch.fmax(a, 1 - a)
             hi, lo = hi - n * c, lo + n * c
-    fi = torch.finfo(t if t is not None else torch.float64)
+    fi = torch.finfo(t if t.is_floating_point else torch.float64)
     maxexp, minexp = round(math.log2(fi.max)), round(math.log2(fi.tiny))
     return (hi >= maxexp) | (lo < minexp)
 
