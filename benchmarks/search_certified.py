@@ -13,7 +13,7 @@ cot, csc, exp), evaluates ``certified`` at points near those places
 mpmath at 1,200 bits.  It prints each formula with its count of
 counterexamples (the worst two shown), and the total: 0 is the target.
 
-    python -m benchmarks.search_certified [--n 60] [--seed 3] [--family all|steep|sub|root]
+    python -m benchmarks.search_certified [--n 60] [--seed 3] [--family all|steep|sub|root|mag]
                                           [--dtype float64|float32]
 """
 
@@ -125,6 +125,56 @@ def root_case(rng: random.Random, n: int, s: float = 1.0) -> tuple[sp.Basic, tup
     return f, (x, y), pts, name
 
 
+_s, _t, _w = sp.symbols("s t w")
+
+
+def mag_case(rng: random.Random, n: int, s: float = 1.0) -> tuple[sp.Basic, tuple, list, str]:
+    """An intermediate whose PLAIN float is far from its exact value by a
+    large relative amount, under a function or a product whose magnitude
+    the bound takes at that plain value: an exponent ``x y e - t`` (a
+    product of three inputs near a float ``t``: the plain product is off by
+    about an ulp of ``|x y e|``, the pairs' by eps**2 of it) under exp,
+    expm1, a sigmoid, softplus, sin, erfc, a reciprocal, a log; a product of
+    two such exponentials that underflows; |.| and Max of a plain 0; a sum
+    whose terms overflow (the exponents' ranges scaled by ``s``)."""
+    mag = 10.0 ** rng.uniform(14 * s if s == 1 else 6, 18 * s if s == 1 else 9)
+    p = x * y * e
+    ex = p - _t
+    kind = rng.choice(["exp", "exp", "expm1", "sigmoid", "softplus", "exp*w", "exp+w",
+                       "sin", "erfc", "recip", "log", "underflow", "abs", "max", "overflow"])
+    lo_d, hi_d = {"exp": (-700, 700), "exp*w": (-700, 700), "exp+w": (-40, 40),
+                  "expm1": (-40, 40), "sigmoid": (-40, 40), "softplus": (-40, 40),
+                  "sin": (-50, 50), "erfc": (-5, 26), "recip": (-1e3, 1e3),
+                  "log": (1e-3, 1e3), "underflow": (-400, -300), "abs": (0, 0),
+                  "max": (0, 0), "overflow": (1, 1)}[kind]
+    u = {"exp": sp.exp(ex), "exp*w": _w * sp.exp(ex), "exp+w": sp.exp(ex) + _w,
+         "expm1": sp.expm1(ex) if hasattr(sp, "expm1") else None,
+         "sigmoid": 1 / (1 + sp.exp(ex)), "softplus": log1p(sp.exp(ex)),
+         "sin": sp.sin(ex), "erfc": sp.erfc(ex), "recip": _w / ex, "log": sp.log(ex),
+         "underflow": sp.exp(ex) * sp.exp(ex - _w), "abs": sp.Abs(ex) * _w,
+         "max": sp.Max(ex, 0) * _w, "overflow": x * y * e - _t * _w}[kind]
+    if u is None:
+        from sympy.codegen.cfunctions import expm1
+        u = expm1(ex)
+    args = (x, y, e, _t) + ((_w,) if u.has(_w) else ())
+    pts = []
+    for _ in range(n):
+        xs = [rng.uniform(1, 2) * mag ** (1 / 3) for _ in range(3)]
+        pl = float(np.float64(xs[0]) * np.float64(xs[1]) * np.float64(xs[2]))
+        if kind == "overflow":  # x y e past the largest float, t w just below it
+            xs = [rng.uniform(1, 2) * 1.7e308 ** (1 / 3) for _ in range(3)]
+            big = xs[0] * xs[1] * xs[2]
+            pts.append((*xs, big / 4, 4.0 * (1 + rng.uniform(-1e-12, 1e-12))))
+            continue
+        d = rng.uniform(lo_d, hi_d) * (s if abs(hi_d) > 50 else 1)
+        w = {"exp*w": 10.0 ** rng.uniform(-5, 5), "exp+w": 10.0 ** rng.uniform(-20, 20),
+             "recip": 3.0, "underflow": rng.uniform(300, 400) * s, "abs": 1e9,
+             "max": 1e9}.get(kind)
+        tt = pl - d  # (abs, max: the plain exponent is 0 exactly)
+        pts.append((*xs, tt) + ((w,) if w is not None else ()))
+    return u, args, pts, kind
+
+
 def ulps(got: float, want, dt: np.dtype) -> float | None:
     """|got - want| in ulps of ``want`` in ``dt`` (None where ``want`` is
     0, not finite or outside the normal range)."""
@@ -171,7 +221,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=60, help="formulas")
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--points", type=int, default=40, help="points per formula")
-    ap.add_argument("--family", choices=["all", "steep", "sub", "root"], default="all")
+    ap.add_argument("--family", choices=["all", "steep", "sub", "root", "mag"], default="all")
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     opts = ap.parse_args()
     rng = random.Random(opts.seed)
@@ -183,7 +233,8 @@ def main() -> None:
     for i in range(opts.n):
         fam = opts.family if opts.family != "all" else rng.choice(
             ["sub", "root", "steep", "steep", "steep", "steep"])
-        case = {"sub": sub_case, "root": root_case, "steep": steep_case}[fam]
+        case = {"sub": sub_case, "root": root_case, "steep": steep_case,
+                "mag": mag_case}[fam]
         u, args, pts, name = case(rng, opts.points, s)
         label = f"#{i} {name}: {u}"
         bad = run_one(u, args, pts, label, dt)
