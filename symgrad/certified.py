@@ -19,9 +19,13 @@ element, only on that mask.  A point's value never depends on its batch.
 
 It is the form for zero sets that no fixed precision holds: ``log(y) - x +
 1`` (the KL divergence's gradient) along ``x = log(y) + 1``, ``tanh(x) -
-y``.  The bound is first order and its constant measured (not proved):
-the inner values of ``M`` are plain floats, so an argument that itself
-cancels, under a steep function, can understate it. Functions of pairs: exp,
+y``.  The inner values of ``M`` are plain floats; each derivative factor is
+bounded over the radius that holds the exact argument and its pair (an
+exponent that cancels in plain floats widens exp's factor to ``exp(a +
+r)``), a pole's argument within its reach of the pole, a step's near 0, a
+function whose factor is not bounded so, or a bound not finite send the
+element to the ground truth; the pairs' own constants are measured (not
+proved; docs/stabilize.md).  Functions of pairs: exp,
 expm1, log, log1p, sin, cos, tan, atan, hypot; tanh, sinh, cosh, atanh,
 asinh, acosh, asin, acos and logaddexp written in those; erf and erfc (their
 Maclaurin series at ``|a| <= 1/2``, else ``exp(-a**2)`` times erfcx's

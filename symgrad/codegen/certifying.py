@@ -46,6 +46,7 @@ from sympy import (
     exp,
     log,
     oo,
+    pi,
     sec,
     sign,
     sin,
@@ -395,14 +396,16 @@ def _error_masses(u: Basic, wide: bool) -> tuple[Basic, Basic, Basic]:
         elif isinstance(n, Pow) and n.exp in (Integer(1) / 2, -Integer(1) / 2):
             own2, own1 = _times(Integer(2), _abs(n)), zero
         elif isinstance(n, _PAIR_FUNCS) or getattr(n, "pair_call", None) is not None:
-            own2, own1 = _sum([_abs(n), _times(_abs(ds[0]), _abs(n.args[0]))]), zero
+            d0 = wide and _ball_mags(n, ds, masses)
+            d0 = d0[0] if d0 else _abs(ds[0])
+            own2, own1 = _sum([_abs(n), _times(d0, _abs(n.args[0]))]), zero
             if n is u and wide and isinstance(n, _PAIR_FUNCS):
                 # at the root compensating rounds f(hi) once and adds f'(hi) lo:
                 # its second-order remainder |f''| lo**2/2, lo up to an ulp of
                 # the argument, is no pair's (log1p(x + y) at x = -1, y ~ 1e-12:
                 # 4.9e-11 relative, certified)
-                own2 = _sum([own2, _times(Integer(2), _abs(_second(n)), _abs(n.args[0]),
-                                          _abs(n.args[0]))])
+                own2 = _sum([own2, _times(Integer(2), _ball_second(n, masses),
+                                          _abs(n.args[0]), _abs(n.args[0]))])
         elif isinstance(n, hypot) and (n is not u or any(
                 not a.is_Symbol and free_symbols([a]) for a in n.args)):
             # (a pair: the pair root of the pair sum of squares, scaled; at the
@@ -412,6 +415,15 @@ def _error_masses(u: Basic, wide: bool) -> tuple[Basic, Basic, Basic]:
             own2, own1 = zero, zero
         else:
             own2, own1 = zero, _abs(n)
+            if wide and not (isinstance(n, _GUARDED) and _steep_edge(n) is not None) and any(
+                    m != 0 for a in n.args for m in masses[a]):
+                # a function rounded to one float whose derivative's variation
+                # over its argument's reach is not known here (gamma, coth, a
+                # power with a symbolic exponent): its factor at the plain
+                # argument may understate the exact one without limit, so
+                # where its argument carries an error the element is not
+                # certified (the ground truth's)
+                own1 = oo
         own = (own2, own1, _sum([Integer(k), _quotient_underflow(n)]) if wide else Integer(k))
         edge = _steep_edge(n, wide)
         if edge is not None and any(m != 0 for m in masses[n.args[0]]):
@@ -423,7 +435,8 @@ def _error_masses(u: Basic, wide: bool) -> tuple[Basic, Basic, Basic]:
             # derivative is unbounded, as a step's of 0, the element is not
             # certified (the ground truth's)
             own = (own2, _sum([own1, _near_zero(edge, masses[n.args[0]])]), own[2])
-        mags = wide and _factor_mags(n, masses) or [_abs(d) for d in ds]
+        mags = wide and (_factor_mags(n, masses) or _ball_mags(n, ds, masses)) or [
+            _abs(d) for d in ds]
         masses[n] = tuple(
             _sum([o, _sum([_times(d, masses[a][j]) for d, a in zip(mags, n.args)
                            if masses[a][j] != 0])])
@@ -453,6 +466,106 @@ def _factor_mags(n: Basic, masses: dict) -> list[Basic] | None:
         return [_times(Integer(n.exp), w ** (n.exp - 1) if _small(w) else of_class(
             Pow, (w, Integer(n.exp - 1)))), Integer(0)]
     return None
+
+
+# the classes whose derivative factor is taken at the plain argument only where
+# a guard (:func:`_steep_edge`) holds that argument within 2**-13 of its
+# magnitude from the place where the factor is unbounded: there the factor
+# over the argument's reach is within (1 - 2**-13)**-m of its plain value
+# (m the order of the pole); other classes rounded to one float are not
+# certified where their argument carries an error (their factor may vary
+# without limit over its reach: gamma near a pole, coth and csch like
+# exp(-2|a|), a power with a symbolic exponent like exp)
+_GUARDED = (log, log1p, Pow, tan, cot, csc, sec)
+
+
+def _radius(masses: tuple, a: Basic) -> Basic:
+    """A bound on how far the plain float of ``a`` (a value with these
+    masses) is from its exact value (and from its pair, closer to the exact
+    one): ``C (u (E2 + E1) + tiny E0)``, ``C`` the bound's constant (64),
+    ``u`` the unit roundoff and ``tiny`` the smallest subnormal of the type
+    the code runs in.  The plain code makes the same roundings as the pairs
+    but to one float (``u`` for ``eps**2``: a libm function within an ulp,
+    ``2u |v|``, against its own term ``|v| + |f'(a) a|``), and its derivative
+    factors are the pairs' taken over this radius (:func:`_ball_mags`), so the
+    bound holds node by node, up the DAG; the radius is not the guards' reach
+    (:func:`_reach`, 2**13 times the plain error) because an exponential's
+    factor grows by ``exp(radius)``: a radius 128 times the reach would leave
+    uncertified arguments whose pairs certify (an exponent of masses 1e12:
+    radius 6.6e-3, reach 0.9)."""
+    gens = sorted(free_symbols([a]), key=str)
+    unit = _ZvUnit(gens[0]) if gens else Integer(2) ** -53
+    tiny = _ZvTiny(gens[0]) if gens else Integer(2) ** -1074
+    e2, e1, e0 = masses
+    return _times(Integer(64), _sum([_times(unit, _sum([e2, e1])), _times(tiny, e0)]))
+
+
+def _call_on(f, arg: Basic) -> Basic:
+    """``f(arg)``, as written where ``arg`` is large."""
+    return f(arg) if _small(arg) else of_class(f, (arg,))
+
+
+def _ball_mags(n: Basic, ds: list, masses: dict) -> list[Basic] | None:
+    """For a node whose derivative factor the plain argument can understate
+    without limit although no guard stops it (its value stays finite and
+    smooth there): an upper bound of ``|dv/da|`` over every point within
+    :func:`_radius` of the plain argument ``a`` (which holds the exact
+    argument and its pair), None for another node (its plain factor).
+    ``exp(a + r)`` for exp and expm1 (``exp(x y e - t)`` with ``x y e ~
+    1e18``: the plain exponent off by 50, its factor ``e**-50`` times the
+    exact one, a pair 4,300 ulps off certified); ``|cos a| + r`` for sin
+    (``|sin a| + r`` for cos); ``1/(1 + max(0, |a| - r)**2)`` for atan;
+    ``2/sqrt(pi) exp(2 |a| r - a**2)`` for erf and erfc computed as pairs
+    (``erfc(s)`` 1,080 ulps off certified); ``|p a**(p - 1)| exp(2 |p - 1|
+    r/|a|)`` for a power of a numeric exponent ``p`` with ``|p - 1| > 8``
+    (other than a positive integer's: :func:`_factor_mags`); 1 for each argument of ``|a|``,
+    max and min (their step's factor: 0 at a plain 0 whose pair is not,
+    which certified ``|x y e - t|`` 28 ulps off) and of a pair hypot
+    (``|a|/hypot <= 1``)."""
+    if isinstance(n, (Abs, Max, Min, hypot)):
+        return [Integer(1)] * len(n.args)
+    steep_power = isinstance(n, Pow) and n.exp.is_number and abs(n.exp - 1) > 8 and not (
+        n.exp.is_Integer and n.exp > 0)
+    if not (steep_power or isinstance(n, (exp, expm1, sin, cos, atan, _ErfPair, _ErfcPair))):
+        return None
+    a = n.args[0]
+    if not any(m != 0 for m in masses[a]):  # (an exact argument: its plain factor)
+        return None
+    r = _radius(masses[a], a)
+    if steep_power:
+        # its guard holds |a| above 128 radii, so |a|**(p - 1) over the radius
+        # is within exp(1.01 |p - 1| r/|a|) of its plain value: 1.07 at most
+        # where |p - 1| <= 8 (within the constant's room), past it counted
+        m = abs(n.exp - 1)
+        grow = _times(Integer(2) * m, r, of_class(Pow, (_abs(a), Integer(-1))))
+        return [_times(_abs(ds[0]), _call_on(exp, grow)), Integer(0)]
+    if isinstance(n, (exp, expm1)):
+        return [_call_on(exp, _sum([a, r]))]
+    if isinstance(n, (sin, cos)):
+        return [_sum([_abs(ds[0]), r])]
+    if isinstance(n, atan):  # (as written: SymPy's Max asks the sign of its arguments)
+        low = of_class(Max, (Integer(0), _sum([_abs(a), _times(Integer(-1), r)])))
+        return [of_class(Pow, (_sum([Integer(1), of_class(Pow, (low, Integer(2)))]),
+                               Integer(-1)))]
+    top = _sum([_times(Integer(2), _abs(a), r), -_times(a, a)])
+    return [_times(2 / sqrt(pi), _call_on(exp, top))]
+
+
+def _ball_second(n: Basic, masses: dict) -> Basic:
+    """``|f''|`` over the argument's radius (:func:`_ball_mags`) for a
+    function of pairs at the root (its second-order term): ``exp(a + r)``
+    for exp and expm1, ``|f''(a)| + r`` for sin and cos, 1 for atan
+    (``|atan''| <= 3 sqrt(3)/8``); the plain ``|f''(a)|`` for log, log1p and
+    tan (their guards hold the argument near its plain value)."""
+    a = n.args[0]
+    if any(m != 0 for m in masses[a]):
+        if isinstance(n, (exp, expm1)):
+            return _call_on(exp, _sum([a, _radius(masses[a], a)]))
+        if isinstance(n, (sin, cos)):
+            return _sum([_abs(_second(n)), _radius(masses[a], a)])
+    if isinstance(n, atan):
+        return Integer(1)
+    return _abs(_second(n))
 
 
 def _reach(masses: tuple, a: Basic) -> Basic:

@@ -417,3 +417,70 @@ def test_a_tie_the_truth_leaves_between_two_floats_is_within_an_ulp(x0):
     yv = -np.spacing(xv) / 2
     got = f(np.array([xv]), np.array([yv]), np.array([0.0], np.float32))[0]
     assert got in (xv, np.nextafter(xv, np.float32(1)))
+
+
+# an exponent x y e - t whose plain float is off by up to an ulp of |x y e|
+# (1e16-1e18: units to hundreds) while its pairs are off by eps**2 of it: the
+# bound's factors were taken at the plain exponent (exp's e**(plain), erfc's
+# e**(-plain**2)), and at a plain 0, |.|'s factor sign(0) = 0 (found by
+# benchmarks/search_certified.py --family mag: each point certified 2-305 ulps
+# off at 3825a99)
+_t, _w = sp.symbols("t w")
+_EX = x * y * _e - _t
+
+
+@pytest.mark.parametrize("u, true, point", [
+    (sp.exp(_EX), lambda p, q: mpmath.exp(p), (1830687.1130883947, 1737153.3159127566,
+                                                1768342.3499956173, 5.623654382018786e+18)),
+    (expm1(_EX), lambda p, q: mpmath.expm1(p), (1531502.4623333963, 1191161.3286901312,
+                                                 1434014.7243494086, 2.616025033502294e+18)),
+    (log1p(sp.exp(_EX)), lambda p, q: mpmath.log1p(mpmath.exp(p)), (
+        667181.0445643842, 797250.1026847719, 474420.1940370847, 2.5234891955658595e+17)),
+    (sp.exp(_EX) * sp.exp(_EX - _w), lambda p, q: mpmath.exp(2 * p - q), (
+        1318423.1146123642, 1191932.7163521938, 961386.7827694631, 1.510792068328395e+18,
+        300.45094532691525)),
+    (sp.erfc(_EX), lambda p, q: mpmath.erfc(p), (142088.79035845766, 119779.86504023333,
+                                                 153990.4009745757, 2620820555037150.5)),
+    (_w * sp.Abs(_EX), lambda p, q: q * abs(p), (147906.96061170413, 170243.9263253001,
+                                                 112461.29494742125, 2831804838501774.0, 1e9)),
+], ids=["exp", "expm1", "softplus", "exp*exp-underflow", "erfc",
+        "w*abs-plain-0"])
+def test_certified_bound_holds_where_an_exponent_cancels_in_plain_floats(u, true, point):
+    args = [x, y, _e, _t] + ([_w] if u.has(_w) else [])
+    got = lambdify(args, certified(u))(*point)
+    with mpmath.workprec(400):
+        p = [mpmath.mpf(v) for v in point]
+        want = true(p[0] * p[1] * p[2] - p[3], p[4] if len(p) > 4 else None)
+    assert abs(mpmath.mpf(float(got)) - want) <= abs(want) * 2.0**-52, (u, got, want)
+
+
+@pytest.mark.parametrize("u, true, point", [
+    (sp.exp(_EX), lambda p, q: mpmath.exp(p), (1887.7340087890625, 1245.857421875,
+                                                1263.1673583984375, 2970776832.0)),
+    (_w * sp.Abs(_EX), lambda p, q: q * abs(p), (998.227783203125, 987.9995727539062,
+                                                 958.3060913085938, 945128064.0, 1e9)),
+], ids=["exp-f32", "w*abs-f32"])
+def test_certified_bound_holds_where_an_exponent_cancels_in_float32(u, true, point):
+    args = [x, y, _e, _t] + ([_w] if u.has(_w) else [])
+    p32 = np.array(point, dtype=np.float32)
+    got = lambdify(args, certified(u))(*p32)
+    assert got.dtype == np.float32
+    with mpmath.workprec(300):
+        p = [mpmath.mpf(float(v)) for v in p32]
+        want = true(p[0] * p[1] * p[2] - p[3], p[4] if len(p) > 4 else None)
+    assert abs(mpmath.mpf(float(got)) - want) <= abs(want) * 2.0**-23, (u, got, want)
+
+
+def test_certified_exp_of_a_cancelling_exponent_within_an_ulp():
+    # exp(x y e - t), t the plain product shifted by d in (-700, 700): the
+    # exponent's plain float is off by up to half an ulp of x y e (1e14 to
+    # 3e18: up to 128), its pair by eps**2 of it (siblings of the points above)
+    rng = np.random.default_rng(24)
+    xs = rng.uniform(1, 2, (3, 60)) * 10.0 ** (rng.uniform(14, 18.5, 60) / 3)
+    t = xs[0] * xs[1] * xs[2] - rng.uniform(-700, 700, 60)
+    got = lambdify([x, y, _e, _t], certified(sp.exp(_EX)))(xs[0], xs[1], xs[2], t)
+    with mpmath.workprec(400):
+        for i in range(60):
+            want = mpmath.exp(mpmath.mpf(xs[0, i]) * xs[1, i] * xs[2, i] - t[i])
+            if 2.3e-308 < want < 1.7e308:
+                assert abs(mpmath.mpf(float(got[i])) - want) <= want * 2.0**-52, (i, got[i], want)
