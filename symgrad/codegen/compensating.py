@@ -75,6 +75,7 @@ from sympy import (
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.functions.special.delta_functions import DiracDelta
 
 from ..build import cancelling, mapped
 from ..compensated import compensated
@@ -309,7 +310,10 @@ def _partials(node: Basic) -> list | None:
     try:
         f = node.func(*holes)
         if isinstance(f, Expr) and not f.is_number:
-            out = [holes, f, [f.diff(h) for h in holes]]
+            # (a step's derivative, DiracDelta, is 0 wherever it is a number:
+            # sign and Heaviside of a pair are those of its high part)
+            out = [holes, f, [Integer(0) if d.has(DiracDelta) else d
+                              for d in (f.diff(h) for h in holes)]]
             if any(d.has(Derivative, Subs) for d in out[2]):
                 out = None
     except Exception:  # noqa: BLE001  (no derivative: the function of the rounded value)
@@ -602,7 +606,7 @@ class _Copy:
                 fv = f.xreplace(table)
                 terms = []
                 for d, a in zip(ds, args):
-                    if _is_pair(a):
+                    if _is_pair(a) and d != 0:
                         terms += [d.xreplace(table), a]
                 k = self._k_fun(n, holes, ds)
                 return _FunBounded(*k, fv, *terms) if k else _Fun(fv, *terms)

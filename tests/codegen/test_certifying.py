@@ -484,3 +484,20 @@ def test_certified_exp_of_a_cancelling_exponent_within_an_ulp():
             want = mpmath.exp(mpmath.mpf(xs[0, i]) * xs[1, i] * xs[2, i] - t[i])
             if 2.3e-308 < want < 1.7e308:
                 assert abs(mpmath.mpf(float(got[i])) - want) <= want * 2.0**-52, (i, got[i], want)
+
+
+def test_certified_tanh_of_an_argument_that_is_a_pair():
+    # tanh(a) = -sign(a) m/(2 + m) inside certified: with a a pair (x*t, x - t)
+    # compensating took sign(hi) + sign'(hi) lo, and sign' is DiracDelta, which
+    # no NumPy code computes (NoNumpyFormError at 3825a99); a step of a pair is
+    # the step of its high part
+    t = sp.Symbol("t")
+    rng = np.random.default_rng(3)
+    p = rng.uniform(-3, 3, (2, 40))
+    for u, inner in ((sp.tanh(x * t) - y, p[0] * p[1]), (sp.tanh(x - t) - y, p[0] - p[1])):
+        got = lambdify([x, t, y], certified(u))(p[0], p[1], np.tanh(inner))
+        with mpmath.workprec(300):
+            for i in range(40):
+                a, b = mpmath.mpf(p[0, i]), mpmath.mpf(p[1, i])
+                want = mpmath.tanh(a * b if u.has(x * t) else a - b) - float(np.tanh(inner[i]))
+                assert abs(mpmath.mpf(float(got[i])) - want) <= abs(want) * 2.0**-52, (u, i)
