@@ -243,9 +243,11 @@ class _ErfcPair(erfc):
 
 def _pair_erf(u: Basic) -> Basic:
     """``u`` with each ``erf``/``erfc`` below its root computed as a pair
-    (:mod:`symgrad.codegen.certify_helpers`: relative error a few eps**2)."""
+    (:mod:`symgrad.codegen.certify_helpers`: relative error a few eps**2);
+    of a number it is a constant (a pair of its exact value: a pair call
+    of a number had no code)."""
     return _rewritten(u, lambda n: (_ErfPair if n.func is erf else _ErfcPair)(*n.args)
-                      if n.func in (erf, erfc) else None, root=False)
+                      if n.func in (erf, erfc) and not n.is_number else None, root=False)
 
 
 def _as_erf(m: Basic) -> Basic:

@@ -501,3 +501,17 @@ def test_certified_tanh_of_an_argument_that_is_a_pair():
                 a, b = mpmath.mpf(p[0, i]), mpmath.mpf(p[1, i])
                 want = mpmath.tanh(a * b if u.has(x * t) else a - b) - float(np.tanh(inner[i]))
                 assert abs(mpmath.mpf(float(got[i])) - want) <= abs(want) * 2.0**-52, (u, i)
+
+
+def test_certified_erf_of_a_number_is_a_constant():
+    # erf(1) below the root was a pair call of a number, which had no code
+    # (NoNumpyFormError at 3825a99)
+    t, w = sp.symbols("t w")
+    u = sp.Abs(t - w * x) + sp.erf(1) - sp.erfc(sp.Rational(1, 3)) * x
+    p = np.random.default_rng(5).uniform(-2, 2, (3, 20))
+    got = lambdify([x, t, w], certified(u))(*p)
+    with mpmath.workprec(300):
+        for i in range(20):
+            a, b, c = (mpmath.mpf(v) for v in p[:, i])
+            want = abs(b - c * a) + mpmath.erf(1) - mpmath.erfc(mpmath.mpf(1) / 3) * a
+            assert abs(mpmath.mpf(float(got[i])) - want) <= abs(want) * 2.0**-52, i
