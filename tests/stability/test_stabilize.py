@@ -668,7 +668,11 @@ def test_a_split_product_within_ulps_of_the_largest_float_is_not_inf(src, g, dty
     assert np.isinf(lambdify([x, y], form)(far[:, 0], far[:, 1])).all()
 
 
-def test_a_spherical_angles_cross_term_is_the_sine_of_a_difference():
+# seed 2043: the hypot form ranks first on the choosing samples (1.6 bits there)
+# and passes on fresh points at 57.1, where the source loses 60.9; the ranked forms
+# after it are verified too (_better_ranked): the sine of a difference, 3.0
+@pytest.mark.parametrize("seed", [0, 2043])
+def test_a_spherical_angles_cross_term_is_the_sine_of_a_difference(seed):
     """Vincenty's central angle (held-out j, row 27) loses every bit at x ~ 0,
     y ~ z, where sin(y)cos(z) - sin(z)cos(y)cos(x) cancels: as sin(y - z) +
     sin(z)cos(y)(1 - cos x) (library: sin-of-a-difference-times, then
@@ -682,7 +686,7 @@ def test_a_spherical_angles_cross_term_is_the_sine_of_a_difference():
     e = sp.atan2(sp.sqrt((cos(y) * sin(x))**2 + (cos(z) * sin(y) - sin(z) * cos(y) * cos(x))**2),
                  sin(z) * sin(y) + cos(z) * cos(y) * cos(x))
     dom = {x: (-3.14159, 3.14159), y: (-1.5707, 1.5707), z: (-1.5707, 1.5707)}
-    r = stabilize(e, dom, samples=512, explain=True)
+    r = stabilize(e, dom, samples=512, seed=seed, explain=True)
     assert r.after.max_bits_error <= 3, str(r)
     rng = np.random.default_rng(3)
     n = 60
