@@ -322,3 +322,23 @@ def ulps_where_normal(got, truth, dtype: str):
         ulp = np.spacing(np.abs(t)).astype(truth.dtype)
         err = np.abs(np.asarray(got).astype(truth.dtype) - truth) / ulp
     return np.where(normal, err, np.nan)
+
+
+def bits_against_truth(src, form, syms, pts, dtype: str):
+    """The bits ``form``'s code (in ``dtype``) loses at ``pts`` against the
+    ground truth of ``src``, where that truth is resolved (at least half of
+    the points must be)."""
+    import numpy as np
+
+    from symgrad import lambdify
+    from symgrad.stability.bits import bits_error, float_format
+    from symgrad.stability.truth import RESOLVED, GroundTruth
+
+    fmt = float_format(dtype)
+    pts = pts.astype(dtype)
+    true, status = GroundTruth([src], syms, dtype).batch(pts)
+    ok = status[0] == RESOLVED
+    assert ok.sum() >= len(pts) // 2
+    with np.errstate(all="ignore"):
+        got = lambdify(syms, form, dtype=dtype)(*[pts[:, j] for j in range(len(syms))])
+    return bits_error(np.asarray(got, dtype=dtype), true[0], fmt)[ok]

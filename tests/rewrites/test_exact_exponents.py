@@ -20,20 +20,13 @@ from symgrad.rewrites.exact_exponents import (
 )
 from symgrad.rewrites.facts import Facts
 from symgrad.stability.bits import bits_error, float_format
-from symgrad.stability.truth import RESOLVED, GroundTruth
+from tests.oracles import bits_against_truth
 
 x, y, z = sp.symbols("x y z", real=True)
 E = sp.exp
 
 
-def bits(src, form, syms, pts, dtype):
-    fmt = float_format(dtype)
-    pts = pts.astype(dtype)
-    true, status = GroundTruth([src], syms, dtype).batch(pts)
-    ok = status[0] == RESOLVED
-    assert ok.sum() >= len(pts) // 2
-    got = lambdify(syms, form)(*[pts[:, j] for j in range(len(syms))])
-    return bits_error(np.asarray(got, dtype=dtype), true[0], fmt)[ok]
+bits = bits_against_truth  # (tests/oracles.py)
 
 
 # exponents that round, over boxes (float64's, float32's) where exp is a

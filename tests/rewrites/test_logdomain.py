@@ -15,14 +15,13 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symgrad import compensated, lambdify, stabilize
+from symgrad import compensated, stabilize
 from symgrad.rewrites import apply_rewrites, in_scope
 from symgrad.rewrites.exact_exponents import exact_exponents
 from symgrad.rewrites.facts import Facts
 from symgrad.rewrites.logdomain import grouped_exponents, log_domain, softplus_difference
-from symgrad.stability.bits import bits_error, float_format
-from symgrad.stability.truth import RESOLVED, GroundTruth
 from symgrad.widen import widen
+from tests.oracles import bits_against_truth
 
 x, y, t, s, q, v, n, k, a, b, p = sp.symbols("x y t s q v n k a b p", real=True)
 cp, cn = sp.symbols("cp cn", real=True)
@@ -45,15 +44,7 @@ def in_pairs(form, box):
     return exact_exponents([folded], Facts(box))[0]
 
 
-def bits(src, form, syms, pts, dtype):
-    fmt = float_format(dtype)
-    pts = pts.astype(dtype)
-    true, status = GroundTruth([src], syms, dtype).batch(pts)
-    ok = status[0] == RESOLVED
-    assert ok.sum() >= len(pts) // 2
-    with np.errstate(all="ignore"):
-        got = lambdify(syms, form, dtype=dtype)(*[pts[:, j] for j in range(len(syms))])
-    return bits_error(np.asarray(got, dtype=dtype), true[0], fmt)[ok]
+bits = bits_against_truth  # (tests/oracles.py)
 
 
 CASES = [  # (source, box: every point's value is a normal float of both types)
