@@ -59,6 +59,10 @@ thirteenth, :mod:`benchmarks.heldout_m` (session 23: squashed policies' and
 flows' log-determinants, preference losses, mixtures, the Student-t's degrees
 of freedom, Gamma ratios, entropies near order 1, the CES limit, windows and
 step responses, Butler-Volmer, remainders, the Beckmann distribution);
+``--family n`` the fourteenth, :mod:`benchmarks.heldout_n` (session 25:
+hyperbolic nets, expected improvement and CRPS, channel capacities,
+Fermi-Dirac entropies, growing annuities, the Ricker wavelet, p-norm
+pooling, the Gudermannian, great-circle latitudes, asinh magnitudes);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -437,8 +441,9 @@ def main() -> None:
                          "session 14) or h (benchmarks/heldout_h.py, session 15) or i "
                          "(benchmarks/heldout_i.py, session 17) or j (benchmarks/heldout_j.py, "
                          "session 18) or k (benchmarks/heldout_k.py, session 20) or l "
-                         "(benchmarks/heldout_l.py, session 22) or m "
-                         "(benchmarks/heldout_m.py, session 23); "
+                         "(benchmarks/heldout_l.py, session 22), m "
+                         "(benchmarks/heldout_m.py, session 23) or n "
+                         "(benchmarks/heldout_n.py, session 25); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -463,11 +468,12 @@ def main() -> None:
         from .heldout_k import family_k
         from .heldout_l import family_l
         from .heldout_m import family_m
+        from .heldout_n import family_n
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
                 "j": family_j, "k": family_k, "l": family_l,
-                "m": family_m}[a.family]()[a.seed:a.seed + a.n]
+                "m": family_m, "n": family_n}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
