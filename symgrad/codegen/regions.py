@@ -214,7 +214,10 @@ def _types(order: list, kids: dict, known: dict) -> dict:
     Python number's (None: weakly typed), or ``_OTHER`` (anything else: a
     condition, a float64 scalar of numbers, scipy's float64 values)."""
     out = dict(known)
+    number: dict = {}  # SymPy's is_number, over the DAG (its own recursion: a deep form's crash)
     for n in order:
+        number[n] = n.is_number if not kids[n] or isinstance(n, Boolean) \
+            else all(number.get(k, False) for k in kids[n])
         if n in out:
             continue
         name = type(n).__name__
@@ -226,7 +229,7 @@ def _types(order: list, kids: dict, known: dict) -> dict:
             t = _WIDE
         elif name == "_Narrow":
             t = _ARGS
-        elif isinstance(n, Boolean) or n.is_number:
+        elif isinstance(n, Boolean) or number[n]:
             t = _OTHER
         elif isinstance(n, Piecewise):
             t = _join(out.get(k) for k in kids[n][0::2])

@@ -6,7 +6,7 @@ batch."""
 
 import numpy as np
 import pytest
-from sympy import Piecewise, cos, exp, log, sin, sqrt, symbols
+from sympy import Add, Integer, Mul, Piecewise, cos, exp, log, sin, sqrt, symbols
 
 import symgrad.codegen.build as build
 from symgrad import compensated, lambdify, widen
@@ -98,3 +98,15 @@ def test_cheap_branches_and_products_stay_in_the_program():
     # the branch with products is an input of the selection, the other a region
     source = lambdify([x, y], FORMS["products"]).source
     assert "((None, (" in source and "(_mr0, (" in source
+
+
+def test_a_deep_branch_is_typed_over_the_dag():
+    # SymPy's is_number recurses per level: a 600-deep branch (a candidate
+    # of stabilize on a growing annuity, (1 - ((1 + y)/(1 + x))**30)/(x - y),
+    # was 473 deep) raised RecursionError in the regions' typing
+    e = x
+    for _ in range(600):
+        e = Add(Integer(1), Mul(Integer(2), e, evaluate=False), evaluate=False)
+    f = lambdify([x], Piecewise((e, x < 0), (x, True)))
+    # e = 1 + 2e from x = -1/2: 0, 1, 3, ..., 2**599 - 1 (rounded to 2**599)
+    assert list(f(np.array([-0.5, -1.0, 2.0]))) == [2.0**599, -1.0, 2.0]
