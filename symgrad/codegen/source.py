@@ -176,12 +176,15 @@ ENTRY_NAMES = frozenset({
 INPLACE_FROM = 256
 
 # From this many elements up, a call of one block of the kernel written in
-# place runs as a call of blocks does (``_run``): into outputs and scratch
-# arrays that start at a multiple of 64 bytes (``runtime._outs``,
-# ``runtime._take``), where the kernel alone would write new arrays, which
-# NumPy starts at 16-byte multiples (``runtime.ALIGN_FROM``: a ufunc's
-# aligned writes are up to twice as fast).  Below, the few microseconds of
-# finding an address cost more than the writes save (measured 2026-11-28).
+# place, of a program whose results are not all new arrays, runs as a call
+# of blocks does (``_run``): into outputs and scratch arrays that start at a
+# multiple of 64 bytes (``runtime._outs``, ``runtime._take``), so no result
+# is copied.  A program of new arrays (``Program.fresh``) runs one block as
+# the kernel alone, into the new arrays it writes, at every length: the path
+# of blocks cost 3-17% more there, in every pair of processes alternated
+# (three gradients, 3,000-16,000 float64 and 3,000-30,000 float32 points,
+# glibc's malloc as it starts and with fixed thresholds; 2026-11-29, load
+# 5-9), where its aligned writes had saved 2-7% (session 15, load 0.3).
 ALIGNED_FROM = 2048
 
 # The arrays a block keeps alive at once (``Program.max_live`` of them, plus
@@ -507,8 +510,8 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     (a short-batch kernel and its most points), float64 batches up to that
     many points run it first, under NumPy's default error state (as the
     one-point kernel does), the kernel where it gives None.  Calls of the
-    kernel written in place from ``ALIGNED_FROM`` elements take the path
-    of blocks (aligned outputs and scratch arrays) instead."""
+    kernel written in place run it at every length up to a block's, into
+    the new arrays it writes (``ALIGNED_FROM``)."""
     first = names[0]
     args = ", ".join(names)
     # (``_t``: the first argument's type, :func:`_python_floats`)
@@ -519,9 +522,8 @@ def _short_arrays(kernel: str, names: list[str], layout: Layout, n_out: int,
     one = "_r[0]" if layout.kind == "scalar" else ("_r" if layout.kind == "tuple" else "list(_r)")
     if inplace:
         call = f"{inplace}({args}) if _shape[0] >= {INPLACE_FROM} else {kernel}({args})"
-        # (float32 blocks hold twice the elements, block_len; calls from
-        # ALIGNED_FROM elements: into aligned arrays, on the path of blocks)
-        b32, b64 = min(2 * step, ALIGNED_FROM - 1), min(step, ALIGNED_FROM - 1)
+        # (float32 blocks hold twice the elements, block_len)
+        b32, b64 = 2 * step, step
         bound = f"<= {b64}" if b32 == b64 else f"<= ({b32} if _dtype is _D32 else {b64})"
     else:
         call = f"{kernel}({args})"
@@ -559,10 +561,8 @@ def _same_arrays_one_block(kernel: str, names: list[str], layout: Layout, n_out:
     args = ", ".join(names)
     call = f"{inplace}({args}) if _n >= {INPLACE_FROM} else {kernel}({args})" if inplace \
         else f"{kernel}({args})"
-    # (in place from ALIGNED_FROM elements: into aligned arrays, on the path of blocks)
-    bound = f" and _n < {ALIGNED_FROM}" if inplace else ""
     return [
-        f"        if 0 < _n <= {step}{bound}:  # one block of new arrays: the outputs",
+        f"        if 0 < _n <= {step}:  # one block of new arrays: the outputs",
         f"            _r = {call}",
         f"            if not ({same}):",
         "                _r = _astype(_r, _dtype)",

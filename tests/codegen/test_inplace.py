@@ -255,20 +255,24 @@ def test_one_block_of_one_type_takes_the_shortest_path():
     assert [v.dtype for v in other(a, a)] == [np.float32, np.float32]
 
 
-def test_a_long_call_of_one_block_writes_aligned_arrays_with_the_same_floats():
-    # from ALIGNED_FROM elements a call of one block runs on the path of
-    # blocks, into outputs and scratch arrays that start at a multiple of 64
-    # bytes (runtime._outs, _take): the floats of the kernel that allocates,
-    # whichever way the arguments are aligned (a view one element in)
-    fn = lambdify([x, y], [sp.sin(x) * sp.exp(x * y) + sp.sqrt(x**2 + y**2),
-                           sp.tanh(x - y) * y / (1 + x**2)])
-    _, block = _kernels(fn)
+def test_a_call_of_blocks_writes_aligned_arrays_with_the_same_floats():
+    # a call of several blocks of the kernel written in place writes into
+    # outputs and scratch arrays that start at a multiple of 64 bytes
+    # (runtime._outs, _take); a call of one block (a program of new arrays)
+    # returns the arrays the kernel writes: the floats of the kernel that
+    # allocates either way, whichever way the arguments are aligned (a view
+    # one element in)
+    exprs = [sp.sin(x) * sp.exp(x * y) + sp.sqrt(x**2 + y**2), sp.tanh(x - y) * y / (1 + x**2)]
+    blocks, one = lambdify([x, y], exprs, block=1000), lambdify([x, y], exprs)
+    _, block = _kernels(one)
     for dtype in (np.float64, np.float32):
         a = np.linspace(-3, 2, 4100, dtype=dtype)
         b = np.linspace(2, -1, 4100, dtype=dtype)
         for u, v in ((a, b), (a[1:], b[:-1])):
-            got = fn(u, v)
-            for g, w in zip(got, block(u, v)):
-                assert g.dtype == dtype and g.flags.c_contiguous
-                np.testing.assert_array_equal(g, w)
-            assert [g.ctypes.data % 64 for g in got] == [0, 0]
+            want = block(u, v)
+            for fn in (blocks, one):
+                got = fn(u, v)
+                for g, w in zip(got, want):
+                    assert g.dtype == dtype and g.flags.c_contiguous
+                    np.testing.assert_array_equal(g, w)
+            assert [g.ctypes.data % 64 for g in blocks(u, v)] == [0, 0]
