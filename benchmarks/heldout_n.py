@@ -23,7 +23,8 @@ to :mod:`benchmarks.heldout_m`) and ``bench_ml_gradients`` do not hold:
   magnitudes;
 * numerics: tan(x) - sin(x), acosh written with a log;
 * accurate controls (as written, over their box): a control reported not
-  ok is a false alarm.
+  ok is a false alarm (the first, the logistic loss's stable form, was
+  relabelled lossy after the first run: its log(1 + .) is not log1p).
 
 Each is typed as its source writes it; a gradient is the one symgrad
 derives.  ``--dtype float32`` runs the same rows in float32.  No row was
@@ -137,9 +138,13 @@ def family_n() -> list[Held]:
         Held("acosh by a log", "numerics (log(x + sqrt(x^2 - 1)))",
              log(x + sqrt(x**2 - 1)), {x: (1.0, 1e200)}),
         # ---- accurate controls ----
-        Held("logistic loss with logits, stable form", "control",
-             sp.Max(x, 0) - x * y + log(1 + exp(-abs(x))), {x: (-100.0, 100.0), y: (0.0, 1.0)},
-             "control"),
+        # (a control until 2026-11-29 13:25: the audit measured 52.0 bits in float64
+        # and 23.0 in float32, confirmed by the Arb oracle: at x large and y = 1 the
+        # value is log(1 + exp(-|x|)) alone, which 1 + exp(-|x|) rounds to 0; the
+        # stable form needs log1p. Relabelled lossy, nothing else changed)
+        Held("logistic loss with logits, the stable form with log(1 + .)",
+             "ML (TensorFlow's sigmoid_cross_entropy_with_logits, log1p written as log)",
+             sp.Max(x, 0) - x * y + log(1 + exp(-abs(x))), {x: (-100.0, 100.0), y: (0.0, 1.0)}),
         Held("Michaelis-Menten with inhibitor", "control", x / (1 + x + y),
              {x: (0.0, 1e3), y: (0.0, 1e3)}, "control"),
         Held("log-distance path loss", "control", 10 * log(x) / log(10), {x: (1e-3, 1e6)},
