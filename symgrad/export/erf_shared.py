@@ -49,17 +49,31 @@ class _ErfcGiven(HelperCall):
     """``_jg.erf_given(v, |v|, exp(-v**2), complement=True)``."""
 
     _helper = "_jg.erf_given"
+    _keywords = ", complement=True"
 
     def _numpycode(self, printer) -> str:
-        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)}, complement=True)"
+        return f"{self._helper}({', '.join(printer._print(a) for a in self.args)}{self._keywords})"
 
     _symgrad_numpycode = _numpycode
 
 
-class _ErfGiven(HelperCall):
+class _ErfGiven(_ErfcGiven):
     """``_jg.erf_given(w, |w|, exp(-w**2))``."""
 
-    _helper = "_jg.erf_given"
+    _keywords = ""
+
+
+class _ErfcGivenPlain(_ErfcGiven):
+    """``_jg.erf_given(v, |v|, exp(-v**2), complement=True, asymptotic=False)``:
+    the square rounded in floats (no asymptotic arm past 16)."""
+
+    _keywords = ", complement=True, asymptotic=False"
+
+
+class _ErfGivenPlain(_ErfcGiven):
+    """``_jg.erf_given(w, |w|, exp(-w**2), asymptotic=False)``."""
+
+    _keywords = ", asymptotic=False"
 
 
 class _ErfcxAbs(HelperCall):
@@ -167,6 +181,15 @@ def erfs_by_erfcx(roots: list[Basic]) -> list[Basic]:
         return roots
 
     positive = _selected_at_least_zero(roots)
+    # erfc(v) past |v| = 16 from erfcx's R/S, not its asymptotic series, where
+    # the program's exp(-v**2) is one exp of a square rounded in floats (its
+    # error, v**2 u/2 and more, dwarfs the series' 1.4 ulps) and no erfcx of
+    # +-v shares the work (the derived log Phi gradient: 0.6 ms of 6.5)
+    shared = {expand(n.args[0] ** 2) for n in order if isinstance(n, erfcx)}
+
+    def plain(v: Basic) -> bool:
+        s = expand(v**2)
+        return isinstance(squares[s], exp) and s not in shared
 
     def given(v: Basic) -> Basic | None:
         return squares.get(expand(v**2))
@@ -185,7 +208,8 @@ def erfs_by_erfcx(roots: list[Basic]) -> list[Basic]:
                     else _ErfcGiven(v, Abs(v), found[1])
             return n
         if isinstance(n, (erf, erfc)) and (e := given(n.args[0])) is not None:
-            cls = _ErfGiven if isinstance(n, erf) else _ErfcGiven
+            cls = ((_ErfGivenPlain, _ErfGiven), (_ErfcGivenPlain, _ErfcGiven))[
+                isinstance(n, erfc)][not plain(n.args[0])]
             return cls(n.args[0], Abs(n.args[0]), e)
         if isinstance(n, erfcx) and (e := given(n.args[0])) is not None:
             # exp(v**2) as 1/E where erfcx is read for v >= 0 only (past
