@@ -83,6 +83,8 @@ __all__ = ["ALGEBRA_OPS", "Candidate", "candidates", "taylor"]
 
 ALGEBRA_OPS = 60
 ALGEBRA_DEGREE = 64  # factor: no generator of a higher degree (see _factor)
+# factor over several generators: none of a higher degree (see _factor)
+ALGEBRA_DEGREE_SEVERAL = 16
 
 _SAFE = in_scope("codegen", "safe")
 # (membership by identity: a Rewrite's == compares every field, lhs and rhs
@@ -122,14 +124,20 @@ def _factor(e: Expr) -> Expr:
     of a sum is the product of the exps, ``exp(-(x - 4699/10000)**2/10)``
     holds ``exp(-1/10**9)**22080601``) and holds one coefficient per power
     of each generator up to its degree, level by level: Hartman's 3-variable
-    function did not finish in 300 s."""
+    function did not finish in 300 s.  Over two or more generators its
+    multivariate factoring grows steeply with the degree (CPU, SymPy 1.14:
+    the annuity ``((1 + x)**k - (1 + y)**k)/(x - y)``'s 0.01 s at k = 5,
+    0.19 at 15, 0.81 at 20, 4.8 at 30; ``(x**k - y**k)/(x - y)`` 0.22 s at
+    20, 5.0 at 40), so there no generator may pass ``ALGEBRA_DEGREE_SEVERAL``."""
     t = together(e)
     n, d = fraction(t)
     try:
-        polys, _ = parallel_dict_from_expr([n, d], expand=True)
+        polys, gens = parallel_dict_from_expr([n, d], expand=True)
     except PolynomialError:
         return e
-    if any(max(m) > ALGEBRA_DEGREE for p in polys for m in p if m):
+    degrees = [max((m[i] for p in polys for m in p), default=0) for i in range(len(gens))]
+    if max(degrees, default=0) > (ALGEBRA_DEGREE if sum(1 for g in degrees if g) < 2
+                                  else ALGEBRA_DEGREE_SEVERAL):
         return e
     return factor(t)
 
