@@ -62,7 +62,35 @@ def mpmath_function(args: list, e: Expr) -> Callable:
     own = {type(n).__name__: _by_evalf(type(n)) for n in order
            if isinstance(n, Function) and "_eval_evalf" in vars(type(n))
            and not hasattr(mpmath, type(n).__name__)}
-    return lambdify(args, e, modules=[own, "mpmath"])
+    return lambdify(args, e, modules=[own, _GUARDED, "mpmath"])
+
+
+# Functions whose mpmath evaluation takes memory and time in proportion to the
+# binary exponent of their argument (exp's integer part, the trigonometric
+# functions' reduction by pi, erf's exp(-x**2)): at an argument past
+# 2**HUGE_MAG, an OverflowError, which every caller takes as "no value here".
+# (A Cauchy circle of radius 5e13 about a zero of
+# exp(-sin(2*y*cosh(1))**2)*cos(2*y*cosh(1)) at y ~ 1e14 put exp(1e14) into
+# exp: a MemoryError out of stabilize.)
+HUGE_MAG = 2**20
+
+
+def _guarded(f: Callable) -> Callable:
+    def g(*a):
+        if any(mpmath.mag(v) > HUGE_MAG for v in a
+               if isinstance(v, (mpmath.mpf, mpmath.mpc))):
+            raise OverflowError(f"{f.__name__} of a number past 2**{HUGE_MAG}")
+        return f(*a)
+
+    g.__name__ = f.__name__
+    return g
+
+
+_GUARDED = {name: _guarded(getattr(mpmath, name)) for name in (
+    "exp", "expm1", "sin", "cos", "tan", "sec", "csc", "cot", "sinh", "cosh", "tanh",
+    "sech", "csch", "coth", "sinc", "erf", "erfc", "erfi", "gamma", "loggamma",
+    "rgamma", "digamma", "polygamma", "zeta", "besselj", "bessely", "besseli", "besselk")
+    if hasattr(mpmath, name)}
 
 
 class _Strayed(Exception):

@@ -7,7 +7,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from symgrad.rewrites.series import cauchy_coefficients, root_near, taylor_about
+from symgrad.rewrites.series import cauchy_coefficients, mpmath_function, root_near, taylor_about
 
 x = sp.Symbol("x", real=True)
 
@@ -64,3 +64,19 @@ def test_a_root_search_that_strays_gives_up_before_it_fills_memory():
     e = lambda x: mpmath.exp(-mpmath.exp(-x))  # noqa: E731
     f = lambda x: -mpmath.exp(-x) * e(x) / (1 - e(x))  # noqa: E731
     assert root_near(f, 125.74164581298828, 115.98545837402344) is None
+
+
+def test_a_circle_far_out_in_the_complex_plane_gives_no_coefficients_not_a_memory_error():
+    # stabilize's series about a zero of exp(-sin(2*y*cosh(1))**2)*cos(2*y*cosh(1))
+    # near y = 1e14 drew a Cauchy circle of radius 5e13: exp(1e14) went into exp,
+    # whose mpmath integer part filled memory (a MemoryError out of stabilize)
+    y = sp.Symbol("y", real=True)
+    c = 2 * y * sp.cosh(1)
+    f = mpmath_function([y], sp.exp(-sp.sin(c) ** 2) * sp.cos(c))
+    with pytest.raises(OverflowError):
+        f(mpmath.mpc(1e14, 5e13))
+    assert cauchy_coefficients(f, 1e14, 8, 4e14) is None
+    # ordinary arguments are untouched: the same values as mpmath's own
+    g = mpmath_function([y], sp.exp(y) + sp.sin(y) * sp.erf(y))
+    v = mpmath.mpf(3) / 7
+    assert g(v) == mpmath.exp(v) + mpmath.sin(v) * mpmath.erf(v)
