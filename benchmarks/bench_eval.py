@@ -408,6 +408,7 @@ def parts() -> None:
     f = sp.log(1 + sp.exp(x * y)) + sp.sin(x) * sp.cos(y) + sp.sqrt(x**2 + y**2) * sp.tanh(x - y)
     sg = symgrad.lambdify([x, y], symgrad.grad(f, [x, y]), threads=1)
     sp_fn = sp.lambdify([x, y], [sp.diff(f, x), sp.diff(f, y)], "numpy", cse=True)
+    sg.source  # noqa: B018  (writes every kernel: until first called each is a stand-in)
     names = type(sg).__call__.__globals__
 
     accurate = names["_hypot"]  # symgrad's (np.hypot below HYPOT_SMALL elements)
