@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-__all__ = ["postorder", "numbered", "count_ops", "free_symbols"]
+from sympy import Expr
+
+_EXPR_IS_NUMBER = Expr.__dict__["is_number"]  # SymPy's: every argument a number
+
+__all__ = ["postorder", "numbered", "count_ops", "free_symbols", "numbers", "same"]
 
 
 def postorder(
@@ -133,6 +137,52 @@ def free_symbols(roots: Iterable) -> set:
         if not kids[node]:  # a leaf, or a node that answers for itself
             found |= node.free_symbols
     return found
+
+
+def numbers(roots: Iterable) -> set:
+    """The nodes of ``roots`` (at every depth) that SymPy's ``is_number``
+    calls numbers, found over the DAG: SymPy's ``Expr.is_number`` asks every
+    argument's, recursively and uncached (a tree walk, and a RecursionError
+    a few hundred levels down).  A class with an ``is_number`` of its own (a
+    flag, or a property such as ``Integral``'s) answers for itself.
+
+    >>> from sympy import Add, pi, sin, sqrt, symbols
+    >>> x = symbols("x")
+    >>> e = sqrt(2)
+    >>> for _ in range(2000):
+    ...     e = Add(sin(e, evaluate=False), pi, evaluate=False)
+    >>> d = Add(x, e, evaluate=False)
+    >>> found = numbers([d])
+    >>> e in found, d in found, sqrt(2) in found, x in found
+    (True, False, True, False)
+    """
+    order, kids = postorder(roots, lambda n: n.args)
+    found: set = set()
+    for node in order:
+        flag = getattr(type(node), "is_number", False)
+        if flag is _EXPR_IS_NUMBER:
+            if all(k in found for k in kids[node]):
+                found.add(node)
+        elif flag if isinstance(flag, bool) else node.is_number:
+            found.add(node)
+    return found
+
+
+def same(a, b) -> bool:
+    """``a == b`` told apart by their hashes first (SymPy caches a node's):
+    ``==`` on two unequal DAGs of the same shape compares them as trees,
+    recursively (a RecursionError a few hundred levels down), as do a
+    list's ``in``, ``index`` and ``count`` and a tuple's ``==``.
+
+    >>> from sympy import sin, symbols
+    >>> x = symbols("x")
+    >>> a, b = x, x + 1
+    >>> for _ in range(2000):
+    ...     a, b = sin(a) + x, sin(b) + x
+    >>> same(a, b), same(a, sin(a).args[0])
+    (False, True)
+    """
+    return a is b or (hash(a) == hash(b) and a == b)
 
 
 def _whole(node) -> bool:

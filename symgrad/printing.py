@@ -26,7 +26,7 @@ from sympy.printing.pretty.stringpict import prettyForm
 
 from .build import bare, unevaluated
 from .errors import SymgradError
-from .graph import postorder
+from .graph import postorder, same
 from .matrices.notation import MatrixLatexPrinter, MatrixPrettyPrinter, MatrixStrPrinter
 from .notation import latex_call, latex_name, pretty_call
 from .shapes import flatten_exprs
@@ -246,7 +246,8 @@ def program(exprs: object, names: Sequence[str] | str | None = None, *,
             parts = {k for k in ks if _nameable(k) and k not in named and size[k] > 4}
             for k in sorted(parts, key=lambda k: -size[k]):
                 named.add(k)
-                size[node] -= (size[k] - 1) * ks.count(k)
+                # (counted by hash: a tuple's count compares unequal deep kids as trees)
+                size[node] -= (size[k] - 1) * sum(1 for c in ks if same(c, k))
                 if size[node] <= max_line:
                     break
         if uses[node] > 1 and _nameable(node) and not _trivial(node):

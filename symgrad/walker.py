@@ -53,6 +53,7 @@ from sympy.functions.elementary.complexes import (
 
 from .build import SORTED_HEIGHT, WIDE
 from .errors import ComplexValueError, RuleError, describe
+from .graph import same
 from .matrices.rules import madd
 from .resolver import node_name, resolver
 from .rules import NONSMOOTH, Opts
@@ -376,7 +377,10 @@ def _aligned(groups: dict) -> dict:
         members = groups[conds]
         if conds[-1] is S.true:
             head = conds[:-1]
-            top = next((t for t in tops if t[:len(head)] == head), None)
+            # (condition by condition, hashes first: a tuple's == compares
+            # two deep conditions as trees)
+            top = next((t for t in tops if len(t) > len(head)
+                        and all(map(same, t[:len(head)], head))), None)
             if top is not None:
                 extra = len(top) - len(head)
                 out[top].extend((None, vs[:-1] + [vs[-1]] * extra) for _, vs in members)

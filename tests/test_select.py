@@ -239,3 +239,20 @@ def test_a_deep_chain_with_exp_of_a_product_lambdifies(name):
         want_v, want_d = _chain_by_hand(x0, depth, by_hand)
         assert v == pytest.approx(want_v, rel=1e-12, abs=1e-300)
         assert d == pytest.approx(want_d, rel=1e-12, abs=1e-300)
+
+
+def test_gradient_through_a_100_deep_where_chain():
+    # reverse mode's merge of a where's cotangents compared condition lists
+    # as tuples (==: two unequal deep conditions compared as trees, a
+    # RecursionError at depth 100); the gradient is the chain rule's recurrence
+    x = sp.Symbol("x", real=True)
+    e = x
+    for _ in range(100):
+        e = where(e > 0, sp.sin(e), e / 2) + x
+    f = lambdify([x], grad(e, [x])[0])
+    for x0 in (0.3, -0.2):
+        v, dv = x0, 1.0
+        for _ in range(100):
+            v, dv = (np.sin(v), np.cos(v) * dv) if v > 0 else (v / 2, dv / 2)
+            v, dv = v + x0, dv + 1
+        assert abs(float(f(x0)) - dv) <= 1e-12 * abs(dv)

@@ -44,6 +44,7 @@ from collections.abc import Sequence
 import numpy as np
 from sympy import Basic, Symbol
 
+from ..graph import numbers
 from ..lowering import unwiden
 from .ascent import climb
 from .bits import Format, ordinal
@@ -108,8 +109,12 @@ def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.nda
     ev, plain, wide = got
     k = len(symbols)
     outputs = set(plain)
-    inner = [n for n in ev.order if (n.is_Mul or n.is_Pow) and not n.is_number
+    # (membership in sets, numbers found over the DAG: SymPy's is_number and
+    # a list's == compare deep arguments as trees, a RecursionError 300 deep)
+    number = numbers(plain)
+    inner = [n for n in ev.order if (n.is_Mul or n.is_Pow) and n not in number
              and n not in outputs]
+    in_inner = set(inner)
     # an underflow loses the output's bits where the node is a factor of it (0
     # times the rest: -4*z*exp(-z**4)*|x| is 0 for a normal value where exp
     # underflows and |x| is large); inside a function it is often harmless
@@ -122,10 +127,10 @@ def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.nda
         factors.add(n)
         if n.is_Mul:
             stack += list(n.args)
-        elif n.is_Pow and n.exp.is_positive:
+        elif n.is_Pow and n.exp in number and n.exp.is_positive:
             stack.append(n.base)
     under = inner + [n for n in ev.order if n in factors and n not in outputs
-                     and not n.is_number and type(n).__name__ == "exp"]
+                     and n not in number and type(n).__name__ == "exp"]
     if not under:
         return start[:0]
     top, bottom = fmt.emax + 1.0, float(fmt.emin)  # log2 of the overflow threshold, of normal
@@ -153,7 +158,7 @@ def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.nda
         if not finite.any():
             continue
         for over in (True, False):
-            if (over and u not in inner) or (not over and u not in factors):
+            if (over and u not in in_inner) or (not over and u not in factors):
                 continue
             past = lu - top if over else bottom - lu
             # (a row already past with the outputs normal: the band is measured,

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import mpmath
 from sympy import (
     Add,
-    Basic,
     Derivative,
     Dummy,
     Expr,
@@ -45,7 +44,7 @@ from sympy import (
 from ..autodiff import grad, jvp, vjp
 from ..build import replaced
 from ..errors import SymgradError
-from ..graph import count_ops, postorder
+from ..graph import count_ops, free_symbols, postorder
 from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs, flatten_symbols
@@ -179,7 +178,7 @@ def check_gradient(
     expr = outs[0]
     got = [S.Zero if g is None else g for g in _as_tuple(grad(expr, syms))]
     forward = lower([expr])[0]
-    free = sorted(forward.free_symbols | set(syms) | _free(got), key=str)
+    free = sorted(free_symbols([forward, *got]) | set(syms), key=str)
     real = {s: Dummy(s.name, real=True) for s in free if not s.is_extended_real}
     back = {d: s for s, d in real.items()}
     fwd_r, *got_r = _renamed([forward, *lower(got)], real)  # (SymPy's diff needs real symbols)
@@ -252,13 +251,6 @@ def _renamed(exprs: list, to: dict) -> list:
 
 def _as_tuple(g: object) -> tuple:
     return g if isinstance(g, (tuple, list)) else (g,)
-
-
-def _free(exprs: Sequence[Basic]) -> set:
-    out: set = set()
-    for e in exprs:
-        out |= e.free_symbols
-    return out
 
 
 def _prove(d: Expr) -> str | None:

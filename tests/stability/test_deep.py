@@ -31,3 +31,34 @@ def test_a_deep_dag_goes_through_check_stability():
 def test_a_deep_dag_holding_zoo_is_refused_at_once():
     with pytest.raises(SymgradError, match="zoo"):
         check_stability(_deep(30, S.ComplexInfinity * x), {x: (-3, 3)}, samples=8)
+
+
+def _chain(depth: int, leaf=x):
+    """e = sin(e)/2 + x nested ``depth`` times: one node per level, but
+    SymPy's recursive queries (is_number, ==) go a few frames per level."""
+    e = leaf
+    for _ in range(depth):
+        e = sin(e) / 2 + x
+    return e
+
+
+def test_range_bands_on_a_200_deep_form():
+    # bands.range_bands asked SymPy's is_number of every node and tested a
+    # list's membership (==, as trees): RecursionError at depth 300 (200 here)
+    import numpy as np
+
+    from symgrad.stability.bands import range_bands
+    from symgrad.stability.bits import FORMATS
+    from symgrad.stability.sampling import float_range
+
+    v = symbols("v", positive=True)
+    fmt = FORMATS["float32"]
+    start = np.array([[0.5, 1e-30], [1e-3, 1e-20]], dtype=np.float32)
+    ranges = [float_range(0.0, 1.0, fmt), float_range(0.0, 0.25, fmt)]
+    g = 1 + _chain(200) / 4  # within [1, 1.4] over [0, 1]: the product's band stays
+    rows = range_bands([(x * (1 - x) / v - 1) * x * g], [x, v], start, ranges, fmt)
+    assert len(rows)
+    with np.errstate(all="ignore"):
+        q = rows[:, 0] * (1 - rows[:, 0]) / rows[:, 1]  # overflows in float32 ...
+    f = rows[:, 0].astype(float) * (rows[:, 0] * (1 - rows[:, 0].astype(float)) / rows[:, 1])
+    assert bool(np.isinf(q).all() and (1.4 * f < 3e38).all())  # ... the value is finite
