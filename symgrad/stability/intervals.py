@@ -1011,7 +1011,10 @@ def _atan2(prec, y, x):
     sy, sx = _sign(y), _sign(x)
     if sy == 0 and sx == 0:
         return UNDEF
-    if sx is None and sy is None:
+    if sx is None and sy in (None, 0):
+        # (y exactly 0 and x of either sign: 0, pi or undefined at (0, 0) by
+        # x's sign, which more bits decide; the initial bearing's atan2(sin(x)cos(z),
+        # cos(y)sin(z) - sin(y)cos(z)cos(x)) at x = 0, y = z was given pi there)
         return UNKNOWN
     if sy is None and not lt(fzero, x[0]):  # across the branch cut x < 0
         return UNKNOWN

@@ -97,6 +97,20 @@ def test_undefined_and_unresolved():
     assert st == UNRESOLVED and math.isnan(v)
 
 
+# atan2(y, x) with y exactly 0 and x's interval holding 0 is 0, pi or undefined by x's
+# sign: the initial bearing at x = 0, y = z (atan2(0, 0)) was given pi, resolved
+def test_atan2_of_an_exact_zero_and_an_undecided_sign_is_not_guessed():
+    z = symbols("z")
+    bearing = atan2(sin(x) * cos(z), cos(y) * sin(z) - sin(y) * cos(z) * cos(x))
+    g = GroundTruth([bearing], [x, y, z], "float64")
+    v, st = g.at((0.0, 0.3, 0.3))
+    assert st[0] != RESOLVED and math.isnan(v[0])
+    for at, want in [((1e-30, 0.3, 0.3), math.pi / 2), ((0.0, 0.3, 0.2), math.pi),
+                     ((0.0, 0.3, 0.4), 0.0)]:  # (x's sign decided: resolved)
+        v, st = g.at(at)
+        assert st[0] == RESOLVED and v[0] == want
+
+
 @pytest.mark.parametrize("e", [x * y, log(y) - x + 1, erf(x) / 2 - y, exp(x) * y, x + y])
 def test_a_nan_input_is_no_point_of_the_domain(e):
     # both tiers read a NaN input as 0: x*y at (NaN, 1/2) was "exactly 0"
