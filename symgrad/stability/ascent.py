@@ -577,8 +577,8 @@ def _onto_exact_zeros(x: np.ndarray, lo: np.ndarray, hi: np.ndarray, fmt: Format
 
 
 def _along(lo_i: float, hi_i: float, lo_j: float, hi_j: float, at: float,
-           fmt: Format) -> list[float]:
-    """``SLIDE`` values in both ranges, spread from ``at`` by the golden
+           fmt: Format, n: int = SLIDE) -> list[float]:
+    """``n`` values in both ranges, spread from ``at`` by the golden
     ratio's fractions: half uniform in value, half uniform in binade (down
     to the smallest normal float), each sign the range allows."""
     a, b = float(max(lo_i, lo_j)), float(min(hi_i, hi_j))
@@ -587,7 +587,7 @@ def _along(lo_i: float, hi_i: float, lo_j: float, hi_j: float, at: float,
     top = max(abs(a), abs(b))
     e_lo, e_hi = math.log2(float(np.finfo(fmt.dtype).tiny)), math.log2(top)
     out = []
-    for m in range(1, SLIDE // 2 + 1):  # (in halves: b - a overflows over the whole range)
+    for m in range(1, n // 2 + 1):  # (in halves: b - a overflows over the whole range)
         u = (m * _GOLDEN + (float(at) / 2 - a / 2) / (b / 2 - a / 2)) % 1.0
         out.append(a * (1 - u) + b * u)
         mag = 2.0**(e_lo + (e_hi - e_lo) * u)

@@ -247,6 +247,11 @@ def check_stability(
         if len(faces):
             climbed.append(measure(faces))
             absorb(faces, "zeros on the faces")
+        # and the zeros of sums on a tie with other variables walked to 0
+        tied0 = search.tie_zeros()
+        if len(tied0):
+            climbed.append(measure(tied0))
+            absorb(tied0, "zeros on ties")
     m = Measurement(symbols, form, points, fmt, computed, true, status, bits, tolerance_bits,
                     nodes, GroundTruth(form, symbols, fmt.name), measure)
     stage("explaining the losses")

@@ -85,6 +85,7 @@ from .bits import Format, ordinal
 from .edges import domain_edges, edges
 from .floats import NodeEvaluator
 from .sampling import Domain, float_range, from_ordinal, sample
+from .ties import zeros_on_ties
 
 __all__ = ["Basis", "PointSearch", "SOURCES", "random_mask"]
 
@@ -109,6 +110,7 @@ SOURCES = (
     "joint cancellations",
     "thresholds across",
     "zeros on the faces",
+    "zeros on ties",
     "ascent",
     "where the source lost most",
 )
@@ -670,6 +672,12 @@ class PointSearch:
         _, first = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * k))),
                              return_index=True)
         return rows[np.sort(first)]
+
+    def tie_zeros(self) -> np.ndarray:
+        """The zeros of sums on a tie with other variables walked to 0
+        (:func:`.ties.zeros_on_ties`: the formulas inside a wider form too),
+        measured last as :meth:`faces` are, from their own random stream."""
+        return zeros_on_ties(self.forms, self.symbols, self.ranges, self.fmt, self.seed)
 
     def _faces(self, tracks: _Tracks, drawn: np.ndarray, ok: np.ndarray) -> list:
         """(label, rows, track) for the zeros of sums along each variable

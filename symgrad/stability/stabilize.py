@@ -1285,6 +1285,8 @@ class _Search:
         absorb(scatter(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt, seed))
         # and the zeros on the faces of the box, last (the steps above start as without)
         absorb(ps.faces(), "zeros on the faces")
+        # and the zeros of sums on a tie with other variables walked to 0
+        absorb(ps.tie_zeros(), "zeros on ties")
         # and where the source lost most among the choosing samples (lead's decision
         # D6): a form admissible there may still lose many bits where the source
         # loses more, which fresh points that miss the place would not report

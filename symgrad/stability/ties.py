@@ -23,20 +23,31 @@ exact value is missed), beside a few at random.
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from sympy import Add, Basic, Symbol
 
+from ..lowering import unwiden
+from .ascent import _along
 from .bits import Format, ordinal
+from .floats import NodeEvaluator
 from .sampling import from_ordinal
 
-__all__ = ["ties"]
+__all__ = ["ties", "zeros_on_ties"]
 
 STARTS = 2  # worst points whose ties are searched
 GRID = 128  # points per tie line and start, in floats only
 KEEP = 6  # points measured per tie line: a third each largest, exactly 0, at random
 LINES = 6  # tie lines at most (pairs of variables and signs), the worst points' first
 REFINE = 6  # rounds of GRID rows beyond the largest exact zero on a line
+TIE_ZEROS = 2  # sums' zeros on a tie with other variables at 0 walked toward, at most
+TIE_BASES = 8  # rows at everyday magnitudes at which a sum's zeros on ties are asked
+TIE_SLIDE = 48  # values of the tie, each with the walked variables at their deepest steps
+TIE_WALKED = 2  # variables walked to 0 together, at most ...
+TIE_ASKS = 512  # ... and (tie, variables) asked, at most, the fewest variables first
 
 
 def ties(points: np.ndarray, bits: np.ndarray, values: Callable[[np.ndarray], np.ndarray],
@@ -140,3 +151,183 @@ def _largest_zero(r: np.ndarray, v: np.ndarray, i: int, j: int, s: int, values: 
         width = width * 4 if len(on) and on.max() > width // 2 else max(width // 4, GRID)
     return r, v
 
+
+def zeros_on_ties(forms: Sequence[Basic], symbols: Sequence[Symbol],
+                  domain_ranges: Sequence[tuple[float, float]], fmt: Format,
+                  seed: int) -> np.ndarray:
+    """Rows where a sum of ``forms`` (the formulas they compute: inside a
+    ``widen(u)`` or ``compensated(u)`` too) vanishes on a tie ``x_j = ±x_i``
+    with other variables ``S`` at 0, and not on the tie alone nor at
+    ``S = 0`` alone: on the tie, ``S`` walked down together by
+    ``2**-(prec/2)`` a step to 0, and the tie slid to ``TIE_SLIDE`` other
+    values (:func:`.ascent._along`), ``S`` there at its deepest steps
+    (:func:`_walked_on_tie`).  At most ``TIE_ZEROS`` such (tie, ``S``),
+    ``S`` of at most ``TIE_WALKED`` variables; each asked of the sums'
+    floats at ``TIE_BASES`` rows of everyday magnitudes (the sum within 16
+    floats of its terms at 0 on the tie with ``S`` at 0, above
+    ``2**-(prec/2)`` of them on the tie alone and at ``S = 0`` alone), the
+    fewest variables first, ``TIE_ASKS`` at most.
+
+    There the sum's true value vanishes with ``S`` (as ``S**2``: the
+    initial bearing's denominator ``cos(y) sin(z) - sin(y) cos(z) cos(x)``
+    is ``sin(y) cos(y) (1 - cos x)`` at ``y = z``), while a form in pairs
+    of floats computes the two terms the tie makes equal in another order
+    and keeps their rounding (2.7e-48 for -4.8e-119 at ``x = 3.9e-55``);
+    where its other terms vanish with ``S`` too (the numerator
+    ``sin(x) cos(z)``), that rounding is the output's every bit (56.5 bits
+    lost; 1.0 reported).  The point is a float tie with a variable far
+    below the others: the output's own zeros (:func:`.ascent._joint_zero`)
+    are elsewhere, and a zero of the sum found along a variable has no
+    tie.  Only at some values of the tie (one in five to ten on the
+    bearing's) does the rounding not cancel: hence the slides.
+
+    >>> from sympy import symbols, cos, sin
+    >>> from .bits import FORMATS
+    >>> x, y, z = symbols("x y z")
+    >>> rows = zeros_on_ties([cos(y)*sin(z) - sin(y)*cos(z)*cos(x)], [x, y, z],
+    ...                      [(-3.0, 3.0), (-1.5, 1.5), (-1.5, 1.5)], FORMATS["float64"], 0)
+    >>> on = rows[rows[:, 1] == rows[:, 2]]  # y = z (the others one float off)
+    >>> len(on) > 2 * (len(rows) - len(on)), bool((abs(on[:, 0]) < 1e-300).any())
+    (True, True)
+    """
+    k = len(symbols)
+    none = np.zeros((0, k), dtype=fmt.dtype)
+    if k < 2:
+        return none
+    exact = list(dict.fromkeys(unwiden(list(forms))))
+    nodes = NodeEvaluator(exact, symbols, fmt.dtype)
+    where = {s: j for j, s in enumerate(symbols)}
+    deps: dict = {}  # node -> the variables it is computed from (one pass over the DAG)
+    for n in nodes.order:
+        deps[n] = frozenset([where[n]]) if n in where else frozenset().union(
+            *(deps[c] for c in nodes.kids[n]))
+    sums = [n for n in nodes.order if isinstance(n, Add) and len(nodes.kids[n]) >= 2
+            and sum(not c.is_number for c in nodes.kids[n]) >= 2]
+    lo = np.array([r[0] for r in domain_ranges], dtype=float)
+    hi = np.array([r[1] for r in domain_ranges], dtype=float)
+    zero_in = (lo <= 0) & (hi >= 0)
+    asks = []  # (sum, i, j, sign, S), the fewest variables first
+    for n in sums:
+        d = sorted(deps[n])
+        for i, j in itertools.combinations(d, 2):
+            for sign in (1.0, -1.0):
+                a, b = sorted((sign * lo[j], sign * hi[j]))
+                if max(lo[i], a) >= min(hi[i], b):
+                    continue  # (the tie does not meet the box)
+                rest = [m for m in d if m not in (i, j) and zero_in[m]]
+                asks += [(n, i, j, sign, S) for size in range(1, min(len(rest), TIE_WALKED) + 1)
+                         for S in itertools.combinations(rest, size)]
+    if not asks:
+        return none
+    asks.sort(key=lambda a: len(a[4]))
+    combos = list(dict.fromkeys((i, j, sign, S) for _, i, j, sign, S in asks))[:TIE_ASKS]
+    at = {c: m for m, c in enumerate(combos)}
+    asks = [a for a in asks if a[1:] in at]
+    rng = np.random.default_rng(seed + 0x71E5)
+    bases = _everyday(lo, hi, TIE_BASES, rng)
+    # per combination and base: on the tie with S at 0, on the tie, at S = 0
+    rows = np.repeat(bases[None, :, :], 3 * len(combos), axis=0).reshape(len(combos), 3,
+                                                                         TIE_BASES, k)
+    valid = np.ones((len(combos), TIE_BASES), dtype=bool)
+    for m, (i, j, sign, S) in enumerate(combos):
+        tied = _tied(bases, i, j, sign, lo, hi)
+        valid[m] = ~np.isnan(tied[:, i])
+        rows[m, 0], rows[m, 1] = tied, tied
+        rows[m, 0][:, list(S)] = 0.0
+        rows[m, 2][:, list(S)] = 0.0
+    flat = np.nan_to_num(rows.reshape(-1, k)).astype(fmt.dtype)
+    with np.errstate(all="ignore"):
+        vals = nodes.values([flat[:, c] for c in range(k)])
+    zero, some = 2.0**-(fmt.prec - 4), 2.0**-(fmt.prec // 2)
+    found: list = []  # (i, j, sign, S, base)
+    for n, i, j, sign, S in asks:
+        if (i, j, sign, S) in [f[:4] for f in found] or len(found) >= TIE_ZEROS:
+            continue
+        if any((i, j, sign) == f[:3] and set(f[3]) < set(S) for f in found):
+            continue  # (a zero with fewer variables at 0 already)
+        m = at[(i, j, sign, S)]
+        v = _of(vals[n], len(flat), m)
+        with np.errstate(all="ignore"):
+            terms = np.max([_of(vals[c], len(flat), m) for c in nodes.kids[n]], axis=0)
+            ok = (valid[m] & np.isfinite(terms).all(axis=0) & (terms > 0).all(axis=0)
+                  & (v[0] <= zero * terms[0]) & (v[1] > some * terms[1])
+                  & (v[2] > some * terms[2]))
+        if ok.any():
+            found.append((i, j, sign, S, rows[m, 1, int(np.argmax(ok))]))
+    out = [r for i, j, sign, S, base in found
+           for r in _walked_on_tie(base, i, j, sign, list(S), lo, hi, fmt)]
+    if not out:
+        return none
+    out = np.array(out, dtype=fmt.dtype)
+    _, first = np.unique(out.view(np.dtype((np.void, out.dtype.itemsize * k))),
+                         return_index=True)
+    return out[np.sort(first)]
+
+
+def _of(v: object, n: int, m: int) -> np.ndarray:
+    """|``v``| (a node's values at the ``n`` rows asked) at combination
+    ``m``'s rows: shape (3, ``TIE_BASES``)."""
+    a = np.abs(np.broadcast_to(np.asarray(v, dtype=float), (n,)))
+    return a.reshape(-1, 3, TIE_BASES)[m]
+
+
+def _everyday(lo: np.ndarray, hi: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` rows: half uniform in value over the box, half of magnitude
+    ``2**U`` (U uniform over -8..8) of either sign the range allows, clipped
+    to it."""
+    u = rng.random((n, len(lo)))
+    flat = lo * (1 - u) + hi * u  # (no overflow of hi - lo)
+    mag = np.exp2(rng.uniform(-8, 8, size=(n, len(lo)))) * rng.choice([-1.0, 1.0], (n, len(lo)))
+    rows = np.where(np.arange(n)[:, None] % 2 == 0, flat, np.clip(mag, lo, hi))
+    return rows
+
+
+def _tied(rows: np.ndarray, i: int, j: int, sign: float, lo: np.ndarray,
+          hi: np.ndarray) -> np.ndarray:
+    """``rows`` with ``x_j = sign * x_i`` (or ``x_i = sign * x_j`` where that
+    is not in range; NaN rows where neither is)."""
+    out = rows.astype(float)
+    a = out[:, i].copy()
+    b = out[:, j].copy()
+    first = (sign * a >= lo[j]) & (sign * a <= hi[j])
+    second = (sign * b >= lo[i]) & (sign * b <= hi[i])
+    out[:, j] = np.where(first, sign * a, b)
+    out[:, i] = np.where(first, a, np.where(second, sign * b, math.nan))
+    return out
+
+
+def _walked_on_tie(base: np.ndarray, i: int, j: int, sign: float, S: list, lo: np.ndarray,
+                   hi: np.ndarray, fmt: Format) -> list:
+    """Rows on the tie ``x_j = sign * x_i`` of ``base``: the variables ``S``
+    walked down together by ``2**-(prec/2)`` a step to 0 (every step); and
+    the tie at ``TIE_SLIDE`` other values, ``S`` at its two deepest steps
+    before 0, and one float of ``x_j`` off the tie at the deepest (there
+    the sum is about a float of ``x_i``, which a form computed wider keeps
+    to only its own extra digits)."""
+    near = 2.0**-(fmt.prec // 2)
+    tiny = float(np.finfo(fmt.dtype).smallest_subnormal)
+    s = np.asarray(base[S], dtype=float)
+    depths = []
+    while s.any():
+        s = s * near
+        s = np.where(np.abs(s) < tiny, 0.0, s).astype(fmt.dtype).astype(float)
+        depths.append(s)
+    rows = []
+    for d in depths:
+        r = base.copy()
+        r[S] = d
+        rows.append(r)
+    deep = depths[-3:-1] if len(depths) > 2 else depths[:1]
+    up = fmt.dtype.type(np.inf)
+    for v in [base[i], *_along(lo[i], hi[i], *sorted((sign * lo[j], sign * hi[j])), base[i],
+                               fmt, TIE_SLIDE)]:
+        for d in deep + ["off"]:
+            r = base.copy()
+            r[i], r[j] = v, sign * v
+            r[S] = deep[-1]
+            if isinstance(d, str):  # (one float off the tie: the sum about a float of x_i)
+                r[j] = float(np.nextafter(fmt.dtype.type(r[j]), up))
+            else:
+                r[S] = d
+            rows.append(r)
+    return [r for r in rows if ((r >= lo) & (r <= hi)).all()]
