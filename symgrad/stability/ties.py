@@ -48,6 +48,7 @@ TIE_BASES = 8  # rows at everyday magnitudes at which a sum's zeros on ties are 
 TIE_SLIDE = 48  # values of the tie, each with the walked variables at their deepest steps
 TIE_WALKED = 2  # variables walked to 0 together, at most ...
 TIE_ASKS = 512  # ... and (tie, variables) asked, at most, the fewest variables first
+TIE_MAX_VARIABLES = 6  # ... of sums of so many variables at most (as the joint landings')
 
 
 def ties(points: np.ndarray, bits: np.ndarray, values: Callable[[np.ndarray], np.ndarray],
@@ -162,11 +163,12 @@ def zeros_on_ties(forms: Sequence[Basic], symbols: Sequence[Symbol],
     ``2**-(prec/2)`` a step to 0, and the tie slid to ``TIE_SLIDE`` other
     values (:func:`.ascent._along`), ``S`` there at its deepest steps
     (:func:`_walked_on_tie`).  At most ``TIE_ZEROS`` such (tie, ``S``),
-    ``S`` of at most ``TIE_WALKED`` variables; each asked of the sums'
+    ``S`` of at most ``TIE_WALKED`` variables, sums of at most
+    ``TIE_MAX_VARIABLES``; each asked of the sums'
     floats at ``TIE_BASES`` rows of everyday magnitudes (the sum within 16
-    floats of its terms at 0 on the tie with ``S`` at 0, above
-    ``2**-(prec/2)`` of them on the tie alone and at ``S = 0`` alone), the
-    fewest variables first, ``TIE_ASKS`` at most.
+    floats of its terms at 0 on the tie with ``S`` at 0 at every one, above
+    ``2**-(prec/2)`` of them on the tie alone and at ``S = 0`` alone at
+    some), the fewest variables first, ``TIE_ASKS`` at most.
 
     There the sum's true value vanishes with ``S`` (as ``S**2``: the
     initial bearing's denominator ``cos(y) sin(z) - sin(y) cos(z) cos(x)``
@@ -202,27 +204,21 @@ def zeros_on_ties(forms: Sequence[Basic], symbols: Sequence[Symbol],
         deps[n] = frozenset([where[n]]) if n in where else frozenset().union(
             *(deps[c] for c in nodes.kids[n]))
     sums = [n for n in nodes.order if isinstance(n, Add) and len(nodes.kids[n]) >= 2
-            and sum(not c.is_number for c in nodes.kids[n]) >= 2]
+            and sum(not c.is_number for c in nodes.kids[n]) >= 2
+            and len(deps[n]) <= TIE_MAX_VARIABLES]
     lo = np.array([r[0] for r in domain_ranges], dtype=float)
     hi = np.array([r[1] for r in domain_ranges], dtype=float)
-    zero_in = (lo <= 0) & (hi >= 0)
-    asks = []  # (sum, i, j, sign, S), the fewest variables first
-    for n in sums:
-        d = sorted(deps[n])
-        for i, j in itertools.combinations(d, 2):
-            for sign in (1.0, -1.0):
-                a, b = sorted((sign * lo[j], sign * hi[j]))
-                if max(lo[i], a) >= min(hi[i], b):
-                    continue  # (the tie does not meet the box)
-                rest = [m for m in d if m not in (i, j) and zero_in[m]]
-                asks += [(n, i, j, sign, S) for size in range(1, min(len(rest), TIE_WALKED) + 1)
-                         for S in itertools.combinations(rest, size)]
+    asks = []  # (sum, (i, j, sign, S)): TIE_ASKS combinations at most, in the order met
+    at: dict = {}  # combination -> its index
+    for n, c in _combinations(sums, deps, lo, hi):
+        if c not in at:
+            if len(at) >= TIE_ASKS:
+                break
+            at[c] = len(at)
+        asks.append((n, c))
     if not asks:
         return none
-    asks.sort(key=lambda a: len(a[4]))
-    combos = list(dict.fromkeys((i, j, sign, S) for _, i, j, sign, S in asks))[:TIE_ASKS]
-    at = {c: m for m, c in enumerate(combos)}
-    asks = [a for a in asks if a[1:] in at]
+    combos = list(at)
     rng = np.random.default_rng(seed + 0x71E5)
     bases = _everyday(lo, hi, TIE_BASES, rng)
     # per combination and base: on the tie with S at 0, on the tie, at S = 0
@@ -238,22 +234,34 @@ def zeros_on_ties(forms: Sequence[Basic], symbols: Sequence[Symbol],
     flat = np.nan_to_num(rows.reshape(-1, k)).astype(fmt.dtype)
     with np.errstate(all="ignore"):
         vals = nodes.values([flat[:, c] for c in range(k)])
+    mags: dict = {}  # node -> |its values|, shape (combinations, 3, TIE_BASES)
+
+    def mag(node: Basic) -> np.ndarray:
+        got = mags.get(node)
+        if got is None:
+            a = np.abs(np.broadcast_to(np.asarray(vals[node], dtype=float), (len(flat),)))
+            got = mags[node] = a.reshape(len(combos), 3, TIE_BASES)
+        return got
+
     zero, some = 2.0**-(fmt.prec - 4), 2.0**-(fmt.prec // 2)
     found: list = []  # (i, j, sign, S, base)
-    for n, i, j, sign, S in asks:
-        if (i, j, sign, S) in [f[:4] for f in found] or len(found) >= TIE_ZEROS:
-            continue
-        if any((i, j, sign) == f[:3] and set(f[3]) < set(S) for f in found):
-            continue  # (a zero with fewer variables at 0 already)
-        m = at[(i, j, sign, S)]
-        v = _of(vals[n], len(flat), m)
+    for n, c in asks:
+        i, j, sign, S = c
+        if len(found) >= TIE_ZEROS or c in [f[:4] for f in found] or any(
+                (i, j, sign) == f[:3] and set(f[3]) < set(S) for f in found):
+            continue  # (or a zero with fewer variables at 0 already)
+        m = at[c]
+        v = mag(n)[m]
         with np.errstate(all="ignore"):
-            terms = np.max([_of(vals[c], len(flat), m) for c in nodes.kids[n]], axis=0)
-            ok = (valid[m] & np.isfinite(terms).all(axis=0) & (terms > 0).all(axis=0)
-                  & (v[0] <= zero * terms[0]) & (v[1] > some * terms[1])
-                  & (v[2] > some * terms[2]))
-        if ok.any():
-            found.append((i, j, sign, S, rows[m, 1, int(np.argmax(ok))]))
+            terms = np.max([mag(u)[m] for u in nodes.kids[n]], axis=0)
+            asked = valid[m] & np.isfinite(terms).all(axis=0) & (terms > 0).all(axis=0)
+            # 0 on the tie with S at 0 at every value asked (a zero set, not a
+            # coincidence of magnitudes: one exponential above the rest), and
+            # not on the tie alone nor at S = 0 alone at some
+            on = v[0] <= zero * terms[0]
+            off = asked & (v[1] > some * terms[1]) & (v[2] > some * terms[2])
+        if asked.sum() >= 2 and on[asked].all() and off.any():
+            found.append((i, j, sign, S, rows[m, 1, int(np.argmax(off))]))
     out = [r for i, j, sign, S, base in found
            for r in _walked_on_tie(base, i, j, sign, list(S), lo, hi, fmt)]
     if not out:
@@ -264,11 +272,22 @@ def zeros_on_ties(forms: Sequence[Basic], symbols: Sequence[Symbol],
     return out[np.sort(first)]
 
 
-def _of(v: object, n: int, m: int) -> np.ndarray:
-    """|``v``| (a node's values at the ``n`` rows asked) at combination
-    ``m``'s rows: shape (3, ``TIE_BASES``)."""
-    a = np.abs(np.broadcast_to(np.asarray(v, dtype=float), (n,)))
-    return a.reshape(-1, 3, TIE_BASES)[m]
+def _combinations(sums: list, deps: dict, lo: np.ndarray, hi: np.ndarray):
+    """(sum, (i, j, sign, S)) for each sum, tie ``x_j = sign * x_i`` that
+    meets the box and variables ``S`` of the sum whose ranges hold 0, the
+    fewest variables first (a generator: a sum of many variables has many)."""
+    zero_in = (lo <= 0) & (hi >= 0)
+    for size in range(1, TIE_WALKED + 1):
+        for n in sums:
+            d = sorted(deps[n])
+            for i, j in itertools.combinations(d, 2):
+                for sign in (1.0, -1.0):
+                    a, b = sorted((sign * lo[j], sign * hi[j]))
+                    if max(lo[i], a) >= min(hi[i], b):
+                        continue  # (the tie does not meet the box)
+                    rest = [m for m in d if m not in (i, j) and zero_in[m]]
+                    for S in itertools.combinations(rest, size):
+                        yield n, (i, j, sign, S)
 
 
 def _everyday(lo: np.ndarray, hi: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
