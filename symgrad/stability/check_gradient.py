@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import mpmath
 from sympy import (
     Add,
+    Basic,
     Derivative,
     Dummy,
     Expr,
@@ -42,9 +43,9 @@ from sympy import (
 )
 
 from ..autodiff import grad, jvp, vjp
-from ..build import replaced
+from ..build import EVALUATED_TREE, replaced, tree_size
 from ..errors import SymgradError
-from ..graph import count_ops, free_symbols, postorder
+from ..graph import count_ops, free_symbols, postorder, same
 from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs, flatten_symbols
@@ -181,10 +182,17 @@ def check_gradient(
     free = sorted(free_symbols([forward, *got]) | set(syms), key=str)
     real = {s: Dummy(s.name, real=True) for s in free if not s.is_extended_real}
     back = {d: s for s, d in real.items()}
-    fwd_r, *got_r = _renamed([forward, *lower(got)], real)  # (SymPy's diff needs real symbols)
-    true_r = _true_gradient(fwd_r, [real.get(s, s) for s in syms])
-    # (an entry as SymPy gives it is identical: no sum of the two to build and reduce)
-    proofs = ["identical" if g == t else _prove(g - t) for g, t in zip(got_r, true_r)]
+    try:
+        fwd_r, *got_r = _renamed([forward, *lower(got)], real)  # (SymPy's diff needs real symbols)
+        true_r = _true_gradient(fwd_r, [real.get(s, s) for s in syms])
+    except RecursionError:  # SymPy's diff and xreplace recurse once per level of the tree
+        raise SymgradError(
+            f"check_gradient compares with SymPy's diff, which recurses per level: this formula "
+            f"is {_height(forward)} levels deep, past what it can differentiate (symgrad's "
+            "grad, lambdify and check_stability take it)") from None
+    # (an entry as SymPy gives it is identical: no sum of the two to build and reduce;
+    # hashes first: == compares two unequal deep formulas as trees)
+    proofs = ["identical" if same(g, t) else _prove(g - t) for g, t in zip(got_r, true_r)]
     matches = all(p is not None for p in proofs)
     proof = "; ".join(dict.fromkeys(p for p in proofs if p)) if matches else \
         "SymPy could not reduce the difference to 0"
@@ -200,6 +208,15 @@ def check_gradient(
         max_rel_diff=max_rel, samples=n, jvp_vjp_consistent=consistent,
         jvp_vjp_detail=detail, domain=dom,
     )
+
+
+def _height(e: Basic) -> int:
+    """Levels from ``e`` down to its deepest leaf, over the DAG."""
+    order, kids = postorder([e], lambda n: n.args)
+    h: dict = {}
+    for n in order:
+        h[n] = 1 + max((h[k] for k in kids[n]), default=-1)
+    return h[e]
 
 
 def _true_gradient(f: Expr, syms: list) -> list:
@@ -258,6 +275,11 @@ def _prove(d: Expr) -> str | None:
     if d == 0:
         return "identical"
     ops = count_ops([d])
+    # (SymPy's cancel, expand and simplify walk d as a tree: a deep DAG of
+    # few operations is a large tree, e = sin(e)/2 + x nested 30 deep took
+    # 150 s in cancel; past EVALUATED_TREE nodes the gradient is sampled)
+    if tree_size(d) > EVALUATED_TREE:
+        return None
     if ops <= 4 * _SIMPLIFY_OPS and (cancel(d) == 0 or expand(d) == 0):
         return "cancel"
     # (simplify of a Piecewise simplifies its conditions: minutes for Max of three;
@@ -422,6 +444,9 @@ def _jvp_vjp(expr, syms, free, real, pts, seed) -> tuple[bool, str]:
     u, vs, jv, vj = modes
     jv, *vj = lower([jv, *vj])
     defect = (u * jv - sum((c * v for c, v in zip(vj, vs)), S.Zero)).xreplace(real)
+    if tree_size(defect) > EVALUATED_TREE:  # few operations, a large tree (a deep chain's):
+        # the proof and SymPy's lambdify below walk it as a tree
+        return _jvp_vjp_sampled(expr, syms, free, real, pts, seed)
     if _prove(defect) is not None:
         return True, "⟨u, J v⟩ = ⟨uᵀJ, v⟩ proved"
     args = [real.get(s, s) for s in free]
