@@ -187,24 +187,39 @@ def additions(node: Basic, order: object = None) -> list[tuple[Basic, Basic, Bas
     args = node.args
     nums = [a for a in args if a.is_number]
 
-    def build(t: object) -> Basic:
-        if isinstance(t, int):
-            return args[t]
-        if t[0] == "k":  # the kernel's constant: one of the sum's numbers, or its negation
-            for c in nums:
-                if float(c) == t[1]:
-                    return c
-                if float(c) == -t[1]:
-                    return -c
-            raise ValueError(t)
-        if t[0] == "neg":
-            return _negated(build(t[1]))
-        a, b = build(t[1]), build(t[2])
-        if t[0] == "-":
-            b = _negated(b)
-        s = unevaluated(node, (a, b))
-        steps.append((a, b, s))
-        return s
+    def constant(v: float) -> Basic:  # the kernel's: one of the sum's numbers, or its negation
+        for c in nums:
+            if float(c) == v:
+                return c
+            if float(c) == -v:
+                return -c
+        raise ValueError(v)
+
+    def build(root: object) -> Basic:
+        # the order's tree, operands first, without recursion (a sum of n
+        # terms is a fold n deep: a RecursionError past ~1000 terms)
+        done: list = []  # values of the subtrees finished
+        todo: list = [(root, False)]
+        while todo:
+            t, ready = todo.pop()
+            if isinstance(t, int):
+                done.append(args[t])
+            elif t[0] == "k":
+                done.append(constant(t[1]))
+            elif not ready:  # its operands first, left to right
+                todo.append((t, True))
+                todo.extend((k, False) for k in reversed(t[1:]))
+            elif t[0] == "neg":
+                done.append(_negated(done.pop()))
+            else:
+                b = done.pop()
+                a = done.pop()
+                if t[0] == "-":
+                    b = _negated(b)
+                s = unevaluated(node, (a, b))
+                steps.append((a, b, s))
+                done.append(s)
+        return done[-1]
 
     steps: list[tuple[Basic, Basic, Basic]] = []
     try:

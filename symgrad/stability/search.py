@@ -76,7 +76,7 @@ from dataclasses import dataclass
 import numpy as np
 from sympy import Add, Basic, Symbol
 
-from ..graph import postorder
+from ..graph import numbers, postorder
 from ..progress import tick
 from .amplification import NO_ROWS, amplification, rows_of_values
 from .ascent import climb, rise
@@ -1433,12 +1433,22 @@ class _Tracks:
         base = NodeEvaluator(forms, symbols, fmt.dtype)
         self.edges: list[tuple[Basic, float]] = []
         seen = set()
+        # (numbers found over the DAG: SymPy's is_number recurses per level)
+        num, known = numbers(forms), set(base.order)
+
+        def number(u: Basic) -> bool:  # a node, a partial sum or a negated one
+            if u in num or u in known:
+                return u in num
+            if u.is_Mul and all(a in num or a in known or a.is_Number for a in u.args):
+                return all(a in num or a.is_Number for a in u.args)
+            return u.is_number
+
         for node in base.order:
             for u, c in edges(node, fmt):
-                if (u, c) not in seen and not u.is_number:
+                if (u, c) not in seen and not number(u):
                     seen.add((u, c))
                     self.edges.append((u, c))
-        self.watched = [n for n in base.order if not n.is_number
+        self.watched = [n for n in base.order if n not in num
                         and type(n).__name__ not in ("ExprCondPair", "Piecewise")]
         self.adds = [n for n in self.watched if isinstance(n, Add)]
         self.normal = math.ldexp(1.0, fmt.emin)
@@ -1449,8 +1459,14 @@ class _Tracks:
         self.pairs: list[tuple[Basic, Basic]] = []
         extra: list[Basic] = []
         for node in self.adds:
-            steps = [st for st in base.additions(node)
-                     if not (st[0].is_number and st[1].is_number)][:PAIRS]
+            steps = []
+            for st in base.additions(node):  # a partial sum of numbers is one
+                if number(st[0]) and number(st[1]):
+                    num.add(st[2])
+                else:
+                    known.add(st[2])
+                    steps.append(st)
+            steps = steps[:PAIRS]
             self.pairs += [(a, b) for a, b, _ in steps]
             extra += [u for st in steps for u in st]
         self.pairs = self.pairs[:CARRY_TRACKS]

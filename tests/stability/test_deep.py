@@ -7,7 +7,7 @@ proof sentence 21.5 s at depth 16)."""
 from __future__ import annotations
 
 import pytest
-from sympy import S, sin, symbols
+from sympy import Add, S, sin, symbols
 
 from symgrad import SymgradError, check_stability
 
@@ -62,3 +62,16 @@ def test_range_bands_on_a_200_deep_form():
         q = rows[:, 0] * (1 - rows[:, 0]) / rows[:, 1]  # overflows in float32 ...
     f = rows[:, 0].astype(float) * (rows[:, 0] * (1 - rows[:, 0].astype(float)) / rows[:, 1])
     assert bool(np.isinf(q).all() and (1.4 * f < 3e38).all())  # ... the value is finite
+
+
+def test_a_sum_of_1200_terms_is_folded_without_recursion():
+    # floats.additions rebuilt the kernel's left fold recursively, a frame
+    # per term: RecursionError past ~1000 terms
+    from symgrad.stability.floats import additions
+
+    e = Add(S.Half, *[sin(k * x, evaluate=False) for k in range(1, 1201)])
+    steps = additions(e)
+    assert len(steps) == 1200 and steps[-1][2] is e
+    assert steps[0][0] == S.Half and all(s.args == (a, b) for a, b, s in steps[:-1])
+    assert all(steps[i][2] is steps[i + 1][0] for i in range(1199))
+
