@@ -19,6 +19,7 @@ from sympy import (
 )
 from sympy.core.operations import AssocOp
 from sympy.core.sorting import default_sort_key
+from sympy.logic.boolalg import Boolean
 from sympy.matrices.expressions.applyfunc import ElementwiseApplyFunction
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
@@ -49,7 +50,10 @@ _MATRIX_LEAVES = (MatrixSymbol, OneMatrix, Identity, ZeroMatrix)
 
 
 def _nameable(node: Basic) -> bool:
-    return bool(node.args) and isinstance(node, Expr) and not isinstance(node, _MATRIX_LEAVES)
+    # (a condition too: a where chain's gradient holds conditions nested as
+    # deep as the chain, which SymPy's printers recurse into)
+    return bool(node.args) and isinstance(node, (Expr, Boolean)) \
+        and not isinstance(node, _MATRIX_LEAVES)
 
 
 def _children(node: Basic) -> tuple:

@@ -192,6 +192,33 @@ def test_gradient_of_a_300_deep_chain_prints_and_means_it():
     assert len(got) == 1 and abs(float(env[got[0]]) - dv) < 1e-12 * abs(dv)
 
 
+def test_a_where_chains_conditions_are_named():
+    # a where chain's gradient holds conditions nested as deep as the chain
+    # (And(And(...))): only expressions were named, and SymPy's printer
+    # recursed into a 60-deep condition; the lines evaluated in turn give
+    # the chain rule's recurrence
+    import math
+
+    from symgrad import where
+
+    y_ = x
+    for _ in range(60):
+        y_ = where(y_ > 0, sin(y_), y_ / 2) + x
+    p = program(grad(y_, x))
+    assert max(map(len, p.text().splitlines())) < 200
+    for x0 in (-0.2,):
+        v, dv = x0, 1.0
+        for _ in range(60):
+            v, dv = (math.sin(v), math.cos(v) * dv) if v > 0 else (v / 2, dv / 2)
+            v, dv = v + x0, dv + 1
+        env: dict = {x: sp.Float(x0)}
+        for name, rhs in p.lines:
+            val = rhs.xreplace(env).doit()
+            env[sp.Symbol(name)] = val if isinstance(val, sp.logic.boolalg.BooleanAtom) \
+                else val.evalf()
+        assert abs(float(env[sp.Symbol("out")]) - dv) < 1e-12 * abs(dv)
+
+
 def test_output_names_and_structures():
     t1 = sp.Symbol("t1", real=True)  # a user's symbol named like a temporary
     e = sp.exp(x * t1) + sp.exp(x * t1) ** 2
