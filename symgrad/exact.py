@@ -32,6 +32,7 @@ expansion past 1,024 floats).
 
 from __future__ import annotations
 
+from .brief import brief
 from .widen import FloatMarker
 
 __all__ = ["exact", "has_exact", "polynomial_terms", "quotient_terms"]
@@ -97,23 +98,23 @@ def polynomial_terms(u, gens=None) -> tuple[list, list]:
     except PolynomialError:
         p = None
     if p is None:
-        raise ValueError(f"exact({u}): not a polynomial in its symbols")
+        raise ValueError(f"exact({brief(u)}): not a polynomial in its symbols")
     terms, parts = [], 0
     for powers, c in p.terms():
         q = Rational(c) if isinstance(c, Float) else c
         if not q.is_Rational:
-            raise ValueError(f"exact({u}): the coefficient {c} is not a rational number")
+            raise ValueError(f"exact({brief(u)}): the coefficient {c} is not a rational number")
         den = int(q.q)
         if den & (den - 1):
-            raise ValueError(f"exact({u}): the coefficient {c} is not dyadic "
+            raise ValueError(f"exact({brief(u)}): the coefficient {c} is not dyadic "
                              f"(no float expansion holds it)")
         degree = sum(powers)
         if degree > _MAX_DEGREE or any(k < 0 for k in powers):
-            raise ValueError(f"exact({u}): degree {degree} is beyond what expansions hold")
+            raise ValueError(f"exact({brief(u)}): degree {degree} is beyond what expansions hold")
         parts += max(1, 2 ** (degree - 1)) * (int(abs(q.p)).bit_length() // 52 + 1)
         terms.append((int(q.p), den.bit_length() - 1, tuple(int(k) for k in powers)))
     if parts > _MAX_PARTS:
-        raise ValueError(f"exact({u}): its expansion takes {parts} floats "
+        raise ValueError(f"exact({brief(u)}): its expansion takes {parts} floats "
                          f"(at most {_MAX_PARTS})")
     return list(p.gens), terms
 
@@ -138,23 +139,23 @@ def quotient_terms(u) -> tuple[list, list, list]:
 
     order, _ = postorder([u], lambda n: n.args)
     if len(order) > _MAX_NODES:
-        raise ValueError(f"exact({u}): too large a rational function")
+        raise ValueError(f"exact({brief(u)}): too large a rational function")
     for n in order:
         if not (n.is_Symbol or n.is_Rational or n.is_Add or n.is_Mul
                 or (isinstance(n, Pow) and n.exp.is_Integer)):
-            raise ValueError(f"exact({u}): not a rational function ({n})")
+            raise ValueError(f"exact({brief(u)}): not a rational function ({brief(n)})")
     if not u.free_symbols:
-        raise ValueError(f"exact({u}): a number")
+        raise ValueError(f"exact({brief(u)}): a number")
     gens = sorted(u.free_symbols, key=str)
     num, den = fraction(together(u))
     try:  # integer coefficients on both sides (-9*z/10 - 7/10 over 1: -9*z - 7 over 10)
         cn, pn = Poly(num, *gens).clear_denoms()
         cd, pd = Poly(den, *gens).clear_denoms()
     except PolynomialError:
-        raise ValueError(f"exact({u}): not a rational function") from None
+        raise ValueError(f"exact({brief(u)}): not a rational function") from None
     num, den = pn.as_expr() * cd, pd.as_expr() * cn
     if den == 1:
-        raise ValueError(f"exact({u}): a polynomial")
+        raise ValueError(f"exact({brief(u)}): a polynomial")
     return gens, polynomial_terms(num, gens)[1], polynomial_terms(den, gens)[1]
 
 
@@ -185,9 +186,9 @@ def _bounded(u) -> None:
             degree[n] = degree[n.base] * k
             count[n] = min(count[n.base] ** min(k, 40), 1 << 40)
         else:
-            raise ValueError(f"exact({u}): not a polynomial in its symbols ({n})")
+            raise ValueError(f"exact({brief(u)}): not a polynomial in its symbols ({brief(n)})")
         if degree[n] > _MAX_DEGREE or count[n] > _MAX_PARTS:
-            raise ValueError(f"exact({u}): beyond what expansions hold (degree "
+            raise ValueError(f"exact({brief(u)}): beyond what expansions hold (degree "
                              f"{degree[n]}, up to {count[n]} monomials)")
 
 

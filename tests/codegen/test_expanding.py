@@ -212,3 +212,18 @@ def test_random_formulas_over_the_whole_range_of_both_types(quotient):
             err = float(abs(Fraction(float(got[j])) - t) / Fraction(float(np.spacing(abs(r)))))
             worst = max(worst, err)
     assert worst < (4 if quotient else 1)
+
+
+def test_a_deep_formula_is_refused_in_a_short_line():
+    # exact's refusals printed the whole formula with SymPy's printer (a
+    # RecursionError for e = exp(-e)/2 + x nested 120 deep: stabilize of it
+    # crashed there); now its brief form
+    from symgrad.exact import polynomial_terms
+
+    x = sp.Symbol("x", real=True)
+    e = x
+    for _ in range(120):
+        e = sp.exp(-e) / 2 + x
+    with pytest.raises(ValueError, match=r"not a polynomial in its symbols \(exp\(-x\)\)") as err:
+        polynomial_terms(e)
+    assert "…" in str(err.value) and len(str(err.value)) < 200
