@@ -77,9 +77,10 @@ import numpy as np
 from sympy import Add, Basic, Symbol
 
 from ..graph import numbers, postorder
+from ..lowering import unwiden
 from ..progress import tick
 from .amplification import NO_ROWS, amplification, rows_of_values
-from .ascent import climb, rise
+from .ascent import _GOLDEN, SIDES, SLIDE, climb, rise
 from .bands import output_ceiling, range_bands
 from .bits import Format, ordinal
 from .edges import domain_edges, edges
@@ -103,6 +104,7 @@ SOURCES = (
     "carries of sums",
     "cancellations at carries",
     "scales beside zeros",
+    "zeros slid along their set",
     "other zeros",
     "overflow, underflow and domain edges",
     "regime boundaries",
@@ -139,6 +141,8 @@ SUBNORMAL_EACH = 4  # points with one variable subnormal, per variable (several 
 SUBNORMAL_PAIRS = 12  # ordered pairs (subnormal, exactly 0), at most: four points each
 EVERYDAY_STEPS = 16  # a wide range's everyday zeros: grid points per binade (sums only)
 PRESELECT = 2  # brackets bisected per kind, at most, per row the structure keeps
+SLID_BASES = 4  # zeros of subtractions slid along their zero set (SLIDE values each) ...
+SLID_KEEP = 6  # ... and of the crossings found there, those measured (with SIDES beside)
 EDGE_CLIMBS = 4  # domain edges an argument only touches: climbed toward, at most ...
 EDGE_KEEP = 4  # ... and points kept per edge (where its rounding reaches it) ...
 EDGE_STARTS = (4, 12)  # ... climbed from the rows nearest it and from random rows
@@ -200,6 +204,7 @@ def _budget(samples: int) -> dict[str, int]:
         "across": ACROSS,  # thresholds and edges bisected again along the other variables
         "cancellations at carries": 16,
         "scales beside zeros": 4,  # zeros, each with 2 * 14 points (float64)
+        "zeros slid along their set": SLID_KEEP,  # crossings, each with 2 + len(SIDES) floats
         "edges by rounding": EDGE_CLIMBS * EDGE_KEEP,
         "ascent": min(96, max(32, samples // 32)),
     }
@@ -551,6 +556,9 @@ class PointSearch:
         scales = self._scales_beside_zeros(tracks, everything, joint)
         rows += list(scales)
         labs += [_label("scales beside zeros")] * len(scales)
+        slid = self._slid_zeros(tracks, everything)
+        rows += list(slid)
+        labs += [_label("zeros slid along their set")] * len(slid)
         between = self._between_rows(tracks, drawn, vals)
         across = self._across(tracks, [(lab, rs, j, t) for lab, rs, (j, t) in found] +
                               [(lab, rs, None, t) for lab, rs, t in between])
@@ -1076,6 +1084,92 @@ class PointSearch:
             out.append(pts)
         return np.concatenate(out) if out else np.zeros((0, k), dtype=fmt.dtype)
 
+    def _slid_zeros(self, tracks: _Tracks, found: list) -> np.ndarray:
+        """The zeros of subtractions slid along their zero set: from the
+        ``SLID_BASES`` crossings (along variable j) where the outputs'
+        first-order bound (:func:`amplification`) is largest, the other
+        variables moved together to ``SLIDE`` values spread over their
+        ranges (:func:`_spread`: half uniform in value, half in binade),
+        the crossing found again along j at each (the same track's class
+        changes on a coarse grid, nearest the first crossing, bisected to
+        the floats beside it); of those, the ``SLID_KEEP`` of largest bound
+        with the floats ``SIDES`` from them.
+
+        The other variables of a crossing are a drawn row's, uniform over
+        the floats: mostly tiny, where the zero set is often exact.  On
+        ``x (1 + z**2) = 2`` (``2*x*z**2 + 2*(x - 2)``, z in [-30, 30])
+        the crossings along x were at ``|z| < 2**-12`` for ~90% of the
+        float32 rows, x = 2 and the output ``4 z**2`` exact there, where
+        at ``|z|`` in ``2**-12 .. 1`` it loses every bit: the max reported
+        was 4.6-30.7 by seed."""
+        k, fmt = len(self.symbols), self.fmt
+        n = self.budget["zeros slid along their set"]
+        none = np.zeros((0, k), dtype=fmt.dtype)
+        zero = _label("zeros of subtractions")
+        at = [(it[1][0], it[2][0], it[2][1]) for it in found if it[0] == zero]
+        if k < 2 or not at or n <= 0:
+            return none
+        amp = lambda rows: amplification(tracks.nodes, self.forms,  # noqa: E731
+                                         np.asarray(rows, dtype=fmt.dtype), fmt)
+        order = np.argsort(-amp([r for r, _, _ in at]), kind="stable")
+        starts, seen = [], set()
+        for i in order:
+            r, j, t = at[i]
+            key = (r.tobytes(), j, t)
+            if key not in seen:
+                seen.add(key)
+                starts.append(at[i])
+            if len(starts) >= SLID_BASES:
+                break
+        asks, tracks_of, olds = [], [], []
+        for s, (r, j, t) in enumerate(starts):
+            others = [i for i in range(k) if i != j]
+            moved = {i: _spread(*self.ranges[i], float(r[i]), fmt, s * SLIDE // 2)
+                     for i in others}
+            for m in range(min(len(v) for v in moved.values())):
+                base = np.array(r, dtype=fmt.dtype)
+                for i in others:
+                    base[i] = moved[i][m]
+                asks.append((base, j, self.ranges[j]))
+                tracks_of.append(t)
+                olds.append(int(ordinal(np.array([r[j]], dtype=fmt.dtype), fmt)[0]))
+        got = tracks.zeros_near(asks, tracks_of, olds)
+        if not got:
+            return none
+        pairs = [(q, a, b) for q, a, b, lab in got if lab == zero]
+        if not pairs:
+            return none
+        ends = np.array([from_ordinal(np.array([a, b]), fmt) for _, a, b in pairs])
+        firsts = np.array([asks[q][0] for q, _, _ in pairs], dtype=fmt.dtype)
+        js = np.array([asks[q][1] for q, _, _ in pairs])
+        both = np.repeat(firsts, 2, axis=0)
+        both[np.arange(len(both)), np.repeat(js, 2)] = ends.ravel()
+        bound = amp(both).reshape(-1, 2).max(axis=1)
+        # by the error the float evaluation shows against a wider type's
+        # (where there is one), then a new float along j first (the zero
+        # set moved), then by bound, then in the order slid
+        seen_at: dict = {(j, int(o)): 0 for r, j, _ in starts
+                         for o in ordinal(np.array([r[j]], dtype=fmt.dtype), fmt)}
+        rank = []
+        for (_, a, _), j in zip(pairs, js.tolist()):
+            rank.append(seen_at.get((j, a), 0))
+            seen_at[(j, a)] = rank[-1] + 1
+        est = _wide_bits(tracks.nodes, self.forms, self.symbols, both, fmt)
+        est = np.zeros(len(pairs)) if est is None else est.reshape(-1, 2).max(axis=1)
+        keep = np.lexsort((np.arange(len(pairs)), -bound, np.array(rank), -est))[:n]
+        out = []
+        sides = np.array(SIDES, dtype=np.int64)
+        for i in keep:
+            q, a, b = pairs[i]
+            j = asks[q][1]
+            lo, hi = (int(v) for v in ordinal(np.array(self.ranges[j]), fmt))
+            offs = np.concatenate([[a, b], a + sides[sides < 0], b + sides[sides > 0]])
+            offs = offs[(offs >= lo) & (offs <= hi)]
+            pts = np.repeat(asks[q][0][None, :], len(offs), axis=0)
+            pts[:, j] = from_ordinal(offs, fmt)
+            out.append(pts)
+        return np.concatenate(out) if out else none
+
     def _rounding(self, tracks: _Tracks, cands: list) -> list:
         """The carries (row, variable, track) at which the pair's float sum
         is inexact (TwoSum's error is not 0): a carry's band holds floats
@@ -1293,6 +1387,82 @@ def _cap(found: list, cap: int, rng: np.random.Generator) -> list:
                 out.append(q.pop())
                 size += len(out[-1][1])
     return out
+
+
+def _wide_bits(nodes: NodeEvaluator, forms: Sequence[Basic], symbols: Sequence[Symbol],
+               rows: np.ndarray, fmt: Format) -> np.ndarray | None:
+    """At each row, the most bits any output's float value (``nodes``,
+    in the format) is from the plain form's in the type wider than the
+    format (float64 for float32, x87 long double for float64: an
+    estimate, not a measurement, capped by the wider type's own rounding);
+    None where there is no wider type or a function has no kernel in it.
+
+    >>> from sympy import symbols
+    >>> from .bits import FORMATS
+    >>> x, z = symbols("x z")
+    >>> f = [2*x*z**2 + 2*(x - 2)]
+    >>> rows = np.array([[2.0, 1e-10], [1.0, 0.3]], dtype=np.float32)
+    >>> rows[1, 0] = 2 / (1 + rows[1, 1]**2)  # on its zero set, x(1 + z**2) = 2
+    >>> (_wide_bits(NodeEvaluator(f, [x, z], np.float32), f, [x, z], rows,
+    ...             FORMATS["float32"]) > [1, 16]).tolist()  # exact at z ~ 0, not there
+    [False, True]
+    """
+    wide = next((np.dtype(t) for t in (np.float64, np.longdouble)
+                 if np.finfo(t).nmant > fmt.prec), None)
+    if wide is None or not len(rows):
+        return None
+    plain = unwiden(forms)
+    n, k = len(rows), len(symbols)
+    try:
+        with np.errstate(all="ignore"):
+            got = nodes.values([rows[:, j] for j in range(k)])
+            ref = NodeEvaluator(plain, symbols, wide).values([rows[:, j].astype(wide)
+                                                              for j in range(k)])
+            out = np.zeros(n)
+            for f, p in zip(forms, plain):
+                c = np.broadcast_to(np.asarray(got[f], dtype=wide), (n,))
+                w = np.broadcast_to(np.asarray(ref[p], dtype=wide), (n,))
+                ulp = np.spacing(np.abs(w.astype(fmt.dtype))).astype(wide)
+                ulp = np.maximum(ulp, np.finfo(fmt.dtype).smallest_subnormal)
+                b = np.log2(1 + np.abs(c - w) / ulp)
+                out = np.fmax(out, np.where(np.isfinite(b), b, 0.0).astype(float))
+    except TypeError:  # (a function with no kernel in the wide type: scipy's erf in long double)
+        return None
+    return out
+
+
+def _spread(lo: float, hi: float, at: float, fmt: Format, first: int = 0) -> list[float]:
+    """``SLIDE`` values of a variable over its range ``[lo, hi]``, spread
+    from ``at`` by the golden ratio's fractions (the ``first + 1``-th on:
+    successive calls from the same ``at`` give new ones), alternately uniform in
+    value and uniform in binade: over the range's own binades where it
+    holds no 0, else magnitudes down to the smallest normal float, each
+    sign the range allows.
+
+    >>> from .bits import FORMATS
+    >>> [round(v, 3) for v in _spread(1.0, 1e15, 1.0, FORMATS["float32"])[:4]]
+    [618033982734336.0, 1864274432.0, 236067978477568.0, 3475.519]
+    """
+    if not lo < hi:
+        return []
+    tiny = float(np.finfo(fmt.dtype).tiny)
+    if lo > 0 or hi < 0:
+        sign = 1.0 if lo > 0 else -1.0
+        e_lo, e_hi = sorted(math.log2(max(abs(v), tiny)) for v in (lo, hi))
+    else:
+        sign, e_lo, e_hi = 0.0, math.log2(tiny), math.log2(max(-lo, hi, tiny))
+    out = []
+    for m in range(first + 1, first + SLIDE // 2 + 1):  # (halves: hi - lo overflows)
+        u = (m * _GOLDEN + (at / 2 - lo / 2) / (hi / 2 - lo / 2)) % 1.0
+        out.append(lo * (1 - u) + hi * u)
+        mag = 2.0**(e_lo + (e_hi - e_lo) * u)
+        if not sign:
+            s = 1.0 if lo >= 0 or (m % 2 and hi > 0) else -1.0
+        else:
+            s = sign
+        out.append(min(max(s * mag, lo), hi))
+    return [float(fmt.dtype.type(v)) for v in out]
+
 
 
 # ---- tracks: what is watched along a variable ------------------------------------------
@@ -1784,6 +1954,53 @@ class _Tracks:
             pair[:, j] = from_ordinal(np.array([a, b]), fmt)
             out.append((self._label(t, ca, cb), list(pair), t))
         return out
+
+    def zeros_near(self, asks: Sequence, tracks: Sequence[int], olds: Sequence[int]) -> list:
+        """For each ``(base, j, range)`` of ``asks``, track ``tracks[q]``'s
+        class change along variable j nearest the ordinal ``olds[q]`` (of
+        those on a coarse grid, ``COARSE`` points uniform over the floats
+        and as many in value, and that ordinal and the next), bisected to
+        the two floats beside it: (q, ordinal a, ordinal b, label) each."""
+        fmt = self.fmt
+        order = sorted(range(len(asks)), key=lambda q: tracks[q])
+        grids, rows, spans, at = {}, [], [], 0
+        for q in order:
+            base, j, (lo, hi) = asks[q]
+            olo, ohi = (int(v) for v in ordinal(np.array([lo, hi]), fmt))
+            u = np.linspace(0.0, 1.0, COARSE + 1)
+            g = np.unique(np.concatenate([
+                np.array([olo + (ohi - olo) * i // COARSE for i in range(COARSE + 1)],
+                         dtype=np.int64),
+                ordinal(np.asarray(lo * (1 - u) + hi * u, dtype=fmt.dtype), fmt),
+                np.clip(np.array([olds[q], olds[q] + 1], dtype=np.int64), olo, ohi)]))
+            r = np.repeat(np.asarray(base, dtype=fmt.dtype)[None, :], len(g), axis=0)
+            r[:, j] = from_ordinal(g, fmt)
+            grids[q] = (g, at)
+            rows.append(r)
+            if spans and spans[-1][0] == tracks[q]:
+                spans[-1][2] = at + len(g)
+            else:
+                spans.append([tracks[q], at, at + len(g)])
+            at += len(g)
+        if not rows:
+            return []
+        with np.errstate(all="ignore"):
+            cls = self.own_classes(np.concatenate(rows), spans)
+        brackets = []
+        for q in order:
+            g, a0 = grids[q]
+            c = cls[a0:a0 + len(g)]
+            flips = np.flatnonzero(c[:-1] != c[1:])
+            if not len(flips):
+                continue
+            f = int(flips[np.argmin(np.abs(g[flips] - olds[q]))])
+            brackets.append((tracks[q], int(g[f]), int(g[f + 1]), int(c[f]), int(c[f + 1]), q,
+                             int(g[f + 1]), int(c[f + 1])))
+        if not brackets:
+            return []
+        with np.errstate(all="ignore"):
+            done = self._bisect(asks, brackets)
+        return [(q, a, b, self._label(t, ca, cb)) for t, a, b, ca, cb, q, _, _ in done]
 
     def _bisect(self, asks: Sequence, brackets: list) -> list:
         """Each bracket (of the ask its last entry names) narrowed to two
