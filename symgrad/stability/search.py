@@ -1436,7 +1436,9 @@ def _spread(lo: float, hi: float, at: float, fmt: Format, first: int = 0) -> lis
     from ``at`` by the golden ratio's fractions (the ``first + 1``-th on:
     successive calls from the same ``at`` give new ones), alternately uniform in
     value and uniform in binade: over the range's own binades where it
-    holds no 0, else magnitudes down to the smallest normal float, each
+    holds no 0, else magnitudes from its largest down by the format's
+    digits (the draws uniform over the floats are mostly below: a value
+    ``2**-prec`` times another's is mostly lost in a sum with it), each
     sign the range allows.
 
     >>> from .bits import FORMATS
@@ -1450,7 +1452,8 @@ def _spread(lo: float, hi: float, at: float, fmt: Format, first: int = 0) -> lis
         sign = 1.0 if lo > 0 else -1.0
         e_lo, e_hi = sorted(math.log2(max(abs(v), tiny)) for v in (lo, hi))
     else:
-        sign, e_lo, e_hi = 0.0, math.log2(tiny), math.log2(max(-lo, hi, tiny))
+        e_hi = math.log2(max(-lo, hi, tiny))
+        sign, e_lo = 0.0, max(math.log2(tiny), e_hi - fmt.prec)
     out = []
     for m in range(first + 1, first + SLIDE // 2 + 1):  # (halves: hi - lo overflows)
         u = (m * _GOLDEN + (at / 2 - lo / 2) / (hi / 2 - lo / 2)) % 1.0
