@@ -1224,7 +1224,13 @@ class _Search:
         # the structure inside a widen(u) or compensated(u) too: its zeros of
         # subtractions are where a form that is computed wider may still lose
         inner = [f for f in unwiden([form]) if f != form]
-        ps = PointSearch([form, *inner], self.symbols, self.domain, self.fmt, samples, seed)
+        # (a certified form's structure tracked on its pairs, without the ground
+        # truth's recompute, which the bisections along its tracks would ask at
+        # nearly every row near its zeros and wherever its pairs overflow: the
+        # points kept are measured on the certified form itself, by absorb, as
+        # in the walk to its deepest zeros below, the lead's decision D1)
+        pairs = pairs_part(form)
+        ps = PointSearch([pairs, *inner], self.symbols, self.domain, self.fmt, samples, seed)
 
         def bits_of(e: Expr, rows: np.ndarray) -> np.ndarray:
             return self._bits_at(e, rows, truth)
@@ -1277,7 +1283,6 @@ class _Search:
             # the walk toward its zeros would ask at nearly every row; the points
             # kept are measured on the certified form itself, by absorb: the
             # lead's decision D1, session 15)
-            pairs = pairs_part(form)
             walked = floats if pairs == form else (lambda rows: floats(rows, pairs))
             absorb(deepest_zeros(points, walked, lambda rows: None, ranges, self.fmt, seed,
                                  starts=ps.short_zeros()))
