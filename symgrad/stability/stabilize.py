@@ -334,7 +334,7 @@ def stabilize(
     # (choosing, verifying, the before/after reports: the same draws and
     # search points recur; each row resolved once, the same figures)
     memo = search.memo
-    fresh = (VERIFY * samples, seed + 1)
+    fresh = search.fresh = (VERIFY * samples, seed + 1)
     choices = []
     for k, e in enumerate(forms):
         stage(f"output {k + 1}/{len(forms)}: choosing a form, points measured")
@@ -471,6 +471,12 @@ class _Search:
         # per output, the choosing samples where it lost most as it runs (lead's
         # decision D6): its chosen form is measured there too, as it was chosen
         self.source_worst: dict[Expr, np.ndarray] = {}
+        # the fresh points (samples, seed) the outer search's choices are verified on
+        # (stabilize sets it: :meth:`_settled`), and the verification's state of the
+        # source certified, from the choice of an output to the end of its verification
+        self.fresh: tuple[int, int] | None = None
+        self._early: dict = {}  # source -> its certified form's cost, or its Choice
+        self._full: dict = {}  # (form, source, fresh) -> _fresh's result, in full
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -520,10 +526,12 @@ class _Search:
         """As :meth:`_verify`; or, where a form it would verify costs over
         ``_DEARER`` times more to run than a certified form it may reach
         later, and that certified form, verified first, loses no bit on its
-        fresh points, that one (:meth:`_certain_first`)."""
-        self._early: dict = {}  # source -> its certified form's cost, or its Choice
-        self._full: dict = {}  # (form, source, fresh) -> _fresh's result, in full
+        fresh points, that one (:meth:`_certain_first`; or already while
+        choosing, :meth:`_settled`)."""
         try:
+            got = self._early.get(choice.source)
+            if isinstance(got, Choice) and fresh == self.fresh:
+                return got
             return self._verify(choice, fresh)
         except _Exact as got:
             return got.choice
@@ -700,40 +708,70 @@ class _Search:
         proved within half an ulp, where the bound's constant is measured),
         nor in a nested search (a part's form is judged again inside the
         whole)."""
+        got = self._certain_before(c, source, truth, fresh, choice.candidates)
+        if got is not None:
+            raise _Exact(got)
+
+    def _certain_before(self, c: Candidate, source: Expr, truth: _TruthCache,
+                        fresh: tuple[int, int], count: int) -> Choice | None:
+        """:meth:`_certain_first`'s test: the source certified, verified
+        once (where ``c`` is over ``_DEARER`` times dearer), where it loses no
+        bit on its fresh points; else None."""
         if self.nested or not _CERTIFIED_OFFERED.get():
-            return
+            return None
         t = certified(source)
         if not isinstance(t, certified):
-            return  # (a number)
+            return None  # (a number)
         if source not in self._early:  # (not yet asked: whether it may be certified)
             self._early[source] = certifiable(source) and _verify_cost(t)
         state = self._early[source]
         if isinstance(state, Choice):
-            raise _Exact(state)
+            return state
         if not state:  # (not certifiable, or verified and not exact)
-            return
+            return None
         dear = _verify_cost(c.expr)
         if dear <= _DEARER * state or \
                 any(isinstance(n, (certified, exact)) for n in postorder([c.expr], _args)[0]):
-            return  # (an exact expansion is more certain than a bound of measured constant)
+            return None  # (an exact expansion is more certain than a bound of measured constant)
         self._early[source] = None
         if self._loses_on_draws(t, source, truth, fresh):
-            return
+            return None
         try:  # (stopped at a point losing more than _EXACT: its draws first)
             points, labels, new, old = self._fresh(t, source, truth, fresh, above=_EXACT)
         except _Hopeless:
-            return
+            return None
         bad = (_nonfinite(old, self.fmt), _nonfinite(new, self.fmt))
         after = _figures(new, labels)
         if bad[1] or after[0] > _EXACT or self._loses(t, source, truth, points, new, old):
-            return
+            return None
         how = (f"{c.how.split(' (')[0]}, certified, as written (no bit lost on fresh points; "
                f"verified before the form, {dear / state:.0f}x dearer to run)")
         self._early[source] = Choice(source, t, how, _figures(old, labels), after,
-                                     choice.candidates, basis=Basis.of(labels),
+                                     count, basis=Basis.of(labels),
                                      worst=self._worst(points, new), nonfinite=bad,
                                      losing=self._losing(points, new))
-        raise _Exact(self._early[source])
+        return self._early[source]
+
+    def _settled(self, e: Expr, cands: list[Candidate], ranked: list) -> bool:
+        """Whether, before the searches for more forms that run only where no
+        form of the dtype is accurate on the choosing samples (a kink's
+        branches, the affine split: nested searches; the forms widened), the
+        choice is already the source certified: the form the verification
+        would search first costs over ``_DEARER`` times more to run, so the
+        source certified is verified before it there (:meth:`_certain_first`),
+        and it loses no bit on its fresh points.  Verified now, on the same
+        points, once (the verification reads the outcome): the forms those
+        searches add are built of the formula's parts and of the forms ranked
+        (the affine split holds the best), as dear.  The asymmetric loss's
+        gradient: its best form so far, a regime of pairs 7x dearer than the
+        source certified; its kink's and affine split's nested searches took 7
+        of its 12 s and every form they made lost 42-53 bits at the samples.
+        Not in a nested search, nor where no fresh points are set."""
+        if self.fresh is None or self.nested or not ranked:
+            return False
+        truth = _TruthCache(GroundTruth([e], self.symbols, self.fmt.name, memo=self.memo))
+        return self._certain_before(cands[ranked[0]], e, truth, self.fresh,
+                                    len(cands)) is not None
 
     def _past_pairs(self, pairs: compensated, source: Expr, narrow: bool,
                     after: list) -> list[tuple[Expr, str]]:
@@ -1330,6 +1368,7 @@ class _Search:
             errs += self._bits_many([c.expr for c in regimes])
             ranked = self._ranked(cands, errs, ref)
         ranked = self._subnormal_products_split(cands, errs, ranked)
+        settled = False
         # A form of the dtype before a wider type, in float32 as in float64 (issue
         # 17 section 3): the plain forms, then pairs of the dtype, then scaled
         # inputs; widened only where none of them is accurate.  (Until
@@ -1353,6 +1392,8 @@ class _Search:
             self._more(cands, errs, ranked, _scaled_pairs, "compensated, scaled")
             ranked = self._ranked(cands, errs, ref)
         if not _accurate(errs, ranked):
+            settled = self._settled(e, cands, ranked)  # (the source certified, exact)
+        if not settled and not _accurate(errs, ranked):
             # nor those: a formula with a kink (Max, Min, Heaviside of a formula, a
             # Piecewise) split into its branches, each chosen by a search of its own
             # (nested, as the affine split below: run only where no form of the
@@ -1364,7 +1405,7 @@ class _Search:
                 cands.append(c)
                 errs.append(self._bits(c.expr))
             ranked = self._ranked(cands, errs, ref)
-        if not _accurate(errs, ranked):
+        if not settled and not _accurate(errs, ranked):
             # nor those: a formula affine in a variable split about a centre of it,
             # its parts chosen by searches of their own (nested: run only here, where
             # no form of the dtype is accurate; pairs fix x*y - 1 and b*b - 4ac,
@@ -1375,7 +1416,7 @@ class _Search:
                     cands.append(c)
                     errs.append(self._bits(c.expr))
                 ranked = self._ranked(cands, errs, ref)
-        partial = bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
+        partial = not settled and bool(ranked) and isinstance(cands[ranked[0]].expr, compensated) \
             and rounded_terms(cands[ranked[0]].expr.args[0])
         if partial:
             # a float form before a wider type: the pairs adding rounded values
@@ -1393,7 +1434,7 @@ class _Search:
             if first:
                 ranked = first + [i for i in ranked if i not in first]
                 partial = False
-        if (partial or not _accurate(errs, ranked)) and self.widen:
+        if (partial or not _accurate(errs, ranked)) and self.widen and not settled:
             # no float form is accurate, or the best is compensated but still
             # adds rounded function values (accurate only where the samples do
             # not see such a sum cancel): the best plain forms computed wider,

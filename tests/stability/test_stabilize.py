@@ -308,6 +308,16 @@ def test_a_certified_form_is_verified_before_a_dearer_one_and_kept_where_exact(m
                                ranked=[(Candidate(dear, "branches"), None)]), (64, 3))
     assert got.chosen == certified(source) and got.after[0] <= 0.5, got
     assert "verified before the form" in got.how and dear not in searched
+    # the same test while choosing, before the searches for more forms (kinks, affine
+    # split, widened: _settled); the verification reads its outcome, searched once
+    searched.clear()
+    search = _Search([a, b], parse_domain(dom, [a, b], fmt), np.zeros((0, 2)), fmt, dom)
+    search.fresh = (64, 3)
+    assert search._settled(source, [Candidate(dear, "branches")], [0])
+    again = search.verify(Choice(source, dear, "branches", (0.0, 0.0), (0.0, 0.0), 1,
+                                 ranked=[(Candidate(dear, "branches"), None)]), (64, 3))
+    assert again.chosen == certified(source) and again.after == got.after, again
+    assert searched == [certified(source)], searched
 
 
 def test_a_passing_form_still_losing_bits_is_verified_more_exactly_too():
