@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
 
+from ..brief import brief
 from ..certified import certified, pairs_part
 from ..codegen.certifying import certifiable
 from ..codegen.compensating import rounded_terms
@@ -151,6 +152,19 @@ class Choice:
 Report = StabilityReport | Callable[[], StabilityReport]
 
 
+_SHOWN_HEIGHT = 100  # levels past which a formula is shown brief (SymPy's printer recurses)
+
+
+def _shown(e: Basic) -> str:
+    """``str(e)``, or its brief form where ``e`` is deeper than SymPy's
+    printer can go (its height found over the DAG)."""
+    order, kids = postorder([e], lambda n: n.args)
+    h: dict = {}
+    for n in order:
+        h[n] = 1 + max((h[k] for k in kids[n]), default=0)
+    return str(e) if h[e] <= _SHOWN_HEIGHT else brief(e)
+
+
 @dataclass
 class Stabilization:
     """The result of :func:`stabilize` with ``explain=True``: the formula,
@@ -212,7 +226,7 @@ class Stabilization:
             if self.note:
                 lines.append(f"    {self.note}")
         for c in self.choices:
-            lines.append(f"  {c.source}  ->  {c.chosen}")
+            lines.append(f"  {_shown(c.source)}  ->  {_shown(c.chosen)}")
             lines.append(f"    by {c.how}; bits of error max/mean {c.before[0]:.1f}/"
                          f"{c.before[1]:.2f} -> {c.after[0]:.1f}/{c.after[1]:.2f}")
             if c.basis is not None:

@@ -75,3 +75,15 @@ def test_a_sum_of_1200_terms_is_folded_without_recursion():
     assert steps[0][0] == S.Half and all(s.args == (a, b) for a, b, s in steps[:-1])
     assert all(steps[i][2] is steps[i + 1][0] for i in range(1199))
 
+
+
+def test_stabilizations_text_shows_a_deep_formula_brief():
+    # Stabilization.__str__ printed source and choice with SymPy's printer:
+    # stabilize(..., explain=True) of e = exp(-e)/2 + x nested 120 deep
+    # raised RecursionError at its last line; past 100 levels, brief
+    from symgrad.stability.stabilize import _shown
+
+    e = _chain(200)
+    text = _shown(e)
+    assert "…" in text and len(text) < 200 and text.startswith("x + sin(")
+    assert _shown(sin(x) / 2 + x) == str(sin(x) / 2 + x)
