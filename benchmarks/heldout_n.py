@@ -55,7 +55,6 @@ from sympy import (
 from .heldout import Held, _g
 
 x, y, z = sp.symbols("x y z", real=True)
-HALF = Rational(1, 2)
 
 
 def _Phi(t):
