@@ -35,10 +35,13 @@ def test_a_deep_dag_holding_zoo_is_refused_at_once():
 
 def _chain(depth: int, leaf=x):
     """e = sin(e)/2 + x nested ``depth`` times: one node per level, but
-    SymPy's recursive queries (is_number, ==) go a few frames per level."""
+    SymPy's recursive queries (is_number, ==) go a few frames per level.
+    (sin built unevaluated: its evaluation compares the argument with
+    cached nodes, which recursed when another test had built a chain in the
+    same process: the file failed run alone, passed under xdist)"""
     e = leaf
     for _ in range(depth):
-        e = sin(e) / 2 + x
+        e = sin(e, evaluate=False) / 2 + x
     return e
 
 
