@@ -14,7 +14,8 @@ from sympy import Expr
 
 _EXPR_IS_NUMBER = Expr.__dict__["is_number"]  # SymPy's: every argument a number
 
-__all__ = ["postorder", "numbered", "count_ops", "free_symbols", "numbers", "same"]
+__all__ = ["postorder", "numbered", "count_ops", "free_symbols", "numbers", "numbers_in",
+           "height", "same"]
 
 
 def postorder(
@@ -156,16 +157,50 @@ def numbers(roots: Iterable) -> set:
     >>> e in found, d in found, sqrt(2) in found, x in found
     (True, False, True, False)
     """
-    order, kids = postorder(roots, lambda n: n.args)
+    return numbers_in(*postorder(roots, lambda n: n.args))
+
+
+def numbers_in(order: Sequence, kids: dict) -> set:
+    """:func:`numbers` over a walk already made (``order, kids`` as
+    :func:`postorder` returns them), which may stop at some nodes: a node
+    walked as a leaf but holding arguments answers SymPy's ``is_number``
+    itself.
+
+    >>> from sympy import sin, symbols
+    >>> x = symbols("x")
+    >>> e = sin(2) + sin(x)
+    >>> order, kids = postorder([e], lambda n: () if n == sin(x) else n.args)
+    >>> sorted(map(str, numbers_in(order, kids)))
+    ['2', 'sin(2)']
+    """
     found: set = set()
     for node in order:
         flag = getattr(type(node), "is_number", False)
-        if flag is _EXPR_IS_NUMBER:
+        if flag is _EXPR_IS_NUMBER and (kids[node] or not node.args):
             if all(k in found for k in kids[node]):
                 found.add(node)
         elif flag if isinstance(flag, bool) else node.is_number:
             found.add(node)
     return found
+
+
+def height(root) -> int:
+    """The longest path from ``root`` down to a leaf (a leaf: 0), over the
+    DAG.
+
+    >>> from sympy import sin, symbols
+    >>> x = symbols("x")
+    >>> e = x
+    >>> for _ in range(1000):
+    ...     e = sin(e, evaluate=False)
+    >>> height(e), height(x)
+    (1000, 0)
+    """
+    order, kids = postorder([root], lambda n: n.args)
+    h: dict = {}
+    for n in order:
+        h[n] = 1 + max((h[k] for k in kids[n]), default=-1)
+    return h[root]
 
 
 def same(a, b) -> bool:

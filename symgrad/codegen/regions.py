@@ -39,7 +39,7 @@ from sympy import Basic, Function, Integer, Piecewise, S, Symbol
 from sympy.logic.boolalg import Boolean
 
 from ..build import bare
-from ..graph import postorder
+from ..graph import numbers_in, postorder
 from .dag import operands, reciprocal
 from .result_kinds import _SAME_TYPE_FUNCTIONS
 from .texts import HelperCall
@@ -214,10 +214,8 @@ def _types(order: list, kids: dict, known: dict) -> dict:
     Python number's (None: weakly typed), or ``_OTHER`` (anything else: a
     condition, a float64 scalar of numbers, scipy's float64 values)."""
     out = dict(known)
-    number: dict = {}  # SymPy's is_number, over the DAG (its own recursion: a deep form's crash)
+    number = numbers_in(order, kids)  # (SymPy's is_number recurses per level: a deep form's crash)
     for n in order:
-        number[n] = n.is_number if not kids[n] or isinstance(n, Boolean) \
-            else all(number.get(k, False) for k in kids[n])
         if n in out:
             continue
         name = type(n).__name__
@@ -229,7 +227,7 @@ def _types(order: list, kids: dict, known: dict) -> dict:
             t = _WIDE
         elif name == "_Narrow":
             t = _ARGS
-        elif isinstance(n, Boolean) or number[n]:
+        elif isinstance(n, Boolean) or n in number:
             t = _OTHER
         elif isinstance(n, Piecewise):
             t = _join(out.get(k) for k in kids[n][0::2])

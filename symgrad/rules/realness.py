@@ -24,7 +24,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.matrices.expressions.matexpr import MatrixElement
 
 from ..build import TALL, replaced, unevaluated
-from ..graph import postorder
+from ..graph import height, postorder
 
 __all__ = ["is_real", "real_part"]
 
@@ -39,7 +39,7 @@ def is_real(u: Expr) -> bool:
     >>> is_real(sin(x) + x**2), is_real(sqrt(x)), is_real(sqrt(x**2 + 1))
     (True, False, True)
     """
-    if _height(u) > _DEEP:
+    if height(u) > _DEEP:
         return _shallow_is_real(u)
     try:
         return _is_real(u, prime=False)
@@ -73,15 +73,6 @@ _DEEP = TALL
 # (the sign trichotomy implies the non-strict signs; integer would ask algebraic and
 # rational, milliseconds a node, for exponents that are numbers almost always)
 _FACTS = ("extended_real", "finite", "extended_positive", "extended_negative", "zero")
-
-
-def _height(u: Basic) -> int:
-    """The longest path from ``u`` down to an atom, over the DAG."""
-    order, kids = postorder([u], lambda n: () if isinstance(n, Atom) else n.args)
-    h: dict = {}
-    for n in order:
-        h[n] = 1 + max((h[k] for k in kids[n]), default=-1)
-    return h[u]
 
 
 def _shallow_is_real(u: Expr) -> bool:

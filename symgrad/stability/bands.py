@@ -127,7 +127,7 @@ def range_bands(forms: Sequence[Basic], symbols: Sequence[Symbol], start: np.nda
         factors.add(n)
         if n.is_Mul:
             stack += list(n.args)
-        elif n.is_Pow and n.exp in number and n.exp.is_positive:
+        elif n.is_Pow and (n.exp in number or n.exp.is_Symbol) and n.exp.is_positive:
             stack.append(n.base)
     under = inner + [n for n in ev.order if n in factors and n not in outputs
                      and n not in number and type(n).__name__ == "exp"]

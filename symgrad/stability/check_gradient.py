@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import mpmath
 from sympy import (
     Add,
-    Basic,
     Derivative,
     Dummy,
     Expr,
@@ -45,7 +44,7 @@ from sympy import (
 from ..autodiff import grad, jvp, vjp
 from ..build import EVALUATED_TREE, replaced, tree_size
 from ..errors import SymgradError
-from ..graph import count_ops, free_symbols, postorder, same
+from ..graph import count_ops, free_symbols, height, postorder, same
 from ..lowering import lower
 from ..safe import refuse_string
 from ..shapes import flatten_exprs, flatten_symbols
@@ -188,7 +187,7 @@ def check_gradient(
     except RecursionError:  # SymPy's diff and xreplace recurse once per level of the tree
         raise SymgradError(
             f"check_gradient compares with SymPy's diff, which recurses per level: this formula "
-            f"is {_height(forward)} levels deep, past what it can differentiate (symgrad's "
+            f"is {height(forward)} levels deep, past what it can differentiate (symgrad's "
             "grad, lambdify and check_stability take it)") from None
     # (an entry as SymPy gives it is identical: no sum of the two to build and reduce;
     # hashes first: == compares two unequal deep formulas as trees)
@@ -208,15 +207,6 @@ def check_gradient(
         max_rel_diff=max_rel, samples=n, jvp_vjp_consistent=consistent,
         jvp_vjp_detail=detail, domain=dom,
     )
-
-
-def _height(e: Basic) -> int:
-    """Levels from ``e`` down to its deepest leaf, over the DAG."""
-    order, kids = postorder([e], lambda n: n.args)
-    h: dict = {}
-    for n in order:
-        h[n] = 1 + max((h[k] for k in kids[n]), default=-1)
-    return h[e]
 
 
 def _true_gradient(f: Expr, syms: list) -> list:

@@ -45,7 +45,7 @@ from ..codegen.compensating import rounded_terms
 from ..compensated import compensated
 from ..errors import StabilityWarning, SymgradError
 from ..exact import exact, polynomial_terms, quotient_terms
-from ..graph import free_symbols, postorder
+from ..graph import free_symbols, height, postorder
 from ..lowering import lower, unwiden
 from ..matrices.entries import expand_entries
 from ..pickling import keep_as_written
@@ -158,11 +158,7 @@ _SHOWN_HEIGHT = 100  # levels past which a formula is shown brief (SymPy's print
 def _shown(e: Basic) -> str:
     """``str(e)``, or its brief form where ``e`` is deeper than SymPy's
     printer can go (its height found over the DAG)."""
-    order, kids = postorder([e], lambda n: n.args)
-    h: dict = {}
-    for n in order:
-        h[n] = 1 + max((h[k] for k in kids[n]), default=0)
-    return str(e) if h[e] <= _SHOWN_HEIGHT else brief(e)
+    return str(e) if height(e) < _SHOWN_HEIGHT else brief(e)
 
 
 @dataclass

@@ -57,9 +57,10 @@ _MUL = lambda *a: sp.Mul(*a, evaluate=False)  # noqa: E731  evaluation walks the
 def test_a_tall_argument_is_judged_one_node_at_a_time(step, real):
     # taller than 32 levels, SymPy is asked about each node over symbols standing for its
     # operands (asked of the whole, its assumptions walk the tree below every node)
-    from symgrad.rules.realness import _DEEP, _height, is_real
+    from symgrad.graph import height
+    from symgrad.rules.realness import _DEEP, is_real
 
     u = _chain(40, step)
-    assert _height(u) > _DEEP
+    assert height(u) > _DEEP
     assert is_real(u) is real
     assert is_real(_chain(3, step)) is real  # the short chain, asked of SymPy whole
