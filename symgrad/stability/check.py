@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from sympy import Basic, Dummy, S, Symbol, oo
+from sympy import Basic, Dummy, S, Symbol, conjugate, oo, re
 
 from ..brief import brief
+from ..build import mapped
 from ..certified import pairs_part
 from ..errors import ComplexValueError, SymgradError
 from ..graph import free_symbols, postorder
@@ -71,6 +72,31 @@ def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
             )
 
 
+def real_parts(flat: list[Basic]) -> list[Basic]:
+    """``flat`` with every ``re(z)`` and ``conjugate(z)`` replaced by ``z``.
+
+    The real pipeline computes every intermediate as a real float, and a
+    value it cannot (the logarithm of a negative number) is undefined
+    there, NaN in its code and in its ground truth; so ``z``, its real part
+    and its conjugate are the same number wherever the formula is defined.
+    Gradients hold them: symgrad's rule for ``Abs(w)``, for a ``w`` SymPy
+    cannot prove real, is ``re(sign(conjugate(w))*w')`` (TensorFlow's
+    projection of a complex gradient onto the reals).  ``im`` and ``arg``
+    stay, and the ground truth refuses them by name.  One walk over the DAG.
+
+    >>> from sympy import Abs, Symbol, log
+    >>> from symgrad import grad
+    >>> x = Symbol("x", real=True)
+    >>> g = grad(Abs(log(x)), [x])[0]
+    >>> g, real_parts([g])[0]
+    (re(sign(conjugate(log(x)))/x), sign(log(x))/x)
+    """
+    parts = (re, conjugate)
+    if not any(isinstance(n, parts) for n in postorder(flat, lambda n: n.args)[0]):
+        return flat
+    return mapped(flat, hook=lambda n, a: a[0] if isinstance(n, parts) else None)
+
+
 def _symbols(exprs: list[Basic], domain: Mapping) -> list[Symbol]:
     free = free_symbols(exprs)
     # the domain's order first (the user's), then any symbol it forgot
@@ -128,8 +154,9 @@ def check_stability(
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
     fmt = float_format(dtype)
+    written, flat = flat, real_parts(flat)
     refuse_non_real(flat, "check_stability", "check")
-    source = flat if _source is None else flatten_exprs(_source, "expr")[0]
+    source = flat if _source is None else real_parts(flatten_exprs(_source, "expr")[0])
     symbols = _symbols(flat + source if source is not flat else flat, domain)
     if domain is None:  # (no matrix symbol is expanded without a domain)
         domain = given_domain = {s: (-oo, oo) for s in symbols}
@@ -273,7 +300,7 @@ def check_stability(
                                unresolved=int(np.sum(status[o] == UNRESOLVED))))
     mx, mean, med = _stats(bits[measured], bits[measured & drawn[None, :]])
     return StabilityReport(
-        exprs=flat, domain=shown, dtype=fmt.name, rewrites=rewrites,
+        exprs=written, domain=shown, dtype=fmt.name, rewrites=rewrites,
         tolerance_bits=tolerance_bits, max_bits_error=mx, mean_bits_error=mean,
         median_bits_error=med, outputs=per, regions=regions, harmless=harmless,
         proof_source=lambda: prove(form, symbols, dom, fmt),

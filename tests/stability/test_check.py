@@ -16,6 +16,7 @@ from symgrad import (
     grad,
     lambdify,
     scaled,
+    stabilize,
 )
 from symgrad.stability.floats import NodeEvaluator, evaluated_form
 
@@ -408,3 +409,22 @@ def test_zeros_of_separate_terms_are_measured_where_they_meet(expr, domain, at):
     assert code != 0.0
     r = check_stability(expr, domain, seed=3)
     assert r.max_bits_error >= 61.0
+
+
+def test_gradient_of_abs_of_a_formula_not_proved_real():
+    # grad's rule for Abs(w), w not provably real, is re(sign(conjugate(w))*w'): the
+    # real pipeline reads re and conjugate as the identity (w real wherever defined)
+    g = grad(sp.Abs(log(x)) * exp(x), [x])
+    assert g[0].has(sp.re, sp.conjugate)
+    r = check_stability(g, {x: (-4, 30)}, samples=N)
+    assert r.ok and r.max_bits_error <= 3
+    assert r.exprs == list(g)  # reported as written
+    lows, highs = zip(*(u.ranges[x] for u in r.undefined))  # log of x <= 0: no real value
+    assert min(lows) == -4 and max(highs) == 0
+    # a sibling whose sign flips on a rounding: sqrt(x) = 1 at x = 1 + ulp
+    h = grad(sp.Abs(sqrt(x) - 1), [x])
+    r = check_stability(h, {x: (0.25, 4)}, samples=N)
+    assert not r.ok and r.max_bits_error > 60
+    assert check_stability(h, {x: (0.25, 4)}, samples=N, rewrites=False).max_bits_error > 60
+    fixed = stabilize(h, {x: (0.25, 4)}, explain=True)
+    assert fixed.after.max_bits_error <= 3 and not fixed.result[0].has(sp.re, sp.conjugate)
