@@ -63,6 +63,10 @@ step responses, Butler-Volmer, remainders, the Beckmann distribution);
 hyperbolic nets, expected improvement and CRPS, channel capacities,
 Fermi-Dirac entropies, growing annuities, the Ricker wavelet, p-norm
 pooling, the Gudermannian, great-circle latitudes, asinh magnitudes);
+``--family o`` the fifteenth, :mod:`benchmarks.heldout_o` (session 26:
+rotation angles and arm kinematics, Fresnel amplitudes, the Sellmeier
+index, hyperbolic Kepler, vis-viva and Hohmann, log-series laws, Yeo-Johnson,
+Cardano, Planck minus Wien, Bose-Einstein entropies, sparsemax, Charbonnier);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -432,7 +436,8 @@ def main() -> None:
                     help="random formulas also drawing erfc, cosh, sinh, expm1, log1p, Abs, "
                          "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", nargs="?", const="a",
-                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n"),
+                    choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n",
+                             "o"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
@@ -443,7 +448,8 @@ def main() -> None:
                          "session 18) or k (benchmarks/heldout_k.py, session 20) or l "
                          "(benchmarks/heldout_l.py, session 22), m "
                          "(benchmarks/heldout_m.py, session 23) or n "
-                         "(benchmarks/heldout_n.py, session 25); "
+                         "(benchmarks/heldout_n.py, session 25) or o "
+                         "(benchmarks/heldout_o.py, session 26); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -469,11 +475,13 @@ def main() -> None:
         from .heldout_l import family_l
         from .heldout_m import family_m
         from .heldout_n import family_n
+        from .heldout_o import family_o
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
                 "j": family_j, "k": family_k, "l": family_l,
-                "m": family_m, "n": family_n}[a.family]()[a.seed:a.seed + a.n]
+                "m": family_m, "n": family_n,
+                "o": family_o}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
