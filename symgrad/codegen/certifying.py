@@ -426,7 +426,8 @@ def _error_masses(u: Basic, wide: bool) -> tuple[Basic, Basic, Basic]:
                 # where its argument carries an error the element is not
                 # certified (the ground truth's)
                 own1 = oo
-        own = (own2, own1, _sum([Integer(k), _quotient_underflow(n)]) if wide else Integer(k))
+        own = (own2, own1, _sum([Integer(k), _quotient_underflow(n), _root_underflow(n, ds)])
+               if wide else Integer(k))
         edge = _steep_edge(n, wide)
         if edge is not None and any(m != 0 for m in masses[n.args[0]]):
             # its derivative factor is taken at the argument's PLAIN float, which
@@ -636,6 +637,23 @@ def _quotient_underflow(n: Basic) -> Basic:
         terms.append(piecewise([(_times(_abs(n), qinv), small), (Integer(0), true)],
                                evaluate=False))
     return _times(Integer(len(n.args)), _sum(terms))
+
+
+def _root_underflow(n: Basic, ds: list) -> Basic:
+    """E0's term for a square root's underflow inside its own code (0 for
+    any other node): the pair root ``s`` of ``a`` takes its low part from
+    the residual ``a - s**2``, whose product error ``s*s - fl(s*s)`` is
+    below the type's smallest subnormal where ``a`` is near the bottom of
+    the normal range (2.2e-308): that residual then loses about ``tiny``,
+    at ``a``'s scale, which the root carries as ``tiny |ds/da|`` (tiny/(2 s)
+    in ``s``: a relative error of 2**-52 at ``a`` = 2.2e-308, one float's,
+    not a pair's).  The node's own ``tiny`` does not cover it: Cohen's h,
+    ``2 asin(sqrt(x)) - 2 asin(sqrt(y))`` at x = 3e-308, y 2**12 ulps below,
+    was certified 39 bits off.  Beside a pair's relative bound the term is
+    nil wherever ``a`` is above 2**-960."""
+    if isinstance(n, Pow) and n.exp in (Integer(1) / 2, -Integer(1) / 2):
+        return _times(Integer(2), _abs(ds[0]))
+    return Integer(0)
 
 
 def _near_zero(a: Basic, masses: tuple) -> Basic:
