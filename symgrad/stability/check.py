@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import numpy as np
-from sympy import Basic, Dummy, S, Symbol, conjugate, oo, re
+from sympy import Basic, Dummy, S, Symbol, conjugate, im, oo, re
 
 from ..brief import brief
 from ..build import mapped
@@ -44,6 +44,9 @@ _NOT_NUMBERS = (
 )
 
 
+_PARTS = (re, im, conjugate)
+
+
 def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
     """A clear error for a formula holding the imaginary unit, or a value
     that is no finite number (zoo, nan, oo): the ground truth and the float
@@ -72,17 +75,26 @@ def refuse_non_real(flat: list[Basic], caller: str, verb: str) -> None:
             )
 
 
+def has_parts(flat: list[Basic]) -> bool:
+    """Whether ``flat`` holds a complex part, ``re``, ``im`` or ``conjugate``."""
+    return any(isinstance(n, _PARTS) for n in postorder(flat, lambda n: n.args)[0])
+
+
 def real_parts(flat: list[Basic]) -> list[Basic]:
-    """``flat`` with every ``re(z)`` and ``conjugate(z)`` replaced by ``z``.
+    """``flat`` with its complex parts read as the real pipeline runs them.
 
     The real pipeline computes every intermediate as a real float, and a
     value it cannot (the logarithm of a negative number) is undefined
-    there, NaN in its code and in its ground truth; so ``z``, its real part
-    and its conjugate are the same number wherever the formula is defined.
+    there, NaN in its code and in its ground truth; so wherever the formula
+    is defined, ``re(z)`` and ``conjugate(z)`` are ``z`` and ``im(z)`` is 0
+    (NumPy's ``real``, ``conjugate`` and ``imag`` of a real array).
     Gradients hold them: symgrad's rule for ``Abs(w)``, for a ``w`` SymPy
     cannot prove real, is ``re(sign(conjugate(w))*w')`` (TensorFlow's
-    projection of a complex gradient onto the reals).  ``im`` and ``arg``
-    stay, and the ground truth refuses them by name.  One walk over the DAG.
+    projection of a complex gradient onto the reals).  Read the parts of
+    the formula that runs (``evaluated_form``, where SymPy has evaluated
+    them as the code generator does) to get that code's operations.
+    ``arg`` stays, and the ground truth refuses it by name.  One walk over
+    the DAG.
 
     >>> from sympy import Abs, Symbol, log
     >>> from symgrad import grad
@@ -91,10 +103,10 @@ def real_parts(flat: list[Basic]) -> list[Basic]:
     >>> g, real_parts([g])[0]
     (re(sign(conjugate(log(x)))/x), sign(log(x))/x)
     """
-    parts = (re, conjugate)
-    if not any(isinstance(n, parts) for n in postorder(flat, lambda n: n.args)[0]):
+    if not has_parts(flat):
         return flat
-    return mapped(flat, hook=lambda n, a: a[0] if isinstance(n, parts) else None)
+    return mapped(flat, hook=lambda n, a: (S.Zero if n.func is im else a[0])
+                  if isinstance(n, _PARTS) else None)
 
 
 def _symbols(exprs: list[Basic], domain: Mapping) -> list[Symbol]:
@@ -154,10 +166,10 @@ def check_stability(
     if not isinstance(samples, int) or samples < 1:
         raise SymgradError(f"samples={samples!r}: give a positive number of points")
     fmt = float_format(dtype)
-    written, flat = flat, real_parts(flat)
     refuse_non_real(flat, "check_stability", "check")
-    source = flat if _source is None else real_parts(flatten_exprs(_source, "expr")[0])
-    symbols = _symbols(flat + source if source is not flat else flat, domain)
+    plain = real_parts(flat)  # (re and conjugate of real values: the values the same)
+    source = plain if _source is None else real_parts(flatten_exprs(_source, "expr")[0])
+    symbols = _symbols(flat + source if source is not plain else flat, domain)
     if domain is None:  # (no matrix symbol is expanded without a domain)
         domain = given_domain = {s: (-oo, oo) for s in symbols}
     dom = parse_domain(domain, symbols, fmt)
@@ -168,7 +180,7 @@ def check_stability(
         dom = {symbols[0]: (0.0, 0.0)}
         samples = 1
     truth = GroundTruth(source, symbols, fmt.name, memo=_truth_memo)
-    form = evaluated_form(flat, rewrites)
+    form = real_parts(evaluated_form(flat, rewrites))  # the code's operations
     run = own = None
     if rewrites:  # the code that runs: a matrix formula's own, else the entries'
         own = generated(symbols, flat, fmt.dtype)
@@ -300,17 +312,17 @@ def check_stability(
                                unresolved=int(np.sum(status[o] == UNRESOLVED))))
     mx, mean, med = _stats(bits[measured], bits[measured & drawn[None, :]])
     return StabilityReport(
-        exprs=written, domain=shown, dtype=fmt.name, rewrites=rewrites,
+        exprs=flat, domain=shown, dtype=fmt.name, rewrites=rewrites,
         tolerance_bits=tolerance_bits, max_bits_error=mx, mean_bits_error=mean,
         median_bits_error=med, outputs=per, regions=regions, harmless=harmless,
         proof_source=lambda: prove(form, symbols, dom, fmt),
-        limit_source=lambda: limits_at_infinity(flat, symbols, dom, compute, fmt.max),
+        limit_source=lambda: limits_at_infinity(plain, symbols, dom, compute, fmt.max),
         samples=len(points), unresolved=int(np.sum(status == UNRESOLVED)),
         unresolved_within=int(np.sum((status == UNRESOLVED) & (bits <= tolerance_bits))),
         unresolved_wrong=int(np.sum((status == UNRESOLVED) & (bits > tolerance_bits))),
         unresolved_known=int(np.sum((status == UNRESOLVED) & known)),
         undefined_points=int(np.sum(status == UNDEFINED)), undefined=undefined,
-        notes=(rewrite_notes(flat, form, symbols, points, bits, true, status, fmt)
+        notes=(rewrite_notes(plain, form, symbols, points, bits, true, status, fmt)
                if rewrites else []),
         points=points, bits=bits, basis=Basis.of(labels),
     )

@@ -64,7 +64,7 @@ from ..widen import widen as widened
 from .affine import about, affine_slope, centre
 from .ascent import ascend, scatter, toward_zeros
 from .bits import bits_error, bits_error_bounds, float_format, ordinal
-from .check import check_stability, real_parts, refuse_non_real
+from .check import check_stability, has_parts, real_parts, refuse_non_real
 from .costs import form_cost
 from .depth import deepest_zeros
 from .finite_regimes import finite_regime
@@ -313,7 +313,8 @@ def stabilize(
         matrix = (expr, kept, report, boxes)
     expr, domain = expand_entries(expr, domain)  # a box per entry of a matrix symbol
     flat, struct = flatten_exprs(expr, "expr")
-    forms = real_parts(lower(flat))
+    # (complex parts read in the code's form: SymPy's evaluation of re(...) is the code's)
+    forms = real_parts(evaluated_form(flat, True)) if has_parts(flat) else lower(flat)
     refuse_non_real(forms, "stabilize", "stabilize")
     symbols = _symbols(forms, domain)
     dom = {s: (-oo, oo) for s in symbols} if domain is None else dict(domain)
