@@ -62,7 +62,15 @@ from sympy import (
 from sympy.codegen.cfunctions import expm1, hypot, log1p
 
 from ..graph import postorder
-from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
+from .forms import (
+    Sigmoid,
+    Softplus,
+    betaln,
+    digamma_remainder,
+    erfcx,
+    lgamma_remainder,
+    log1pmx,
+)
 from .pi_nodes import cospi, sinpi, tanpi
 
 __all__ = ["Facts", "Bound"]
@@ -224,6 +232,7 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     betaln: lambda a, b: (-INF, INF) if a[0] > 0 and b[0] > 0 else None,
     lgamma_remainder: lambda a: (0.0, INF) if a[0] > 0 else None,
     digamma_remainder: lambda a: (-INF, 0.0) if a[0] > 0 else None,
+    log1pmx: lambda a: (-INF, 0.0) if a[0] > -1 else None,
     # monotone, exact on floats (the exact split of a square: floor(64*min(64, |x|)),
     # whose bound tells where exp(-floor(...)**2/8192) may be subnormal)
     floor: lambda a: (math.floor(a[0]) if math.isfinite(a[0]) else a[0],

@@ -52,7 +52,15 @@ from sympy.codegen.numpy_nodes import logaddexp
 from sympy.core.sorting import default_sort_key
 
 from ..lowering import unwiden
-from .forms import Sigmoid, Softplus, betaln, digamma_remainder, erfcx, lgamma_remainder
+from .forms import (
+    Sigmoid,
+    Softplus,
+    betaln,
+    digamma_remainder,
+    erfcx,
+    lgamma_remainder,
+    log1pmx,
+)
 from .pattern import PATTERN_SYMBOLS
 from .pi_nodes import cospi, sinpi, tanpi
 from .rewrite import Rewrite
@@ -71,6 +79,7 @@ _DEFS = {
     betaln: lambda a, b: loggamma(a) + loggamma(b) - loggamma(a + b),
     lgamma_remainder: lambda x: loggamma(x) - (x - Rational(1, 2)) * log(x) + x - log(2 * pi) / 2,
     digamma_remainder: lambda x: polygamma(0, x) - log(x) + 1 / (2 * x),
+    log1pmx: lambda v: log(1 + v) - v,
     sinpi: lambda u, q: sin(pi * u / q),
     cospi: lambda u, q: cos(pi * u / q),
     tanpi: lambda u, q: tan(pi * u / q),

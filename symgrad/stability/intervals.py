@@ -651,6 +651,30 @@ def _digamma_remainder(prec, s):
     return mpi.mpi_add(mpi.mpi_sub(psi, mpi.mpi_log(s, wp), wp), half, prec)
 
 
+def _log1pmx(prec, s):
+    # log1p(v) - v (symgrad.rewrites.forms), about -v²/2: increasing on (-1, 0],
+    # decreasing from 0, so the bounds are its values at the ends (each taken
+    # 2·|log2 v| bits wider, what the difference cancels), 0 where s holds 0
+    if not lt(_NEG1, s[0]):
+        return UNKNOWN
+
+    def at(v):
+        small = 0 if v == fzero else max(0, -(v[2] + v[3]))
+        wp = prec + GUARD + 2 * small
+        lg = _log1p(wp, point(v))
+        return lg if isinstance(lg, str) else mpi.mpi_sub(lg, point(v), prec)
+
+    lo, hi = at(s[0]), at(s[1])
+    for got in (lo, hi):
+        if isinstance(got, str):
+            return got
+    if not lt(s[0], fzero):  # s ≥ 0: decreasing
+        return hi[0], lo[1]
+    if not lt(fzero, s[1]):  # s ≤ 0: increasing
+        return lo[0], hi[1]
+    return (lo[0] if lt(lo[0], hi[0]) else hi[0]), fzero
+
+
 def _lambertw(prec, x, *k):
     branch = 0 if not k else int(to_int(k[0][0]))
     edge = mpf_neg(mpi.mpi_exp(point(_NEG1), prec + GUARD)[0])  # -1/e, to GUARD bits
@@ -984,6 +1008,7 @@ OPS: dict[str, Callable] = {
     "betaln": _betaln,
     "lgamma_remainder": _lgamma_remainder,
     "digamma_remainder": _digamma_remainder,
+    "log1pmx": _log1pmx,
     "LambertW": _lambertw,
     "Abs": _abs,
     "Max": _max,

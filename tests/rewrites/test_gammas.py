@@ -118,3 +118,86 @@ def test_log_betas_shifted_by_an_integer_and_negated_keep_their_bits(e, lossy, n
     got = errors(e, {"source": (e, as_written), "form": (form, as_run)}, lossy, n=32)
     assert len(got["source"]) >= 28
     assert got["source"].max() >= 10 and got["form"].max() <= 4, got["form"].max()
+
+
+# below Stirling's 10: the digamma difference shifted up by the recurrence
+# (both parts of the sign of a - b), the log-gamma difference from 3 (the
+# shift's log1p terms of the bracket's sign); and a - b a formula of the
+# inputs, not only a number (the log of a Pochhammer ratio, the negative
+# binomial's and the beta-binomial's digammas)
+BELOW = [
+    (sp.digamma(x + sp.Rational(1, 3)) - sp.digamma(x), {x: (1, 10)}, "digamma-difference", 5),
+    (sp.digamma((x + 1) / 2) - sp.digamma(x / 2), {x: (2, 20)}, "digamma-difference", 5),
+    (sp.loggamma(x + sp.Rational(1, 2)) - sp.loggamma(x), {x: (5, 10)}, "loggamma-difference", 3.5),
+    (sp.digamma(x + y) - sp.digamma(x), {x: (1e6, 1e12), y: (1, 30)}, "digamma-difference", 10),
+    (sp.loggamma(x + y) - sp.loggamma(x), {x: (1e6, 1e12), y: (0.1, 30)},
+     "loggamma-difference", 10),
+    # ψ(a) - log(b): ψ's log and 1/(2a) differenced exactly, log1pmx for the rest
+    (sp.digamma(x) - sp.log(x), {x: (1e3, 1e15)}, "digamma-log", 10),
+    (sp.digamma(x + y) - sp.log(x), {x: (1e6, 1e12), y: (0.1, 30)}, "digamma-log", 10),
+    (sp.digamma(x + 2) - sp.log(x + 1), {x: (1e3, 1e15)}, "digamma-log", 10),
+]
+
+
+@pytest.mark.parametrize("e, lossy, name, loses", BELOW, ids=[str(s[0]) for s in BELOW])
+def test_differences_below_ten_and_of_formulas_keep_their_bits(e, lossy, name, loses):
+    form = apply_rewrites([e], [by_name(name)], Facts({x: (0, np.inf), y: (0, np.inf)},
+                                                       interior=True))[0]
+    got = errors(e, {"source": (e, as_written), "form": (form, as_run)}, lossy, n=32)
+    assert len(got["source"]) >= 28
+    assert got["source"].max() >= loses and got["form"].max() <= 3, got["form"].max()
+
+
+def test_shifted_forms_as_built_equal_the_differences():
+    # the proofs prove the templates (the shift's sum written as the difference
+    # it equals); the builds write the sums: each regime against mpmath at 40 digits
+    import mpmath
+
+    from symgrad.rewrites.gammas import _digamma_pieces, _loggamma_pieces
+
+    h = sp.Rational(1, 3)
+    for pieces, f in ((_digamma_pieces, mpmath.digamma), (_loggamma_pieces, mpmath.loggamma)):
+        form = pieces(x + y, x, y)
+        for v, w in ((0.25, 0.5), (3.5, h), (40.0, h), (9.5, 30.0)):
+            with mpmath.workdps(40):
+                got = sp.N(form.subs({x: sp.Rational(v), y: sp.Rational(w)}), 40)
+                want = f(mpmath.mpf(v) + mpmath.mpf(float(w))) - f(mpmath.mpf(v)) if w != h \
+                    else f(mpmath.mpf(v) + mpmath.mpf(1) / 3) - f(mpmath.mpf(v))
+                assert abs(mpmath.mpf(str(got)) - want) <= mpmath.mpf(10) ** -35 * abs(want), \
+                    (v, w)
+
+
+def test_shifted_forms_in_float32_code():
+    import mpmath
+
+    from symgrad.rewrites.gammas import _digamma_pieces, _loggamma_pieces
+
+    xs = np.array([0.3, 1.7, 3.25, 6.5, 9.75, 12.0, 3e4], dtype=np.float32)
+    for pieces, f in ((_digamma_pieces, mpmath.digamma), (_loggamma_pieces, mpmath.loggamma)):
+        got = lambdify([x], pieces(x + sp.Rational(1, 2), x))(xs)
+        assert got.dtype == np.float32
+        with mpmath.workdps(40):
+            want = np.array([float(f(mpmath.mpf(float(v)) + 0.5) - f(mpmath.mpf(float(v))))
+                             for v in xs], dtype=np.float32)
+        assert np.all(np.abs(got - want) <= 4 * np.spacing(np.abs(want))), (got, want)
+
+
+def test_log1pmx_in_generated_code():
+    # log1p(v) - v: its series on [-1/2, 1] and the difference outside, both
+    # dtypes, at the branch ends, tiny and huge arguments
+    import mpmath
+
+    from symgrad.rewrites.forms import log1pmx
+
+    v = sp.Symbol("v")
+    pts = [-0.999999, -0.5000001, -0.5, -0.25, -1e-20, 1e-300, 1e-8, 0.3, 1.0, 1.0000001, 7.5, 1e30]
+    for dtype, ulps in ((np.float64, 3), (np.float32, 2)):
+        xs = np.array(pts, dtype=dtype)
+        got = lambdify([v], log1pmx(v))(xs)
+        assert got.dtype == dtype
+        with mpmath.workdps(80):
+            want = np.array([float(mpmath.log1p(mpmath.mpf(float(p))) - mpmath.mpf(float(p)))
+                             for p in xs]).astype(dtype)
+        tiny = np.finfo(dtype).smallest_subnormal
+        assert np.all(np.abs(got - want) <= ulps * np.maximum(np.spacing(np.abs(want)), tiny)), \
+            (dtype, got, want)
