@@ -25,9 +25,9 @@ library (:mod:`.library`).
   up to 10 by the recurrence, the shift's terms all of the sign of ``a - b``
   (digamma: everywhere, nothing left to cancel; log-gamma: for a, b ≥ 3,
   where the plain difference is a few units beside log-gammas up to 13);
-* ``digamma(a) - log(b)``, likewise: ``(2d - 1)/(2a) - log1pmx(-d/a) +
-  Rψ(a)`` for a ≥ 10, d = a - b (:class:`~.forms.log1pmx`, ``log1p(v) -
-  v``), as written below.
+* ``digamma(a) - log(b)``, ``a - b`` a number of at most 5: ``(2d - 1)/(2a)
+  - log1pmx(-d/a) + Rψ(a)`` for a ≥ 10, d = a - b (:class:`~.forms.log1pmx`,
+  ``log1p(v) - v``), as written below.
 """
 
 from __future__ import annotations
@@ -87,13 +87,19 @@ def _loggamma_shift_valid(m: Match, f: Facts) -> bool:
 
 
 def _difference(m: Match):
-    # a - b where it is a number or a formula no larger than a and b (x + y - x
-    # is y): computed from the inputs, it does not cancel as a - b in floats
-    # would (Stirling's forms difference a and b through it exactly)
+    # a - b where it is a number or a formula no larger than a and b and free
+    # of one of their symbols at least (x + y - x is y): computed from the
+    # inputs, it does not cancel as a - b in floats would (Stirling's forms
+    # difference a and b through it exactly).  (Of a and b of independent
+    # symbols, ψ(x) - ψ(y), the difference cancels only along x = y, a zero
+    # of the formula, which no form keeps: no candidate to measure)
     d = expand(m[a] - m[b])
-    if d == 0 or not (d.is_Number or count_ops([d]) <= count_ops([m[a], m[b]]) + 1):
+    if d == 0:
         return None
-    return d
+    if d.is_Number:
+        return d
+    small = count_ops([d]) <= count_ops([m[a], m[b]]) + 1
+    return d if small and d.free_symbols < (m[a].free_symbols | m[b].free_symbols) else None
 
 
 def _number_shift_valid(m: Match, f: Facts) -> bool:
@@ -243,12 +249,25 @@ def _loggamma_pieces(a, b, d=None, template=False):
                      (loggamma(a) - loggamma(b), True))
 
 
+def _oriented(m: Match):
+    # a, b, a - b and the sign the difference is taken with: a formula a - b
+    # written negative (ψ(x) - ψ(x + y): -y) is taken the other way round, so
+    # that log1p(d/b) has d ≥ 0 (with d/b near -1, where y ≫ x, log1p of
+    # the rounded quotient lost 11.5 bits at x = 1.9, y = 6e5)
+    d = _difference(m)
+    if not d.is_Number and d.could_extract_minus_sign():
+        return m[b], m[a], -d, -1
+    return m[a], m[b], d, 1
+
+
 def _build_digamma_pieces(m: Match):
-    return _digamma_pieces(m[a], m[b], _difference(m))
+    hi, lo, d, by = _oriented(m)
+    return by * _digamma_pieces(hi, lo, d)
 
 
 def _build_loggamma_pieces(m: Match):
-    return _loggamma_pieces(m[a], m[b], _difference(m))
+    hi, lo, d, by = _oriented(m)
+    return by * _loggamma_pieces(hi, lo, d)
 
 
 def _digamma_log(a, d):
@@ -268,8 +287,11 @@ def _digamma_log_pieces(a, b, d=None):
 
 
 def _digamma_log_valid(m: Match, f: Facts) -> bool:
-    return m[c] == 0 and f.positive(m[a]) and f.positive(m[b]) \
-        and (m[a] == m[b] or _difference(m) is not None)
+    # d a number, |d| ≤ BIG/2: -d/a in [-1/2, 1/2] from a = 10 (log1pmx near
+    # -1, or d/a large beside the log, would cancel: ψ(x) - log(x + y), y ≫ x)
+    d = expand(m[a] - m[b])
+    return m[c] == 0 and d.is_Number and abs(d) <= BIG / 2 and f.positive(m[a]) \
+        and f.positive(m[b])
 
 
 def _build_digamma_log(m: Match):
@@ -350,7 +372,7 @@ GAMMAS: tuple[Rewrite, ...] = (
         "ψ(a) - log(b) cancels for large a, b near each other: digamma(x + 1/2) - log(x), "
         "about 1/(24x²), keeps no bit of it from x = 1e8",
         Example(polygamma(0, x + HALF) - log(x), {x: (1e3, 1e300)}, {x: (0.1, 10)}),
-        _digamma_log_valid, "a, b > 0, a - b a number or a formula of the inputs, m = 0",
+        _digamma_log_valid, "a, b > 0, a - b a number, |a - b| ≤ 5, m = 0",
         bind={c: 0}, build=_build_digamma_log),
 )
 # fmt: on

@@ -134,7 +134,9 @@ BELOW = [
      "loggamma-difference", 10),
     # ψ(a) - log(b): ψ's log and 1/(2a) differenced exactly, log1pmx for the rest
     (sp.digamma(x) - sp.log(x), {x: (1e3, 1e15)}, "digamma-log", 10),
-    (sp.digamma(x + y) - sp.log(x), {x: (1e6, 1e12), y: (0.1, 30)}, "digamma-log", 10),
+    (sp.digamma((x + 1) / 2) - sp.log(x / 2), {x: (1e6, 1e15)}, "digamma-log", 10),
+    # a - b written negative, and large beside b: taken the other way round
+    (sp.digamma(x) - sp.digamma(x + y), {x: (1, 10), y: (1e5, 1e6)}, "digamma-difference", 0),
     (sp.digamma(x + 2) - sp.log(x + 1), {x: (1e3, 1e15)}, "digamma-log", 10),
 ]
 
