@@ -83,7 +83,31 @@ class MulRule(Rule):
 def _prefix_suffix(args: tuple, needed) -> tuple:
     """∏_{j<i} aⱼ · ∏_{j>i} aⱼ for each needed i, over products shared
     between the partials (kept nested and in order: flattening would copy
-    them, and factors need not commute)."""
+    them, and factors need not commute).
+
+    The partials of the last few products are kept, by their factors'
+    tuple (the node's own): forward and reverse mode of one formula (as
+    check_gradient's ⟨u, J v⟩ test derives them) then share one chain of
+    prefix products.  Built twice they are two equal copies, as tall as
+    the product is wide, past SymPy's cache (it keeps 1,000 nodes), and
+    ``==`` between them (a dict holding both) compares them a level per
+    level: a 1,000-factor product raised RecursionError."""
+    needed = tuple(needed)
+    hit = _PARTIALS.get(id(args))
+    if hit is not None and hit[0] is args and hit[1] == needed:
+        return hit[2]
+    out = _prefix_suffix_built(args, needed)
+    if len(_PARTIALS) >= _PARTIALS_KEPT:
+        _PARTIALS.pop(next(iter(_PARTIALS)))
+    _PARTIALS[id(args)] = (args, needed, out)  # (args kept: its id stays its own)
+    return out
+
+
+_PARTIALS: dict = {}  # id(args) -> (args, needed, partials)
+_PARTIALS_KEPT = 32
+
+
+def _prefix_suffix_built(args: tuple, needed: tuple) -> tuple:
     n = len(args)
     pre = [None] * (n + 1)  # pre[i] = a₀⋯aᵢ₋₁
     suf = [None] * (n + 1)  # suf[i] = aᵢ⋯aₙ₋₁

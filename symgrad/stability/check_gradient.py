@@ -42,7 +42,7 @@ from sympy import (
 )
 
 from ..autodiff import grad, jvp, vjp
-from ..build import EVALUATED_TREE, replaced, tree_size
+from ..build import EVALUATED_TREE, _coeff_term, replaced, tree_size
 from ..errors import SymgradError
 from ..graph import count_ops, free_symbols, height, postorder, same
 from ..lowering import lower
@@ -191,7 +191,7 @@ def check_gradient(
             "grad, lambdify and check_stability take it)") from None
     # (an entry as SymPy gives it is identical: no sum of the two to build and reduce;
     # hashes first: == compares two unequal deep formulas as trees)
-    proofs = ["identical" if same(g, t) else _prove(g - t) for g, t in zip(got_r, true_r)]
+    proofs = ["identical" if same(g, t) else _prove_equal(g, t) for g, t in zip(got_r, true_r)]
     matches = all(p is not None for p in proofs)
     proof = "; ".join(dict.fromkeys(p for p in proofs if p)) if matches else \
         "SymPy could not reduce the difference to 0"
@@ -258,6 +258,47 @@ def _renamed(exprs: list, to: dict) -> list:
 
 def _as_tuple(g: object) -> tuple:
     return g if isinstance(g, (tuple, list)) else (g,)
+
+
+def _prove_equal(g: Expr, t: Expr) -> str | None:
+    """How SymPy shows ``g - t`` is 0, or None; the difference is built
+    only where the proof takes it (:func:`_difference`)."""
+    d = _difference(g, t)
+    return None if d is None else _prove(d)
+
+
+def _difference(g: Expr, t: Expr) -> Expr | None:
+    """``g - t`` as SymPy's sum gives it, or None where that is larger as
+    a tree than :func:`_prove` takes (``EVALUATED_TREE`` nodes).  Terms
+    equal on both sides (their hashes: SymPy caches a node's) cancel
+    first, and SymPy's sum is built only of the rest, when it is small:
+    its evaluation sorts the terms by ``Basic.compare``, which recurses a
+    level per level two terms share, and a gradient's terms share tall
+    prefix and suffix products (check_gradient of a 1,000-factor product
+    compared them for 33 s and raised RecursionError).
+
+    >>> from sympy import sin, symbols
+    >>> x, y = symbols("x y")
+    >>> _difference(2 * sin(x) + y, sin(x) + y)
+    sin(x)
+    >>> e = x
+    >>> for _ in range(11):
+    ...     e = sin(e) + e * y  # 2**12 nodes as a tree
+    >>> _difference(e + x, e + y) == x - y, _difference(e + x, y) is None
+    (True, True)
+    """
+    coeff: dict = {}
+    for side, sign in ((g, S.One), (t, S.NegativeOne)):
+        for a in Add.make_args(side):
+            c, m = _coeff_term(a)
+            coeff[m] = coeff.get(m, S.Zero) + sign * c
+    terms = [(c, m) for m, c in coeff.items() if c != 0]
+    size = 0
+    for _, m in terms:
+        size += tree_size(m)
+        if size > EVALUATED_TREE:
+            return None
+    return Add(*(c * m for c, m in terms))
 
 
 def _prove(d: Expr) -> str | None:

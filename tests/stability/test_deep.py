@@ -90,3 +90,59 @@ def test_stabilizations_text_shows_a_deep_formula_brief():
     text = _shown(e)
     assert "…" in text and len(text) < 200 and text.startswith("x + sin(")
     assert _shown(sin(x) / 2 + x) == str(sin(x) / 2 + x)
+
+
+def _frames() -> int:
+    import sys
+
+    f, n = sys._getframe(), 0
+    while f is not None:
+        f, n = f.f_back, n + 1
+    return n
+
+
+def test_check_gradient_of_a_wide_product_does_not_recurse_per_factor():
+    # the gradient's terms share tall prefix and suffix products: SymPy's
+    # sum of gradient minus truth sorted them with Basic.compare, a frame
+    # per level they share (a 1,000-factor product: 33 s, then
+    # RecursionError); here 70 factors with 60 frames to spare
+    import sys
+
+    from sympy import Mul
+
+    from symgrad import check_gradient
+
+    e = Mul(*[1 + x / k for k in range(1, 71)])
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(_frames() + 60)
+    try:
+        r = check_gradient(e, x, {x: (-1, 1)}, samples=2)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert r.confirmed and r.jvp_vjp_consistent and r.max_rel_diff < 1e-25
+
+
+def test_forward_and_reverse_mode_share_a_products_prefixes():
+    # built twice, past SymPy's cache (it keeps 1,000 nodes: cleared here),
+    # the prefix products are equal copies as tall as the product is wide,
+    # and == between them (one dict holding both: lowering, Values) walks
+    # them a level per level: RecursionError for 300 factors in check_gradient
+    from sympy import Dummy, Mul
+    from sympy.core.cache import clear_cache
+
+    from symgrad import jvp, vjp
+    from symgrad.graph import postorder
+
+    e = Mul(*[1 + x / k for k in range(1, 41)])
+    jv = jvp(e, [x], [Dummy("v")])
+    clear_cache()
+    (vj,) = vjp(e, [x], Dummy("u"))
+    nodes = {}  # by object
+    stack = [jv, vj]
+    while stack:
+        n = stack.pop()
+        if id(n) not in nodes and n.args:
+            nodes[id(n)] = n
+            stack.extend(n.args)
+    tall = [n for n in nodes.values() if n.is_Mul and len(postorder([n], lambda m: m.args)[0]) > 40]
+    assert len(tall) > 40 and len({hash(n) for n in tall}) == len(tall)
