@@ -805,8 +805,10 @@ class Piecewise(sympy.Piecewise):
         return piecewise([getattr(a, "args", a) for a in args], evaluate=False)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, sympy.Piecewise):
-            return self is other or self.args == other.args
+        if isinstance(other, sympy.Piecewise):  # (pair by pair over the DAG: SymPy's
+            # == walks two equal copies as trees, exponential in a where chain's depth)
+            return self is other or (len(self.args) == len(other.args) and all(
+                map(graph.equal, self.args, other.args)))
         return super().__eq__(other)
 
     __hash__ = sympy.Piecewise.__hash__

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 
-from sympy import Expr
+from sympy import Basic, Expr
 
 _EXPR_IS_NUMBER = Expr.__dict__["is_number"]  # SymPy's: every argument a number
+# a node whose contents are its class and arguments
+_ARGS_CONTENT = (Basic._hashable_content, Expr._hashable_content)
 
 __all__ = ["postorder", "numbered", "count_ops", "free_symbols", "numbers", "numbers_in",
-           "height", "same"]
+           "height", "same", "equal"]
 
 
 def postorder(
@@ -204,10 +206,11 @@ def height(root) -> int:
 
 
 def same(a, b) -> bool:
-    """``a == b`` told apart by their hashes first (SymPy caches a node's):
-    ``==`` on two unequal DAGs of the same shape compares them as trees,
-    recursively (a RecursionError a few hundred levels down), as do a
-    list's ``in``, ``index`` and ``count`` and a tuple's ``==``.
+    """``a == b`` told apart by their hashes first (SymPy caches a node's),
+    and equal hashes compared over the DAG (:func:`equal`): ``==`` on two
+    DAGs of the same shape compares them as trees, recursively (a
+    RecursionError a few hundred levels down), as do a list's ``in``,
+    ``index`` and ``count`` and a tuple's ``==``.
 
     >>> from sympy import sin, symbols
     >>> x = symbols("x")
@@ -217,7 +220,59 @@ def same(a, b) -> bool:
     >>> same(a, b), same(a, sin(a).args[0])
     (False, True)
     """
-    return a is b or (hash(a) == hash(b) and a == b)
+    return a is b or (hash(a) == hash(b) and equal(a, b))
+
+
+def equal(a, b) -> bool:
+    """``a == b`` over the DAG: each pair of nodes compared once, without
+    recursion.  SymPy's ``==`` compares arguments recursively and compares
+    a shared subexpression again on every path to it: two equal copies of
+    a DAG whose tree is exponential take exponential time (a ``where``
+    chain 300 deep, compared in SymPy's cache, did not finish).  Leaves,
+    nodes of two classes and nodes with contents besides their arguments
+    are compared by their own ``==``.  Pairs found equal are kept (the
+    most recent 2**16): copies met again a level higher stop there, so
+    comparing every level of two copies of a chain is linear in its depth.
+
+    >>> from sympy import Add, Mul, sin, symbols
+    >>> x = symbols("x")
+    >>> a, b = x, x
+    >>> for _ in range(200):
+    ...     a = Add(sin(a, evaluate=False), Mul(a, a, evaluate=False), evaluate=False)
+    ...     b = Add(sin(b, evaluate=False), Mul(b, b, evaluate=False), evaluate=False)
+    >>> equal(a, b), equal(a, sin(b, evaluate=False))
+    (True, False)
+    """
+    seen: dict = {}  # pairs met, by ids (both nodes live inside a and b)
+    stack = [(a, b)]
+    while stack:
+        u, v = stack.pop()
+        key = (id(u), id(v))
+        if u is v or key in seen or key in _EQUAL:
+            continue
+        seen[key] = (u, v)
+        ua, va = getattr(u, "args", None), getattr(v, "args", None)
+        if not ua or not va or type(u) is not type(v) \
+                or type(u)._hashable_content not in _ARGS_CONTENT:
+            if not u == v:
+                return False
+            continue
+        if hash(u) != hash(v) or len(ua) != len(va):
+            return False
+        stack.extend(zip(ua, va))
+    if len(_EQUAL) + len(seen) > _EQUAL_KEPT:
+        _EQUAL.clear()
+    _EQUAL.update(seen)  # every pair met is equal
+    return True
+
+
+# Pairs of distinct nodes found equal, by ids, the nodes kept (so their ids
+# stay theirs; the most recent ``_EQUAL_KEPT``): two copies are compared
+# again at every level above them (a dict holding the levels of one copy
+# asked for each level of the other), and a pair known equal ends the walk
+# there, so the copies of a chain n deep take n pairs in all, not n².
+_EQUAL: dict = {}
+_EQUAL_KEPT = 1 << 16
 
 
 def _whole(node) -> bool:
