@@ -54,12 +54,15 @@ _TORCH_SPECIAL = {
     "i1": "torch.special.i1", "i1e": "torch.special.i1e", "ndtr": "torch.special.ndtr",
     "ndtri": "torch.special.ndtri", "log_ndtr": "torch.special.log_ndtr",
     "polygamma": "_sg.polygamma", "gamma": "_sg.gamma", "loggamma": "_sg.loggamma",
-    "zeta": "_sg.zeta",
+    "zeta": "_sg.zeta", "psi": "torch.special.digamma",
 }
 _JAX_SPECIAL = frozenset("""
 erf erfc erfinv erfcx gammaln digamma polygamma zeta gamma expit logit xlogy xlog1py i0e i1e
 i0 i1 ndtr ndtri log_ndtr beta betaln gammainc gammaincc expn expi spence loggamma factorial
 """.split())
+
+# scipy.special names jax.scipy.special spells differently (same meaning)
+_JAX_RENAME = {"psi": "digamma"}  # (the remainders' definitions of symgrad.rewrites.forms)
 
 # XLA computes erf one element at a time in float64, which serializes the
 # fused loop around it, and JAX's erfcx is 0 where XLA's erfc is subnormal:
@@ -85,6 +88,8 @@ def _jax_name(m: re.Match) -> str:
         return f"_jg.{name}"
     if name in _JAX_SPECIAL:
         return f"jsp.{name}"
+    if name in _JAX_RENAME:
+        return f"jsp.{_JAX_RENAME[name]}"
     raise NoNumpyFormError(f"scipy.special.{name} has no jax.scipy.special form")
 
 
@@ -102,13 +107,24 @@ def _torch_name(m: re.Match) -> str:
     raise NoNumpyFormError(f"scipy.special.{name} has no torch.special form")
 
 
+# Stirling's remainders of log-gamma and digamma, written without the library's
+# lgamma and digamma (symgrad.export.gamma_remainders; the node prints itself,
+# before any printer method, as NumPy's code: their definitions below 10)
+_REMAINDERS = frozenset({"lgamma_remainder", "digamma_remainder"})
+_REMAINDERS_FROM = "symgrad.rewrites.forms"
+
+
 class _Translating(KernelPrinter):
     _translate = staticmethod(_jax_name)
+    _ops = "_jg"
 
     def __init__(self) -> None:
         super().__init__(complex_=False)  # real code: I is NaN, as in the NumPy kernels
 
     def _print(self, expr: Basic, **kwargs) -> str:
+        name = type(expr).__name__
+        if name in _REMAINDERS and type(expr).__module__ == _REMAINDERS_FROM:
+            return f"{self._ops}.{name}({self._print(expr.args[0])})"
         return _CALL.sub(self._translate, super()._print(expr, **kwargs))
 
     def _logic(self, fn: str, expr: Expr) -> str:
@@ -133,6 +149,7 @@ class TorchPrinter(_Translating):
     """Lines of ``torch`` / ``torch.special`` code."""
 
     _translate = staticmethod(_torch_name)
+    _ops = "_sg"
 
     def _print(self, expr: Basic, **kwargs) -> str:
         if isinstance(expr, Expr) and expr.args and expr.is_number \
