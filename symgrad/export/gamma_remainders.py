@@ -25,8 +25,9 @@ from ..rewrites.forms import DIGAMMA_SERIES, STIRLING, STIRLING_FROM
 
 __all__ = ["lgamma_remainder", "digamma_remainder"]
 
-# the steps' series in u² for u <= 1/2: 26 terms leave out less than 2^-54 of the first
-_STEPS = 26
+# the steps' series in u²: for u <= 1/2 (z >= 1/2) 26 terms leave out less than 2^-54
+# of the first, for u <= 1/3 (z >= 1: every step after the first) 16
+_STEPS, _STEPS_FROM_1 = 26, 16
 _LGAMMA_STEP = tuple(1.0 / (2 * j + 3) for j in range(_STEPS))
 _DIGAMMA_STEP = tuple(-2.0 * (2 * j + 2) / (2 * j + 3) for j in range(_STEPS))
 
@@ -49,16 +50,17 @@ def _remainder(x, where, step, series, at_zero, repeated):
     n, state)`` applies body n times: JAX's is a loop, not n copies to compile)."""
     pos = x > 0
 
-    def shift(state):
-        z, steps = state
-        active = z < STIRLING_FROM
+    def shift(z, steps, below, terms):
+        active = z < below
         w = where(active, z, 1.0)  # (an inactive lane computes a harmless value)
         u = 1 / (2 * w + 1)
-        return where(active, z + 1, z), steps + where(active, step(w, u), 0.0)
+        return where(active, z + 1, z), steps + where(active, step(w, u, terms), 0.0)
 
     z = where(pos, x, 1.0)
     zero = where(z < STIRLING_FROM, z, 1.0) * 0  # (0 of x's type and shape: not inf*0)
-    z, steps = repeated(shift, STIRLING_FROM, (z, zero))  # from z > 0, ten steps reach 10
+    z, steps = shift(z, zero, 1.0, _STEPS)  # from z > 0 to z >= 1, then nine reach 10
+    z, steps = repeated(lambda st: shift(*st, STIRLING_FROM, _STEPS_FROM_1),
+                        STIRLING_FROM - 1, (z, steps))
     r = 1 / z
     return where(pos, series(r) + steps, where(x == 0, at_zero, x * float("nan")))
 
@@ -71,9 +73,10 @@ def lgamma_remainder(x, where, log1p, log, repeated=_repeated):
     >>> lgamma_remainder(np.array([0.3, 9.0, 1e6]), np.where, np.log1p, np.log)
     array([2.36064901e-01, 9.25546218e-03, 8.33333333e-08])
     """
-    def step(w, u):
+    def step(w, u, terms):
         t = u * u
-        return where(w >= 0.5, t * _horner(_LGAMMA_STEP, t), (w + 0.5) * (log1p(w) - log(w)) - 1)
+        return where(w >= 0.5, t * _horner(_LGAMMA_STEP[:terms], t),
+                     (w + 0.5) * (log1p(w) - log(w)) - 1)
 
     return _remainder(x, where, step, lambda r: r * _horner(STIRLING, r * r),
                       float("inf"), repeated)
@@ -86,9 +89,9 @@ def digamma_remainder(x, where, log1p, log, repeated=_repeated):
     >>> digamma_remainder(np.array([0.3, 9.0, 1e6]), np.where, np.log1p, np.log)
     array([-6.31884751e-01, -1.02754383e-03, -8.33333333e-14])
     """
-    def step(w, u):
+    def step(w, u, terms):
         t = u * u
-        return where(w >= 0.5, u * t * _horner(_DIGAMMA_STEP, t),
+        return where(w >= 0.5, u * t * _horner(_DIGAMMA_STEP[:terms], t),
                      log1p(w) - log(w) - 0.5 / w - 0.5 / (w + 1))
 
     return _remainder(x, where, step,
