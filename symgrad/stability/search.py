@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -335,12 +335,18 @@ class PointSearch:
             labels.append(np.full(len(pts), _label(name)))
         return np.concatenate(blocks), np.concatenate(labels)
 
-    def structure(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def structure(self, drawn: np.ndarray,
+                  check: Callable[[np.ndarray], None] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
         """The structural points (thresholds, zeros, edges, regime
-        boundaries, conditions), the other variables at rows of ``drawn``."""
+        boundaries, conditions), the other variables at rows of ``drawn``.
+        ``check``, where given, is called with the first of them (the
+        brackets found along each variable, distinct, each among those
+        returned), before the steps that start from them: it may raise to
+        stop the search (a form already losing there)."""
         if not self.symbols:
             return drawn[:0], np.zeros(0, dtype=int)
-        return self._structure(drawn)
+        return self._structure(drawn, check)
 
     def _zeros_of_variables(self, drawn: np.ndarray) -> np.ndarray:
         """Each variable at exactly 0 where its range holds it, the others at
@@ -506,9 +512,12 @@ class PointSearch:
                 rows[4 * i + r, o] = 0.0
         return rows
 
-    def _structure(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _structure(self, drawn: np.ndarray,
+                   check: Callable[[np.ndarray], None] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
         """Thresholds, zeros, edges, regime boundaries and the largest
-        condition numbers of every node, along each variable."""
+        condition numbers of every node, along each variable (``check``:
+        :meth:`structure`)."""
         fmt = self.fmt
         tracks = _Tracks(self.forms, self.symbols, fmt)
         found: list[tuple[int, list]] = []  # (label, rows): a bracket's two floats together
@@ -535,6 +544,12 @@ class PointSearch:
         found = _cap(_distinct(found), cap, self.rng)
         rows = [r for _, rs, _ in found for r in rs]
         labs = [lab for lab, rs, _ in found for _ in rs]
+        if check is not None and rows:
+            # (distinct as the rows returned are: each is among them, once)
+            first = np.array(rows, dtype=fmt.dtype)
+            _, at = np.unique(first.view(np.dtype((np.void, first.dtype.itemsize *
+                                                   first.shape[1]))), return_index=True)
+            check(first[np.sort(at)])
         start = np.concatenate([drawn, np.array(rows, dtype=fmt.dtype).reshape(-1, len(drawn[0]))])
         joint = self._joint(tracks, start)
         rows += list(joint)

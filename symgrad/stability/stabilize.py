@@ -488,6 +488,8 @@ class _Search:
         self.fresh: tuple[int, int] | None = None
         self._early: dict = {}  # source -> its certified form's cost, or its Choice
         self._full: dict = {}  # (form, source, fresh) -> _fresh's result, in full
+        # (form, source, fresh) -> its bits and the source's on the fresh points' draws
+        self._on_draws: dict = {}
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -678,9 +680,14 @@ class _Search:
                 continue
             self._certain_first(c, source, truth, fresh, choice)
             try:
-                points, labels, new, old = self._fresh(c.expr, source, truth, fresh, above)
+                points, labels, new, old = self._fresh(c.expr, source, truth, fresh, above,
+                                                       lost=c.expr != source)
             except _Hopeless:  # (a max above ``above``: not kept whether it passes or not)
                 tried.append(_Later(lambda e=c.expr: self._fresh(e, source, truth, fresh)))
+                continue
+            except _Lost as got:  # (it loses on some of its points: on them all)
+                tried.append(_Later(lambda e=c.expr: self._fresh(e, source, truth, fresh),
+                                    got.floor))
                 continue
             tried.append((points, labels, old))
             if self._loses(c.expr, source, truth, points, new, old):
@@ -1254,16 +1261,25 @@ class _Search:
             got = self._draws[key] = PointSearch([form], self.symbols, self.domain, self.fmt,
                                                  samples, seed).drawn()[0]
         new = self._bits_at(form, got, truth)
-        return self._loses(form, source, truth, got, new, self._bits_at(source, got, truth))
+        old = self._bits_at(source, got, truth)
+        self._on_draws = {(form, source, key): (new, old)}  # (the last form's: _fresh's)
+        return self._loses(form, source, truth, got, new, old)
 
     def _fresh(self, form: Expr, source: Expr, truth: _TruthCache,
-               fresh: tuple[int, int], above: float | None = None) -> tuple:
+               fresh: tuple[int, int], above: float | None = None,
+               lost: bool = False) -> tuple:
         """Points, labels, and the bits of ``form`` and of ``source`` there:
         fresh random points, ``form``'s structural points, its ascent.
         With ``above``: :class:`_Hopeless` is raised as soon as ``form``
         loses more than ``above`` bits at a point found (each step's points
         are the same with it as without: every step draws from its own
-        random stream)."""
+        random stream).  With ``lost``: :class:`_Lost` is raised as soon as
+        ``form`` loses against ``source`` (:meth:`_loses`) on the points
+        found so far, after its structure's points and after each step:
+        it then loses on them all, as :meth:`_loses_on_draws` says, and the
+        steps after (most of a losing form's verification where it first
+        loses at its structure or in its ascent: NMSE 3.4.2's regimes
+        widened, 2 s each) are not run."""
         full = getattr(self, "_full", {}).get((form, source, fresh))
         if full is not None:  # (searched in full already: _certain_first)
             if above is not None and _max_known(full[2]) > above:
@@ -1285,9 +1301,33 @@ class _Search:
             return self._bits_at(e, rows, truth)
 
         drawn, labels = ps.drawn()
-        if above is not None and _max_known(bits_of(form, drawn)) > above:
-            raise _Hopeless  # (on its draws alone: before the search of its structure)
-        more, lab = ps.structure(drawn)
+        first = None  # (its bits on its draws, where asked before its structure)
+        if above is not None:
+            first = bits_of(form, drawn)
+            if _max_known(first) > above:
+                raise _Hopeless  # (on its draws alone: before the search of its structure)
+
+        def early(rows: np.ndarray) -> None:
+            """The structure's first points (its brackets along each variable,
+            each among its points) with the draws: stopped where ``form``
+            loses more than ``above`` or against the source there already
+            (NMSE 3.4.2's regimes widened, each losing at the zeros found
+            along a variable: the rest of the structure's steps not run)."""
+            nonlocal first
+            seen = getattr(self, "_on_draws", {}).get((form, source, fresh))
+            if first is None:
+                first = seen[0] if seen is not None else bits_of(form, drawn)
+            at = np.concatenate([drawn, rows])
+            b = np.concatenate([first, bits_of(form, rows)])
+            if above is not None and _max_known(b) > above:
+                raise _Hopeless
+            if lost:
+                old = np.concatenate([seen[1] if seen is not None else bits_of(source, drawn),
+                                      bits_of(source, rows)])
+                if self._loses(form, source, truth, at, b, old):
+                    raise _Lost(_max_known(old))
+
+        more, lab = ps.structure(drawn, early if lost or above is not None else None)
         points = np.concatenate([drawn, more])
         labels = np.concatenate([labels, lab])
 
@@ -1298,6 +1338,11 @@ class _Search:
         def hopeless(b: np.ndarray) -> None:
             if above is not None and _max_known(b) > above:
                 raise _Hopeless
+            if lost:
+                nonlocal old
+                old = np.concatenate([old, bits_of(source, points[len(old):])])
+                if self._loses(form, source, truth, points, b, old):
+                    raise _Lost(_max_known(old))
 
         def absorb(more: np.ndarray, label: str = "ascent") -> None:
             """The points a step found, and ``form``'s bits there."""
@@ -1309,6 +1354,7 @@ class _Search:
                 hopeless(new)
 
         ranges = [float_range(*self.domain[s], self.fmt) for s in self.symbols]
+        old = np.zeros(0)  # (the source's bits at the points, where ``lost``)
         new = bits_of(form, points)
         hopeless(new)
         absorb(ascend(points, new, lambda rows: bits_of(form, rows), ranges, self.fmt,
@@ -1868,6 +1914,16 @@ def _verify_cost(e: Expr) -> float:
 class _Hopeless(Exception):
     """A form's search found it losing more than its caller would keep
     (:meth:`_Search._fresh`'s ``above``)."""
+
+
+class _Lost(Exception):
+    """A form's search found it losing against the source on the points
+    found so far (:meth:`_Search._fresh`'s ``lost``); ``floor``: the
+    source's max there."""
+
+    def __init__(self, floor: float) -> None:
+        super().__init__(floor)
+        self.floor = floor
 
 
 class _Later:

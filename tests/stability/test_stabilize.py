@@ -384,7 +384,8 @@ def test_a_form_losing_on_its_random_draws_is_not_searched(monkeypatch):
     searched = []
     real = srch.PointSearch.structure
     monkeypatch.setattr(srch.PointSearch, "structure",
-                        lambda self, drawn: searched.append(self.forms[0]) or real(self, drawn))
+                        lambda self, drawn, check=None: searched.append(self.forms[0])
+                        or real(self, drawn, check))
     search = _Search([x], parse_domain(dom, [x], fmt), np.zeros((0, 1)), fmt, dom)
     got = search.verify(Choice(source, lossy[0], "lossy", (0.0, 0.0), (0.0, 0.0), 2,
                                ranked=[(Candidate(e, "lossy"), None) for e in lossy]), (128, 1))
