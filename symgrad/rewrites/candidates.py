@@ -177,8 +177,8 @@ def candidates(expr: Expr, domain: Mapping | None = None,
     facts = Facts(domain, interior=True)
     seen = {base}
 
-    def add(e: Expr, how: str) -> None:
-        if e not in seen and not e.has(O):
+    def add(e: Expr, how: str) -> None:  # (O over the DAG: SymPy's has walks the tree)
+        if e not in seen and not any(isinstance(n, O) for n in postorder([e], _args)[0]):
             seen.add(e)
             out.append(Candidate(e, how))
 
@@ -287,6 +287,10 @@ def candidates(expr: Expr, domain: Mapping | None = None,
                                                   facts, lo)):
         add(e, f"{c.how}, exponents exact")
     return out
+
+
+def _args(n: Basic) -> tuple:
+    return n.args
 
 
 def _symmetric(expr: Expr) -> tuple[Expr, str] | None:
