@@ -25,6 +25,7 @@ import re
 from sympy import Basic, Expr
 
 from ..codegen.printer import KernelPrinter, NoNumpyFormError
+from ..rewrites.forms import digamma_remainder, lgamma_remainder
 
 __all__ = ["JaxPrinter", "TorchPrinter", "printer_for", "HEADERS", "RESERVED"]
 
@@ -110,8 +111,7 @@ def _torch_name(m: re.Match) -> str:
 # Stirling's remainders of log-gamma and digamma, written without the library's
 # lgamma and digamma (symgrad.export.gamma_remainders; the node prints itself,
 # before any printer method, as NumPy's code: their definitions below 10)
-_REMAINDERS = frozenset({"lgamma_remainder", "digamma_remainder"})
-_REMAINDERS_FROM = "symgrad.rewrites.forms"
+_REMAINDERS = (lgamma_remainder, digamma_remainder)
 
 
 class _Translating(KernelPrinter):
@@ -122,9 +122,8 @@ class _Translating(KernelPrinter):
         super().__init__(complex_=False)  # real code: I is NaN, as in the NumPy kernels
 
     def _print(self, expr: Basic, **kwargs) -> str:
-        name = type(expr).__name__
-        if name in _REMAINDERS and type(expr).__module__ == _REMAINDERS_FROM:
-            return f"{self._ops}.{name}({self._print(expr.args[0])})"
+        if isinstance(expr, _REMAINDERS):
+            return f"{self._ops}.{type(expr).__name__}({self._print(expr.args[0])})"
         return _CALL.sub(self._translate, super()._print(expr, **kwargs))
 
     def _logic(self, fn: str, expr: Expr) -> str:
