@@ -54,7 +54,7 @@ __all__ = [
     "replaced", "mapped",
     "factors", "scaled", "times", "plus",
     "piecewise", "Piecewise", "connective", "WIDE", "DIRECT_FACTORS", "TALL", "SORTED_HEIGHT",
-    "SMALL_CONDITION", "EVALUATED_TREE", "CANONICAL_DEPTH", "tree_size",
+    "SMALL_CONDITION", "EVALUATED_TREE", "CANONICAL_DEPTH", "tree_size", "coeff_term",
 ]
 
 
@@ -192,11 +192,11 @@ def _cancelled_sum(args: Sequence[Basic]) -> Basic:
         if a.is_Number:
             number += a
             continue
-        c, t = _coeff_term(a)
+        c, t = coeff_term(a)
         coeff[t] = coeff.get(t, S.Zero) + c
     if all(c != 0 for c in coeff.values()) and len(coeff) + (number != 0) == len(args):
         return Add._from_args(args)  # nothing cancels: as written
-    terms = [a for a in args if not a.is_Number and coeff[_coeff_term(a)[1]] != 0]
+    terms = [a for a in args if not a.is_Number and coeff[coeff_term(a)[1]] != 0]
     if number != 0:
         terms.insert(0, number)
     if not terms:
@@ -204,8 +204,15 @@ def _cancelled_sum(args: Sequence[Basic]) -> Basic:
     return terms[0] if len(terms) == 1 else Add._from_args(terms)
 
 
-def _coeff_term(a: Basic) -> tuple[Basic, Basic]:
-    """``a`` as (number, term): ``2*x*y`` is (2, x*y)."""
+def coeff_term(a: Basic) -> tuple[Basic, Basic]:
+    """``a`` as (number, term), the term as built (no evaluation, no walk
+    below ``a``'s own arguments): the key that collects a sum's terms.
+
+    >>> from sympy import symbols
+    >>> x, y = symbols("x y")
+    >>> coeff_term(2 * x * y), coeff_term(x)
+    ((2, x*y), (1, x))
+    """
     if not (a.is_Mul and a.args[0].is_Number):
         return S.One, a
     rest = a.args[1:]

@@ -42,7 +42,7 @@ from sympy import (
 )
 
 from ..autodiff import grad, jvp, vjp
-from ..build import EVALUATED_TREE, _coeff_term, replaced, tree_size
+from ..build import EVALUATED_TREE, coeff_term, replaced, tree_size
 from ..errors import SymgradError
 from ..graph import count_ops, free_symbols, height, postorder, same
 from ..lowering import lower
@@ -290,7 +290,7 @@ def _difference(g: Expr, t: Expr) -> Expr | None:
     coeff: dict = {}
     for side, sign in ((g, S.One), (t, S.NegativeOne)):
         for a in Add.make_args(side):
-            c, m = _coeff_term(a)
+            c, m = coeff_term(a)
             coeff[m] = coeff.get(m, S.Zero) + sign * c
     terms = [(c, m) for m, c in coeff.items() if c != 0]
     size = 0
