@@ -67,6 +67,12 @@ pooling, the Gudermannian, great-circle latitudes, asinh magnitudes);
 rotation angles and arm kinematics, Fresnel amplitudes, the Sellmeier
 index, hyperbolic Kepler, vis-viva and Hohmann, log-series laws, Yeo-Johnson,
 Cardano, Planck minus Wien, Bose-Einstein entropies, sparsemax, Charbonnier);
+``--family p`` the sixteenth, :mod:`benchmarks.heldout_p` (session 27: a
+softplus-variance NLL, the shifted softplus, the continuous Bernoulli, the
+arc-cosine and rational quadratic kernels, Tukey's lambda, Burr XII and
+hyperbolic secant survivals, a Tweedie deviance, an annuity's duration, CARA
+utility, a digital call near expiry, Stumpff's C, Magnus' dew point, the
+spherical Bessel j2, Kahan's discriminant);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -437,7 +443,7 @@ def main() -> None:
                          "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", nargs="?", const="a",
                     choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n",
-                             "o"),
+                             "o", "p"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
@@ -448,8 +454,9 @@ def main() -> None:
                          "session 18) or k (benchmarks/heldout_k.py, session 20) or l "
                          "(benchmarks/heldout_l.py, session 22), m "
                          "(benchmarks/heldout_m.py, session 23) or n "
-                         "(benchmarks/heldout_n.py, session 25) or o "
-                         "(benchmarks/heldout_o.py, session 26); "
+                         "(benchmarks/heldout_n.py, session 25), o "
+                         "(benchmarks/heldout_o.py, session 26) or p "
+                         "(benchmarks/heldout_p.py, session 27); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -476,12 +483,13 @@ def main() -> None:
         from .heldout_m import family_m
         from .heldout_n import family_n
         from .heldout_o import family_o
+        from .heldout_p import family_p
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
                 "j": family_j, "k": family_k, "l": family_l,
                 "m": family_m, "n": family_n,
-                "o": family_o}[a.family]()[a.seed:a.seed + a.n]
+                "o": family_o, "p": family_p}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
