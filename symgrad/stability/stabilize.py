@@ -36,9 +36,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
-from sympy import Add, Basic, Expr, Mul, Or, Piecewise, S, Symbol, oo
+from sympy import Add, And, Basic, Eq, Expr, Mul, Or, Piecewise, Pow, S, Symbol, exp, log, oo
+from sympy.codegen.cfunctions import log1p
 
 from ..brief import brief
+from ..build import evaluated, mapped
 from ..certified import certified, pairs_part
 from ..codegen.certifying import certifiable
 from ..codegen.compensating import rounded_terms
@@ -467,6 +469,7 @@ class _Search:
     def __init__(self, symbols, domain, points, fmt, user_domain, widen=False) -> None:
         self.symbols, self.domain, self.points, self.fmt = symbols, domain, points, fmt
         self.user_domain = user_domain
+        self._facts = Facts(user_domain)
         self.widen = widen  # whether forms may be computed in a wider type
         self.cols = [points[:, j] for j in range(len(symbols))]
         # each form's generated code, compiled once: a form is measured on the
@@ -614,7 +617,7 @@ class _Search:
             # not certify them), a form of the dtype (lead's decision D3,
             # session 15: tanh(x) - y along its zero curve, 61.9 bits as written)
             zv = [Candidate(f, f"{label} (the forms chosen lost bits on fresh points)")
-                  for f, label in _certified_forms(source, source)]
+                  for f, label in _certified_forms(source, source, self._facts)]
             floor = _source_max(last) - 1  # (kept only below it)
             got = self._first_passing(zv, source, truth, fresh, choice, tried,
                                       above=floor)[0] if zv else None
@@ -814,7 +817,7 @@ class _Search:
         + 1, which two free inputs approach 2**-2p deep and more), then
         ``after`` (the exact expansion, in float32)."""
         u = pairs.args[0]
-        zv = _certified_forms(u, source)
+        zv = _certified_forms(u, source, self._facts)
         forms = [] if narrow else list(zv)
         if self.widen:
             forms += [(widened(u), "widened"), (widened(pairs), "compensated, widened")]
@@ -955,7 +958,7 @@ class _Search:
             # two free inputs: 61.9 bits plain and in pairs, whose tanh is
             # rounded; lead's decision D3, session 15); in float32 after the
             # plain form in float64, which costs less, as after the pairs below
-            zv = _certified_forms(e, source)
+            zv = _certified_forms(e, source, self._facts)
             forms += [] if narrow else zv
             if self.widen:
                 forms.append((widened(e), "widened"))
@@ -992,7 +995,7 @@ class _Search:
             forms = [(widened(compensated(_unnested(f))), label)
                      for f, label in ((source, "compensated, as written"),
                                       (e.args[0], "compensated"))] + expansion \
-                + _certified_forms(e.args[0], source)
+                + _certified_forms(e.args[0], source, self._facts)
         else:
             return best
         # each more exact than the one before (the plain form widened took
@@ -1013,7 +1016,7 @@ class _Search:
             others = [(c.expr, c.how) for c, _ in choice.ranked
                       if not isinstance(c.expr, FloatMarker) and c.expr != inner]
             more = [Candidate(f, f"{h}, {label} (the form chosen lost bits on fresh points)")
-                    for g, h in others for f, label in _certified_forms(g, source)[:1]
+                    for g, h in others for f, label in _certified_forms(g, source, self._facts)[:1]
                     if label == "certified"][:_FALLBACKS]
             got = self._first_gaining(got, more, source, truth, fresh, choice, tried)
         return got
@@ -2053,20 +2056,76 @@ def without_certified() -> Iterator[None]:
         _CERTIFIED_OFFERED.reset(token)
 
 
-def _certified_forms(form: Expr, source: Expr) -> list[tuple[Expr, str]]:
+def _certified_forms(form: Expr, source: Expr,
+                     facts: Facts | None = None) -> list[tuple[Expr, str]]:
     """``certified(form)`` and ``certified(source)`` (pairs beside their
     error bound, the ground truth where it does not certify them:
     :mod:`symgrad.certified`), each where every rounding of it is in pairs
     (:func:`symgrad.codegen.certifying.certifiable`: a function rounded to
-    one float would send nearly every point to the ground truth); none
-    inside :func:`without_certified`."""
+    one float would send nearly every point to the ground truth), where
+    not, with ``facts`` (the domain's), its powers of symbolic exponents
+    written through exp (:func:`_powers_as_exp`); none inside
+    :func:`without_certified`."""
     if not _CERTIFIED_OFFERED.get():
         return []
     out = []
     for f, label in ((_unnested(form), "certified"), (source, "certified, as written")):
+        if not certifiable(f) and facts is not None:
+            # a power of a symbolic exponent is rounded once in pairs: as
+            # exp(p·log B) (log1p where B is 1 + u), B > 0, pairs hold it
+            # (the rational quadratic kernel's derivative in alpha, 62.8 bits
+            # in every plain form: (1 + u)^-y·(u/(1 + u) - log1p(u)))
+            f, label = _powers_as_exp(f, facts), f"{label}, powers as exp"
         if certifiable(f) and all(f != g.args[0] for g, _ in out):
             out.append((certified(f), label))
     return out
+
+
+def _powers_as_exp(e: Expr, facts: Facts) -> Expr:
+    """``e`` with each power ``B**p`` of a symbolic exponent whose base the
+    domain's facts make positive written ``exp(p*log(B))``, and
+    ``exp(p*log1p(u))`` where ``B = 1 + u``, once the arms of each
+    ``Piecewise`` that the domain never selects are dropped (:func:`_never`;
+    two passes over the DAG).
+
+    >>> import sympy as sp
+    >>> x, y = sp.symbols("x y", real=True)
+    >>> _powers_as_exp((1 + x**2/y)**(-y), Facts({x: (0, 1), y: (1, 2)}))
+    exp(-y*log1p(x**2/y))
+    """
+    def settle(n: Basic) -> Basic | None:  # (arms the domain never selects dropped)
+        if not isinstance(n, Piecewise):
+            return None
+        arms = [(v, c) for v, c in n.args if not _never(c, facts)]
+        if len(arms) == len(n.args) or not arms:
+            return None
+        return arms[0][0] if arms[0][1] is S.true else Piecewise(*arms)
+
+    def swap(n: Basic) -> Basic | None:
+        if not (isinstance(n, Pow) and not n.exp.is_Number and not n.base.is_number
+                and facts.positive(n.base)):
+            return None
+        b = n.base
+        if isinstance(b, Add) and S.One in b.args:
+            return exp(n.exp * log1p(Add(*[t for t in b.args if t is not S.One])))
+        return exp(n.exp * log(b))
+
+    e = mapped([e], evaluated, swap=settle)[0]
+    return mapped([e], evaluated, swap=swap)[0]
+
+
+def _never(c: Basic, facts: Facts) -> bool:
+    """Whether the condition ``c`` is false over the domain: an ``Eq(a, b)``
+    whose ``a - b`` the facts bound away from 0, an ``And`` with one such
+    part, an ``Or`` of such parts (the arms ``Eq(y, 0) & Eq(x**2/y, -2)``
+    that the derivative of a power in its exponent writes)."""
+    if isinstance(c, Eq):
+        return facts.nonzero(c.lhs - c.rhs)
+    if isinstance(c, And):
+        return any(_never(a, facts) for a in c.args)
+    if isinstance(c, Or):
+        return all(_never(a, facts) for a in c.args)
+    return c is S.false
 
 
 def _exact_form(source: Expr) -> list[tuple[Expr, str]]:
