@@ -51,6 +51,8 @@ from .rows import rows_bound, rows_plan, rows_source
 from .scaling import SCALE_HELPERS, SCALE_NAMES, _Pick, compacting, scaling, uses_scaling
 from .source import (
     ENTRY_NAMES,
+    REMAINDER_IMPORT,
+    REMAINDER_NAMES,
     RUNTIME_IMPORT,
     Layout,
     Param,
@@ -133,6 +135,7 @@ def _compile(
     runtime: bool = False, point: bool = False, scalars: bool = True,
 ) -> tuple[list[Param], dict, Program, Layout, Namer]:
     reserved = reserved | WIDEN_NAMES | COMPENSATED_NAMES | SCALE_NAMES | REGION_NAMES \
+        | REMAINDER_NAMES \
         | EXPANSION_NAMES | CERTIFY_NAMES
     namer = Namer(reserved)
     params, leaf = _params(args, namer)
@@ -208,19 +211,23 @@ def _may_print_i_as_nan(prog: Program) -> bool:
 
 
 _SCIPY_USE = re.compile(r"\bscipy\.special\.")
+_REMAINDER_USE = re.compile(rf"\b({'|'.join(REMAINDER_NAMES)})\(")
 
 
 def _imports(prog: Program, runtime: bool = False) -> str:
     """The import lines of the generated module: NumPy, and ``scipy.special``
     only when a special function is used (names are sanitized, so only the
     printer writes ``scipy.special.``); with ``runtime``, the helpers of the
-    entry point (:mod:`symgrad.codegen.runtime`)."""
+    entry point (:mod:`symgrad.codegen.runtime`); Stirling's remainders
+    (:mod:`symgrad.rewrites.remainders`) where a node calls them."""
     progs = [prog, *(p for _, params, p in prog.regions if params is not None)]
     code = [c for p in progs for c in itertools.chain((s.code for s in p.statements), p.results)]
     uses_scipy = any(_SCIPY_USE.search(c) for c in code)
     ufuncs = set().union(*(p.ufuncs for p in progs))
+    remainders = any(_REMAINDER_USE.search(c) for c in code)
     head = "import numpy as np\n" + ("import scipy.special\n" if uses_scipy else "") \
         + (RUNTIME_IMPORT + "\n" if runtime else "") \
+        + (REMAINDER_IMPORT + "\n" if remainders else "") \
         + ("from symgrad.codegen.runtime import _masked\n" if prog.regions else "") \
         + "".join(f"_np_{u} = np.{u}\n" for u in sorted(ufuncs)) \
         + (f"_KV = ({', '.join(prog.constants)},)  # the kernel's constants\n_K = {{}}\n"
@@ -249,7 +256,9 @@ def numpy_code(args: object, exprs: object, name: str = "f") -> str:
     """The source of a plain NumPy function computing ``exprs`` from ``args``.
 
     The function imports only NumPy (and ``scipy.special`` when it calls a
-    special function such as ``erf`` or ``gamma``; never SymPy or symgrad), broadcasts
+    special function such as ``erf`` or ``gamma``; never SymPy, and symgrad
+    only for the Stirling remainders of ``stabilize``'s log-gamma forms,
+    :mod:`symgrad.rewrites.remainders`, which imports NumPy only), broadcasts
     like NumPy, and has one assignment per shared subexpression.  An inner
     list in ``args`` becomes one array argument whose first axis runs over
     its symbols.

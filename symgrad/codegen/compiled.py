@@ -34,9 +34,10 @@ import threading
 from collections.abc import Callable
 from types import CodeType
 
+from ..rewrites import remainders
 from . import runtime
 from .pool import worker_pool
-from .source import RUNTIME_IMPORT
+from .source import REMAINDER_IMPORT, RUNTIME_IMPORT
 from .texts import shared_texts
 
 __all__ = ["GeneratedFunction", "load"]
@@ -44,10 +45,12 @@ __all__ = ["GeneratedFunction", "load"]
 _counter = itertools.count()
 
 
-# Evaluated on loading a serial function: run the run-time helpers, then its
-# source without its import of them, and return its function.
+# Evaluated on loading a serial function: run the run-time helpers (and
+# Stirling's remainders where the source imports them), then its source
+# without its imports of them, and return its function.
 _PLAIN = (
-    "exec(_runtime, _ns) or exec(_source.replace(_import, '', 1), _ns) "
+    "exec(_runtime, _ns) or (_more in _source and exec(_more_text, _ns)) "
+    "or exec(_source.replace(_import, '', 1).replace(_more, '', 1), _ns) "
     "or setattr(_ns[_name], 'source', _source) or _ns[_name]"
 )
 
@@ -55,6 +58,11 @@ _PLAIN = (
 @functools.cache
 def _runtime_text() -> str:
     return inspect.getsource(runtime)
+
+
+@functools.cache
+def _remainders_text() -> str:
+    return inspect.getsource(remainders)
 
 
 class GeneratedFunction:
@@ -77,8 +85,11 @@ class GeneratedFunction:
         if self.threads == 1:
             # serial: the source needs NumPy (and SciPy) only, so the loading
             # side needs no symgrad either; it gets the plain function
-            state = {"_source": self.source, "_name": self.__name__, "_ns": {},
-                     "_runtime": _runtime_text(), "_import": RUNTIME_IMPORT}
+            source = self.source
+            more = REMAINDER_IMPORT + "\n"
+            state = {"_source": source, "_name": self.__name__, "_ns": {},
+                     "_runtime": _runtime_text(), "_import": RUNTIME_IMPORT, "_more": more,
+                     "_more_text": _remainders_text() if more in source else ""}
             return (eval, (_PLAIN, state))
         return (load, (self.source, self.__name__, self.threads, self.n_ops))
 

@@ -20,6 +20,8 @@ __all__ = [
     "Param", "Layout", "kernel_source", "entry_source", "into_source", "block_step", "block_len",
     "short_path",
     "RUNTIME_IMPORT",
+    "REMAINDER_IMPORT",
+    "REMAINDER_NAMES",
     "ENTRY_NAMES",
 ]
 
@@ -155,6 +157,14 @@ RUNTIME_IMPORT = (
     "_neg, _square, _consts, _sconsts, _plain, _D32, _D64, _typed, _astype, _scalars, _rows, "
     "_take, _give, _errvar, _STRICT, _outs"
 )
+
+
+# The line that brings in Stirling's remainders (the nodes' NumPy code calls
+# them: :mod:`symgrad.rewrites.remainders`, which imports NumPy only), and
+# their names, which no argument takes
+REMAINDER_NAMES = frozenset({"_lgamma_remainder", "_digamma_remainder"})
+REMAINDER_IMPORT = \
+    "from symgrad.rewrites.remainders import _digamma_remainder, _lgamma_remainder"
 
 
 # Names the entry point and the module around it use; lambdify gives no

@@ -691,20 +691,20 @@ def _remainder(name):
         import jax
         import jax.numpy as jnp
 
-        from . import gamma_remainders
+        from ..rewrites import remainders
 
-        fn = getattr(gamma_remainders, name)
-        def repeated(body, n, state):
+        fn = getattr(remainders, name)
+        def loop(body, n, state):
             return jax.lax.fori_loop(0, n, lambda _, s: body(s), state)
 
-        _JITTED[name] = jax.jit(lambda x: fn(x, jnp.where, log1p, jnp.log, repeated))
+        _JITTED[name] = jax.jit(lambda x: fn(x, jnp.where, log1p, jnp.log, loop))
     return _JITTED[name]
 
 
 def lgamma_remainder(x):
     """Stirling's remainder of log Γ at x (JAX array), within a few ulps, for
     :class:`~symgrad.rewrites.forms.lgamma_remainder`
-    (:mod:`symgrad.export.gamma_remainders`: no ``lgamma``, XLA's is up to
+    (:mod:`symgrad.rewrites.remainders`: no ``lgamma``, XLA's is up to
     211 ulps off).
 
     >>> import jax.numpy as jnp
@@ -717,7 +717,7 @@ def lgamma_remainder(x):
 def digamma_remainder(x):
     """``digamma(x) - log(x) + 1/(2x)`` at x (JAX array), within a few ulps,
     for :class:`~symgrad.rewrites.forms.digamma_remainder`
-    (:mod:`symgrad.export.gamma_remainders`: no ``digamma``).
+    (:mod:`symgrad.rewrites.remainders`: no ``digamma``).
 
     >>> import jax.numpy as jnp
     >>> f"{float(digamma_remainder(jnp.float32(9.0))):.5e}"  # mpmath: -1.02754383e-03

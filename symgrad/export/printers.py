@@ -108,9 +108,10 @@ def _torch_name(m: re.Match) -> str:
     raise NoNumpyFormError(f"scipy.special.{name} has no torch.special form")
 
 
-# Stirling's remainders of log-gamma and digamma, written without the library's
-# lgamma and digamma (symgrad.export.gamma_remainders; the node prints itself,
-# before any printer method, as NumPy's code: their definitions below 10)
+# Stirling's remainders of log-gamma and digamma, without the library's lgamma
+# and digamma: symgrad.rewrites.remainders' algorithm (NumPy's code calls it
+# too) in the framework's ops (the node prints itself before any printer
+# method, as NumPy's call)
 _REMAINDERS = (lgamma_remainder, digamma_remainder)
 
 

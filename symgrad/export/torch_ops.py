@@ -86,15 +86,15 @@ def loggamma(x):
 
 
 def lgamma_remainder(x):
-    """Stirling's remainder of log Γ (:mod:`symgrad.export.gamma_remainders`)."""
-    from .gamma_remainders import lgamma_remainder as of
+    """Stirling's remainder of log Γ (:mod:`symgrad.rewrites.remainders`)."""
+    from ..rewrites.remainders import lgamma_remainder as of
 
     return of(x, torch.where, torch.log1p, torch.log)
 
 
 def digamma_remainder(x):
-    """``digamma(x) - log(x) + 1/(2x)`` (:mod:`symgrad.export.gamma_remainders`)."""
-    from .gamma_remainders import digamma_remainder as of
+    """``digamma(x) - log(x) + 1/(2x)`` (:mod:`symgrad.rewrites.remainders`)."""
+    from ..rewrites.remainders import digamma_remainder as of
 
     return of(x, torch.where, torch.log1p, torch.log)
 

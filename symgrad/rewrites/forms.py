@@ -31,7 +31,6 @@ from sympy import (
     Piecewise,
     Rational,
     S,
-    bernoulli,
     erfc,
     exp,
     log,
@@ -150,20 +149,15 @@ class betaln(Function):  # noqa: N801  (scipy's name)
         return self.rewrite(loggamma)._eval_evalf(prec)
 
 
-# Stirling's series of log Γ(x) - ((x - 1/2)·log x - x + log(2π)/2) in 1/x:
-# B_2k/(2k(2k - 1)·x^(2k-1)), ten terms; from x = 10 the first term left out
-# is below 2^-66 of the sum
-STIRLING_FROM = 10
-STIRLING = tuple(bernoulli(2 * k) / (2 * k * (2 * k - 1)) for k in range(1, 11))
-
 
 class lgamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
     """Stirling's remainder ``loggamma(x) - (x - 1/2)·log(x) + x - log(2π)/2``
     for x > 0, about ``1/(12x)``: where differences of log-gammas of large
     arguments cancel, the Stirling parts are differenced exactly (through
-    ``log1p``) and the remainders are small.  Code generation emits its
-    series in ``1/x²`` from x = 10 (within an ulp) and the definition through
-    ``scipy.special.gammaln`` below; the ground truth evaluates the definition.
+    ``log1p``) and the remainders are small.  Code generation emits a call of
+    :func:`symgrad.rewrites.remainders._lgamma_remainder` (its series in
+    ``1/x²`` from x = 10, its recurrence below: within a few ulps); the
+    ground truth evaluates the definition.
 
     >>> from sympy import Symbol, loggamma
     >>> x = Symbol("x", positive=True)
@@ -187,20 +181,15 @@ class lgamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
         return self.rewrite(loggamma)._eval_evalf(prec)
 
     def _numpycode(self, printer) -> str:  # the NumPy printers' print method
-        direct = "(scipy.special.gammaln(_x) - (_x - 0.5)*np.log(_x) + _x - 0.9189385332046728)"
-        return _series_code(printer._print(self.args[0]), STIRLING, "_r", direct)
-
-
-# the digamma's: ψ(x) - log(x) + 1/(2x) = -Σ B_2k/(2k·x^2k), ten terms from x = 10
-DIGAMMA_SERIES = tuple(-bernoulli(2 * k) / (2 * k) for k in range(1, 11))
+        return f"_lgamma_remainder({printer._print(self.args[0])})"
 
 
 class digamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
     """``digamma(x) - log(x) + 1/(2x)`` for x > 0, about ``-1/(12x²)``: the
     part of ψ that differences of digammas of large arguments leave once
-    ``log`` and ``1/(2x)`` are differenced exactly.  Code generation emits
-    its series in ``1/x²`` from x = 10 and the definition through
-    ``scipy.special.psi`` below; the ground truth evaluates the definition.
+    ``log`` and ``1/(2x)`` are differenced exactly.  Code generation emits a
+    call of :func:`symgrad.rewrites.remainders._digamma_remainder`, as
+    :class:`lgamma_remainder`'s; the ground truth evaluates the definition.
 
     >>> from sympy import Symbol, polygamma
     >>> x = Symbol("x", positive=True)
@@ -224,8 +213,7 @@ class digamma_remainder(Function):  # noqa: N801  (as scipy's lower-case names)
         return self.rewrite(polygamma)._eval_evalf(prec)
 
     def _numpycode(self, printer) -> str:  # the NumPy printers' print method
-        direct = "(scipy.special.psi(_x) - np.log(_x) + 0.5/_x)"
-        return _series_code(printer._print(self.args[0]), DIGAMMA_SERIES, "_r2", direct)
+        return f"_digamma_remainder({printer._print(self.args[0])})"
 
 
 # log1pmx's series: log1p(v) = 2·atanh(s), s = v/(2 + v), so log1p(v) - v =
@@ -285,16 +273,6 @@ class log1pmx(Function):  # noqa: N801  (as scipy's lower-case names)
                 f"-_w*_w/(2 + _w) + 2*_s*_s*_s*(lambda _t: {series})(_s*_s), "
                 f"np.log1p(_v) - _v))(_w/(2 + _w)))"
                 f"(np.minimum(np.maximum(_v, {LOG1PMX_FROM}), {LOG1PMX_TO})))({v})")
-
-
-def _series_code(x: str, coeffs: tuple, factor: str, direct: str) -> str:
-    """NumPy code of ``factor·Σ cₖ·r²ᵏ`` with ``r = 1/x`` (Horner in r²)
-    for x from STIRLING_FROM, ``direct`` (a formula of ``_x``) below."""
-    series = repr(float(coeffs[-1]))
-    for c in reversed(coeffs[:-1]):
-        series = f"({float(c)!r} + _r2*{series})"
-    return (f"(lambda _x: (lambda _r: np.where(_x >= {STIRLING_FROM}, "
-            f"(lambda _r2: {factor}*{series})(_r*_r), {direct}))(1/_x))({x})")
 
 
 def _abs(u: Basic) -> Basic:

@@ -54,8 +54,9 @@ from sympy.codegen.cfunctions import log1p
 
 from ..graph import count_ops
 from .facts import Facts
-from .forms import STIRLING_FROM, betaln, digamma_remainder, lgamma_remainder, log1pmx
+from .forms import betaln, digamma_remainder, lgamma_remainder, log1pmx
 from .pattern import PATTERN_SYMBOLS, Match
+from .remainders import STIRLING_FROM
 from .rewrite import Example, Rewrite
 
 __all__ = ["GAMMAS"]

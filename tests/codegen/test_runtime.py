@@ -13,6 +13,7 @@ import sympy as sp
 
 from symgrad import lambdify
 from symgrad.codegen.runtime import _arg, _flat, _hypot
+from symgrad.rewrites.forms import lgamma_remainder
 
 x, y = sp.symbols("x y")
 
@@ -40,17 +41,21 @@ def test_hypot_is_hypot_everywhere():
 
 
 def test_a_serial_pickle_runs_the_runtime_text_without_symgrad(tmp_path):
-    fn = lambdify([x, y], [sp.sqrt(x**2 + y**2), x * y], threads=1)
+    # (and the text of symgrad.rewrites.remainders, which Stirling's remainder calls)
+    fn = lambdify([x, y], [sp.sqrt(x**2 + y**2), x * y, lgamma_remainder(x)], threads=1)
     path = tmp_path / "fn.pkl"
     path.write_bytes(pickle.dumps(fn))
     code = ("import pickle, sys, numpy as np\n"
             f"fn = pickle.load(open({str(path)!r}, 'rb'))\n"
-            "print(fn(np.full(1000, 3.0), 4.0)[0][0], fn(3.0, 4.0)[1])\n"
+            "print(fn(np.full(1000, 3.0), 4.0)[0][0], fn(3.0, 4.0)[1], fn(3.0, 4.0)[2])\n"
             "print(any(m.split('.')[0] == 'symgrad' for m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["5.0", "12.0", "False"]
+    got = out.stdout.split()
+    assert got[:2] == ["5.0", "12.0"] and got[3] == "False"
+    # (R(3) = log 2 - (5/2) log 3 + 3 - log(2π)/2, mpmath: 0.027677925684998339)
+    assert float(got[2]) == pytest.approx(0.027677925684998339, rel=4e-16)
 
 
 def test_a_float64_point_takes_the_correctly_rounded_hypot():

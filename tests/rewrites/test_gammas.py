@@ -89,7 +89,8 @@ def test_stirling_remainder_and_betaln_in_generated_code():
         beta = float(mpmath.log(mpmath.beta(3e8, 2.5)))
     got = f(np.array(pts))
     assert np.allclose(got[2:], want[2:], rtol=4e-16, atol=0)  # the series, from 10
-    assert np.allclose(got[:2], want[:2], rtol=1e-11, atol=0)  # gammaln's difference below
+    # the recurrence below (symgrad.rewrites.remainders; gammaln's difference was 1e-11)
+    assert np.allclose(got[:2], want[:2], rtol=1e-15, atol=0)
     assert g(3e8, 2.5) == pytest.approx(beta, rel=1e-15)  # scipy's asymptotic betaln
 
 
@@ -203,3 +204,21 @@ def test_log1pmx_in_generated_code():
         tiny = np.finfo(dtype).smallest_subnormal
         assert np.all(np.abs(got - want) <= ulps * np.maximum(np.spacing(np.abs(want)), tiny)), \
             (dtype, got, want)
+
+
+def test_remainders_run_time_coefficients_and_numpys_two_paths():
+    # symgrad.rewrites.remainders: Bernoulli's numbers as SymPy's; NumPy's steps
+    # spread over rows (short arrays) give the floats of the steps one at a time
+    from symgrad.rewrites import remainders as rm
+
+    for k in range(1, 11):
+        b = sp.bernoulli(2 * k)
+        assert rm.STIRLING[k - 1] == float(b / (2 * k * (2 * k - 1)))
+        assert rm.DIGAMMA_SERIES[k - 1] == float(-b / (2 * k))
+    z = np.random.default_rng(5).uniform(0, 10, 300)
+    for of in (rm.lgamma_remainder, rm.digamma_remainder):
+        for dt in (np.float64, np.float32):
+            one = of(z.astype(dt), np.where, np.log1p, np.log)
+            assert one.dtype == dt
+            np.testing.assert_array_equal(
+                of(z.astype(dt), np.where, np.log1p, np.log, spread=rm._spread), one)
