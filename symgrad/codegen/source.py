@@ -162,9 +162,9 @@ RUNTIME_IMPORT = (
 # The line that brings in Stirling's remainders (the nodes' NumPy code calls
 # them: :mod:`symgrad.rewrites.remainders`, which imports NumPy only), and
 # their names, which no argument takes
-REMAINDER_NAMES = frozenset({"_lgamma_remainder", "_digamma_remainder"})
-REMAINDER_IMPORT = \
-    "from symgrad.rewrites.remainders import _digamma_remainder, _lgamma_remainder"
+REMAINDER_NAMES = frozenset({"_lgamma_remainder", "_digamma_remainder", "_polygamma_remainder"})
+REMAINDER_IMPORT = ("from symgrad.rewrites.remainders import _digamma_remainder, "
+                    "_lgamma_remainder, _polygamma_remainder")
 
 
 # Names the entry point and the module around it use; lambdify gives no

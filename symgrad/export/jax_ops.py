@@ -17,7 +17,8 @@ from __future__ import annotations
 __all__ = ["erf", "erfcx", "erf_given", "tanh", "kept", "up", "down", "exp_up", "small_up",
            "unflushed",
            "rounded", "materialized", "pow2", "exp_reduction",
-           "exp_table", "log1p", "lgamma_remainder", "digamma_remainder", "ERF_SERIES",
+           "exp_table", "log1p", "lgamma_remainder", "digamma_remainder", "polygamma_remainder",
+           "ERF_SERIES",
            "ERF_SERIES_UP_TO"]
 
 # erf(x) = x + x*y(x*x) for |x| <= 1: y's Taylor coefficients, those of
@@ -686,8 +687,8 @@ def _exp_values(lo: int, hi: int, coeffs: tuple, dtype):
     return np.asarray(vals, np.float64).astype(dtype)
 
 
-def _remainder(name):
-    if name not in _JITTED:  # one compiled kernel when called eagerly, not 300 ops
+def _remainder(name, *order):
+    if (name, *order) not in _JITTED:  # one compiled kernel when called eagerly, not 300 ops
         import jax
         import jax.numpy as jnp
 
@@ -697,8 +698,9 @@ def _remainder(name):
         def loop(body, n, state):
             return jax.lax.fori_loop(0, n, lambda _, s: body(s), state)
 
-        _JITTED[name] = jax.jit(lambda x: fn(x, jnp.where, log1p, jnp.log, loop))
-    return _JITTED[name]
+        _JITTED[(name, *order)] = jax.jit(
+            lambda x: fn(*order, x, jnp.where, log1p, jnp.log, loop))
+    return _JITTED[(name, *order)]
 
 
 def lgamma_remainder(x):
@@ -724,3 +726,16 @@ def digamma_remainder(x):
     '-1.02754e-03'
     """
     return _remainder("digamma_remainder")(x)
+
+
+def polygamma_remainder(n, x):
+    """``polygamma(n, x)`` less its first terms at infinity, at x (JAX array),
+    for :class:`~symgrad.rewrites.forms.polygamma_remainder`
+    (:mod:`symgrad.rewrites.remainders`: no ``polygamma``, whose difference
+    with those terms cancels).
+
+    >>> import jax.numpy as jnp
+    >>> f"{float(polygamma_remainder(1, jnp.float32(9.0))):.5e}"  # mpmath: 2.28064077e-04
+    '2.28064e-04'
+    """
+    return _remainder("polygamma_remainder", int(n))(x)

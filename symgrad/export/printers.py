@@ -25,7 +25,7 @@ import re
 from sympy import Basic, Expr
 
 from ..codegen.printer import KernelPrinter, NoNumpyFormError
-from ..rewrites.forms import digamma_remainder, lgamma_remainder
+from ..rewrites.forms import digamma_remainder, lgamma_remainder, polygamma_remainder
 
 __all__ = ["JaxPrinter", "TorchPrinter", "printer_for", "HEADERS", "RESERVED"]
 
@@ -112,7 +112,7 @@ def _torch_name(m: re.Match) -> str:
 # and digamma: symgrad.rewrites.remainders' algorithm (NumPy's code calls it
 # too) in the framework's ops (the node prints itself before any printer
 # method, as NumPy's call)
-_REMAINDERS = (lgamma_remainder, digamma_remainder)
+_REMAINDERS = (lgamma_remainder, digamma_remainder, polygamma_remainder)
 
 
 class _Translating(KernelPrinter):
@@ -124,7 +124,8 @@ class _Translating(KernelPrinter):
 
     def _print(self, expr: Basic, **kwargs) -> str:
         if isinstance(expr, _REMAINDERS):
-            return f"{self._ops}.{type(expr).__name__}({self._print(expr.args[0])})"
+            args = ", ".join(self._print(a) for a in expr.args)  # (an order: an integer)
+            return f"{self._ops}.{type(expr).__name__}({args})"
         return _CALL.sub(self._translate, super()._print(expr, **kwargs))
 
     def _logic(self, fn: str, expr: Expr) -> str:

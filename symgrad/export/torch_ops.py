@@ -13,6 +13,7 @@ from torch.overrides import TorchFunctionMode
 
 __all__ = ["maximum", "minimum", "fmin", "heaviside", "mod", "arctan2", "hypot", "cbrt",
            "polygamma", "gamma", "loggamma", "lgamma_remainder", "digamma_remainder",
+           "polygamma_remainder",
            "zeta", "ldexp", "logaddexp", "logaddexp2", "masked",
            "blocked", "block_bytes"]
 
@@ -97,6 +98,14 @@ def digamma_remainder(x):
     from ..rewrites.remainders import digamma_remainder as of
 
     return of(x, torch.where, torch.log1p, torch.log)
+
+
+def polygamma_remainder(n, x):
+    """``polygamma(n, x)`` less its first terms at infinity
+    (:mod:`symgrad.rewrites.remainders`)."""
+    from ..rewrites.remainders import polygamma_remainder as of
+
+    return of(int(n), x, torch.where)
 
 
 def gamma(x):

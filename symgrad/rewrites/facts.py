@@ -70,6 +70,7 @@ from .forms import (
     erfcx,
     lgamma_remainder,
     log1pmx,
+    polygamma_remainder,
 )
 from .pi_nodes import cospi, sinpi, tanpi
 
@@ -232,6 +233,8 @@ _RULES: dict[type, Callable[..., Bound | None]] = {
     betaln: lambda a, b: (-INF, INF) if a[0] > 0 and b[0] > 0 else None,
     lgamma_remainder: lambda a: (0.0, INF) if a[0] > 0 else None,
     digamma_remainder: lambda a: (-INF, 0.0) if a[0] > 0 else None,
+    polygamma_remainder: lambda n, a: ((0.0, INF) if n[0] % 2 else (-INF, 0.0))
+    if a[0] > 0 and n[0] == n[1] >= 1 else None,
     log1pmx: lambda a: (-INF, 0.0) if a[0] > -1 else None,
     # monotone, exact on floats (the exact split of a square: floor(64*min(64, |x|)),
     # whose bound tells where exp(-floor(...)**2/8192) may be subnormal)

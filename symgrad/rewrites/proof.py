@@ -37,6 +37,7 @@ from sympy import (
     exp,
     expand,
     expand_func,
+    factorial,
     log,
     loggamma,
     pi,
@@ -60,6 +61,7 @@ from .forms import (
     erfcx,
     lgamma_remainder,
     log1pmx,
+    polygamma_remainder,
 )
 from .pattern import PATTERN_SYMBOLS
 from .pi_nodes import cospi, sinpi, tanpi
@@ -79,6 +81,8 @@ _DEFS = {
     betaln: lambda a, b: loggamma(a) + loggamma(b) - loggamma(a + b),
     lgamma_remainder: lambda x: loggamma(x) - (x - Rational(1, 2)) * log(x) + x - log(2 * pi) / 2,
     digamma_remainder: lambda x: polygamma(0, x) - log(x) + 1 / (2 * x),
+    polygamma_remainder: lambda n, x: polygamma(n, x) - (-1) ** (n - 1) * (
+        factorial(n - 1) / x**n + factorial(n) / (2 * x ** (n + 1))),
     log1pmx: lambda v: log(1 + v) - v,
     sinpi: lambda u, q: sin(pi * u / q),
     cospi: lambda u, q: cos(pi * u / q),

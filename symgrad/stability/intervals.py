@@ -651,6 +651,23 @@ def _digamma_remainder(prec, s):
     return mpi.mpi_add(mpi.mpi_sub(psi, mpi.mpi_log(s, wp), wp), half, prec)
 
 
+def _polygamma_remainder(prec, n, s):
+    # polygamma(n, x) - (-1)^(n-1)·((n-1)!/x^n + n!/(2x^(n+1))) (symgrad.rewrites.forms)
+    wp = prec + GUARD
+    psi = _polygamma(wp, n, s)
+    if isinstance(psi, str):
+        return psi
+    m = int(to_int(n[0]))
+    if m < 1 or not lt(fzero, s[0]):
+        return UNKNOWN
+    xm = mpi.mpi_pow_int(s, m, wp)
+    first = mpi.mpi_div(point(from_int(math.factorial(m - 1))), xm, wp)
+    second = mpi.mpi_div(point(from_int(math.factorial(m))),
+                         mpi.mpi_mul(point(from_int(2)), mpi.mpi_mul(xm, s, wp), wp), wp)
+    terms = mpi.mpi_add(first, second, wp)
+    return mpi.mpi_sub(psi, terms, prec) if m % 2 else mpi.mpi_add(psi, terms, prec)
+
+
 def _log1pmx(prec, s):
     # log1p(v) - v (symgrad.rewrites.forms), about -v²/2: increasing on (-1, 0],
     # decreasing from 0, so the bounds are its values at the ends (each taken
@@ -1008,6 +1025,7 @@ OPS: dict[str, Callable] = {
     "betaln": _betaln,
     "lgamma_remainder": _lgamma_remainder,
     "digamma_remainder": _digamma_remainder,
+    "polygamma_remainder": _polygamma_remainder,
     "log1pmx": _log1pmx,
     "LambertW": _lambertw,
     "Abs": _abs,

@@ -10,7 +10,12 @@ import sympy as sp
 
 from symgrad import lambdify
 from symgrad.rewrites import Facts, apply_rewrites, by_name, safe_forms
-from symgrad.rewrites.forms import betaln, lgamma_remainder
+from symgrad.rewrites.forms import (
+    betaln,
+    digamma_remainder,
+    lgamma_remainder,
+    polygamma_remainder,
+)
 
 from .measure import as_run, as_written, errors
 
@@ -222,3 +227,25 @@ def test_remainders_run_time_coefficients_and_numpys_two_paths():
             assert one.dtype == dt
             np.testing.assert_array_equal(
                 of(z.astype(dt), np.where, np.log1p, np.log, spread=rm._spread), one)
+
+
+def test_the_remainders_derivatives_are_remainder_nodes_within_ulps():
+    # d/dx of Stirling's remainders: R' = Rψ exactly, Rψ' = polygamma_remainder(1, .),
+    # each the next's derivative (SymPy), and NumPy's code of them within a few ulps
+    # of mpmath where polygamma(1, x) - 1/x - 1/(2x²) as written lost 45 bits (1e6)
+    import mpmath
+
+    assert sp.diff(lgamma_remainder(x), x) == digamma_remainder(x)
+    assert sp.diff(digamma_remainder(x), x, 2) == polygamma_remainder(2, x)
+    assert polygamma_remainder(0, x) == digamma_remainder(x)
+    for n in (1, 2, 3):
+        d = sp.diff(polygamma_remainder(n - 1, x).rewrite(sp.polygamma), x)
+        assert sp.simplify(d - polygamma_remainder(n, x).rewrite(sp.polygamma)) == 0
+    pts = [1e-3, 0.3, 0.5, 0.9, 1.0, 1.5, 2.2, 5.0, 9.0, 9.99, 10.0, 13.0, 100.0, 1e6]
+    for n in (1, 2, 3):
+        got = lambdify([x], polygamma_remainder(n, x))(np.array(pts))
+        with mpmath.workdps(60):
+            want = [float(mpmath.polygamma(n, v) - (-1) ** (n - 1) * (
+                mpmath.factorial(n - 1) / v**n + mpmath.factorial(n) / (2 * v ** (n + 1))))
+                for v in map(mpmath.mpf, pts)]
+        np.testing.assert_allclose(got, want, rtol=8 * 2.0**-53, atol=0)
