@@ -69,6 +69,10 @@ DIGAMMA_SERIES = tuple(float(-b / (2 * k)) for k, b in enumerate(_BERNOULLI, 1))
 # z >= 1 (u <= 1/3), the others from z >= 2 (u <= 1/5): the terms whose tail
 # is below 2^-56 of the step
 SERIES_FROM = 0.5
+# log Γ's step 0 by atanh's addition formula from here to SERIES_FROM (u <= 4/5),
+# atanh(1/2) - 1/2 rounded (mpmath)
+ADDITION_FROM = 0.125
+_ATANH_HALF = 0.04930614433405484
 LGAMMA_TERMS = (27, 17, 12)
 DIGAMMA_TERMS = (29, 18, 13)
 _LGAMMA_STEP = tuple(1.0 / (2 * j + 3) for j in range(LGAMMA_TERMS[0]))
@@ -142,10 +146,19 @@ def lgamma_remainder(x, where, log1p, log, loop=None, spread=None):
     """
     def step(w, k):
         u = 1 / (2 * w + 1)
-        t = u * u
-        series = t * _horner(_LGAMMA_STEP[:LGAMMA_TERMS[k]], t)
-        return series if k else where(w >= SERIES_FROM, series,
-                                      (w + 0.5) * (log1p(w) - log(w)) - 1)
+        if k:
+            t = u * u
+            return t * _horner(_LGAMMA_STEP[:LGAMMA_TERMS[k]], t)
+        # step 0 (the step is (atanh(u) - u)/u): u <= 1/2 its series; u up to
+        # 4/5 as atanh(u) - u = (atanh(v) - v) + (atanh(1/2) - 1/2) + u·v/2
+        # with v = (u - 1/2)/(1 - u/2) <= 1/2 (terms of one sign: the log
+        # form loses 3.7 bits below 1/2); the log form closer to 0
+        near, mid = w >= SERIES_FROM, w >= ADDITION_FROM
+        s = where(near, u, where(mid, (u - 0.5) / (1 - 0.5 * u), 0.0))
+        t = s * s
+        h = _horner(_LGAMMA_STEP[:LGAMMA_TERMS[0]], t)
+        return where(near, t * h, where(mid, (s * t * h + _ATANH_HALF + 0.5 * u * s) / u,
+                                        (w + 0.5) * (log1p(w) - log(w)) - 1))
 
     return _remainder(x, where, step, _lgamma_series, float("inf"), loop=loop, spread=spread)
 
