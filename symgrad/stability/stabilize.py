@@ -78,7 +78,7 @@ from .report import StabilityReport
 from .sampling import float_range, from_ordinal, parse_domain
 from .search import SOURCES, Basis, PointSearch, random_mask
 from .ties import ties
-from .truth import RESOLVED, UNRESOLVED, GroundTruth, middle
+from .truth import RESOLVED, UNRESOLVED, GroundTruth, known_values, middle
 from .unfixed import UNFIXED_ABOVE, cannot_fix
 from .zeros import series_at_zeros, series_in_one_argument
 
@@ -94,6 +94,9 @@ _FINITE = 2  # ... then, where none passes, finite regimes of the first forms fi
 _DEARER = 2.0
 NOISY = 8  # points where a form may lose more than the source as rounding noise, at most ...
 NEIGHBOURS = 4  # ... judged by the worst error 1, 2, 4, 8 ordinals away along each variable
+# the points where a form lost against the source, kept per verification to screen
+# the forms after it (:meth:`_Search._loses_where_lost`): at most this many per form
+LOST_KEPT = 4
 # the fresh samples verifying a choice, per sample choosing it: at the default 512,
 # check_stability's 4096 (a choice verified on 512 reported 1.6 bits for -2/(x + 1)**2
 # over +-1e300, where check_stability of the same form finds 51: a band of 2**-10
@@ -493,6 +496,9 @@ class _Search:
         self._full: dict = {}  # (form, source, fresh) -> _fresh's result, in full
         # (form, source, fresh) -> its bits and the source's on the fresh points' draws
         self._on_draws: dict = {}
+        # (source, fresh) -> the points where a form verified before lost against the
+        # source (:meth:`_loses_where_lost`), for the verification of one choice
+        self._lost_at: dict = {}
 
     # -- measuring --------------------------------------------------------------
     def _values(self, e: Expr, cols: list[np.ndarray]) -> np.ndarray:
@@ -552,7 +558,7 @@ class _Search:
         except _Exact as got:
             return got.choice
         finally:
-            self._early, self._full = {}, {}
+            self._early, self._full, self._lost_at = {}, {}, {}
 
     def _verify(self, choice: Choice, fresh: tuple[int, int]) -> Choice:
         """The first of ``choice``'s ranked forms that loses nothing against
@@ -569,7 +575,7 @@ class _Search:
         if none passes.  The figures are those points'."""
         source = choice.source
         truth = _TruthCache(GroundTruth([source], self.symbols, self.fmt.name,
-                                        memo=self.memo))
+                                        memo=self.memo), source)
         tried: list = []
         best, kept = self._first_passing([c for c, _ in choice.ranked[:_VERIFIED]], source,
                                          truth, fresh, choice, tried)
@@ -693,6 +699,12 @@ class _Search:
                                     _max_known(self._bits_at(source, draws, truth))))
                 continue
             self._certain_first(c, source, truth, fresh, choice)
+            if c.expr != source and self._loses_where_lost(c.expr, source, truth, fresh):
+                # (as on its draws: its own points measured only if a figure is read)
+                draws = self._draws[fresh]
+                tried.append(_Later(lambda e=c.expr: self._fresh(e, source, truth, fresh),
+                                    _max_known(self._bits_at(source, draws, truth))))
+                continue
             try:
                 points, labels, new, old = self._fresh(c.expr, source, truth, fresh, above,
                                                        lost=c.expr != source)
@@ -705,6 +717,7 @@ class _Search:
                 continue
             tried.append((points, labels, old))
             if self._loses(c.expr, source, truth, points, new, old):
+                self._keep_lost(source, fresh, points, new, old)
                 continue
             if c.expr == source:
                 return best, best is None
@@ -801,7 +814,7 @@ class _Search:
         Not in a nested search, nor where no fresh points are set."""
         if self.fresh is None or self.nested or not ranked:
             return False
-        truth = _TruthCache(GroundTruth([e], self.symbols, self.fmt.name, memo=self.memo))
+        truth = _TruthCache(GroundTruth([e], self.symbols, self.fmt.name, memo=self.memo), e)
         return self._certain_before(cands[ranked[0]], e, truth, self.fresh,
                                     len(cands)) is not None
 
@@ -1241,7 +1254,14 @@ class _Search:
         t, ok, lo, hi = truth.at(rows)
         cols = [rows[:, j] for j in range(len(self.symbols))]
         try:
-            vals = self._values(e, cols)
+            if isinstance(e, certified) and truth.of is not None and e.args[0] == truth.of \
+                    and not isinstance(truth.of, Piecewise):
+                # the source certified: its code's ground truth takes the values
+                # just resolved (one u: a Piecewise is certified branch by branch)
+                with known_values(self.symbols, self.fmt.name, rows, t, ok):
+                    vals = self._values(e, cols)
+            else:
+                vals = self._values(e, cols)
         except SymgradError:  # code generation cannot emit it: no bit is right
             return np.where(ok | ~np.isnan(lo), float(self.fmt.width), np.nan)
         b = bits_error(vals, t, self.fmt)
@@ -1258,6 +1278,40 @@ class _Search:
         beyond rounding noise (:func:`_no_loss`, :meth:`_noise_only`)."""
         return not _no_loss(new, old, self.fmt.width, self.fmt.prec) and \
             not self._noise_only(form, source, truth, points, new, old)
+
+    def _keep_lost(self, source: Expr, fresh: tuple[int, int], points: np.ndarray,
+                   new: np.ndarray, old: np.ndarray) -> None:
+        """Keep (at most ``LOST_KEPT``) of the ``points`` where a form lost
+        against ``source`` most beyond :func:`_limit` (``new``, ``old``: the
+        form's bits and the source's), for :meth:`_loses_where_lost`."""
+        fmt = self.fmt
+        ok = np.isfinite(new) & np.isfinite(old)
+        over = np.where(ok, new - _limit(np.where(ok, old, 0.0), fmt.width, fmt.prec), -np.inf)
+        at = np.flatnonzero(over > 0)
+        if not len(at):
+            return
+        at = at[np.argsort(-over[at], kind="stable")[:LOST_KEPT]]
+        key = (source, fresh)
+        have = self._lost_at.get(key)
+        rows = points[at] if have is None else np.concatenate([have, points[at]])
+        self._lost_at[key] = np.unique(rows, axis=0)
+
+    def _loses_where_lost(self, form: Expr, source: Expr, truth: _TruthCache,
+                          fresh: tuple[int, int]) -> bool:
+        """Whether ``form`` loses against ``source`` (:meth:`_loses`, rounding
+        noise judged as everywhere) at the points where a form verified before
+        it, for the same choice and fresh points, lost (:meth:`_keep_lost`).
+        A loss at those points is a loss against the source at points it was
+        not chosen on, as one at its own fresh points is, so its search (most
+        of a verification) is not run: NMSE 3.4.2's second regime widened, the
+        twin of the first, lost where the first did (its verification stopped
+        there after 0.6 s of its structure's search)."""
+        rows = self._lost_at.get((source, fresh))
+        if rows is None or not len(rows):
+            return False
+        new = self._bits_at(form, rows, truth)
+        old = self._bits_at(source, rows, truth)
+        return self._loses(form, source, truth, rows, new, old)
 
     def _loses_on_draws(self, form: Expr, source: Expr, truth: _TruthCache,
                         fresh: tuple[int, int]) -> bool:
@@ -1339,6 +1393,7 @@ class _Search:
                 old = np.concatenate([seen[1] if seen is not None else bits_of(source, drawn),
                                       bits_of(source, rows)])
                 if self._loses(form, source, truth, at, b, old):
+                    self._keep_lost(source, fresh, at, b, old)
                     raise _Lost(_max_known(old))
 
         more, lab = ps.structure(drawn, early if lost or above is not None else None)
@@ -1356,6 +1411,7 @@ class _Search:
                 nonlocal old
                 old = np.concatenate([old, bits_of(source, points[len(old):])])
                 if self._loses(form, source, truth, points, b, old):
+                    self._keep_lost(source, fresh, points, b, old)
                     raise _Lost(_max_known(old))
 
         def absorb(more: np.ndarray, label: str = "ascent") -> None:
@@ -1965,7 +2021,8 @@ class _Later:
 class _TruthCache:
     """One ground truth's values at rows, each row resolved once."""
 
-    def __init__(self, truth: GroundTruth) -> None:
+    def __init__(self, truth: GroundTruth, of: Expr | None = None) -> None:
+        self.of = of  # the formula whose values it gives (its certified form: _bits_at)
         # seen: a row's bytes -> its place in the four columns (values, whether
         # resolved, the bounds of an unresolved one): the rows asked again are
         # gathered by one index (a tuple per row, rebuilt into four arrays per

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from fractions import Fraction
 
 import numpy as np
@@ -635,6 +636,9 @@ class GroundTruth:
         # (certified's truth: the lead's D5, session 17)
         self.edge_top: int | None = None
         self.exact: ExactNodes | None = None  # built when first needed (_fixed)
+        # whether rows resolved by the caller's ground truth of the same values may
+        # be read (:data:`KNOWN`): certified(u)'s truth only (:func:`_certified_truth`)
+        self.reads_known = False
 
     def precisions(self):
         p = self.start_prec
@@ -884,8 +888,15 @@ class GroundTruth:
         # each row's floats as Python floats, for the balls (the same values: a
         # NumPy scalar's isnan and float() cost 5x a float's, per row and input)
         plain = np.asarray(points).tolist()
+        known = _known_rows(self, points) if self.reads_known else None
         for i, row in enumerate(points):
             tick()
+            if known:
+                v = known.get(row.tobytes())
+                if v is not None:  # (resolved by the caller: the correctly rounded value)
+                    whole.append(i)
+                    whole_v.append([v])
+                    continue
             if memo is not None:
                 # a row's figures depend on the row and on whether zeros of
                 # unknown sign are still pursued (SIGN_TRIES left): the same
@@ -997,6 +1008,53 @@ def middle(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         return lo / 2 + hi / 2
 
 
+# (symbols, dtype name, rows, values, resolved): the rows at which a caller knows the
+# correctly rounded values of a certified(u)'s u, while it runs that code
+# (stabilize's verification of the source certified: :func:`known_values`)
+KNOWN: ContextVar[tuple | None] = ContextVar("symgrad_known_truth", default=None)
+
+
+def known_values(symbols: Sequence[Symbol], dtype: str, rows: np.ndarray, values: np.ndarray,
+                 resolved: np.ndarray):
+    """A context in which the ground truth of the ``certified(u)`` code run
+    in it (one ``u``, equal to the formula whose correctly rounded
+    ``values`` at ``rows`` (over ``symbols``, in ``dtype``) the caller's own
+    ground truth has resolved) takes those values at those rows, without
+    computing them again: a correctly rounded value is one value, whichever
+    ground truth resolves it.  The verification of the source certified
+    computes each row's exact value for its figures, and the code it
+    measures computed it again at every row its bound did not certify
+    (NMSE 3.4.2: about half the box, where its exp overflow)."""
+    return _Known((list(symbols), float_format(dtype).name, rows, values, resolved))
+
+
+class _Known:
+    def __init__(self, value: tuple) -> None:
+        self.value, self.token = value, None
+
+    def __enter__(self) -> None:
+        self.token = KNOWN.set(self.value)
+
+    def __exit__(self, *exc: object) -> None:
+        KNOWN.reset(self.token)
+
+
+def _known_rows(truth: GroundTruth, points: np.ndarray) -> dict | None:
+    """:data:`KNOWN`'s rows and values, keyed as ``truth`` reads ``points``
+    (its symbols' order and dtype), where it is of the same symbols and type."""
+    got = KNOWN.get()
+    if got is None:
+        return None
+    symbols, name, rows, values, resolved = got
+    if name != truth.fmt.name or sorted(symbols, key=str) != sorted(truth.symbols, key=str) \
+            or len(truth.program.outputs) != 1 or np.asarray(points).dtype != rows.dtype:
+        return None
+    order = [symbols.index(s) for s in truth.symbols]
+    at = np.flatnonzero(resolved)
+    mine = np.ascontiguousarray(rows[at][:, order])
+    return {r.tobytes(): float(v) for r, v in zip(mine, values[at])}
+
+
 def _certified_truth(text: str, formula: Basic | None, dtype: str) -> GroundTruth:
     """The ground truth of ``certified(u)``'s rare elements
     (:mod:`symgrad.codegen.certify_helpers`): ``u`` as code generation made it,
@@ -1024,6 +1082,7 @@ def _certified_truth(text: str, formula: Basic | None, dtype: str) -> GroundTrut
     # at rows it asked before (focal's gradient: 90,438 rows, 64,236 distinct);
     # at most _CERTIFIED_ROWS of them (~800 bytes each), forgotten all at once past that
     truth._rows = _Rows()
+    truth.reads_known = True
     return truth
 
 

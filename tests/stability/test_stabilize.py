@@ -395,6 +395,71 @@ def test_a_form_losing_on_its_random_draws_is_not_searched(monkeypatch):
     points, labels, _, old = search._fresh(lossy[1], source, truth, (128, 1))
     assert got.before == _figures(old, labels) and got.basis.total == len(points)
 
+def test_a_form_losing_where_one_before_it_lost_is_not_searched(monkeypatch):
+    """Where a form verified before lost against the source (its points
+    kept), a later form of the same choice that loses there too is rejected
+    without its search, as on its draws (NMSE 3.4.2's second widened regime,
+    the twin of the first: 0.6 s of structure search); one that does not
+    lose there is searched as before."""
+    from sympy import And, Piecewise
+
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import Choice, _Later, _Search, _TruthCache
+    from symgrad.stability.truth import GroundTruth
+
+    fmt, dom, fresh = float_format("float64"), {x: (-1, 1)}, (64, 1)
+    source = 2 * sp.sin(x / 2) ** 2
+    # 1 - cos(x) only in a band no draw of these fresh points lands in: every bit lost
+    band = And(x > 1e-9, x < 2e-9)
+    twin = Piecewise((1 - sp.cos(x), band), (source, True))
+    search = _Search([x], parse_domain(dom, [x], fmt), np.zeros((0, 1)), fmt, dom)
+    truth = _TruthCache(GroundTruth([source], [x], "float64"), source)
+    assert not search._loses_on_draws(twin, source, truth, fresh)
+    row = np.array([[1.5e-9]])
+    search._keep_lost(source, fresh, row, search._bits_at(1 - sp.cos(x), row, truth),
+                      search._bits_at(source, row, truth))
+    assert search._loses_where_lost(twin, source, truth, fresh)
+    assert not search._loses_where_lost(sp.sin(x / 2) ** 2 * 2, source, truth, fresh)
+    searched = []
+    monkeypatch.setattr(_Search, "_fresh", lambda self, form, *r, **k: searched.append(form))
+    tried = []
+    choice = Choice(source, twin, "twin", (0.0, 0.0), (0.0, 0.0), 1,
+                    ranked=[(Candidate(twin, "twin"), None)])
+    got, _ = search._first_passing([Candidate(twin, "twin")], source, truth, fresh, choice,
+                                   tried)
+    assert got is None and not searched and isinstance(tried[-1], _Later)
+
+
+def test_the_source_certified_takes_the_values_its_verification_resolved(monkeypatch):
+    """The code of the source certified recomputes by the ground truth the
+    elements its bound does not certify (here past exp's overflow, where
+    its pairs are inf - inf); measured by the verification, whose ground
+    truth has just resolved those rows, it takes those values (the same:
+    a correctly rounded value is one) instead of computing them again."""
+    from symgrad.certified import certified
+    from symgrad.stability import truth as tr
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import _Search, _TruthCache
+
+    source = sp.exp(x) - sp.exp(x - 1)
+    fmt, dom = float_format("float64"), {x: (-800, 800)}
+    asked = []
+    decided = tr.GroundTruth.decided
+    monkeypatch.setattr(tr.GroundTruth, "decided", lambda self, xs: (
+        asked.append(xs) if self.reads_known else None, decided(self, xs))[1])
+    search = _Search([x], parse_domain(dom, [x], fmt), np.zeros((0, 1)), fmt, dom)
+    truth = _TruthCache(tr.GroundTruth([source], [x], "float64"), source)
+    rows = np.linspace(709.9, 710.2, 7)[:, None]  # finite, and past exp's overflow
+    bits = search._bits_at(certified(source), rows, truth)
+    assert not asked and np.all(bits == 0), bits
+    # the same code run alone asks its own ground truth, and gets the same floats
+    alone = search._values(certified(source), [rows[:, 0]])
+    assert len(asked) == len(rows) and np.array_equal(alone, truth.at(rows)[0])
+
+
 def test_a_loss_at_an_ill_conditioned_point_is_told_from_rounding_noise():
     """The binary cross-entropy with logits: its gradient as derived is NaN
     past exp's overflow; every exp-normalized form was vetoed at one point of
