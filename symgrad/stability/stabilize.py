@@ -1294,7 +1294,8 @@ class _Search:
         key = (source, fresh)
         have = self._lost_at.get(key)
         rows = points[at] if have is None else np.concatenate([have, points[at]])
-        self._lost_at[key] = np.unique(rows, axis=0)
+        # (at most NOISY in all: each is judged on its own neighbours, as noise)
+        self._lost_at[key] = np.unique(rows, axis=0)[:NOISY]
 
     def _loses_where_lost(self, form: Expr, source: Expr, truth: _TruthCache,
                           fresh: tuple[int, int]) -> bool:
