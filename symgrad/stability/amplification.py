@@ -15,7 +15,7 @@ from ..graph import postorder
 from .bits import Format
 from .floats import NodeEvaluator
 
-__all__ = ["amplification", "rows_of_values", "NO_ROWS"]
+__all__ = ["amplification", "NO_ROWS"]
 
 NO_ROWS = np.zeros(0, dtype=np.int64)  # values_at: a node not computed
 
@@ -120,18 +120,6 @@ def amplification(nodes: NodeEvaluator, forms: Sequence[Basic], rows: np.ndarray
             if f in err:
                 e = np.where(np.isnan(err[f]), 0.0, err[f])
                 out = np.maximum(out, np.minimum(np.log2(1.0 + e), float(fmt.prec)))
-    return out
-
-
-def rows_of_values(vals: dict, at: slice) -> dict:
-    """Each node's values (:meth:`.floats.NodeEvaluator.values`) at the rows
-    ``at`` of those it was computed at (a value of no row shape kept)."""
-    out = {}
-    for node, v in vals.items():
-        if type(v) is tuple:
-            out[node] = tuple(a[at] if np.ndim(a) == 1 else a for a in v)
-        else:
-            out[node] = v[at] if np.ndim(v) == 1 else v
     return out
 
 

@@ -79,7 +79,7 @@ from sympy import Add, Basic, Symbol
 from ..graph import numbers, postorder
 from ..lowering import unwiden
 from ..progress import tick
-from .amplification import NO_ROWS, amplification, rows_of_values
+from .amplification import NO_ROWS, amplification
 from .ascent import _GOLDEN, SIDES, SLIDE, climb, rise
 from .bands import output_ceiling, range_bands
 from .bits import Format, ordinal
@@ -1688,8 +1688,13 @@ class _Tracks:
         else:
             below = self._below_of(tracks)
             vals = self.nodes.values_at(xs, lambda n: None if n in below else NO_ROWS)
-        out = [self._track(t, vals, slice(None), len(rows)) for t in tracks]
-        return np.stack(out).astype(np.int64) if out else np.zeros((0, len(rows)), np.int64)
+        # (written into one int64 table: stacking the tracks' rows, then
+        # converting the table, copied it twice, half of this call's time
+        # over a grid of 12,000 rows and hundreds of tracks)
+        out = np.empty((len(tracks), len(rows)), dtype=np.int64)
+        for i, t in enumerate(tracks):
+            out[i] = self._track(t, vals, slice(None), len(rows))
+        return out
 
     def _below_of(self, tracks: Sequence[int]) -> set:
         """The nodes the ``tracks`` are computed from."""
@@ -1834,20 +1839,22 @@ class _Tracks:
         else:
             vals, cls_all, conds = None, self.classes(every, watch), None
         brackets = []  # (track, a, b, class at a, class at b, ask)
+        amp_all = None  # the first-order bound at the grids' rows, for the carries
         at = 0
         for q, (ords, rows) in enumerate(grids):
             cls = cls_all[:, at:at + len(rows)]
             at0, at = at, at + len(rows)
-            amp = None  # the first-order bound at the grid points, for the carries
             for i, t in enumerate(watch):
                 flips = np.flatnonzero(cls[i, :-1] != cls[i, 1:])
                 if t >= self.first_carry:  # into or out of a carry (a zero is a zero's track)
                     flips = flips[(cls[i, flips] >= 0) & (cls[i, flips + 1] >= 0)]
                 if len(flips) > PER_TRACK and t >= self.first_carry:
-                    if amp is None:  # (every node's values at the grid: computed above)
-                        amp = amplification(self.nodes, self.forms, rows, fmt,
-                                            None if vals is None else
-                                            rows_of_values(vals, slice(at0, at0 + len(rows))))
+                    if amp_all is None:
+                        # the first-order bound at every grid's rows, once where a
+                        # grid asks (elementwise: each row's as its grid's alone;
+                        # called per grid, its pass over the nodes was the cost)
+                        amp_all = amplification(self.nodes, self.forms, every, fmt, vals)
+                    amp = amp_all[at0:at]
                     hi_amp = np.maximum(amp[flips], amp[flips + 1])
                     flips = np.sort(flips[np.argsort(-hi_amp, kind="stable")[:PER_TRACK]])
                 elif len(flips) > PER_TRACK:
