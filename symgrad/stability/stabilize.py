@@ -1250,7 +1250,16 @@ class _Search:
                 for j, s in enumerate(self.symbols)}
 
     def _bits_at(self, e: Expr, rows: np.ndarray, truth: _TruthCache) -> np.ndarray:
-        """The bits of error of ``e`` (as the code runs it) at ``rows``."""
+        """The bits of error of ``e`` (as the code runs it) at ``rows``, each
+        row measured once per form and truth (:meth:`_TruthCache.bits`):
+        a verification asks a form and its source again at most of its rows
+        (the draws by the screen, then by the search's first brackets, then
+        all its points at each step), and a form's code in pairs costs most
+        per row."""
+        return truth.bits(e, rows, lambda at: self._bits_new(e, at, truth))
+
+    def _bits_new(self, e: Expr, rows: np.ndarray, truth: _TruthCache) -> np.ndarray:
+        """:meth:`_bits_at`, measured."""
         t, ok, lo, hi = truth.at(rows)
         cols = [rows[:, j] for j in range(len(self.symbols))]
         try:
@@ -2030,6 +2039,27 @@ class _TruthCache:
         # call, was 9% of a small stabilize: most rows are asked again)
         self.truth, self.seen = truth, {}
         self._cols = (np.zeros(0), np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0))
+        self._bits: dict = {}  # form -> (a row's bytes -> its place, the bits there)
+
+    def bits(self, e: Expr, rows: np.ndarray,
+             measure: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``measure(rows)``, a form ``e``'s bits of error at ``rows`` against
+        this truth, each row measured once (the rows asked again gathered by
+        one index, as :meth:`at`'s values): a row's bits are its own (its
+        truth and the form's code's floats there, elementwise)."""
+        seen, got = self._bits.get(e, (None, None))
+        if seen is None:
+            seen, got = {}, np.zeros(0)
+        keys = [r.tobytes() for r in rows]
+        todo = [i for i, k in enumerate(keys) if k not in seen]
+        if todo:
+            new = np.asarray(measure(rows if len(todo) == len(rows) else rows[todo]), dtype=float)
+            base = len(got)
+            got = np.concatenate([got, new])
+            for n, i in enumerate(todo):  # (a row twice in one batch: its last entry)
+                seen[keys[i]] = base + n
+        self._bits[e] = (seen, got)
+        return got[np.fromiter((seen[k] for k in keys), dtype=np.intp, count=len(keys))]
 
     def at(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
         """Values, whether each is resolved, and the floats between which
