@@ -235,6 +235,28 @@ def test_verification_keeps_unresolved_points_by_their_bounds():
     assert ok[1] and vals[1] == 1.25 and np.isnan(lo[1])
 
 
+def test_a_forms_bits_at_a_row_are_measured_once_per_truth():
+    # the verification asks a form again at most of its rows: each row measured once
+    # (per form), the rows asked again given as first measured, in the order asked
+    from symgrad.stability.stabilize import _TruthCache
+    from symgrad.stability.truth import GroundTruth
+
+    cache = _TruthCache(GroundTruth([x], [x]))
+    asked = []
+
+    def measure(rows):
+        asked.append(rows[:, 0].tolist())
+        return rows[:, 0] * 10
+
+    first = cache.bits(x, np.array([[1.0], [2.0], [3.0]]), measure)
+    again = cache.bits(x, np.array([[3.0], [4.0], [1.0], [4.0]]), measure)
+    other = cache.bits(x + 1, np.array([[1.0]]), measure)  # another form: its own
+    assert asked == [[1.0, 2.0, 3.0], [4.0, 4.0], [1.0]]
+    assert first.tolist() == [10, 20, 30] and again.tolist() == [30, 40, 10, 40]
+    assert other.tolist() == [10]
+    assert cache.bits(x, np.zeros((0, 1)), measure).shape == (0,) and len(asked) == 3
+
+
 # ---- verification: the ranked forms computed more exactly before the source ----------
 
 
