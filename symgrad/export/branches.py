@@ -32,9 +32,10 @@ from collections.abc import Mapping
 
 import sympy
 from sympy import Abs, Basic, Interval, Mul, S, Symbol, oo
+from sympy.functions.elementary.piecewise import ExprCondPair
 
-from ..build import mapped, piecewise, replaced
-from ..graph import postorder
+from ..build import EVALUATED_TREE, evaluated, mapped, piecewise, replaced, tree_size
+from ..graph import free_symbols, postorder
 
 __all__ = ["shared_branches", "clamped_branches", "cancelled_into_branches", "context_pruned",
            "exps_by_magnitude"]
@@ -199,12 +200,13 @@ def _as_set(cond: Basic, sym: Symbol) -> Basic:
     >>> _as_set((x >= -1.5) & (x < 2), x) == ((x >= -1.5) & (x < 2)).as_set()
     True
     """
-    from sympy import And, Or, Union
+    return _connected(cond, lambda c: _relation_as_set(c, sym))
+
+
+def _relation_as_set(cond: Basic, sym: Symbol) -> Basic:
+    """:func:`_as_set` of a condition that is not a conjunction or disjunction."""
     from sympy.core.relational import Relational
 
-    if isinstance(cond, (And, Or)):
-        parts = [_as_set(c, sym) for c in cond.args]
-        return parts[0].intersect(*parts[1:]) if isinstance(cond, And) else Union(*parts)
     if isinstance(cond, Relational) and cond.rel_op in ("<", "<=", ">", ">="):
         lhs, rhs, op = cond.lhs, cond.rhs, cond.rel_op
         if lhs == sym and rhs.is_Number and rhs.is_finite:
@@ -213,8 +215,34 @@ def _as_set(cond: Basic, sym: Symbol) -> Basic:
             return Interval(rhs, oo, op == ">", True)
         if rhs == sym and lhs.is_Number and lhs.is_finite:
             flipped = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-            return _as_set(Relational(sym, lhs, flipped), sym)
+            return _relation_as_set(Relational(sym, lhs, flipped), sym)
     return cond.as_set()
+
+
+def _connected(cond: Basic, leaf) -> Basic | None:
+    """The set where ``cond`` holds: ``leaf(c)`` (a set, or None: none)
+    for each condition ``c`` under its conjunctions and disjunctions,
+    intersected and joined over the DAG, each distinct node once (a
+    Hessian's conditions nest them: as a tree, exponential in a ``where``
+    chain's depth)."""
+    from sympy import And, Or, Union
+
+    def kids(c: Basic) -> tuple:
+        return c.args if isinstance(c, (And, Or)) else ()
+
+    order, _ = postorder([cond], kids)
+    got: dict = {}
+    for c in order:
+        if isinstance(c, (And, Or)):
+            parts = [got[k] for k in c.args]
+            if any(q is None for q in parts):
+                return None
+            got[c] = parts[0].intersect(*parts[1:]) if isinstance(c, And) else Union(*parts)
+        else:
+            got[c] = leaf(c)
+            if got[c] is None:
+                return None
+    return got[cond]
 
 
 def _sign_symbol(p: Basic) -> Symbol | None:
@@ -276,13 +304,24 @@ def _mirror_fold(sym: Symbol, pairs: list, sets: list, bounds) -> Basic | None:
 def _canonical(e: Basic) -> Basic:
     """``e`` with every node rebuilt with SymPy's evaluation (one canonical
     form, to compare two formulas: ``-x >= -c`` and ``x <= c`` alike), each
-    distinct node once."""
+    distinct node once, under the library's one construction policy
+    for a Piecewise (:func:`..build.piecewise`): SymPy's own constructor folds a
+    condition that holds a Piecewise into ITE form, exponential in a
+    ``where`` chain's depth (``jax.grad`` of a 5-deep chain's export: 44 s).
+    Two formulas told apart here that SymPy's folding would have made equal
+    are only left unfolded: the same values, one branch more to run."""
     return mapped([e], _sympy_evaluated, every=True)[0]
 
 
 def _sympy_evaluated(n: Basic, args: tuple) -> Basic:
-    """``n`` over ``args`` by SymPy's own constructor (a Piecewise too)."""
-    return sympy.Piecewise(*args) if isinstance(n, sympy.Piecewise) else n.func(*args)
+    """``n`` over ``args`` by SymPy's own constructor; a Piecewise, its
+    pairs, and a node over an argument large as a tree by the library's
+    policy (:func:`..build.evaluated`: SymPy's evaluation walks such
+    arguments as trees)."""
+    if isinstance(n, (sympy.Piecewise, ExprCondPair)) \
+            or any(a.args and tree_size(a) > EVALUATED_TREE for a in args):
+        return evaluated(n, args)
+    return n.func(*args)
 
 
 def clamped_branches(forms: list) -> list:
@@ -609,7 +648,7 @@ def _magnitude_exp(n: Basic, bounds: dict) -> Basic | None:
 def _arm_sets(p: Basic) -> tuple | None:
     """(s, the set of s where each arm's condition holds) if every condition
     of ``p`` compares multiples of one real symbol ``s`` with numbers."""
-    syms = set().union(*(pair.cond.free_symbols for pair in p.args))
+    syms = free_symbols([pair.cond for pair in p.args])  # (over the DAG)
     if len(syms) != 1:
         return None
     sym = next(iter(syms))
@@ -627,24 +666,25 @@ def _arm_sets(p: Basic) -> tuple | None:
 def _linear_set(cond: Basic, sym: Symbol) -> Basic | None:
     """The set where ``cond`` holds, if it compares ``c*sym`` (c a nonzero
     real number) with numbers, in conjunctions and disjunctions; else None."""
-    from sympy import And, Or, Union
+    return _connected(cond, lambda c: _linear_relation_set(c, sym))
+
+
+def _linear_relation_set(cond: Basic, sym: Symbol) -> Basic | None:
+    """:func:`_linear_set` of a condition that is not a conjunction or disjunction."""
     from sympy.core.relational import Relational
 
-    if isinstance(cond, (And, Or)):
-        parts = [_linear_set(c, sym) for c in cond.args]
-        if any(q is None for q in parts):
-            return None
-        return parts[0].intersect(*parts[1:]) if isinstance(cond, And) else Union(*parts)
     if not (isinstance(cond, Relational) and cond.rel_op in ("<", "<=", ">", ">=")):
         return None
     lhs, rhs, op = cond.lhs, cond.rhs, cond.rel_op
-    if sym in rhs.free_symbols:
+    if free_symbols([rhs]):
         lhs, rhs = rhs, lhs
         op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-    if sym in rhs.free_symbols or not rhs.is_number:
+    # (read from the nodes: SymPy's as_independent and is_number walk the
+    # tree, exponential in the depth of a where chain's condition)
+    if free_symbols([rhs]):
         return None
-    c, rest = lhs.as_independent(sym, as_Add=False)
-    if rest != sym or not c.is_number:
+    c = _coefficient(lhs, sym)
+    if c is None:
         return None
     try:
         c, b = float(c), float(rhs)
@@ -660,6 +700,19 @@ def _linear_set(cond: Basic, sym: Symbol) -> Basic | None:
     if op in ("<", "<="):
         return Interval(-oo, b, True, op == "<")
     return Interval(b, oo, op == ">", True)
+
+
+def _coefficient(lhs: Basic, sym: Symbol) -> Basic | None:
+    """``c`` where ``lhs`` is ``sym`` (1) or a product of ``sym`` and
+    numbers ``c``; else None."""
+    if lhs == sym:
+        return S.One
+    if not lhs.is_Mul:
+        return None
+    rest = [a for a in lhs.args if a != sym]
+    if len(rest) != len(lhs.args) - 1 or free_symbols(rest):
+        return None
+    return Mul(*rest)
 
 
 def _widened(st: Basic) -> Basic:

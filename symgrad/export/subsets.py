@@ -245,7 +245,7 @@ def _plan(lits: tuple, nodes: list, kids: dict, users: dict, roots: list,
           quotients: dict) -> tuple | None:
     """``(lits, inside, inputs, outputs)`` for a region of ``nodes``, or None
     if they cost too little or a quotient is shared across its boundary."""
-    inside = set(nodes)
+    inside = dict.fromkeys(nodes)  # (ordered: the inputs' order below is the nodes')
     # (its mask costs about three kernels a literal: a select, a not, an and)
     if sum(_cost(n) for n in inside) < REGION_COST + 3 * (len(lits) - 1) \
             or any(c in inside for c, _ in lits):
@@ -254,16 +254,17 @@ def _plan(lits: tuple, nodes: list, kids: dict, users: dict, roots: list,
     while todo:  # a reciprocal read from outside is computed inside again
         k = todo.pop()
         if k not in inside and _reciprocal(k) and not k.is_number:
-            inside.add(k)
+            inside[k] = None
             todo.extend(kids[k])
     for n in inside:
         for q in quotients.get(n, ()):
             if any(m not in inside for m in quotients["users"][q]):
                 return None
-    read = {k for n in inside for k in kids[n]}
-    inputs = sorted((k for k in read if k not in inside
-                     and (k.is_Symbol or (k.args and not k.is_number))),
-                    key=lambda k: str(k))
+    # in the order the region reads them (deterministic, as the DAG's order:
+    # sorting them by their printed text printed each as a tree, exponential
+    # in a where chain's depth)
+    inputs = list(dict.fromkeys(k for n in inside for k in kids[n] if k not in inside
+                                and (k.is_Symbol or (k.args and not k.is_number))))
     outputs = [n for n in nodes if any(u not in inside for u in users[n])]
     if not inputs or not outputs:
         return None
