@@ -1264,9 +1264,11 @@ class _Search:
         cols = [rows[:, j] for j in range(len(self.symbols))]
         try:
             if isinstance(e, certified) and truth.of is not None and e.args[0] == truth.of \
-                    and not isinstance(truth.of, Piecewise):
+                    and not isinstance(truth.of, Piecewise) and not _holds_marker(truth.of):
                 # the source certified: its code's ground truth takes the values
-                # just resolved (one u: a Piecewise is certified branch by branch)
+                # just resolved (one u: a Piecewise is certified branch by branch,
+                # and a marker inside the source has a ground truth of its own,
+                # which must not read the source's values)
                 with known_values(self.symbols, self.fmt.name, rows, t, ok):
                     vals = self._values(e, cols)
             else:
@@ -2287,6 +2289,12 @@ def _source_max(tried: tuple | _Later) -> float:
     if isinstance(tried, _Later) and tried._got is None and tried.floor > TOLERANCE:
         return tried.floor
     return _figures(tried[2], tried[1])[0]
+
+
+def _holds_marker(e: Expr) -> bool:
+    """Whether ``e`` holds a float marker (``certified``, ``compensated``,
+    ``widened``, ...) below its root, found over the DAG."""
+    return any(isinstance(n, FloatMarker) for n in postorder([e], _args)[0])
 
 
 def _figures(b: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
