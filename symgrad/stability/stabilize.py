@@ -41,6 +41,7 @@ from sympy.codegen.cfunctions import log1p
 
 from ..brief import brief
 from ..build import evaluated, mapped
+from ..build import piecewise as built_piecewise
 from ..certified import certified, pairs_part
 from ..codegen.certifying import certifiable
 from ..codegen.compensating import rounded_terms
@@ -2160,13 +2161,15 @@ def _certified_forms(form: Expr, source: Expr,
         return []
     out = []
     for f, label in ((_unnested(form), "certified"), (source, "certified, as written")):
-        if not certifiable(f) and facts is not None:
+        ok = certifiable(f)
+        if not ok and facts is not None:
             # a power of a symbolic exponent is rounded once in pairs: as
             # exp(p·log B) (log1p where B is 1 + u), B > 0, pairs hold it
             # (the rational quadratic kernel's derivative in alpha, 62.8 bits
             # in every plain form: (1 + u)^-y·(u/(1 + u) - log1p(u)))
             f, label = _powers_as_exp(f, facts), f"{label}, powers as exp"
-        if certifiable(f) and all(f != g.args[0] for g, _ in out):
+            ok = certifiable(f)
+        if ok and all(f != g.args[0] for g, _ in out):
             out.append((certified(f), label))
     return out
 
@@ -2189,7 +2192,7 @@ def _powers_as_exp(e: Expr, facts: Facts) -> Expr:
         arms = [(v, c) for v, c in n.args if not _never(c, facts)]
         if len(arms) == len(n.args) or not arms:
             return None
-        return arms[0][0] if arms[0][1] is S.true else Piecewise(*arms)
+        return built_piecewise(arms)  # (the library's construction: no SymPy folding)
 
     def swap(n: Basic) -> Basic | None:
         if not (isinstance(n, Pow) and not n.exp.is_Number and not n.base.is_number
