@@ -72,7 +72,12 @@ softplus-variance NLL, the shifted softplus, the continuous Bernoulli, the
 arc-cosine and rational quadratic kernels, Tukey's lambda, Burr XII and
 hyperbolic secant survivals, a Tweedie deviance, an annuity's duration, CARA
 utility, a digital call near expiry, Stumpff's C, Magnus' dew point, the
-spherical Bessel j2, Kahan's discriminant);
+spherical Bessel j2, Kahan's discriminant); ``--family q`` the seventeenth,
+:mod:`benchmarks.heldout_q` (session 28: the Boltzmann soft maximum and
+mellowmax, a mixture's responsibility, NCE, Itakura-Saito and Poisson
+divergences, the Erlang-2 CDF, a right-tail normal interval, the elevation
+angle, the spherical Bessel j1, sinc's derivative, the Bose-Einstein
+occupation less its classical limit, decibel sums, asinh differences);
 ``--seed`` and ``--n`` then pick its rows.
 
 Every alarm of ``check_stability`` (a region, up to four a formula) is checked
@@ -443,7 +448,7 @@ def main() -> None:
                          "Max, cubes and sums of squares (new seeds' material)")
     ap.add_argument("--family", nargs="?", const="a",
                     choices=("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n",
-                             "o", "p"),
+                             "o", "p", "q"),
                     help="a held-out family instead of random formulas: a (benchmarks/"
                          "heldout.py, the default), b (benchmarks/heldout_b.py, session 7) or c "
                          "(benchmarks/heldout_c.py, session 8) or d (benchmarks/heldout_d.py, "
@@ -456,7 +461,8 @@ def main() -> None:
                          "(benchmarks/heldout_m.py, session 23) or n "
                          "(benchmarks/heldout_n.py, session 25), o "
                          "(benchmarks/heldout_o.py, session 26) or p "
-                         "(benchmarks/heldout_p.py, session 27); "
+                         "(benchmarks/heldout_p.py, session 27) or q "
+                         "(benchmarks/heldout_q.py, session 28); "
                          "--n and --seed then pick rows: --n rows from --seed")
     ap.add_argument("--runs-seed", type=int, default=0, metavar="SEED",
                     help="a held-out family's runs at other seeds: check_stability's and "
@@ -484,12 +490,13 @@ def main() -> None:
         from .heldout_n import family_n
         from .heldout_o import family_o
         from .heldout_p import family_p
+        from .heldout_q import family_q
         held = {"a": family, "b": family_b, "c": family_c,
                 "d": family_d, "e": family_e, "f": family_f,
                 "g": family_g, "h": family_h, "i": family_i,
                 "j": family_j, "k": family_k, "l": family_l,
                 "m": family_m, "n": family_n,
-                "o": family_o, "p": family_p}[a.family]()[a.seed:a.seed + a.n]
+                "o": family_o, "p": family_p, "q": family_q}[a.family]()[a.seed:a.seed + a.n]
         todo = [(f.expr, f.domain) for f in held]
         names = [f"{f.name}{' (control)' if f.kind == 'control' else ''}: " for f in held]
         controls = [f.kind == "control" for f in held]
