@@ -44,6 +44,21 @@ def test_log1pexp_custom_gradient_float32():
     assert torch.isnan(b.grad).all()
 
 
+def test_an_output_no_loss_reads_adds_nothing_to_the_gradient():
+    # exp(x) beside exp(2x) at x = 50 in float32: d exp(2x)/dx is inf; the loss
+    # reads exp(x) only, whose gradient is exp(50) (PyTorch's zero cotangent for
+    # the other output gave 0·inf = NaN), in the joint backward and in the
+    # recorded one (create_graph), whose own backward is the second derivative
+    f = symgrad.to_torch([sp.exp(x), sp.exp(2 * x)], [x])
+    want = torch.exp(torch.tensor([50.0, 1.0]))
+    for create_graph in (False, True):
+        t = _leaf([50.0, 1.0], torch.float32)
+        (g,) = torch.autograd.grad(f(t)[0].sum(), t, create_graph=create_graph)
+        assert torch.equal(g.detach(), want), (create_graph, g)
+        if create_graph:
+            assert torch.equal(torch.autograd.grad(g.sum(), t)[0], want)
+
+
 def test_double_backward_is_symgrads():
     f = symgrad.to_torch(chosen_second(x), [x])
     a = _leaf(0.3)
