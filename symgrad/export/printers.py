@@ -49,13 +49,13 @@ _TORCH_OPS = frozenset(
 _TORCH_SPECIAL = {
     "erf": "torch.special.erf", "erfc": "torch.special.erfc", "erfinv": "torch.special.erfinv",
     "erfcx": "torch.special.erfcx", "gammaln": "torch.special.gammaln",
-    "digamma": "torch.special.digamma", "expit": "torch.special.expit",
+    "digamma": "_sg.digamma", "expit": "torch.special.expit",
     "logit": "torch.special.logit", "xlogy": "torch.special.xlogy",
     "xlog1py": "torch.special.xlog1py", "i0": "torch.special.i0", "i0e": "torch.special.i0e",
     "i1": "torch.special.i1", "i1e": "torch.special.i1e", "ndtr": "torch.special.ndtr",
     "ndtri": "torch.special.ndtri", "log_ndtr": "torch.special.log_ndtr",
     "polygamma": "_sg.polygamma", "gamma": "_sg.gamma", "loggamma": "_sg.loggamma",
-    "zeta": "_sg.zeta", "psi": "torch.special.digamma",
+    "zeta": "_sg.zeta", "psi": "_sg.digamma",
 }
 _JAX_SPECIAL = frozenset("""
 erf erfc erfinv erfcx gammaln digamma polygamma zeta gamma expit logit xlogy xlog1py i0e i1e
@@ -68,7 +68,11 @@ _JAX_RENAME = {"psi": "digamma"}  # (the remainders' definitions of symgrad.rewr
 # XLA computes erf one element at a time in float64, which serializes the
 # fused loop around it, and JAX's erfcx is 0 where XLA's erfc is subnormal:
 # symgrad.export.jax_ops writes them vectorizable and accurate
-_JAX_OPS = frozenset({"erf", "erfcx"})
+_JAX_OPS = frozenset({"erf", "erfcx", "digamma", "polygamma"})
+# XLA's digamma (polygamma(0, x)) loses 63 bits at ψ's positive root and 4-9
+# across [1/2, 5/2], and its polygamma under jax.jit 3.5 bits everywhere
+# (n! as exp(lgamma(n + 1))): jax_ops' (symgrad.rewrites.remainders.digamma,
+# ζ(n + 1, x) times an exact n!); PyTorch's digamma likewise (torch_ops)
 # and XLA's tanh is 6.5 ulps off in float64 (3.8 in float32) near +-1; its log1p
 # is up to 128 ulps off in float64 and cost mish's fused gradient kernel 12.6 ms of 28.4
 _JAX_NP_OPS = frozenset({"tanh", "log1p", "frexp", "ldexp"})  # (and a subnormal's frexp/ldexp)
@@ -90,7 +94,7 @@ def _jax_name(m: re.Match) -> str:
     if name in _JAX_SPECIAL:
         return f"jsp.{name}"
     if name in _JAX_RENAME:
-        return f"jsp.{_JAX_RENAME[name]}"
+        return f"_jg.{_JAX_RENAME[name]}"
     raise NoNumpyFormError(f"scipy.special.{name} has no jax.scipy.special form")
 
 
@@ -144,6 +148,11 @@ class _Translating(KernelPrinter):
 
 class JaxPrinter(_Translating):
     """Lines of ``jax.numpy`` / ``jax.scipy.special`` code."""
+
+    def _print_loggamma(self, expr: Expr) -> str:
+        # XLA's lgamma loses up to 5 bits on (0, 10) besides its zeros (NumPy's
+        # text fixes only [1/2, 5/2)): jax_ops' (symgrad.rewrites.remainders)
+        return f"_jg.loggamma({self._print(expr.args[0])})"
 
 
 class TorchPrinter(_Translating):

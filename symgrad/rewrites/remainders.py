@@ -25,6 +25,16 @@ terms that leave out less than 2^-56 of it (:data:`LGAMMA_TERMS`,
 :data:`DIGAMMA_TERMS`): step 1 is taken from z ≥ 1 (u ≤ 1/3), the next
 from z ≥ 2 (u ≤ 1/5).
 
+:func:`digamma` is ψ itself for the frameworks whose own digamma loses
+bits where ψ is small (JAX's and PyTorch's: 53-63 bits at its positive
+root x0, 4-9 bits across [1/2, 5/2]; scipy's ``psi`` keeps them): on
+[1/4, 3] it is ``(x - x0)·P(x - 2)`` (:data:`DIGAMMA_ROOT`,
+:data:`DIGAMMA_ROOT_POLY`), and ``ψ(x + 1) - 1/x`` below 1; elsewhere
+the framework's.  :func:`loggamma` is log Γ for JAX, whose lgamma loses up
+to 5 bits on (0, 10) (about its zeros 1 and 2, 29): on (0, 10) the series
+of log Γ(2 + t) (:data:`LGAMMA2_SERIES`) at t = x - m, m the integer
+nearest x, and the recurrence's factors; from 10 Stirling's series (no library lgamma).
+
 This module imports NumPy only (a serial pickle of a generated function
 carries its text, as it carries :mod:`symgrad.codegen.runtime`'s).  Forward
 values only: the nodes' derivatives are symgrad's formulas.
@@ -41,7 +51,9 @@ import numpy as np
 __all__ = ["STIRLING_FROM", "STIRLING", "DIGAMMA_SERIES", "LGAMMA_TERMS", "DIGAMMA_TERMS",
            "lgamma_remainder", "digamma_remainder", "polygamma_remainder",
            "polygamma_parts", "_lgamma_remainder", "_digamma_remainder",
-           "_polygamma_remainder"]
+           "_polygamma_remainder", "digamma", "digamma_near_root", "DIGAMMA_ROOT",
+           "DIGAMMA_ROOT_POLY", "DIGAMMA_NEAR", "loggamma", "loggamma_near_zeros",
+           "LGAMMA2_SERIES", "LGAMMA_NEAR"]
 
 def _bernoulli(m):
     """B_0, B_1, ..., B_m (Akiyama and Tanigawa's algorithm, exact)."""
@@ -292,3 +304,134 @@ def _polygamma_remainder(n, x):
         return polygamma_remainder(n, z, where, spread=spread)
 
     return _numpy(of, lambda r: r ** (n + 2) * _horner(series, r * r), x, cutoff)
+
+
+# ψ's positive root x0 = 1.46163214496836234126265954232572132846819620...
+# as three floats whose sum is x0 within 1e-32, the first two of at most 24
+# bits (exact in float32): near x0, (x - R1) - R2 is exact in float64 and
+# float32 (Sterbenz), so x - x0 is computed to a rounding (Boost's split)
+DIGAMMA_ROOT = (1.4616321325302124, 1.243815006546356e-08, -1.2654465062537432e-16)
+# ψ(y)/(y - x0) for y in [1, 3] as a polynomial in s = y - 2: Chebyshev
+# interpolation (90 nodes, mpmath at 300 bits; /work/notes/gamma28/fit.py)
+# to the first coefficient below 2^-60 of the function, in powers of s:
+# within 3.4e-17 of it relatively (the coefficients rounded);
+# tests/rewrites/test_gammas.py checks it against mpmath
+DIGAMMA_ROOT_POLY = (
+    0.7853075386041053, -0.2607389546830014, 0.10899991701762858, -0.049551032917674556,
+    0.023447309597549766, -0.011338432553223046, 0.005552254176536144,
+    -0.0027395728862799856, 0.0013581421098813344, -0.0006753133229926531,
+    0.0003364331278986385, -0.00016781561560296845, 8.377508659378348e-05,
+    -4.184365724905356e-05, 2.091081451447697e-05, -1.0451685170553539e-05,
+    5.212445133891106e-06, -2.6028093822135453e-06, 1.3308629411671011e-06,
+    -6.710409517771273e-07, 2.8091189744546605e-07, -1.323523156579475e-07,
+    1.3990472099665014e-07, -7.827281523696487e-08, -3.299171559966835e-08,
+    2.248718312653436e-08, 3.846913846622345e-08, -2.2102164509428065e-08,
+    -1.183257077685753e-08, 6.735601614678488e-09, 2.944930002207525e-09,
+    -1.5781829106223942e-09)
+# where digamma() computes ψ itself: JAX's and PyTorch's digamma lose more
+# than 3 bits on [1/4, 3] (up to 63 at x0) and at most 2.8 outside (measured)
+DIGAMMA_NEAR = (0.25, 3.0)
+
+
+def digamma_near_root(x, where, kept=None):
+    """ψ(x) for 1/4 <= x <= 3, within a few ulps: ``(x - x0)·P(x - 2)`` from
+    1, ``(x + 1 - x0)·P(x - 1) - 1/x`` below (terms of one sign below x0 - 1,
+    within a factor 1.8 of ψ above), x - x0 and x + 1 - x0 through
+    :data:`DIGAMMA_ROOT` (exact to a rounding, however near x is to x0).
+    ``kept(v)``: v as computed, where a compiler would fold the three
+    subtractions' constants into one (XLA does: 0.0 at the float64 nearest
+    x0, ψ there -9.2e-17).
+
+    >>> import numpy as np
+    >>> digamma_near_root(np.array([0.3, 1.4616321449683622, 2.5]), np.where)  # mpmath's
+    array([-3.50252422e+00, -9.24126552e-17,  7.03156641e-01])
+    """
+    r1, r2, r3 = DIGAMMA_ROOT
+    kept = kept or (lambda v: v)
+    up = x < 1
+    t = kept(kept(where(up, x - (r1 - 1), x - r1)) - r2) - r3
+    return t * _horner(DIGAMMA_ROOT_POLY, where(up, x - 1, x - 2)) \
+        - where(up, 1 / where(up, x, 1.0), 0.0)
+
+
+def digamma(x, where, library, kept=None):
+    """ψ(x) of an array: :func:`digamma_near_root` on :data:`DIGAMMA_NEAR`,
+    the array library's ``library`` (its digamma) elsewhere.
+
+    >>> import numpy as np, scipy.special
+    >>> digamma(np.array([1e-3, 1.4616321449683622, 1e3]), np.where, scipy.special.psi)
+    array([-1.00057557e+03, -9.24126552e-17,  6.90725520e+00])
+    """
+    lo, hi = DIGAMMA_NEAR
+    near = (x >= lo) & (x <= hi)
+    return where(near, digamma_near_root(where(near, x, 2.0), where, kept), library(x))
+
+
+# log Γ(2 + t) = t·(c[0] + c[1]·t + ...) for |t| <= 1/2: 1 - γ, then
+# (-1)^k (ζ(k) - 1)/k, k = 2 to 30 (the tail below 2^-60), as
+# symgrad.codegen.printer.lgamma2_coefficients() (tests/rewrites/test_gammas.py
+# checks they are the same floats)
+LGAMMA2_SERIES = (
+    0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546,
+    -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261,
+    0.0005096695247430425, -0.00022315475845357939, 9.945751278180853e-05,
+    -4.492623673813314e-05, 2.050721277567069e-05, -9.439488275268397e-06,
+    4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07,
+    -4.492469198764566e-07, 2.1207184805554665e-07, -1.0043224823968099e-07,
+    4.7698101693639804e-08, -2.2711094608943164e-08, 1.0838659214896955e-08,
+    -5.183475041970047e-09, 2.4836745438024785e-09, -1.1921401405860912e-09,
+    5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10,
+    -6.4229645638381e-11, 3.1044247747322276e-11)
+# where loggamma() computes log Γ itself, (0, LGAMMA_NEAR): XLA's lgamma
+# loses up to 4.9 bits (float64) and 5.0 (float32) on [2.5, 5), 4.2 below
+# 1/2, 29 about 1 and 2; from 10 at most 2.3 (measured)
+LGAMMA_NEAR = 10.0
+
+
+def loggamma_near_zeros(x, where, log1p, log):
+    """log Γ(x) for 0 < x < :data:`LGAMMA_NEAR`, within a few ulps: with m
+    the integer nearest x and t = x - m (exact, |t| <= 1/2), log Γ(2 + t)
+    by its series, less ``log1p(t)`` for m <= 1 and ``log(x)`` for m = 0,
+    plus ``log((x - 1)(x - 2)···(x - m + 2))`` for m >= 3 (every factor
+    exact, at least 3/2: the log of at most 8 roundings).  About 1 and 2
+    nothing cancels but ``t·(1 - γ) - t`` (a factor 1.7); below 1/2 the terms
+    are of one sign; at a subnormal x it is ``-log(x)`` to the last bit.
+
+    >>> import numpy as np
+    >>> loggamma_near_zeros(np.array([1e-300, 1 + 2.0**-52, 2 - 2.0**-52, 7.5]), np.where,
+    ...                     np.log1p, np.log)  # mpmath's to the digits shown
+    array([ 6.90775528e+02, -1.28167624e-16, -9.38769807e-17,  7.53436424e+00])
+    """
+    m = (x + 0.5) // 1  # (floor, in every array library)
+    t = x - m
+    value = t * _horner(LGAMMA2_SERIES, t) - where(m <= 1, log1p(t), 0.0)
+    prod = where(x - 1 >= 1.5, x - 1, 1.0)
+    for j in range(2, int(LGAMMA_NEAR) - 1):
+        prod = prod * where(x - j >= 1.5, x - j, 1.0)
+    return value - where(m == 0, log(where(m == 0, x, 1.0)), 0.0) + log(prod)
+
+
+def loggamma(x, where, log1p, log):
+    """log Γ(x) of an array: :func:`loggamma_near_zeros` on (0, 10), Stirling's
+    ``x·(log x - 1) - log(x)/2 + log(2π)/2`` plus its series from 10 (the
+    terms of one sign but ``-log(x)/2``, at most an eighth of the rest),
+    ``inf`` at 0, NaN below (log Γ of a negative real is complex, as NumPy's
+    code of it: NaN).
+
+    >>> import numpy as np
+    >>> loggamma(np.array([0.0, 1.5, 1e3, np.inf]), np.where, np.log1p, np.log)  # mpmath's
+    array([            inf, -1.20782238e-01,  5.90522042e+03,             inf])
+    """
+    pos = x > 0
+    near = x < LGAMMA_NEAR
+    w = where(pos & near, x, 2.0)
+    finite = x < float("inf")
+    z = where(near | ~finite, LGAMMA_NEAR, x)
+    lz = log(z)
+    far = z * (lz - 1) - 0.5 * lz + _LOG_SQRT_2PI + _lgamma_series(1 / z)
+    return where(pos, where(near, loggamma_near_zeros(w, where, log1p, log),
+                            where(finite, far, x)),
+                 where(x == 0, float("inf"), x * float("nan")))
+
+
+_LOG_SQRT_2PI = 0.9189385332046728  # log(2π)/2 rounded (mpmath)

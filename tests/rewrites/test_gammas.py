@@ -261,3 +261,52 @@ def test_log_gammas_step_below_a_half_by_atanhs_addition_formula():
         want = [float(mpmath.loggamma(v) - (v - mpmath.mpf(0.5)) * mpmath.log(v) + v
                       - mpmath.log(2 * mpmath.pi) / 2) for v in map(mpmath.mpf, pts)]
     np.testing.assert_allclose(got, want, rtol=10 * 2.0**-53, atol=0)  # (the log form: 14)
+
+
+def _zeros_and_spread(dtype):
+    """Points within a few ulps and within 1e-6 of log Γ's zeros 1, 2 and ψ's
+    positive root, and a spread over (0, 1e6], in ``dtype``."""
+    x0 = 1.4616321449683623
+    pts = [np.geomspace(1e-30, 1e6, 41), np.linspace(0.25, 3, 23)]
+    for c in (1.0, 2.0, x0):
+        c = dtype(c)
+        up, down = [c], [c]
+        for _ in range(3):
+            up.append(np.nextafter(up[-1], dtype(3)))
+            down.append(np.nextafter(down[-1], dtype(0)))
+        pts += [up, down, [c * dtype(1 - 1e-6), c * dtype(1 + 1e-6)]]
+    return np.concatenate(pts).astype(dtype)
+
+
+def _bits(got, truth, dtype):
+    from symgrad.stability.bits import FORMATS, bits_error
+
+    return bits_error(np.asarray(got, dtype=float), truth, FORMATS[np.dtype(dtype).name])
+
+
+def test_digamma_near_its_root_and_log_gamma_near_its_zeros_run_time():
+    # symgrad.rewrites.remainders' ψ on [1/4, 3] ((x - x0)·P, x0 in three floats)
+    # and log Γ on (0, 10) (series at the nearest integer) + Stirling's from 10,
+    # the frameworks' (JAX's and PyTorch's digamma lose 53-63 bits at x0, JAX's
+    # lgamma 29 about 1 and 2): within 2 bits (ψ) and 3 (log Γ: 2.8 in float32 about
+    # its minimum, where t(1 - γ + ...) - log1p(t) loses a factor 3 as NumPy's code's
+    # text of it) of mpmath in NumPy, both types
+    import mpmath
+
+    from symgrad.codegen.printer import lgamma2_coefficients
+    from symgrad.rewrites import remainders as rm
+
+    assert rm.LGAMMA2_SERIES == lgamma2_coefficients()
+    with mpmath.workprec(200):
+        x0 = mpmath.findroot(mpmath.digamma, mpmath.mpf(1.4616321449683623))
+        assert abs(sum(map(mpmath.mpf, rm.DIGAMMA_ROOT)) - x0) < 1e-31
+        assert all(float(np.float32(r)) == r for r in rm.DIGAMMA_ROOT[:2])
+        for dt in (np.float64, np.float32):
+            pts = _zeros_and_spread(dt)
+            near = (pts >= 0.25) & (pts <= 3)
+            psi = np.array([float(mpmath.digamma(mpmath.mpf(float(p)))) for p in pts])
+            lg = np.array([float(mpmath.loggamma(mpmath.mpf(float(p)))) for p in pts])
+            got = rm.digamma_near_root(pts[near], np.where)
+            assert got.dtype == dt and _bits(got, psi[near], dt).max() <= 2, dt
+            got = rm.loggamma(pts, np.where, np.log1p, np.log)
+            assert got.dtype == dt and _bits(got, lg, dt).max() <= 3, dt
