@@ -454,6 +454,48 @@ def test_a_form_losing_where_one_before_it_lost_is_not_searched(monkeypatch):
     assert got is None and not searched and isinstance(tried[-1], _Later)
 
 
+def test_the_source_certified_is_verified_before_regimes_that_cannot_end_elsewhere(monkeypatch):
+    """Where no ranked form passed and every finite regime is NaN or inf
+    on the draws of its fresh points where the value is finite (as are its
+    pairs), none of them can be kept within the tolerance: each that passes
+    goes on to the source certified (the regime not certifiable itself),
+    and where none passes the verification ends there too.  The source
+    certified is then verified first, the regimes not searched (NMSE
+    3.4.2: two regimes, 3.4 s of searches); a regime finite there is
+    searched as before."""
+    from sympy import Piecewise
+    from sympy.codegen.cfunctions import expm1
+
+    from symgrad.certified import certified
+    from symgrad.rewrites.candidates import Candidate
+    from symgrad.stability.bits import float_format
+    from symgrad.stability.sampling import parse_domain
+    from symgrad.stability.stabilize import Choice, _Search, _TruthCache
+    from symgrad.stability.truth import GroundTruth
+
+    x, y = sp.symbols("x y", real=True)
+    fmt, dom, fresh = float_format("float64"), {x: (-1000, 1000), y: (-1000, 1000)}, (64, 1)
+    source = sp.exp(x) / (sp.exp(x) + sp.exp(y))  # inf/inf where both overflow
+    # (a nested regime: not certifiable itself; NaN where both exps overflow too)
+    nan_there = Piecewise((source, x < 700), (Piecewise(
+        (1 / (1 + sp.exp(y) / sp.exp(x)), y < 0), (1 / (2 + expm1(y) / sp.exp(x)), True)), True))
+    regimes = [Candidate(nan_there, "a regime")]
+    monkeypatch.setattr(_Search, "_finite_regimes", lambda self, *a: regimes)
+    searched = []
+    fresh_search = _Search._fresh
+    monkeypatch.setattr(_Search, "_fresh", lambda self, form, *r, **k: (
+        searched.append(form), fresh_search(self, form, *r, **k))[1])
+    search = _Search([x, y], parse_domain(dom, [x, y], fmt), np.zeros((0, 2)), fmt, dom)
+    got = search.verify(Choice(source, source, "as written", (0.0, 0.0), (0.0, 0.0), 1,
+                               ranked=[]), fresh)
+    assert got.chosen == certified(source) and searched == [certified(source)], got
+    assert got.after == (0.0, 0.0) and got.before[0] == 64 and got.nonfinite[1] == 0
+    finite = Piecewise((source, x < 700), (1 / (1 + sp.exp(y - x)), True))
+    truth = _TruthCache(GroundTruth([source], [x, y], "float64"), source)
+    assert search._certain_before_nonfinite([Candidate(finite, "finite")], source, truth, fresh,
+                                            got) is None
+
+
 def test_the_source_certified_takes_the_values_its_verification_resolved(monkeypatch):
     """The code of the source certified recomputes by the ground truth the
     elements its bound does not certify (here past exp's overflow, where
