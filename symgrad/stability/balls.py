@@ -582,7 +582,7 @@ class BallProgram:
         return c
 
     def decide(self, xs: Sequence[float], fmt: Format, start: int, top: int,
-               zero_top: int | None = None) -> list | None:
+               zero_top: int | None = None, first: object = None) -> list | None:
         """Every output's correctly rounded value in ``fmt`` at the point
         ``xs``, the precision raised from ``start`` up to ``top`` bits; or
         None where the balls do not decide them all.  The next precision
@@ -591,13 +591,18 @@ class BallProgram:
         zero of unknown sign (:class:`SignlessZero`) raises it up to
         ``zero_top`` (default ``top``) and is returned as such beyond; a ball
         that straddles a midpoint between two floats, narrower than an ulp
-        by far, raises it up to ``zero_top`` too, and None beyond."""
+        by far, raises it up to ``zero_top`` too, and None beyond.  ``first``:
+        what :meth:`first` said of the point at ``start`` (None: computed
+        here, as then)."""
         zero_top = top if zero_top is None else zero_top
         n = len(self.program.outputs)
         out: list = [None] * n
         prec = start
         while True:
-            now = self.balls(xs, prec, fmt=fmt)
+            if first is not None:
+                now, first = (None if first is NO_BALLS else first), None
+            else:
+                now = self.balls(xs, prec, fmt=fmt)
             if now is None:
                 return None
             need = 0
@@ -629,6 +634,59 @@ class BallProgram:
                 # the interval tier says unresolved, or decides it by its exact value
                 return None
             prec = min(top, prec + min(max(need, prec), 7 * prec))
+
+    def first(self, rows: Sequence[Sequence[float]], fmt: Format,
+              prec: int) -> tuple[list, list[bool]]:
+        """Per row (a point), what :meth:`balls` says there at ``prec`` with
+        ``fmt`` (the first step of :meth:`decide`, which takes it as
+        ``first``; ``NO_BALLS`` for its None), None for a row with a NaN
+        input (not computed); and per row
+        whether that decides every output (a list of floats: then it is
+        what :meth:`decide` returns).  The rows run under one taking of
+        flint's lock and one setting of its precision, where :meth:`balls`
+        takes and sets them per call (a third of a small formula's row).
+
+        >>> from sympy import symbols, exp
+        >>> from symgrad.stability.truth import Program
+        >>> from symgrad.stability.bits import float_format
+        >>> x = symbols("x")
+        >>> prog = BallProgram.of(Program([exp(x) - 1], [x]))
+        >>> # (e**x - 1 at 1e-300 cancels 77 bits: decided at a later precision)
+        >>> nows, whole = prog.first([[1.0], [1e-300]], float_format("float64"), 77)
+        >>> nows[0], whole
+        ([1.7182818284590453], [True, False])
+        """
+        nows: list = [None] * len(rows)
+        whole = [False] * len(rows)
+        fn, isnan = self._fn, math.isnan
+        with _lock:
+            old = _ctx.prec
+            _ctx.prec = prec
+            try:
+                consts = self._constants(prec)
+                for i, xs in enumerate(rows):
+                    if any(isnan(x) for x in xs):
+                        continue  # (decided() leaves it to the mpmath tier)
+                    if consts is None:
+                        nows[i] = NO_BALLS
+                        continue
+                    try:
+                        got = fn(prec, [arb(float(x)) for x in xs], consts)
+                    except (_GiveUp, ArithmeticError, ValueError, TypeError):
+                        nows[i] = NO_BALLS
+                        continue
+                    if any(b is POISON for b in got):
+                        nows[i] = NO_BALLS
+                        continue
+                    now = nows[i] = [_decide(b, fmt) for b in got]
+                    for v in now:
+                        if type(v) is not float:  # (None, Undecided, SignlessZero)
+                            break
+                    else:
+                        whole[i] = True
+            finally:
+                _ctx.prec = old
+        return nows, whole
 
     def balls(self, xs: Sequence[float], prec: int, post: Callable | None = None,
               fmt: Format | None = None) -> list | None:
@@ -704,6 +762,14 @@ def _rounded(a, fmt: Format) -> float:
         if _NORMAL64 <= abs(f) <= _MAX64:
             return f
     return round_mpf(_mpf(a), fmt)
+
+
+class _NoBalls:
+    """What :meth:`BallProgram.first` says of a row where :meth:`BallProgram.balls`
+    says None (the mpmath tier's point)."""
+
+
+NO_BALLS = _NoBalls()
 
 
 class Undecided(float):

@@ -889,10 +889,14 @@ class GroundTruth:
         # NumPy scalar's isnan and float() cost 5x a float's, per row and input)
         plain = np.asarray(points).tolist()
         known = _known_rows(self, points) if self.reads_known else None
+        raw = None if memo is None and not known else [r.tobytes() for r in points]
+        # the rows the balls decide at their first precision, in one pass (what
+        # decided() says of them: it is asked for the others only)
+        nows, sure = self._first(plain, kind, memo, raw, known)
         for i, row in enumerate(points):
             tick()
             if known:
-                v = known.get(row.tobytes())
+                v = known.get(raw[i])
                 if v is not None:  # (resolved by the caller: the correctly rounded value)
                     whole.append(i)
                     whole_v.append([v])
@@ -901,7 +905,7 @@ class GroundTruth:
                 # a row's figures depend on the row and on whether zeros of
                 # unknown sign are still pursued (SIGN_TRIES left): the same
                 # as computed anew, and the count of tries spent replayed
-                key = (kind, row.tobytes(), self.sign_tries > 0)
+                key = (kind, raw[i], self.sign_tries > 0)
                 got = memo.get(key)
                 if got is not None:
                     if got[1] is None:  # decided whole by the balls: no try spent
@@ -912,7 +916,7 @@ class GroundTruth:
                     self.sign_tries -= lost
                     continue
                 tries = self.sign_tries
-            v = self.decided(plain[i])
+            v = nows[i] if sure[i] else self.decided(plain[i], nows[i])
             if v is not None and not _signless(v):
                 # every output decided (decided() spends no try)
                 whole.append(i)
@@ -931,6 +935,27 @@ class GroundTruth:
             vals[:, whole] = lo[:, whole] = hi[:, whole] = got
             status[:, whole] = RESOLVED
         return vals, status, lo, hi
+
+    def _first(self, plain: list, kind: str, memo: dict | None,
+               raw: list | None, known: dict | None) -> tuple[list, list]:
+        """What the balls say of each row of ``plain`` at their first
+        precision, and whether that decides the row whole
+        (:meth:`.balls.BallProgram.first`), for the rows neither ``known``
+        (values resolved by the caller) nor the memo holds now (the others:
+        None and False; ``raw``, each row's bytes)."""
+        n = len(plain)
+        if self.balls is None:
+            return [None] * n, [False] * n
+        if memo is None and not known:
+            return self.balls.first(plain, self.fmt, self.start_prec)
+        hopeful = self.sign_tries > 0
+        todo = [i for i, r in enumerate(raw) if not (known and r in known)
+                and (memo is None or (kind, r, hopeful) not in memo)]
+        got, sure = self.balls.first([plain[i] for i in todo], self.fmt, self.start_prec)
+        nows, whole = [None] * n, [False] * n
+        for i, v, w in zip(todo, got, sure):
+            nows[i], whole[i] = v, w
+        return nows, whole
 
     def _row(self, row: np.ndarray, i: int, vals: np.ndarray, status: np.ndarray,
              lo: np.ndarray, hi: np.ndarray, v: list | None) -> None:
@@ -959,10 +984,12 @@ class GroundTruth:
                 vals[k, i] = lo[k, i] = hi[k, i] = v[k]
                 status[k, i] = RESOLVED
 
-    def decided(self, xs: Sequence[float]) -> list[float] | None:
+    def decided(self, xs: Sequence[float], first: object = None) -> list[float] | None:
         """Every output's correctly rounded value at ``xs`` from the ball
         tier (:mod:`.balls`), or None where it does not decide them all
-        (then :meth:`resolve` does, and alone says undefined or unresolved)."""
+        (then :meth:`resolve` does, and alone says undefined or unresolved);
+        ``first``, what :meth:`.balls.BallProgram.first` said there, if
+        asked."""
         if self.balls is None or _nan_input(xs):
             return None
         # a zero of unknown sign: more bits may tell it (cosh(x) - 1 at x =
@@ -972,7 +999,7 @@ class GroundTruth:
         # so, the balls stop at 4x the start and the point is unresolved
         hopeful = self.sign_tries > 0
         out = self.balls.decide(xs, self.fmt, self.start_prec, self.max_prec,
-                                self.max_prec if hopeful else 4 * self.start_prec)
+                                self.max_prec if hopeful else 4 * self.start_prec, first)
         if out is not None and _signless(out):
             # an exact 0 where every node below has an exact value (exp(x) - 1
             # at x = 0 when its ball is not the point), or cancels exactly
