@@ -279,7 +279,12 @@ def toward_zeros(points: np.ndarray, bits: np.ndarray, values: np.ndarray,
                     else:
                         if it[9] >= 2:
                             f0, f1 = math.sqrt(abs(f0)), math.sqrt(abs(f1))
-                        xs.append(float(fmt.dtype.type(x1 - f1 * (x1 - x0) / (f1 - f0))))
+                        # (on sqrt|f| two values of opposite signs may tie: a step
+                        # across the double zero to its mirror; the line ends there,
+                        # as where a step leaves the box: a ZeroDivisionError stopped
+                        # stabilize on the angle between two 3-vectors in float64)
+                        xs.append(math.nan if f1 == f0 else
+                                  float(fmt.dtype.type(x1 - f1 * (x1 - x0) / (f1 - f0))))
             keep = [m for m, x in enumerate(xs) if np.isfinite(x)
                     and lo[live[m][2]] <= x <= hi[live[m][2]] and (step == 0 or x != live[m][5])]
             live, xs = [live[m] for m in keep], [xs[m] for m in keep]

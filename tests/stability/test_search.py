@@ -1182,3 +1182,24 @@ def test_a_zero_set_reached_only_at_everyday_values_is_slid_along(f, dom, seeds)
         r = check_stability(f, dom, dtype="float32", seed=s)
         assert r.max_bits_error >= 20, (s, r.max_bits_error, want)
         assert r.basis.counts.get("zeros slid along their set", 0) > 0
+
+
+def test_the_steps_on_a_double_zero_end_where_the_square_roots_tie():
+    # on a double zero the secant steps on sqrt|f|; a step across the zero to
+    # its mirror gives |f| the same on both sides, and the secant divided by 0
+    # (ZeroDivisionError: stabilize of the angle between two 3-vectors,
+    # acos(u.v/(|u||v|)), in float64).  The true values here are scripted:
+    # two slow steps on one side (0.8, 0.6, 0.5), then the mirror (-0.5)
+    from symgrad.stability.ascent import toward_zeros
+
+    fmt = FORMATS["float64"]
+    script = [0.8, 0.6, 0.5, -0.5]
+
+    def probe(rows):
+        vals = [script.pop(0) if script else 1.0 for _ in rows]
+        return np.zeros((1, len(rows))), np.array([vals])
+
+    points = np.array([[0.5]])
+    rows = toward_zeros(points, np.array([[5.0]]), np.array([[1.0]]), probe, [(-1e6, 1e6)], fmt,
+                        rounds=1)
+    assert not script and np.isfinite(rows).all()
