@@ -6,6 +6,12 @@ nested ``log``/``exp`` pairs: entries of the library (:mod:`.library`).
   tiny ``x``): half-angle forms, ``acos(a) = 2·asin(√((1 - a)/2))``, with
   ``1 - a`` simplified, in a regime on the sign of ``a`` (the half-angle
   form loses near the other end);
+* ``acos`` and ``asin`` of a ratio ``N/D`` (``D ≥ 0``) whose complement
+  ``D² - N²`` cancels symbolically (the polar angle ``acos(z/√(x² + y² + z²))``,
+  whose ``D² - N²`` is ``x² + y²``; the angle between two plane vectors, whose
+  ``D² - N²`` is the square of their cross product; the law of cosines,
+  Heron's product): ``atan2(√(D² - N²), N)`` and ``atan2(N, √(D² - N²))``,
+  which never round the ratio near ±1;
 * ``π/2 - atan(u)`` as ``atan(1/u)`` for ``u > 0`` (cancels for large u);
 * ``asinh``, ``acosh``, ``atanh`` written with logarithms
   (``log(u + √(u² + 1))`` rounds ``1 + u`` for small u, cancels for large
@@ -20,6 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sympy import (
+    Abs,
+    Basic,
+    Mul,
     Piecewise,
     Rational,
     acos,
@@ -27,15 +36,19 @@ from sympy import (
     asin,
     asinh,
     atan,
+    atan2,
     atanh,
     exp,
     expand,
+    factor,
+    fraction,
     log,
     pi,
     sqrt,
     symbols,
 )
-from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.polys.polyerrors import PolynomialError
 
 from ..graph import count_ops
 from .facts import Facts
@@ -45,7 +58,7 @@ from .rewrite import Example, Rewrite
 __all__ = ["INVERSE"]
 
 a, b, c, p, u, v = PATTERN_SYMBOLS
-x = symbols("x")
+x, y = symbols("x y")
 MAX = 1.7976931348623157e308
 # asin(a) for |a| ≥ 7/8 is at least 1.07 against π/2: the half-angle form
 # cancels at most 0.6 bit there (at |a| = 1/2 it lost 2.3)
@@ -86,12 +99,86 @@ def _half_angle(t):
     return 2 * asin(sqrt(t) / sqrt(2))
 
 
-def _rw(name, lhs, rhs, why, example, valid, where, scope="safe", loses=None, needs=()):
+RATIO_OPS = 40  # acos/asin of a ratio: D² - N² worked out only where D², N² are this small
+# id(argument) -> (the argument, (N, D, √(D² - N²)) or None): _ratio
+_RATIOS: dict = {}
+
+
+def _square(e: Basic) -> Basic:
+    # e², a hypot(p, q) in it squared as p² + q² (SymPy keeps hypot(p, q)²)
+    return (e.replace(hypot, lambda p_, q_: sqrt(p_**2 + q_**2)) if e.has(hypot) else e) ** 2
+
+
+def _root(s: Basic, f: Facts) -> Basic:
+    # √s, each factor of s that is an even power of a real base taken out:
+    # √((u_x v_y - u_y v_x)²) is |u_x v_y - u_y v_x| (no square to under- or overflow)
+    out, rest = [], []
+    for t in Mul.make_args(s):
+        if t.is_Pow and t.exp.is_Integer and t.exp % 2 == 0 and f.real(t.base):
+            out.append(Abs(t.base) ** (t.exp // 2))
+        else:
+            rest.append(t)
+    return Mul(*out) * sqrt(Mul(*rest))
+
+
+def _ratio(r: Basic, f: Facts) -> tuple | None:
+    """``(N, D, √(D² - N²))`` for ``r = N/D``, a ratio (``D`` not 1, real
+    ``N``, ``D ≥ 0``) whose complement ``D² - N²`` (``D²(1 - r²)``) cancels
+    symbolically: expanded and factored, it has fewer operations than
+    ``D²`` and ``N²`` (``z/√(x² + y² + z²)``: ``x² + y²``; the cosine of
+    the angle between two plane vectors: ``(u_x v_y - u_y v_x)²``), else None.
+    Remembered per argument object (every candidate asks again)."""
+    got = _RATIOS.get(id(r))
+    if got is not None and got[0] is r:
+        return got[1]
+    out = None
+    n, d = fraction(r)
+    if d != 1 and f.real(n) and f.nonnegative(d):
+        d2, n2 = expand(_square(d)), expand(_square(n))
+        size = count_ops([d2, n2])
+        if size <= RATIO_OPS:
+            try:
+                s = factor(expand(d2 - n2))
+            except PolynomialError:  # (SymPy's factor gives up: no form)
+                s = None
+            if s is not None and count_ops([s]) < size:
+                out = (n, d, _root(s, f))
+    if len(_RATIOS) >= 4096:
+        _RATIOS.clear()
+    _RATIOS[id(r)] = (r, out)  # (the argument kept alive: its id stays its own)
+    return out
+
+
+def _ratio_valid(m: Match, f: Facts) -> bool:
+    return f.real(m[a]) and _ratio(m[a], f) is not None
+
+
+def _acos_of_ratio(rhs: Basic) -> Callable:
+    def build(m: Match) -> Basic:
+        n, _, root = _RATIOS[id(m[a])][1]
+        return atan2(root, n)
+    return build
+
+
+def _asin_of_ratio(rhs: Basic) -> Callable:
+    def build(m: Match) -> Basic:
+        n, _, root = _RATIOS[id(m[a])][1]
+        return atan2(n, root)
+    return build
+
+
+def _rw(name, lhs, rhs, why, example, valid, where, scope="safe", loses=None, needs=(),
+        build=None, bind=None):
     # loses: the bits the example's source loses at least, where fewer than 10;
-    # needs: the rewrites that make the template's shape from the example
+    # needs: the rewrites that make the template's shape from the example;
+    # build: makes the replacement per match (build(rhs)(match)); bind: what the proof binds
     extra = {"needs": tuple(needs)} if needs else {}
     if valid is _square_of_u:
         extra["bind"] = {b: u**2}  # the proof is over b = u²
+    if build is not None:
+        extra["build"] = build(rhs)
+    if bind is not None:
+        extra["bind"] = bind
     return Rewrite(name, lhs, rhs, scope, why, example, valid, where, "inverse functions",
                    {**extra, "loses": loses} if loses else extra)
 
@@ -139,6 +226,26 @@ INVERSE: tuple[Rewrite, ...] = (
         "where a is a root",
         Example(acos(sqrt(1 - x)), {x: (1e-300, 1e-6)}, {x: (0.5, 1)}),
         _squared_simpler, "a real, a² simpler than a", scope="measured"),
+    # ---- acos and asin of a ratio whose complement cancels symbolically ---------
+    # acos(N/D) = atan2(√(D² - N²), N) and asin(N/D) = atan2(N, √(D² - N²))
+    # for D > 0 (atan2 is the same for both arguments scaled by 1/D): the
+    # ratio is never rounded near ±1, and D² - N² is worked out exactly (the
+    # proof is of the template, a = u/v; the build writes D² - N² expanded
+    # and factored)
+    _rw("acos-of-ratio",   acos(a),          atan2(sqrt(v**2 - u**2), u),
+        "N/D rounds near 1 and acos keeps only what is left of 1 - N/D: the polar angle "
+        "acos(z/√(x² + y² + z²)) is 0 where it is 1.5e-8",
+        Example(acos(x / sqrt(x**2 + y**2)), {x: (0.5, 2), y: (1e-300, 1e-9)},
+                {x: (-2, 2), y: (0.5, 2)}),
+        _ratio_valid, "a = N/D, N real, D ≥ 0, D² - N² simpler than D² and N²",
+        scope="measured", needs=("hypot-reciprocal",), build=_acos_of_ratio, bind={a: u / v}),
+    _rw("asin-of-ratio",   asin(a),          atan2(u, sqrt(v**2 - u**2)),
+        "N/D rounds near ±1 and asin is ill-conditioned there: the latitude "
+        "asin(z/√(x² + y² + z²)) loses half its bits near the poles",
+        Example(asin(x / sqrt(x**2 + y**2)), {x: (0.5, 2), y: (1e-12, 1e-4)},
+                {x: (-2, 2), y: (0.5, 2)}),
+        _ratio_valid, "a = N/D, N real, D ≥ 0, D² - N² simpler than D² and N²",
+        scope="measured", needs=("hypot-reciprocal",), build=_asin_of_ratio, bind={a: u / v}),
     # ---- atan near π/2 -------------------------------------------------------
     _rw("atan-complement", pi / 2 - atan(u),
         Piecewise((atan(1 / u), u > 0), (pi / 2 - atan(u), True)),

@@ -72,3 +72,38 @@ def test_acos_of_a_rounded_argument_is_left_alone():
     # acos of the exact x, and nothing cancels symbolically
     assert safe_forms([sp.acos(x)]) == [sp.acos(x)]
     assert safe_forms([sp.asinh(x), sp.atanh(x)]) == [sp.asinh(x), sp.atanh(x)]
+
+
+def test_acos_and_asin_of_a_ratio_whose_complement_cancels():
+    # acos(N/D) = atan2(√(D² - N²), N), asin(N/D) = atan2(N, √(D² - N²)), D² - N²
+    # worked out symbolically (heldout_o row 1, the polar angle acos(z/|r|):
+    # 62.0 bits after stabilize, D² - N² = x² + y²).  Siblings not started from:
+    # the latitude near a pole, the angle between two nearly parallel plane
+    # vectors (D² - N² the square of their cross product), the angle of (x, y)
+    # to the diagonal (D² - N² is (x - y)²), each as written 0 or π/2 where
+    # the angle is ~1e-9 from it.  (The law of cosines' D² - N² is Heron's
+    # product, whose factors a - b - c still cancel in floats: stabilize
+    # computes it in pairs, certified)
+    from symgrad.rewrites import Facts, apply_rewrites, by_name, in_scope
+
+    x, y, z = sp.symbols("x y z", real=True)
+    ux, uy, vx, vy = sp.symbols("ux uy vx vy", real=True)
+    cases = [
+        (sp.asin(z / sp.sqrt(x**2 + y**2 + z**2)),
+         {x: (1e-12, 1e-6), y: (-1e-6, 1e-6), z: (0.5, 1)}),
+        (sp.acos((ux * vx + uy * vy) / (sp.sqrt(ux**2 + uy**2) * sp.sqrt(vx**2 + vy**2))),
+         {ux: (0.5, 1), uy: (1e-12, 1e-9), vx: (0.5, 1), vy: (-1e-9, -1e-12)}),
+        (sp.acos((x + y) / sp.sqrt(2 * (x**2 + y**2))),  # to the diagonal: |x - y|
+         {x: (1, 1), y: (1 - 1e-9, 1 - 1e-12)}),
+    ]
+    rewrites = [*in_scope("codegen"), by_name("acos-of-ratio"), by_name("asin-of-ratio")]
+    for e, lossy in cases:
+        form = apply_rewrites([e], rewrites, Facts(lossy))[0]
+        assert form.has(sp.atan2), (e, form)
+        got = errors(e, {"source": (e, as_written), "form": (form, as_run)}, lossy, n=24)
+        assert len(got["source"]) >= 20
+        assert got["source"].max() >= 10, e
+        assert got["form"].max() <= 2, (form, got["form"].max())
+    # nothing cancels in D² - N²: left alone (acos((x + 1)/2), acos of a plain symbol)
+    assert apply_rewrites([sp.acos((x + 1) / 2), sp.asin(x)], rewrites, Facts()) == \
+        [sp.acos((x + 1) / 2), sp.asin(x)]
