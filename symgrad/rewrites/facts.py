@@ -39,6 +39,7 @@ from sympy import (
     PolynomialError,
     Pow,
     Rational,
+    S,
     Symbol,
     acos,
     acosh,
@@ -50,6 +51,7 @@ from sympy import (
     cosh,
     erf,
     exp,
+    expand,
     floor,
     gamma,
     log,
@@ -60,8 +62,9 @@ from sympy import (
     tanh,
 )
 from sympy.codegen.cfunctions import expm1, hypot, log1p
+from sympy.polys.polyerrors import BasePolynomialError
 
-from ..graph import postorder
+from ..graph import count_ops, postorder
 from .forms import (
     Sigmoid,
     Softplus,
@@ -280,6 +283,9 @@ def _norm_minus_part(node: Add) -> int:
     return 0
 
 
+CONJUGATE_OPS = 40  # √P + T bounded through its conjugate only where P, T are this small
+
+
 class Facts:
     """Bounds of subexpressions over ``domain`` (symbol -> (lo, hi)); a
     symbol left out ranges over all reals."""
@@ -295,6 +301,7 @@ class Facts:
             s: (end(lo, INF), end(hi, -INF)) for s, (lo, hi) in (domain or {}).items()
         }
         self._memo: dict[Basic, Bound | None] = {}
+        self._conjugating: set = set()  # the sums whose conjugate is being bounded
 
     # -- the predicates rewrites use ---------------------------------------
     def real(self, e: Basic) -> bool:
@@ -376,7 +383,12 @@ class Facts:
             if part is not None:  # v - floor(s*v)/s: interval arithmetic alone sees v - v
                 b = (max(b[0], part[0]), min(b[1], part[1]))
             sign = _norm_minus_part(node)
-            return (max(b[0], 0.0), b[1]) if sign > 0 else (b[0], min(b[1], 0.0)) if sign else b
+            b = (max(b[0], 0.0), b[1]) if sign > 0 else (b[0], min(b[1], 0.0)) if sign else b
+            if b[0] < 0 < b[1]:
+                c = self._conjugate_bound(node)
+                if c is not None:
+                    b = (max(b[0], c[0]), min(b[1], c[1]))
+            return b
         if isinstance(node, Mul):
             out = bs[0]
             for b in bs[1:]:
@@ -388,6 +400,65 @@ class Facts:
         if rule is not None:
             return rule(*bs)
         return (-INF, INF) if _real_for_real_arguments(node) else None
+
+    def _conjugate_bound(self, node: Add) -> Bound | None:
+        """A bound of ``√P + T`` (one square root among the terms of
+        ``node``, up to a number's factor) through its conjugate ``(P - T²)/(√P - T)``, where
+        ``P - T²`` cancels symbolically (expanded, fewer operations than
+        ``P`` and ``T²``): the sum's terms nearly cancel, which intervals
+        cannot see.  Where ``P - T² > 0``, ``√P > |T|``: the sum and
+        ``√P - T`` are positive; where ``P - T² < 0`` and ``T ≤ 0``, the
+        sum is negative and ``√P - T`` positive.  Cardano's
+        ``√(y²/4 + x³/27) ± y/2`` is ``(x³/27)/(√(y²/4 + x³/27) ∓ y/2) > 0``
+        for every real y.  None where ``node`` is not so (or is being
+        bounded so already).
+
+        >>> from sympy import symbols, sqrt
+        >>> x, y = symbols("x y")
+        >>> f = Facts({x: (1e-3, 1e3), y: (-1e3, 1e3)})
+        >>> f.positive(sqrt(y**2/4 + x**3/27) - y/2), f.positive(sqrt(y**2 + 1) - y - 2)
+        (True, False)
+        """
+        roots = []
+        for term in node.args:
+            c, r = term.as_coeff_Mul()
+            if isinstance(r, Pow) and r.exp == S.Half and c != 0:
+                roots.append((term, c, r))
+        if len(roots) != 1 or node in self._conjugating:
+            return None
+        term, c, root = roots[0]
+        # node = sgn·(|c|·√P + T'), T' = sgn·(the other terms)
+        sgn = 1 if c > 0 else -1
+        t = sgn * Add(*[a for a in node.args if a is not term])
+        q, t2 = c**2 * root.base, t**2
+        size = count_ops([q, t2])
+        if size > CONJUGATE_OPS:
+            return None
+        d = expand(q - t2)
+        if count_ops([d]) >= size:
+            return None
+        self._conjugating.add(node)
+        try:
+            db, rb, tb = self.bound(d), self.bound(root), self.bound(t)
+        finally:
+            self._conjugating.discard(node)
+        if db is None or rb is None or tb is None:
+            return None
+        k = float(abs(c))
+        kb = (k, k) if _exact(k, Fraction(str(abs(c))) if c.is_Rational else None) \
+            else _widen(k, k)
+        den = _add([_mul(kb, rb), (-tb[1], -tb[0])])  # |c|·√P - T'
+        if db[0] > 0:  # |c|·√P > |T'|: |c|·√P - T' > 0
+            lo = _down(db[0] / den[1]) if den[1] < INF else 0.0
+            hi = _up(db[1] / den[0]) if den[0] > 0 and db[1] < INF else INF
+            lo, hi = max(lo, 0.0), hi
+        elif db[1] < 0 and tb[1] <= 0:  # |c|·√P < |T'| = -T': |c|·√P - T' ≥ -T' > 0
+            lo = _down(db[0] / den[0]) if den[0] > 0 and db[0] > -INF else -INF
+            hi = _up(db[1] / den[1]) if den[1] < INF else 0.0
+            lo, hi = lo, min(hi, 0.0)
+        else:
+            return None
+        return (lo, hi) if sgn > 0 else (-hi, -lo)
 
     def _fraction_part(self, node: Add) -> Bound | None:
         """(0, 1/s) for ``v - floor(s*v)/s`` (s > 0; ``floor(s*Min(top, v))``
@@ -438,8 +509,11 @@ class Facts:
         if not poly.is_univariate or poly.degree() < 1:
             return 0
         ends = [None if not math.isfinite(v) else Rational(v) for v in (lo, hi)]
-        if poly.count_roots(*ends) != 0:
-            return 0
+        try:
+            if poly.count_roots(*ends) != 0:
+                return 0
+        except (BasePolynomialError, TypeError):  # (coefficients SymPy cannot count
+            return 0  # over: √3·y's, a float's, in mpmath's and flint's numbers at once)
         if math.isfinite(lo) and math.isfinite(hi):
             mid = (lo + hi) / 2
         else:

@@ -195,8 +195,12 @@ def _exp_sqrt_valid(m: Match, f: Facts) -> bool:
 
 
 def _cancels(m: Match, f: Facts) -> bool:
-    # sqrt(a) + b: the conjugate pays only where a - b² cancels symbolically
-    return count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
+    # sqrt(a) + b: the conjugate pays only where a - b² cancels symbolically,
+    # and only where b < 0 somewhere (else the regime keeps the sum everywhere,
+    # and the conjugate's nodes hold the sum's other instances: Cardano's
+    # √P + y/2 for y ≥ 0 made √P - y/2 before the pass reached it there)
+    return not f.nonnegative(m[b]) and \
+        count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
 
 
 CONJUGATE_OPS = 40  # hypot-conjugate: expanded only where its terms are this small
@@ -215,7 +219,8 @@ def _hypot_numerator(m: Match):
 
 
 def _hypot_cancels(m: Match, f: Facts) -> bool:
-    if not (f.real(m[a]) and f.real(m[b]) and f.real(m[c])):
+    # (c < 0 somewhere: else the regime keeps the sum, as sqrt-conjugate's)
+    if not (f.real(m[a]) and f.real(m[b]) and f.real(m[c])) or f.nonnegative(m[c]):
         return False
     parts = [m[a] ** 2 + m[b] ** 2, _square(m[c])]
     size = count_ops(parts)
@@ -799,7 +804,7 @@ LIBRARY: tuple[Rewrite, ...] = (
         Piecewise(((a - b**2) / (sqrt(a) - b), b < 0), (sqrt(a) + b, True)), "measured",
         "sqrt(a) + b cancels where b ≈ -sqrt(a) < 0; the conjugate moves the "
         "difference into a - b², which cancels symbolically",
-        Example(sqrt(x**2 + 1) - x, {x: (1e3, 1e150)}, {x: (-1e3, 0)}),
+        Example(sqrt(x**2 + 1) - x, {x: (1e3, 1e150)}, {x: (-1e3, 1)}),  # (b < 0 in part)
         _cancels, "a - b² simpler than a", "regimes"),
     # the same for a norm written hypot(a, b) (as code generation writes
     # sqrt(a² + b²)): |z| + Re z in the complex square root, the difference of
