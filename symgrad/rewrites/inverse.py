@@ -28,6 +28,7 @@ from collections.abc import Callable
 from sympy import (
     Abs,
     Basic,
+    I,
     Mul,
     Piecewise,
     Rational,
@@ -109,31 +110,40 @@ def _square(e: Basic) -> Basic:
     return (e.replace(hypot, lambda p_, q_: sqrt(p_**2 + q_**2)) if e.has(hypot) else e) ** 2
 
 
-def _root(s: Basic, f: Facts) -> Basic:
+def _real_polynomial(e: Basic) -> bool:
+    # a factor of D² - N² over real symbols (symgrad's convention, as Facts': a
+    # symbol is real unless declared imaginary or complex), with no I in it
+    return not e.has(I) and all(
+        not (v.is_extended_real is False or (v.is_complex and not v.is_extended_real))
+        for v in e.free_symbols)
+
+
+def _root(s: Basic) -> Basic:
     # √s, each factor of s that is an even power of a real base taken out:
     # √((u_x v_y - u_y v_x)²) is |u_x v_y - u_y v_x| (no square to under- or overflow)
     out, rest = [], []
     for t in Mul.make_args(s):
-        if t.is_Pow and t.exp.is_Integer and t.exp % 2 == 0 and f.real(t.base):
+        if t.is_Pow and t.exp.is_Integer and t.exp % 2 == 0 and _real_polynomial(t.base):
             out.append(Abs(t.base) ** (t.exp // 2))
         else:
             rest.append(t)
     return Mul(*out) * sqrt(Mul(*rest))
 
 
-def _ratio(r: Basic, f: Facts) -> tuple | None:
-    """``(N, D, √(D² - N²))`` for ``r = N/D``, a ratio (``D`` not 1, real
-    ``N``, ``D ≥ 0``) whose complement ``D² - N²`` (``D²(1 - r²)``) cancels
-    symbolically: expanded and factored, it has fewer operations than
-    ``D²`` and ``N²`` (``z/√(x² + y² + z²)``: ``x² + y²``; the cosine of
-    the angle between two plane vectors: ``(u_x v_y - u_y v_x)²``), else None.
-    Remembered per argument object (every candidate asks again)."""
+def _ratio(r: Basic) -> tuple | None:
+    """``(N, D, √(D² - N²))`` for ``r = N/D``, a ratio (``D`` not 1) whose
+    complement ``D² - N²`` (``D²(1 - r²)``) cancels symbolically: expanded
+    and factored, it has fewer operations than ``D²`` and ``N²``
+    (``z/√(x² + y² + z²)``: ``x² + y²``; the cosine of the angle between two
+    plane vectors: ``(u_x v_y - u_y v_x)²``), else None.  Algebra alone (the
+    domain's part, ``N`` real and ``D ≥ 0``, is :func:`_ratio_valid`'s);
+    remembered per argument object (every candidate asks again)."""
     got = _RATIOS.get(id(r))
     if got is not None and got[0] is r:
         return got[1]
     out = None
     n, d = fraction(r)
-    if d != 1 and f.real(n) and f.nonnegative(d):
+    if d != 1:
         d2, n2 = expand(_square(d)), expand(_square(n))
         size = count_ops([d2, n2])
         if size <= RATIO_OPS:
@@ -142,7 +152,7 @@ def _ratio(r: Basic, f: Facts) -> tuple | None:
             except PolynomialError:  # (SymPy's factor gives up: no form)
                 s = None
             if s is not None and count_ops([s]) < size:
-                out = (n, d, _root(s, f))
+                out = (n, d, _root(s))
     if len(_RATIOS) >= 4096:
         _RATIOS.clear()
     _RATIOS[id(r)] = (r, out)  # (the argument kept alive: its id stays its own)
@@ -150,19 +160,20 @@ def _ratio(r: Basic, f: Facts) -> tuple | None:
 
 
 def _ratio_valid(m: Match, f: Facts) -> bool:
-    return f.real(m[a]) and _ratio(m[a], f) is not None
+    got = _ratio(m[a]) if f.real(m[a]) else None
+    return got is not None and f.real(got[0]) and f.nonnegative(got[1])
 
 
 def _acos_of_ratio(rhs: Basic) -> Callable:
     def build(m: Match) -> Basic:
-        n, _, root = _RATIOS[id(m[a])][1]
+        n, _, root = _ratio(m[a])
         return atan2(root, n)
     return build
 
 
 def _asin_of_ratio(rhs: Basic) -> Callable:
     def build(m: Match) -> Basic:
-        n, _, root = _RATIOS[id(m[a])][1]
+        n, _, root = _ratio(m[a])
         return atan2(n, root)
     return build
 

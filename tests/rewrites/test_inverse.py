@@ -104,6 +104,12 @@ def test_acos_and_asin_of_a_ratio_whose_complement_cancels():
         assert len(got["source"]) >= 20
         assert got["source"].max() >= 10, e
         assert got["form"].max() <= 2, (form, got["form"].max())
+    # D ≥ 0 is the domain's to say, per domain (remembered per argument alone, the
+    # rewrite was made on x < 0 after a call on x > 0: atan2(1, √(x² - 1)) is not
+    # acos(√(x² - 1)/x) there)
+    e = sp.acos(sp.sqrt(x**2 - 1) / x)
+    assert apply_rewrites([e], rewrites, Facts({x: (1, 2)}))[0].has(sp.atan2)
+    assert apply_rewrites([e], rewrites, Facts({x: (-2, -1)}))[0] == e
     # nothing cancels in D² - N²: left alone (acos((x + 1)/2), acos of a plain symbol)
     assert apply_rewrites([sp.acos((x + 1) / 2), sp.asin(x)], rewrites, Facts()) == \
         [sp.acos((x + 1) / 2), sp.asin(x)]
