@@ -1523,14 +1523,15 @@ class _Search:
             except SymgradError:
                 return np.full((1, len(rows)), np.nan)
 
+        # (a certified form's lines and walks on its pairs, without the recompute,
+        # which the walk toward its zeros and the ties' search for their largest
+        # zero would ask at nearly every row; the points kept are measured on the
+        # certified form itself, by absorb: the lead's decision D1, session 15,
+        # for the ties since session 28)
+        walked = floats if pairs == form else (lambda rows: floats(rows, pairs))
         # where two variables tie exactly (x = v in a widened form that rounds 1 - x)
-        absorb(ties(points, new, floats, ranges, self.fmt, seed))
+        absorb(ties(points, new, walked, ranges, self.fmt, seed))
         if inner and DEEP:  # computed beyond the format: its deepest zeros
-            # (a certified form's walk on its pairs, without the recompute, which
-            # the walk toward its zeros would ask at nearly every row; the points
-            # kept are measured on the certified form itself, by absorb: the
-            # lead's decision D1, session 15)
-            walked = floats if pairs == form else (lambda rows: floats(rows, pairs))
             absorb(deepest_zeros(points, walked, lambda rows: None, ranges, self.fmt, seed,
                                  starts=ps.short_zeros()))
         # and at random about the worst point found (a noise's top: its rare tail)
