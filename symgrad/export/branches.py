@@ -30,12 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import mpmath
 import sympy
 from sympy import Abs, Basic, Interval, Mul, S, Symbol, oo
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ..build import EVALUATED_TREE, evaluated, mapped, piecewise, replaced, tree_size
-from ..graph import free_symbols, postorder
+from ..graph import count_ops, free_symbols, postorder
 
 __all__ = ["shared_branches", "clamped_branches", "cancelled_into_branches", "context_pruned",
            "exps_by_magnitude"]
@@ -224,41 +225,60 @@ def _connected(cond: Basic, leaf) -> Basic | None:
     for each condition ``c`` under its conjunctions and disjunctions,
     intersected and joined over the DAG, each distinct node once (a
     Hessian's conditions nest them: as a tree, exponential in a ``where``
-    chain's depth)."""
+    chain's depth); None as soon as a leaf is None (nothing more read)."""
     from sympy import And, Or, Union
 
-    def kids(c: Basic) -> tuple:
-        return c.args if isinstance(c, (And, Or)) else ()
-
-    order, _ = postorder([cond], kids)
     got: dict = {}
+
+    def kids(c: Basic) -> tuple:
+        if isinstance(c, (And, Or)):
+            return c.args
+        got[c] = leaf(c)
+        if got[c] is None:
+            raise _Unread
+        return ()
+
+    try:
+        order, _ = postorder([cond], kids)
+    except _Unread:
+        return None
     for c in order:
         if isinstance(c, (And, Or)):
             parts = [got[k] for k in c.args]
-            if any(q is None for q in parts):
-                return None
             got[c] = parts[0].intersect(*parts[1:]) if isinstance(c, And) else Union(*parts)
-        else:
-            got[c] = leaf(c)
-            if got[c] is None:
-                return None
     return got[cond]
 
 
+class _Unread(Exception):
+    """A condition :func:`_connected` cannot read (its walk stops there)."""
+
+
 def _sign_symbol(p: Basic) -> Symbol | None:
-    """The one real symbol all of ``p``'s conditions compare with numbers, if any."""
+    """The one real symbol all of ``p``'s conditions compare with numbers, if any.
+
+    Read down from each condition through its relations and connectives only,
+    stopping at the first other node (a condition on a formula: a ``where``
+    chain's ``e > k`` holds the whole chain below, so walking it first made
+    reading every Piecewise of the chain quadratic in its depth).
+    """
     syms: set = set()
-    for pair in p.args:
-        cond = pair.cond
-        if cond is S.true:
+    seen: set = set()
+    stack = [pair.cond for pair in p.args if pair.cond is not S.true]
+    while stack:
+        n = stack.pop()
+        if n in seen:
             continue
-        order, _ = postorder([cond], lambda n: n.args)
-        for n in order:
-            if n.is_Symbol:
-                syms.add(n)
-            elif isinstance(n, Basic) and not (n.is_Relational or n.is_Boolean or n.is_Number
-                                               or n.is_Atom):
-                return None  # a condition on more than a symbol and numbers
+        seen.add(n)
+        if n.is_Symbol:
+            syms.add(n)
+            if len(syms) > 1:
+                return None
+        elif not isinstance(n, Basic):
+            continue
+        elif n.is_Relational or n.is_Boolean:
+            stack.extend(n.args)
+        elif not (n.is_Number or n.is_Atom):
+            return None  # a condition on more than a symbol and numbers
     if len(syms) != 1:
         return None
     sym = next(iter(syms))
@@ -289,16 +309,141 @@ def _mirror_fold(sym: Symbol, pairs: list, sets: list, bounds) -> Basic | None:
             continue  # not split at 0
         if not _mirrors_within(bounds, negative):
             return None
+        even, odd = _may_mirror(sym, pairs[a].expr, pairs[b].expr)
+        if not (even or odd):
+            continue
         first, second = pairs[a].expr, _canonical(pairs[b].expr)
         image = _canonical(replaced(first, {sym: -sym}.get))
-        if image == second:
+        if even and image == second:
             return replaced(first, {sym: at}.get)
-        if image == _canonical(-pairs[b].expr):
+        if odd and image == _canonical(-pairs[b].expr):
             t = replaced(first, {sym: at}.get)
             minus = Mul(S.NegativeOne, t, evaluate=False)  # as written: -t is exact
             return piecewise([(t, pairs[a].cond), (minus, True)] if a == 0
                              else [(minus, pairs[b].cond), (t, True)])
     return None
+
+
+def _may_mirror(sym: Symbol, a: Basic, b: Basic) -> tuple[bool, bool]:
+    """Whether ``b(s)`` may be ``a(-s)`` (even) and whether it may be
+    ``-a(-s)`` (odd): a screen before the canonical forms are compared.
+    Both are evaluated over the DAG in 200-bit floats at two points (``s``
+    = ±0.739..., any other symbol at a point of its own): told apart at
+    either by more than rounding, they are not mirror images.  Where the screen cannot
+    evaluate a formula (a function it does not know, a pole), both stay
+    possible.  (The canonical forms rebuild both arms with SymPy's
+    evaluation: a reverse-mode Hessian's ``Piecewise((0, x > 0), (D, True))``
+    holds a ``where`` chain's whole derivative ``D``, a second per 80 levels.)"""
+    even = odd = True
+    for side in (1, -1):
+        va, vb = _value_at(a, sym, -side), _value_at(b, sym, side)
+        if va is None or vb is None or isinstance(va, tuple) or isinstance(vb, tuple):
+            continue
+        with mpmath.workprec(_SCREEN_PREC):
+            tol = mpmath.mpf(2) ** (-_SCREEN_PREC // 2) * max(1, abs(va), abs(vb))
+            even = even and abs(va - vb) <= tol
+            odd = odd and abs(va + vb) <= tol
+    return even, odd
+
+
+_SCREEN_PREC = 200
+_SCREEN_AT = mpmath.mpf("0.7390851332151606416553120876738734040134117589007574649656806")
+_SCREEN: dict = {}  # (id(node), side, s) -> (node, value): the node kept, so its id stays its own
+_SCREEN_KEPT = 1 << 16
+_SCREEN_FUNCTIONS = {
+    sympy.sin: mpmath.sin, sympy.cos: mpmath.cos, sympy.tan: mpmath.tan,
+    sympy.asin: mpmath.asin, sympy.acos: mpmath.acos, sympy.atan: mpmath.atan,
+    sympy.sinh: mpmath.sinh, sympy.cosh: mpmath.cosh, sympy.tanh: mpmath.tanh,
+    sympy.asinh: mpmath.asinh, sympy.acosh: mpmath.acosh, sympy.atanh: mpmath.atanh,
+    sympy.exp: mpmath.exp, sympy.log: mpmath.log, sympy.erf: mpmath.erf,
+    sympy.erfc: mpmath.erfc, sympy.Abs: mpmath.fabs, sympy.atan2: mpmath.atan2,
+    sympy.Min: min, sympy.Max: max,
+}
+_RELATIONS = {"<": lambda u, v: u < v, "<=": lambda u, v: u <= v,
+              ">": lambda u, v: u > v, ">=": lambda u, v: u >= v,
+              "==": lambda u, v: u == v, "!=": lambda u, v: u != v}
+
+
+def _value_at(e: Basic, sym: Symbol, side: int):
+    """``e`` at ``sym = side * _SCREEN_AT`` (another symbol at a point of its
+    own name), in ``_SCREEN_PREC``-bit floats, over the DAG and kept for the
+    next call; None where it cannot be evaluated here."""
+    key = (id(e), side, sym)
+    hit = _SCREEN.get(key)
+    if hit is not None and hit[0] is e:
+        return hit[1]
+
+    def known(n: Basic):
+        h = _SCREEN.get((id(n), side, sym))
+        return h if h is not None and h[0] is n else None
+
+    order, kids = postorder([e], lambda n: () if known(n) is not None else n.args)
+    if len(_SCREEN) + len(order) > _SCREEN_KEPT:
+        _SCREEN.clear()
+    got: dict = {}
+    with mpmath.workprec(_SCREEN_PREC):
+        for n in order:
+            h = known(n)
+            if h is not None:
+                got[n] = h[1]
+                continue
+            try:
+                v = _node_value(n, [got[k] for k in kids[n]], sym, side)
+            except (ArithmeticError, ValueError, TypeError):
+                v = None
+            if isinstance(v, (mpmath.mpf, mpmath.mpc)) and not mpmath.isfinite(v):
+                v = None
+            got[n] = v
+            _SCREEN[(id(n), side, sym)] = (n, v)
+    return got[e]
+
+
+def _node_value(n: Basic, args: list, sym: Symbol, side: int):
+    """One node's value from its arguments' (:func:`_value_at`); None where unknown."""
+    from sympy.core.relational import Relational
+
+    if n.is_Symbol:
+        if n == sym:
+            return side * _SCREEN_AT
+        return mpmath.mpf(1) / 3 + mpmath.mpf(sum(map(ord, n.name)) % 89) / 97
+    if n.is_Number or n.is_NumberSymbol:
+        return mpmath.mpmathify(n.evalf(_SCREEN_PREC // 3 + 10))
+    if n is S.true or n is S.false:
+        return n is S.true
+    if isinstance(n, (sympy.Piecewise, ExprCondPair)):
+        if isinstance(n, ExprCondPair):
+            return tuple(args)
+        for pair in args:
+            if pair is None or pair[1] is None or not isinstance(pair[1], bool):
+                return None
+            if pair[1]:
+                return pair[0]
+        return None
+    if any(a is None for a in args):
+        return None
+    if isinstance(n, Relational):
+        op = _RELATIONS.get(n.rel_op)
+        if op is None or any(isinstance(a, bool) or isinstance(a, mpmath.mpc) for a in args):
+            return None
+        return bool(op(*args))
+    if isinstance(n, (sympy.And, sympy.Or, sympy.Not)):
+        if not all(isinstance(a, bool) for a in args):
+            return None
+        return all(args) if isinstance(n, sympy.And) else \
+            any(args) if isinstance(n, sympy.Or) else not args[0]
+    if any(isinstance(a, bool) for a in args):
+        return None
+    if n.is_Add:
+        return mpmath.fsum(args)
+    if n.is_Mul:
+        return mpmath.fprod(args)
+    if n.is_Pow:
+        return mpmath.power(*args)
+    f = _SCREEN_FUNCTIONS.get(n.func)
+    if f is None or isinstance(n, (sympy.Min, sympy.Max)) and any(
+            isinstance(a, mpmath.mpc) for a in args):
+        return None
+    return f(*args)
 
 
 def _canonical(e: Basic) -> Basic:
@@ -487,7 +632,9 @@ def context_pruned(forms: list, domain: Mapping | None = None) -> list:
     condition rounded in floats may select is kept; a last arm on ``True``
     is kept where the context holds NaN (no condition holds there: the
     domain's, and a last arm's).  At every point the same arm's formula is
-    computed: the same values.
+    computed: the same values.  Where the forms pruned would cost more
+    operations in all (a formula read inside an arm and elsewhere is rebuilt
+    for the arm: two copies), they are left as they are.
 
     >>> import sympy as sp
     >>> x = sp.Symbol("x", real=True)
@@ -505,7 +652,12 @@ def context_pruned(forms: list, domain: Mapping | None = None) -> list:
     holds = _holding(order, (sympy.Piecewise,))
     memo: dict = {}
     top = (_domain_context(domain), True)
-    return [_restricted(f, top, holds, memo) for f in forms]
+    out = [_restricted(f, top, holds, memo) for f in forms]
+    # a formula read both inside an arm and elsewhere is rebuilt for the arm: kept only
+    # where that costs fewer operations in all (a where chain's Hessian reads the chain
+    # in its arm for x <= 0, with the chain's first where pruned: a copy of the chain,
+    # twice the operations to save one sin)
+    return out if count_ops(out) <= count_ops(forms) else list(forms)
 
 
 def _restricted(e: Basic, ctx: tuple, holds: set, memo: dict) -> Basic:
@@ -647,44 +799,55 @@ def _magnitude_exp(n: Basic, bounds: dict) -> Basic | None:
 
 def _arm_sets(p: Basic) -> tuple | None:
     """(s, the set of s where each arm's condition holds) if every condition
-    of ``p`` compares multiples of one real symbol ``s`` with numbers."""
-    syms = free_symbols([pair.cond for pair in p.args])  # (over the DAG)
-    if len(syms) != 1:
-        return None
-    sym = next(iter(syms))
-    if not sym.is_real:
-        return None
+    of ``p`` compares multiples of one real symbol ``s`` with numbers.
+
+    The symbol is read from the relations' sides (``c*s`` beside a number),
+    not from the conditions' free symbols: a ``where`` chain's ``e > k``
+    holds the whole chain below, and a walk of it per Piecewise made reading
+    the chain quadratic in its depth."""
+    syms: set = set()
     out = []
     for pair in p.args:
-        st = S.Reals if pair.cond is S.true else _linear_set(pair.cond, sym)
+        if pair.cond is S.true:
+            out.append(S.Reals)
+            continue
+        st = _linear_set(pair.cond, syms)
         if st is None:
             return None
         out.append(st)
-    return sym, out
+    if len(syms) != 1:
+        return None
+    sym = next(iter(syms))
+    return (sym, out) if sym.is_real else None
 
 
-def _linear_set(cond: Basic, sym: Symbol) -> Basic | None:
-    """The set where ``cond`` holds, if it compares ``c*sym`` (c a nonzero
-    real number) with numbers, in conjunctions and disjunctions; else None."""
-    return _connected(cond, lambda c: _linear_relation_set(c, sym))
+def _linear_set(cond: Basic, syms: set) -> Basic | None:
+    """The set where ``cond`` holds, if it compares ``c*s`` (c a nonzero
+    real number, ``s`` a symbol, added to ``syms``) with numbers, in
+    conjunctions and disjunctions, ``s`` the one symbol of ``syms``; else
+    None."""
+    return _connected(cond, lambda c: _linear_relation_set(c, syms))
 
 
-def _linear_relation_set(cond: Basic, sym: Symbol) -> Basic | None:
+def _linear_relation_set(cond: Basic, syms: set) -> Basic | None:
     """:func:`_linear_set` of a condition that is not a conjunction or disjunction."""
     from sympy.core.relational import Relational
 
     if not (isinstance(cond, Relational) and cond.rel_op in ("<", "<=", ">", ">=")):
         return None
     lhs, rhs, op = cond.lhs, cond.rhs, cond.rel_op
-    if free_symbols([rhs]):
+    # (read from the nodes, the multiple of s by its shape first: SymPy's
+    # as_independent and is_number, and free symbols, walk the whole side)
+    found = _multiple(lhs)
+    if found is None:
         lhs, rhs = rhs, lhs
         op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-    # (read from the nodes: SymPy's as_independent and is_number walk the
-    # tree, exponential in the depth of a where chain's condition)
-    if free_symbols([rhs]):
+        found = _multiple(lhs)
+    if found is None or free_symbols([rhs]):
         return None
-    c = _coefficient(lhs, sym)
-    if c is None:
+    c, sym = found
+    syms.add(sym)
+    if len(syms) > 1:
         return None
     try:
         c, b = float(c), float(rhs)
@@ -702,17 +865,20 @@ def _linear_relation_set(cond: Basic, sym: Symbol) -> Basic | None:
     return Interval(b, oo, op == ">", True)
 
 
-def _coefficient(lhs: Basic, sym: Symbol) -> Basic | None:
-    """``c`` where ``lhs`` is ``sym`` (1) or a product of ``sym`` and
-    numbers ``c``; else None."""
-    if lhs == sym:
-        return S.One
-    if not lhs.is_Mul:
+def _multiple(side: Basic) -> tuple | None:
+    """``(c, s)`` where ``side`` is a symbol ``s`` (c = 1) or a product of
+    one symbol ``s`` and numbers ``c``; else None."""
+    if side.is_Symbol:
+        return S.One, side
+    if not side.is_Mul:
         return None
-    rest = [a for a in lhs.args if a != sym]
-    if len(rest) != len(lhs.args) - 1 or free_symbols(rest):
+    at = [a for a in side.args if a.is_Symbol]
+    if len(at) != 1:
         return None
-    return Mul(*rest)
+    rest = [a for a in side.args if a is not at[0]]
+    if free_symbols(rest):
+        return None
+    return Mul(*rest), at[0]
 
 
 def _widened(st: Basic) -> Basic:

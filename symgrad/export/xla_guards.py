@@ -109,7 +109,7 @@ def products_kept_rounded(roots: list[Basic], domain: Mapping | None = None) -> 
         fused = [t for t in n.args if _fused(t)]
         if len(fused) > _PAIRED_UP_TO:  # (pairs checked: a long sum kept as it was)
             return False
-        bounds = (facts.bound(Mul(a, b)) for a, b in combinations(fused, 2))
+        bounds = (facts.bound(_product(a, b)) for a, b in combinations(fused, 2))
         return all(b is not None and b[0] >= 0 for b in bounds)
 
     def kept(n: Basic) -> Basic:
@@ -122,6 +122,21 @@ def products_kept_rounded(roots: list[Basic], domain: Mapping | None = None) -> 
 
 
 _PAIRED_UP_TO = 6  # fusable products of a sum compared pairwise for their signs
+
+
+def _product(a: Basic, b: Basic) -> Basic:
+    """``a * b`` for its bound: SymPy's product (its powers merged: ``3*x*t``
+    times ``x**3*t`` is ``3*x**4*t**2``, of one sign), but as written where a
+    factor is large as a tree (:func:`..build.tree_size`): SymPy sorts a
+    product's factors by comparing them as trees, exponential in the depth
+    of a ``where`` chain's derivative (a 16-deep one's export: 37 s).  Its
+    bound is then looser: the sum keeps its rounded products (the same
+    values as NumPy's code)."""
+    from ..build import EVALUATED_TREE, tree_size
+
+    if any(f.args and tree_size(f) > EVALUATED_TREE for f in (a, b)):
+        return Mul(a, b, evaluate=False)
+    return Mul(a, b)
 
 
 def _fused(t: Basic) -> bool:
