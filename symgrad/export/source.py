@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 
 from sympy import Abs, Basic, Mul, S, Symbol
 
+from ..build import deduplicated
 from ..codegen.compensating import (
     COMPENSATED_HELPERS,
     COMPENSATED_NAMES,
@@ -647,7 +648,9 @@ def generate(
     # merged back into one subnormal exp, 5.5 bits in PyTorch's float32 mish gradient)
     roots = lower(exprs) if stabilize and dtype is not None else \
         safe_forms(lower(exprs), domain) if stabilize else accurate_forms(lower(exprs))
-    roots = cancelled_into_branches(abs_folded(roots))  # exp(-A) * (exp(A) if c else v)
+    # equal copies (differentiation leaves them) one object: every dict of nodes below
+    # would compare a copy with its equal as trees
+    roots = cancelled_into_branches(abs_folded(deduplicated(roots)))  # exp(-A)*(exp(A) if c else v)
     # traced code computes every arm at every point: those no point of their context
     # (the domain, an enclosing arm) selects dropped; mirror images shared
     roots = shared_branches(context_pruned(roots, domain), domain)

@@ -94,6 +94,10 @@ class Masked(HelperCall):
     the printer's ``region_names``; its value is the tuple of the region's
     outputs, needed where each condition is held (True or False)."""
 
+    # (a number: SymPy's own answer, from its boolean arguments, is None, and a
+    # product or power built over a call then asks every fact of every node above)
+    is_commutative = True
+
     def _symgrad_numpycode(self, printer) -> str:
         number, cost, m = (int(a) for a in self.args[:3])
         held = [bool(h) for h in self.args[3:3 + m]]
@@ -107,6 +111,8 @@ class Masked(HelperCall):
 
 class Output(HelperCall):
     """``Output(call, k)``: the k-th output of a region's call."""
+
+    is_commutative = True  # (as Masked's)
 
     def _symgrad_numpycode(self, printer) -> str:
         return f"{printer._print(self.args[0])}[{int(self.args[1])}]"

@@ -297,8 +297,8 @@ def test_an_exponential_also_read_without_a_sign_is_left_as_it_is():
     assert sp.exp(x) in _exps([out]) and len(_exps([out])) == 3  # exp(2x) and exp(-2x): one
 
 
-def test_a_deep_where_chains_derivatives_pass_over_the_dag():
-    # e = where(e > k, sin(e) + k, 2e), 12 deep (4,096 paths as a tree), and
+def test_a_deep_where_chains_derivatives_pass_over_the_dag(monkeypatch):
+    # e = where(e > k, sin(e) + k, 2e), 16 deep (65,536 paths as a tree), and
     # its first and second derivatives: every export pass reads conditions,
     # arms and region inputs over the DAG.  Each walked the tree before
     # (SymPy's Piecewise folding of a condition holding a Piecewise,
@@ -307,15 +307,43 @@ def test_a_deep_where_chains_derivatives_pass_over_the_dag():
     # Hessian 10 deep never finished.  Same values.
     import itertools
 
+    import symgrad.export.branches as branches
+    from symgrad.build import deduplicated
     from symgrad.export.subsets import masked_regions
+    from symgrad.export.xla_guards import products_kept_rounded
+    from symgrad.graph import count_ops
 
     e = x
-    for k in range(12):
+    for k in range(16):
         e = symgrad.where(e > k % 3, sp.sin(e) + k % 3, 2 * e)
     forms = [e, symgrad.grad(e, [x])[0], symgrad.hessian(e, [x])[0, 0]]
-    pts = np.array([-0.7, 0.25, 0.5, 1.3, 2.9])
-    want = symgrad.lambdify([x], forms)(pts)
-    for step in (shared_branches, context_pruned, exps_by_magnitude):
-        np.testing.assert_array_equal(symgrad.lambdify([x], step(forms))(pts), want)
+    # (the mirror-image screen tells the Hessian's Piecewise((0, x > 0), (D, True))
+    # apart without SymPy's canonical form of D, the chain's whole derivative)
+    monkeypatch.setattr(branches, "_canonical", lambda f: pytest.fail("canonical forms asked"))
+    steps = [step(forms) for step in (shared_branches, context_pruned, exps_by_magnitude)]
+    got = symgrad.lambdify([x], forms + sum(steps, []))(np.array([-0.7, 0.25, 0.5, 1.3, 2.9]))
+    for k in range(1, 4):  # (one program: each compile costs more than its passes)
+        np.testing.assert_array_equal(got[3 * k:3 * k + 3], got[:3])
     roots, _ = masked_regions(forms, itertools.count())
     assert len(roots) == 3
+    # one object per distinct node (differentiation leaves equal copies, and every
+    # dict of nodes compared a copy with its equal), and no pass copies the chain for
+    # an arm (context_pruned rebuilt it for the Hessian's arm on x <= 0: twice the
+    # operations to drop one sin); a product's bound over the chain built as written
+    # (SymPy sorted its factors comparing them as trees: 37 s at this depth)
+    one = deduplicated(forms)
+    assert _objects(one) == len(postorder(forms, lambda n: n.args)[0]) < _objects(forms)
+    assert count_ops(context_pruned(one)) <= count_ops(forms)
+    assert len(products_kept_rounded(one)) == 3
+
+
+def _objects(roots: list) -> int:
+    """The distinct objects (not nodes: equal copies counted each) in ``roots``."""
+    seen: dict = {}
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if id(n) not in seen:
+            seen[id(n)] = n
+            stack.extend(n.args)
+    return len(seen)
