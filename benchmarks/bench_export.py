@@ -264,6 +264,48 @@ def table(rows: list[tuple]) -> str:
     return "\n".join(head)
 
 
+def deep_chains(depths: tuple = (10, 20, 40, 80)) -> str:
+    """Export of a deep ``where`` chain (issue 19, issue 20 §7): ``e =
+    where(e > k, sin(e) + k, 2 e)``, k = 0, 1, 2, 0, ..., n deep; CPU
+    seconds of ``jax.hessian`` (vmapped over 5 points) and of PyTorch's
+    double backward of the exported function, the export's code
+    generation of every order included (each in a fresh export, after a
+    1-deep warm-up), and whether the values equal symgrad.hessian's NumPy
+    code's (exactly)."""
+    jax.config.update("jax_enable_x64", True)
+    x = sp.Symbol("x", real=True)
+    pts = np.array([-0.7, 0.25, 0.5, 1.3, 2.9])
+
+    def chain(n):
+        e = x
+        for k in range(n):
+            e = symgrad.where(e > k % 3, sp.sin(e) + k % 3, 2 * e)
+        return e
+
+    def jax_h(e):
+        return np.asarray(jax.vmap(jax.hessian(symgrad.to_jax(e, [x])))(pts))
+
+    def torch_h(e):
+        xs = torch.tensor(pts, requires_grad=True)
+        (g,) = torch.autograd.grad(symgrad.to_torch(e, [x])(xs).sum(), xs, create_graph=True)
+        return torch.autograd.grad(g.sum(), xs)[0].numpy()
+
+    for run in (jax_h, torch_h):
+        run(chain(1))
+    rows = ["| depth | jax.hessian (s) | torch double backward (s) | values |", "|---|---|---|---|"]
+    for n in depths:
+        e = chain(n)
+        want = symgrad.lambdify([x], symgrad.hessian(e, [x])[0, 0])(pts)
+        cells, same = [], True
+        for run in (jax_h, torch_h):
+            t = time.process_time()
+            got = run(e)
+            cells.append(f"{time.process_time() - t:.2f}")
+            same = same and np.array_equal(got, want)
+        rows.append(f"| {n} | {cells[0]} | {cells[1]} | {'equal' if same else 'DIFFER'} |")
+    return "\n".join(rows)
+
+
 if __name__ == "__main__":
     import argparse
 
@@ -279,7 +321,13 @@ if __name__ == "__main__":
     ap.add_argument("--compile", action="store_true",
                     help="two more PyTorch rows: to_torch(compile=True) and autograd of "
                          "torch.compile of the formula (each compiled before the rounds)")
+    ap.add_argument("--deep", action="store_true",
+                    help="only the export of a deep where chain: jax.hessian and torch's "
+                         "double backward at 10, 20, 40 and 80 deep (CPU seconds)")
     a = ap.parse_args()
+    if a.deep:
+        print(deep_chains())
+        raise SystemExit
     ORDER, COMPILE = a.order, a.compile
     DTYPE = "float32" if a.float32 else "float64"
     fws = tuple(fw for fw, on in (("JAX", a.jax), ("PyTorch", a.torch)) if on)
