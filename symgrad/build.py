@@ -808,7 +808,7 @@ def piecewise(pairs: Sequence[tuple], *, evaluate: bool = True) -> Basic:
             if k == 0:
                 return last
             out = [*out[:k], Tuple.__new__(ExprCondPair, last, S.true)]
-    if evaluate and all(_small(p.cond) for p in out):
+    if evaluate and all(_small(p.cond) and _small(p.expr) for p in out):
         return sympy.Piecewise(*out)
     return Basic.__new__(Piecewise, *out)
 
