@@ -1095,7 +1095,7 @@ class _Search:
         ``e``: its products of an exp that may be subnormal split (where
         that changes it), then ``e`` in pairs."""
         lo = EXP32[0] if np.dtype(self.fmt.dtype).itemsize < 8 else EXP_LO
-        split = split_subnormal_products([e], Facts(self.user_domain), lo)[0]
+        split = split_subnormal_products([e], self._facts, lo)[0]
         forms = [(split, "subnormal products split")] if split != e else []
         return forms + [(compensated(_unnested(e)), "compensated")]
 
@@ -1328,12 +1328,9 @@ class _Search:
         t, ok, lo, hi = truth.at(rows)
         cols = [rows[:, j] for j in range(len(self.symbols))]
         try:
-            if isinstance(e, certified) and truth.of is not None and e.args[0] == truth.of \
-                    and not isinstance(truth.of, Piecewise) and not _holds_marker(truth.of):
+            if isinstance(e, certified) and truth.lends is not None and e.args[0] == truth.lends:
                 # the source certified: its code's ground truth takes the values
-                # just resolved (one u: a Piecewise is certified branch by branch,
-                # and a marker inside the source has a ground truth of its own,
-                # which must not read the source's values)
+                # just resolved (:attr:`_TruthCache.lends`)
                 with known_values(self.symbols, self.fmt.name, rows, t, ok):
                     vals = self._values(e, cols)
             else:
@@ -1684,7 +1681,7 @@ class _Search:
         + ...``, gave 0 at x = -745.13 where the truth is -1.84e-321 (8.5
         bits, found by the verification's search)."""
         lo = EXP32[0] if np.dtype(self.fmt.dtype).itemsize < 8 else EXP_LO
-        facts = Facts(self.user_domain)
+        facts = self._facts
         split = {i: split_subnormal_products([cands[i].expr], facts, lo)[0]
                  for i in ranked[:_VERIFIED]}
         split = {i: f for i, f in split.items() if f != cands[i].expr}
@@ -1953,7 +1950,7 @@ class _Search:
         if len(free) != 1 or not bad.any():
             return []
         lo = EXP32[0] if np.dtype(self.fmt.dtype).itemsize < 8 else EXP_LO
-        facts = Facts(self.user_domain)
+        facts = self._facts
         best = split_subnormal_products(exact_exponents([best], facts), facts, lo)[0]
         j = self.symbols.index(next(iter(free)))
         points = self.points[self.keep] if points is None else points  # (or the fresh ones')
@@ -2105,7 +2102,13 @@ class _TruthCache:
     """One ground truth's values at rows, each row resolved once."""
 
     def __init__(self, truth: GroundTruth, of: Expr | None = None) -> None:
-        self.of = of  # the formula whose values it gives (its certified form: _bits_at)
+        # ``of``, the formula whose values it gives, where its certified form's
+        # code may read the values resolved here (_bits_at): one u (a Piecewise
+        # is certified branch by branch, and a marker inside has a ground truth
+        # of its own, which must not read the whole formula's values); decided
+        # once, not per measurement
+        self.lends = None if of is None or isinstance(of, Piecewise) or _holds_marker(of) \
+            else of
         # seen: a row's bytes -> its place in the four columns (values, whether
         # resolved, the bounds of an unresolved one): the rows asked again are
         # gathered by one index (a tuple per row, rebuilt into four arrays per
