@@ -283,7 +283,10 @@ def _norm_minus_part(node: Add) -> int:
     return 0
 
 
-CONJUGATE_OPS = 40  # √P + T bounded through its conjugate only where P, T are this small
+# a difference of squares worked out symbolically only where its parts are this
+# small (count_ops): √P + T bounded through its conjugate here, hypot-conjugate
+# (.library), acos/asin of a ratio's D² - N² (.inverse)
+CONJUGATE_OPS = 40
 
 
 class Facts:

@@ -52,7 +52,7 @@ from sympy.codegen.cfunctions import expm1, hypot, log1p
 from sympy.polys.polyerrors import PolynomialError
 
 from ..graph import count_ops
-from .facts import Facts
+from .facts import CONJUGATE_OPS, Facts
 from .pattern import PATTERN_SYMBOLS, Match
 from .rewrite import Example, Rewrite
 
@@ -100,7 +100,6 @@ def _half_angle(t):
     return 2 * asin(sqrt(t) / sqrt(2))
 
 
-RATIO_OPS = 40  # acos/asin of a ratio: D² - N² worked out only where D², N² are this small
 # id(argument) -> (the argument, (N, D, √(D² - N²)) or None): _ratio
 _RATIOS: dict = {}
 
@@ -146,7 +145,7 @@ def _ratio(r: Basic) -> tuple | None:
     if d != 1:
         d2, n2 = expand(_square(d)), expand(_square(n))
         size = count_ops([d2, n2])
-        if size <= RATIO_OPS:
+        if size <= CONJUGATE_OPS:  # (D² - N² worked out only where small)
             try:
                 s = factor(expand(d2 - n2))
             except PolynomialError:  # (SymPy's factor gives up: no form)

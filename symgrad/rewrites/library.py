@@ -48,10 +48,10 @@ from sympy.codegen.numpy_nodes import logaddexp
 from ..build import evaluated, replaced
 from ..compensated import compensated
 from ..graph import count_ops
-from .facts import Facts
+from .facts import CONJUGATE_OPS, Facts
 from .forms import Sigmoid, Softplus, erfcx
 from .gammas import GAMMAS
-from .inverse import INVERSE
+from .inverse import INVERSE, _square
 from .pattern import PATTERN_SYMBOLS, Match
 from .rewrite import Example, Rewrite
 from .trigpi import TRIGPI
@@ -201,14 +201,6 @@ def _cancels(m: Match, f: Facts) -> bool:
     # √P + y/2 for y ≥ 0 made √P - y/2 before the pass reached it there)
     return not f.nonnegative(m[b]) and \
         count_ops([m[a] - m[b] ** 2]) < count_ops([m[a]]) + count_ops([m[b]])
-
-
-CONJUGATE_OPS = 40  # hypot-conjugate: expanded only where its terms are this small
-
-
-def _square(e):
-    # e², a hypot(p, q) in it squared as p² + q² (SymPy keeps hypot(p, q)²)
-    return (e.replace(hypot, lambda p_, q_: sqrt(p_**2 + q_**2)) if e.has(hypot) else e) ** 2
 
 
 def _hypot_numerator(m: Match):
