@@ -312,7 +312,7 @@ def _polygamma_remainder(n, x):
 # float32 (Sterbenz), so x - x0 is computed to a rounding (Boost's split)
 DIGAMMA_ROOT = (1.4616321325302124, 1.243815006546356e-08, -1.2654465062537432e-16)
 # ψ(y)/(y - x0) for y in [1, 3] as a polynomial in s = y - 2: Chebyshev
-# interpolation (90 nodes, mpmath at 300 bits; /work/notes/gamma28/fit.py)
+# interpolation (90 nodes, mpmath at 300 bits; benchmarks/fit_digamma_root.py)
 # to the first coefficient below 2^-60 of the function, in powers of s:
 # within 3.4e-17 of it relatively (the coefficients rounded);
 # tests/rewrites/test_gammas.py checks it against mpmath
